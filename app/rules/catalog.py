@@ -1,0 +1,70 @@
+"""Rule catalogs: every section a ruleset may cite, with a summary in our own words.
+
+The project cites the source texts and never quotes their paragraphs; summaries here are
+written for this project.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from pydantic import BaseModel, ConfigDict
+
+from app.rules.ruling import Citation
+
+
+class RuleSection(BaseModel):
+    """One citable section (or clause) of a source rule text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    title: str
+    summary: str
+    source: str = ""
+
+
+class Interpretation(BaseModel):
+    """A reading chosen where the source text is ambiguous, and the option that flips it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    question: str
+    reading: str
+    alternative: str
+    option: str | None = None
+    sections: tuple[str, ...] = ()
+
+
+class Catalog:
+    """An ordered, immutable set of rule sections for one ruleset."""
+
+    def __init__(self, ruleset: str, sections: Iterable[RuleSection]) -> None:
+        self.ruleset = ruleset
+        self._sections: dict[str, RuleSection] = {}
+        for section in sections:
+            if section.id in self._sections:
+                raise ValueError(f"duplicate catalog section {section.id!r}")
+            self._sections[section.id] = section
+
+    def __iter__(self) -> Iterator[RuleSection]:
+        return iter(self._sections.values())
+
+    def __len__(self) -> int:
+        return len(self._sections)
+
+    def __contains__(self, section_id: object) -> bool:
+        return section_id in self._sections
+
+    def get(self, section_id: str) -> RuleSection:
+        """Return a section; raise KeyError for an id the catalog does not list."""
+        return self._sections[section_id]
+
+    def cite(self, section_id: str) -> Citation:
+        """A citation to a listed section (KeyError if it is not listed: no dangling cites)."""
+        section = self._sections[section_id]
+        return Citation(ruleset=self.ruleset, section=section.id, title=section.title)
+
+    def ids(self) -> list[str]:
+        return list(self._sections)

@@ -1,0 +1,1 @@
+"""The `zoi` ruleset: La Bataille rule 14, Zone d'Influence (seed 002)."""
