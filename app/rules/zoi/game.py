@@ -1,0 +1,215 @@
+"""A read-only view of one game (board + state + options) with the lookups the rules need."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+from functools import cached_property
+
+from app.rules.geometry.hexgrid import HexLayout
+from app.rules.zoi.catalog import I_ROUTED
+from app.rules.zoi.facing import front_directions
+from app.rules.zoi.models import ChangeCosts, FrontSpec, Unit, ZoiBoard, ZoiOptions, ZoiState
+from app.rules.zoi.tables import CARRE, ROUTED
+
+
+def is_combat(unit: Unit) -> bool:
+    """Leaders are not combat units; everything else is."""
+    return unit.type != "leader"
+
+
+def is_foot(unit: Unit) -> bool:
+    """Infantry and foot artillery: halted by any enemy zone, may leave only at the start."""
+    return unit.type == "infantry" or (unit.type == "artillery" and unit.subtype != "horse")
+
+
+def is_mounted(unit: Unit) -> bool:
+    """Cavalry and horse artillery: halted only by zones of enemy cavalry."""
+    return unit.type == "cavalry" or (unit.type == "artillery" and unit.subtype == "horse")
+
+
+def class_keys(unit: Unit) -> tuple[str, ...]:
+    """Table keys for a unit, most specific first: ``type.subtype`` then ``type``."""
+    if unit.subtype:
+        return (f"{unit.type}.{unit.subtype}", unit.type)
+    return (unit.type,)
+
+
+@dataclass(frozen=True)
+class ZoneSource:
+    """One enemy unit projecting its zone into a hex across one of its front hexsides."""
+
+    unit: str
+    side: str
+    type: str
+    subtype: str | None
+    formation: str | None
+    direction: int
+    """Direction from the projecting unit's hex to the zone hex."""
+    hexside: str
+    routed: bool = False
+
+    @property
+    def cavalry(self) -> bool:
+        return self.type == "cavalry"
+
+
+@dataclass
+class Game:
+    """Board, state and options of one game, with cached derived lookups."""
+
+    board: ZoiBoard
+    state: ZoiState
+    options: ZoiOptions
+
+    @cached_property
+    def layout(self) -> HexLayout:
+        return self.board.layout.layout()
+
+    @cached_property
+    def units(self) -> dict[str, Unit]:
+        return {u.id: u for u in self.state.units}
+
+    @cached_property
+    def by_hex(self) -> dict[str, list[Unit]]:
+        out: dict[str, list[Unit]] = defaultdict(list)
+        for u in self.state.units:
+            out[u.hex].append(u)
+        return dict(out)
+
+    def side_ids(self) -> list[str]:
+        return [s.id for s in self.board.sides]
+
+    def on_map(self, hex_id: str) -> bool:
+        return hex_id in self.board.hexes
+
+    def adjacent_on_map(self, hex_id: str) -> list[tuple[int, str]]:
+        out = []
+        for d in range(6):
+            n = self.layout.neighbor(hex_id, d)
+            if n is not None and n in self.board.hexes:
+                out.append((d, n))
+        return out
+
+    # -- tables -------------------------------------------------------------------------
+
+    def front_spec(self, unit: Unit, formation: str | None = None) -> FrontSpec | None:
+        form = formation if formation is not None else unit.formation
+        if form is None:
+            return None
+        for key in class_keys(unit):
+            spec = self.board.front_table.get(f"{key}.{form}")
+            if spec is not None:
+                return spec
+        return None
+
+    def formations(self, unit: Unit) -> list[str]:
+        """Formations the facing table lists for this unit's type (and subtype)."""
+        out: list[str] = []
+        for key in self.board.front_table:
+            head, _, form = key.rpartition(".")
+            if head in class_keys(unit) and form not in out:
+                out.append(form)
+        return out
+
+    def change_costs(self, unit: Unit) -> ChangeCosts | None:
+        for key in class_keys(unit):
+            costs = self.board.change_costs.get(key)
+            if costs is not None:
+                return costs
+        return None
+
+    def terrain_cost(self, unit: Unit, hex_id: str) -> int | None:
+        """Movement points to enter ``hex_id``; None if the terrain is closed to the unit."""
+        terrain = self.board.hexes[hex_id]
+        row = self.board.terrain_costs.get(terrain)
+        if row is None:
+            return None
+        for key in class_keys(unit):
+            if key in row:
+                return row[key]
+        return None
+
+    # -- zones --------------------------------------------------------------------------
+
+    def exerts_zone(self, unit: Unit) -> bool:
+        """Whether ``unit`` projects a zone (14, 14.carre; routed per interpretation)."""
+        if not is_combat(unit):
+            return False
+        if unit.formation == CARRE:
+            return False
+        return not (unit.formation == ROUTED and not self.options.routed_units_exert_zone)
+
+    @cached_property
+    def zone(self) -> dict[str, list[ZoneSource]]:
+        """Hex -> every unit projecting a zone into it (all sides)."""
+        out: dict[str, list[ZoneSource]] = defaultdict(list)
+        for u in self.state.units:
+            if not self.exerts_zone(u):
+                continue
+            spec = self.front_spec(u)
+            if spec is None:
+                continue
+            for d in front_directions(spec, u.facing):
+                n = self.layout.neighbor(u.hex, d)
+                if n is None or n not in self.board.hexes:
+                    continue
+                out[n].append(
+                    ZoneSource(
+                        unit=u.id,
+                        side=u.side,
+                        type=u.type,
+                        subtype=u.subtype,
+                        formation=u.formation,
+                        direction=d,
+                        hexside=self.layout.hexside(u.hex, n).id,
+                        routed=u.formation == ROUTED,
+                    )
+                )
+        return dict(out)
+
+    @cached_property
+    def routed_fronts(self) -> dict[str, list[str]]:
+        """Hex -> routed units whose front touches it (used to flag the routed reading)."""
+        out: dict[str, list[str]] = defaultdict(list)
+        for u in self.state.units:
+            if u.formation != ROUTED or not is_combat(u):
+                continue
+            spec = self.front_spec(u)
+            if spec is None:
+                continue
+            for d in front_directions(spec, u.facing):
+                n = self.layout.neighbor(u.hex, d)
+                if n is not None:
+                    out[n].append(u.id)
+        return dict(out)
+
+    def enemy_zone(self, hex_id: str, side: str, note: set[str] | None = None) -> list[ZoneSource]:
+        """Enemies of ``side`` projecting a zone into ``hex_id`` (14.zone).
+
+        When a routed enemy's front touches the hex, the routed-zone reading decided the
+        answer: its id is added to ``note``.
+        """
+        routed = [uid for uid in self.routed_fronts.get(hex_id, []) if self.units[uid].side != side]
+        if routed and note is not None:
+            note.add(I_ROUTED)
+        return [s for s in self.zone.get(hex_id, []) if s.side != side]
+
+    def enemy_carres(self, hex_id: str, side: str) -> list[str]:
+        """Enemy carrés adjacent to ``hex_id`` (14.carre)."""
+        out = []
+        for _, n in self.adjacent_on_map(hex_id):
+            for u in self.by_hex.get(n, []):
+                if u.side != side and u.formation == CARRE and is_combat(u):
+                    out.append(u.id)
+        return sorted(out)
+
+    def enemies_in(self, hex_id: str, side: str) -> list[Unit]:
+        return [u for u in self.by_hex.get(hex_id, []) if u.side != side]
+
+    def friendly_combat_in(self, hex_id: str, side: str, exclude: str) -> list[Unit]:
+        return [
+            u
+            for u in self.by_hex.get(hex_id, [])
+            if u.side == side and u.id != exclude and is_combat(u)
+        ]

@@ -1,0 +1,560 @@
+"""Moves under rule 14: the step walker.
+
+A move is a list of steps (enter a hex, face, change formation, unlimber, limber). The walker
+takes them in order, pays each from the movement allowance and applies rule 14 clause by clause:
+where the unit must stop (14.stop.*), when it may leave a zone (14.exit.infantry-artillery) and
+which opportunity-fire chances the non-phasing side gets (14.opportunity.*, 14.carre). Every
+check is an early return tagged with the section it enforces.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.rules.ruling import Effect, Violation
+from app.rules.zoi.catalog import (
+    CATALOG,
+    I_CARRE_START,
+    I_CHANGES_AFTER_STOP,
+    I_ENTRY,
+    I_EXIT_AFTER_CHANGES,
+    I_EXIT_COST,
+    I_HORSE_UNLIMBER,
+    I_MIXED,
+    I_SHIFT,
+)
+from app.rules.zoi.facing import needs_facing
+from app.rules.zoi.game import Game, ZoneSource, is_combat, is_foot, is_mounted
+from app.rules.zoi.models import (
+    EnterStep,
+    FaceStep,
+    FormationStep,
+    LimberStep,
+    Step,
+    Unit,
+    UnlimberStep,
+)
+from app.rules.zoi.tables import LIMBERED, ROUTED, UNLIMBERED
+
+OPPORTUNITY_FIRE = "zoi.opportunity_fire"
+MUST_STOP = "zoi.must_stop"
+ZONE_ENTERED = "zoi.zone_entered"
+
+
+def cites(sections: Iterable[str]) -> tuple[Any, ...]:
+    """Citations for section ids, de-duplicated, in catalog order."""
+    wanted = set(sections)
+    return tuple(CATALOG.cite(s) for s in CATALOG.ids() if s in wanted)
+
+
+def violation(
+    code: str,
+    message: str,
+    sections: Iterable[str],
+    *,
+    step: int | None = None,
+    hex: str | None = None,
+    unit: str | None = None,
+    **details: Any,
+) -> Violation:
+    return Violation(
+        code=code,
+        message=message,
+        step=step,
+        hex=hex,
+        unit=unit,
+        citations=cites(sections),
+        details=details,
+    )
+
+
+def _ids(sources: Iterable[ZoneSource]) -> tuple[str, ...]:
+    return tuple(sorted({s.unit for s in sources}))
+
+
+@dataclass
+class Walk:
+    """The state of a move part-way through its steps. Copy with :meth:`fork`."""
+
+    game: Game
+    unit: Unit
+    hex: str
+    facing: int | None
+    formation: str | None
+    mp_left: int
+    mp_spent: int = 0
+    path: list[str] = field(default_factory=list)
+    stopped: bool = False
+    stop_section: str = ""
+    stopped_at: int | None = None
+    entered: int = 0
+    changes: int = 0
+    slid_only: bool = True
+    began_in_zone: bool = False
+    moved_into_current: bool = False
+    last_change_here: int | None = None
+    chances: int = 0
+    effects: list[Effect] = field(default_factory=list)
+    sections: set[str] = field(default_factory=set)
+    consulted: set[str] = field(default_factory=set)
+
+    @classmethod
+    def start(cls, game: Game, unit: Unit) -> Walk:
+        walk = cls(
+            game=game,
+            unit=unit,
+            hex=unit.hex,
+            facing=unit.facing,
+            formation=unit.formation,
+            mp_left=unit.ma,
+            path=[unit.hex],
+        )
+        start_hex = game.state.phase_start.get(unit.id, unit.hex)
+        walk.began_in_zone = (
+            is_combat(unit) and start_hex == unit.hex and bool(walk._zone(unit.hex))
+        )
+        return walk
+
+    def fork(self) -> Walk:
+        """An independent copy (the game is shared, it is read-only)."""
+        new = copy.copy(self)
+        new.path = list(self.path)
+        new.effects = list(self.effects)
+        new.sections = set(self.sections)
+        new.consulted = set(self.consulted)
+        return new
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _zone(self, hex_id: str) -> list[ZoneSource]:
+        return self.game.enemy_zone(hex_id, self.unit.side, self.consulted)
+
+    def _effect(
+        self,
+        kind: str,
+        message: str,
+        sections: Iterable[str],
+        *,
+        hex: str | None,
+        step: int | None,
+        by: tuple[str, ...] = (),
+        **details: Any,
+    ) -> None:
+        self.effects.append(
+            Effect(
+                kind=kind,
+                message=message,
+                unit=self.unit.id,
+                hex=hex,
+                step=step,
+                by=by,
+                citations=cites(sections),
+                details=details,
+            )
+        )
+
+    def _chance(
+        self,
+        reason: str,
+        hex: str,
+        step: int,
+        by: tuple[str, ...],
+        sections: Iterable[str],
+        **details: Any,
+    ) -> None:
+        self.chances += 1
+        self._effect(
+            OPPORTUNITY_FIRE,
+            f"The non-phasing side may fire at {self.unit.id} in {hex} ({reason}) with "
+            f"{', '.join(by)}.",
+            [*sections, "14.opportunity.resolution"],
+            hex=hex,
+            step=step,
+            by=by,
+            reason=reason,
+            order=self.chances,
+            **details,
+        )
+
+    def _stop(self, step: int, hex: str, section: str, by: tuple[str, ...]) -> None:
+        self.stopped = True
+        self.stop_section = section
+        self.stopped_at = step
+        self._effect(
+            MUST_STOP,
+            f"{self.unit.id} must stop in {hex}: it entered the zone of {', '.join(by)}.",
+            ["14.zone", section],
+            hex=hex,
+            step=step,
+            by=by,
+        )
+
+    def _carre_applies(self) -> bool:
+        if self.moved_into_current:
+            return True
+        self.consulted.add(I_CARRE_START)
+        return not self.game.options.carre_fire_only_after_moving_adjacent
+
+    # -- steps --------------------------------------------------------------------------
+
+    def advance(self, i: int, step: Step) -> Violation | None:
+        """Walk one step; return the violation that makes it illegal, or None."""
+        if isinstance(step, EnterStep):
+            return self._enter(i, step.hex)
+        return self._change(i, step)
+
+    def _enter(self, i: int, target: str) -> Violation | None:
+        u, g = self.unit, self.game
+        if self.stopped:
+            return violation(
+                "zoi.must_stop",
+                f"{u.id} had to stop in {self.hex} (step {self.stopped_at}); it may not move "
+                f"on to {target}.",
+                ["14.zone", self.stop_section],
+                step=i,
+                hex=self.hex,
+                unit=u.id,
+            )
+        if not g.on_map(target):
+            return violation(
+                "zoi.off_map",
+                f"{target} is not a hex of this map.",
+                ["movement"],
+                step=i,
+                hex=target,
+                unit=u.id,
+            )
+        if not g.layout.adjacent(self.hex, target):
+            return violation(
+                "zoi.not_adjacent",
+                f"{target} is not adjacent to {self.hex}.",
+                ["movement"],
+                step=i,
+                hex=target,
+                unit=u.id,
+            )
+        if u.type == "artillery" and self.formation == UNLIMBERED:
+            return violation(
+                "zoi.unlimbered",
+                f"{u.id} is unlimbered and must limber before it moves.",
+                ["movement"],
+                step=i,
+                hex=self.hex,
+                unit=u.id,
+            )
+        if g.enemies_in(target, u.side):
+            return violation(
+                "zoi.occupied",
+                f"{target} holds enemy units.",
+                ["movement"],
+                step=i,
+                hex=target,
+                unit=u.id,
+            )
+        cost = g.terrain_cost(u, target)
+        if cost is None:
+            return violation(
+                "zoi.prohibited_terrain",
+                f"{u.id} may not enter {g.board.hexes[target]} terrain ({target}).",
+                ["movement"],
+                step=i,
+                hex=target,
+                unit=u.id,
+            )
+        if cost > self.mp_left:
+            return violation(
+                "zoi.insufficient_mp",
+                f"Entering {target} costs {cost} MP; {u.id} has {self.mp_left} left.",
+                ["movement"],
+                step=i,
+                hex=target,
+                unit=u.id,
+                cost=cost,
+                mp_left=self.mp_left,
+            )
+        here = self.hex
+        src_here: list[ZoneSource] = []
+        if is_combat(u):
+            src_here = self._zone(here)
+            if src_here:
+                if is_foot(u):
+                    v = self._check_exit(i, here, target)
+                    if v is not None:
+                        return v
+                self._exit_chances(i, here, src_here)
+            carres = g.enemy_carres(here, u.side)
+            if carres:
+                self.sections.add("14.carre")
+            if carres and self._carre_applies():
+                self._chance("carre", here, i, tuple(carres), ["14.carre"], event="exit")
+        # the move itself
+        self.hex = target
+        self.mp_left -= cost
+        self.mp_spent += cost
+        self.entered += 1
+        self.path.append(target)
+        self.moved_into_current = True
+        self.last_change_here = None
+        self.sections.add("movement")
+        slide = False
+        if is_combat(u):
+            self.sections.update(("14.zone", "14.front"))
+            src_new = self._zone(target)
+            if src_new:
+                slide = self._entered_zone(i, target, src_here, src_new)
+        if not slide:
+            self.slid_only = False
+        return None
+
+    def _check_exit(self, i: int, here: str, target: str) -> Violation | None:
+        """14.exit.infantry-artillery: foot units leave a zone only at the start."""
+        opts = self.game.options
+        at_start = self.began_in_zone
+        if self.entered > 0:
+            self.consulted.add(I_SHIFT)
+            at_start = at_start and self.slid_only and opts.shift_within_zone == "slide"
+        if self.changes > 0:
+            self.consulted.add(I_EXIT_AFTER_CHANGES)
+            at_start = at_start and opts.exit_after_changes_in_place
+        if at_start:
+            return None
+        return violation(
+            "zoi.exit_not_at_start",
+            f"{self.unit.id} may leave the enemy zone in {here} only at the beginning of its "
+            f"movement phase; moving to {target} now is not allowed.",
+            ["14.exit.infantry-artillery"],
+            step=i,
+            hex=here,
+            unit=self.unit.id,
+        )
+
+    def _exit_chances(self, i: int, here: str, src: list[ZoneSource]) -> None:
+        by = _ids(src)
+        sections = ["14.opportunity.exit"]
+        if is_foot(self.unit):
+            sections.append("14.exit.infantry-artillery")
+        extra: dict[str, Any] = {}
+        if self.last_change_here is not None:
+            sections.append("14.opportunity.formation-then-exit")
+            extra["after_change_step"] = self.last_change_here
+        self._chance("exit", here, i, by, sections, **extra)
+        self.consulted.add(I_EXIT_COST)
+        if self.game.options.exit_cost_counts_in_departed_hex:
+            self._chance("expend", here, i, by, ["14.opportunity.expend"], exit_cost=True)
+
+    def _entered_zone(
+        self, i: int, target: str, src_prev: list[ZoneSource], src_new: list[ZoneSource]
+    ) -> bool:
+        """Rule 14 on entering a zone hex; returns True for a shift within the same zone."""
+        u, opts = self.unit, self.game.options
+        by = _ids(src_new)
+        self.consulted.add(I_ENTRY)
+        if opts.entering_counts_as_expenditure:
+            self._chance("expend", target, i, by, ["14.opportunity.expend"], entry=True)
+        if is_foot(u):
+            slide = False
+            if src_prev:
+                self.consulted.add(I_SHIFT)
+                same = set(by) <= set(_ids(src_prev))
+                slide = opts.shift_within_zone != "stop" and same
+            if slide:
+                self._effect(
+                    ZONE_ENTERED,
+                    f"{u.id} shifts within the zone of {', '.join(by)} in {target}.",
+                    ["14.zone"],
+                    hex=target,
+                    step=i,
+                    by=by,
+                    stops=False,
+                    shift=True,
+                )
+                return True
+            self._effect(
+                ZONE_ENTERED,
+                f"{u.id} enters the zone of {', '.join(by)} in {target}.",
+                ["14.zone", "14.stop.infantry-artillery"],
+                hex=target,
+                step=i,
+                by=by,
+                stops=True,
+            )
+            self._stop(i, target, "14.stop.infantry-artillery", by)
+            return False
+        if is_mounted(u):
+            cavalry = [s for s in src_new if s.cavalry]
+            others = [s for s in src_new if not s.cavalry]
+            stops = bool(cavalry)
+            if cavalry and others:
+                self.consulted.add(I_MIXED)
+                stops = opts.mixed_zone_stops_cavalry == "any_cavalry"
+            section = "14.stop.cavalry" if stops else "14.cavalry-passes"
+            self._effect(
+                ZONE_ENTERED,
+                f"{u.id} enters the zone of {', '.join(by)} in {target}"
+                + (" and must stop." if stops else " and may keep moving."),
+                ["14.zone", section],
+                hex=target,
+                step=i,
+                by=by,
+                stops=stops,
+            )
+            if stops:
+                self._stop(i, target, "14.stop.cavalry", _ids(cavalry))
+        return False
+
+    def _change(self, i: int, step: Step) -> Violation | None:
+        """Face, formation, unlimber, limber: validity, stop, cost, fire chances."""
+        u, g, opts = self.unit, self.game, self.game.options
+        kind = step.do
+        if not is_combat(u):
+            return violation(
+                "zoi.not_combat_unit",
+                f"{u.id} is a leader: it has no facing or formation.",
+                ["14.front"],
+                step=i,
+                hex=self.hex,
+                unit=u.id,
+            )
+        new_facing, new_formation = self.facing, self.formation
+        if isinstance(step, FaceStep):
+            spec = g.front_spec(u, self.formation)
+            if spec is None or not needs_facing(spec):
+                return violation(
+                    "zoi.bad_facing",
+                    f"{u.id} in {self.formation} fronts all round or not at all: it has no "
+                    f"facing to change.",
+                    ["14.front"],
+                    step=i,
+                    hex=self.hex,
+                    unit=u.id,
+                )
+            if step.facing == self.facing:
+                return violation(
+                    "zoi.bad_facing",
+                    f"{u.id} already faces {step.facing}.",
+                    ["14.front"],
+                    step=i,
+                    hex=self.hex,
+                    unit=u.id,
+                )
+            new_facing = step.facing
+        elif isinstance(step, FormationStep):
+            v = self._check_formation(i, step)
+            if v is not None:
+                return v
+            new_formation = step.formation
+            spec = g.front_spec(u, new_formation)
+            if step.facing is not None:
+                new_facing = step.facing
+            if spec is not None and not needs_facing(spec):
+                new_facing = None
+            elif new_facing is None:
+                return violation(
+                    "zoi.bad_facing",
+                    f"{u.id} forming {new_formation} needs a facing: give one with the step.",
+                    ["14.front"],
+                    step=i,
+                    hex=self.hex,
+                    unit=u.id,
+                )
+        elif isinstance(step, UnlimberStep | LimberStep):
+            want = LIMBERED if isinstance(step, UnlimberStep) else UNLIMBERED
+            if u.type != "artillery" or self.formation != want:
+                return violation(
+                    "zoi.bad_formation",
+                    f"{u.id} cannot {kind}: it is not {want} artillery.",
+                    ["14.front"],
+                    step=i,
+                    hex=self.hex,
+                    unit=u.id,
+                )
+            new_formation = UNLIMBERED if isinstance(step, UnlimberStep) else LIMBERED
+        costs = g.change_costs(u)
+        cost: int = getattr(costs, kind) if costs is not None else 0
+        unlimber_after_stop = False
+        if self.stopped:
+            allowed = False
+            if isinstance(step, UnlimberStep):
+                if is_foot(u):
+                    allowed = unlimber_after_stop = True
+                else:
+                    self.consulted.add(I_HORSE_UNLIMBER)
+                    allowed = unlimber_after_stop = opts.horse_artillery_unlimber_when_stopped
+            if not allowed:
+                self.consulted.add(I_CHANGES_AFTER_STOP)
+                allowed = opts.changes_after_stop
+            if not allowed:
+                extra = ["14.unlimber"] if isinstance(step, UnlimberStep) else []
+                return violation(
+                    "zoi.must_stop",
+                    f"{u.id} had to stop in {self.hex} (step {self.stopped_at}); it may not "
+                    f"{kind} now.",
+                    ["14.zone", self.stop_section, *extra],
+                    step=i,
+                    hex=self.hex,
+                    unit=u.id,
+                )
+        if cost > self.mp_left:
+            extra = ["14.unlimber"] if unlimber_after_stop else []
+            return violation(
+                "zoi.insufficient_mp",
+                f"{kind} costs {cost} MP; {u.id} has {self.mp_left} left.",
+                ["movement", *extra],
+                step=i,
+                hex=self.hex,
+                unit=u.id,
+                cost=cost,
+                mp_left=self.mp_left,
+            )
+        self.facing, self.formation = new_facing, new_formation
+        self.mp_left -= cost
+        self.mp_spent += cost
+        self.sections.add("movement")
+        if unlimber_after_stop:
+            self.sections.add("14.unlimber")
+        src = self._zone(self.hex)
+        if src:
+            self.sections.add("14.opportunity.expend")
+        if src and cost > 0:
+            extra = ["14.unlimber"] if unlimber_after_stop else []
+            self._chance(
+                "expend",
+                self.hex,
+                i,
+                _ids(src),
+                ["14.opportunity.expend", *extra],
+                change=kind,
+                cost=cost,
+            )
+        carres = g.enemy_carres(self.hex, u.side)
+        if carres:
+            self.sections.add("14.carre")
+        if carres and self._carre_applies():
+            self._chance("carre", self.hex, i, tuple(carres), ["14.carre"], event=kind)
+        self.changes += 1
+        self.last_change_here = i
+        return None
+
+    def _check_formation(self, i: int, step: FormationStep) -> Violation | None:
+        u, g = self.unit, self.game
+        target = step.formation
+        reason = ""
+        if self.formation == ROUTED:
+            reason = f"{u.id} is routed and cannot change formation while moving"
+        elif target == ROUTED:
+            reason = "a unit cannot form 'routed' by choice"
+        elif target == self.formation:
+            reason = f"{u.id} is already in {target}"
+        elif target not in g.formations(u):
+            known = ", ".join(g.formations(u))
+            reason = f"{u.type} has no formation {target!r} (known: {known})"
+        elif u.type == "artillery" and target in (LIMBERED, UNLIMBERED):
+            reason = "artillery limbers and unlimbers with the limber/unlimber steps"
+        if not reason:
+            return None
+        return violation(
+            "zoi.bad_formation", reason + ".", ["14.front"], step=i, hex=self.hex, unit=u.id
+        )

@@ -1,0 +1,254 @@
+"""Read-only queries of the ``zoi`` ruleset for front ends: zone map, reachable, defensive fire."""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from app.rules.base import InvalidQuery, QuerySpec
+from app.rules.zoi.catalog import CATALOG, I_CARRE_DF, INTERPRETATIONS_BY_ID
+from app.rules.zoi.game import Game, is_combat
+from app.rules.zoi.models import EnterStep, ZoiBoard, ZoiOptions, ZoiState
+from app.rules.zoi.movement import OPPORTUNITY_FIRE, Walk
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ZoneMapParams(_Params):
+    side: str
+    """The side whose units project the zones shown."""
+
+
+class ReachableParams(_Params):
+    unit: str
+
+
+class DefensiveFireParams(_Params):
+    side: str | None = None
+    """The side whose units may be fired on (default: the phasing side)."""
+
+
+def _game(board: Any, state: Any, options: Any) -> Game:
+    b = board if isinstance(board, ZoiBoard) else ZoiBoard.model_validate(board)
+    s = state if isinstance(state, ZoiState) else ZoiState.model_validate(state)
+    o = options if isinstance(options, ZoiOptions) else ZoiOptions.model_validate(options or {})
+    return Game(b, s, o)
+
+
+def _cite(*sections: str) -> list[dict[str, Any]]:
+    return [CATALOG.cite(s).model_dump(mode="json") for s in sections]
+
+
+def _check_side(game: Game, side: str) -> None:
+    if side not in game.side_ids():
+        raise InvalidQuery(f"unknown side {side!r}; sides: {', '.join(game.side_ids())}")
+
+
+def zone_map(game: Game, side: str) -> dict[str, Any]:
+    """Every hex in a zone projected by ``side``: by which units, across which hexside."""
+    _check_side(game, side)
+    hexes = []
+    for h in sorted(game.zone):
+        sources = [s for s in game.zone[h] if s.side == side]
+        if not sources:
+            continue
+        hexes.append(
+            {
+                "hex": h,
+                "sources": [
+                    {
+                        "unit": s.unit,
+                        "type": s.type,
+                        "subtype": s.subtype,
+                        "formation": s.formation,
+                        "direction": s.direction,
+                        "direction_name": game.layout.direction_name(s.direction),
+                        "hexside": s.hexside,
+                        "cavalry": s.cavalry,
+                    }
+                    for s in sources
+                ],
+            }
+        )
+    carres = []
+    for u in game.state.units:
+        if u.side == side and u.formation == "carre" and is_combat(u):
+            carres.append(
+                {
+                    "unit": u.id,
+                    "hex": u.hex,
+                    "adjacent": [n for _, n in game.adjacent_on_map(u.hex)],
+                }
+            )
+    return {
+        "side": side,
+        "hexes": hexes,
+        "carres": carres,
+        "citations": _cite("14", "14.zone", "14.front", "14.carre"),
+    }
+
+
+def reachable(game: Game, unit_id: str) -> dict[str, Any]:
+    """Hexes the unit can reach by entering hexes only, with the fire chances of each path.
+
+    For each hex the Pareto-best paths are listed: no other path is both cheaper in movement
+    points and gives the enemy fewer opportunity-fire chances.
+    """
+    unit = game.units.get(unit_id)
+    if unit is None:
+        raise InvalidQuery(f"unknown unit {unit_id!r}")
+    start = Walk.start(game, unit)
+    labels: dict[str, list[Walk]] = {}
+    counter = 0
+    heap: list[tuple[int, int, int, Walk]] = [(0, 0, counter, start)]
+    while heap:
+        _, _, _, walk = heapq.heappop(heap)
+        if walk.stopped:
+            continue
+        for _, n in game.adjacent_on_map(walk.hex):
+            if n in walk.path:
+                continue
+            nxt = walk.fork()
+            if nxt.advance(nxt.entered, EnterStep(do="enter", hex=n)) is not None:
+                continue
+            here = labels.setdefault(n, [])
+            if any(_dominates(old, nxt) for old in here):
+                continue
+            here[:] = [old for old in here if not _dominates(nxt, old)]
+            here.append(nxt)
+            counter += 1
+            heapq.heappush(heap, (nxt.mp_spent, nxt.chances, counter, nxt))
+    hexes = []
+    for h in sorted(labels):
+        paths = sorted(labels[h], key=lambda w: (w.mp_spent, w.chances, w.path))
+        hexes.append({"hex": h, "paths": [_path_json(w) for w in paths]})
+    return {
+        "unit": unit.id,
+        "start": unit.hex,
+        "ma": unit.ma,
+        "already_moved": unit.id in game.state.moved,
+        "hexes": hexes,
+        "citations": _cite(
+            "movement",
+            "14.zone",
+            "14.stop.infantry-artillery",
+            "14.exit.infantry-artillery",
+            "14.stop.cavalry",
+            "14.cavalry-passes",
+            "14.opportunity.exit",
+            "14.carre",
+        ),
+    }
+
+
+def _dominates(a: Walk, b: Walk) -> bool:
+    return (
+        a.mp_spent <= b.mp_spent
+        and a.chances <= b.chances
+        and (not a.stopped or b.stopped)
+        and (a.slid_only or not b.slid_only)
+    )
+
+
+def _path_json(w: Walk) -> dict[str, Any]:
+    return {
+        "path": w.path[1:],
+        "mp_spent": w.mp_spent,
+        "mp_left": w.mp_left,
+        "must_stop": w.stopped,
+        "opportunity_fire": [
+            {"hex": e.hex, "step": e.step, "by": list(e.by), "reason": e.details.get("reason")}
+            for e in w.effects
+            if e.kind == OPPORTUNITY_FIRE
+        ],
+    }
+
+
+def defensive_fire(game: Game, side: str | None) -> dict[str, Any]:
+    """Units of ``side`` in an enemy zone (or next to an enemy carré) and who may fire at them."""
+    target_side = side or game.state.phasing
+    _check_side(game, target_side)
+    consulted: set[str] = set()
+    targets = []
+    for u in game.state.units:
+        if u.side != target_side or not is_combat(u):
+            continue
+        zone_by = sorted({s.unit for s in game.enemy_zone(u.hex, target_side, consulted)})
+        carre_by = game.enemy_carres(u.hex, target_side)
+        if carre_by:
+            consulted.add(I_CARRE_DF)
+            if not game.options.carre_adjacent_in_defensive_fire:
+                carre_by = []
+        if zone_by or carre_by:
+            targets.append(
+                {
+                    "unit": u.id,
+                    "hex": u.hex,
+                    "by": sorted(set(zone_by) | set(carre_by)),
+                    "zone_by": zone_by,
+                    "carre_by": carre_by,
+                }
+            )
+    sections = ["14.defensive-fire"] + (["14.carre"] if I_CARRE_DF in consulted else [])
+    return {
+        "side": target_side,
+        "targets": targets,
+        "citations": _cite(*sections),
+        "interpretations": [
+            {
+                "id": i,
+                "option": INTERPRETATIONS_BY_ID[i].option,
+                "value": getattr(game.options, INTERPRETATIONS_BY_ID[i].option or "", None),
+            }
+            for i in sorted(consulted)
+        ],
+    }
+
+
+def _params(model: type[_Params], params: Any) -> Any:
+    return params if isinstance(params, model) else model.model_validate(params or {})
+
+
+def _run_zone_map(board: Any, state: Any, options: Any, params: Any) -> Any:
+    p = _params(ZoneMapParams, params)
+    return zone_map(_game(board, state, options), p.side)
+
+
+def _run_reachable(board: Any, state: Any, options: Any, params: Any) -> Any:
+    p = _params(ReachableParams, params)
+    return reachable(_game(board, state, options), p.unit)
+
+
+def _run_defensive_fire(board: Any, state: Any, options: Any, params: Any) -> Any:
+    p = _params(DefensiveFireParams, params)
+    return defensive_fire(_game(board, state, options), p.side)
+
+
+QUERIES: Mapping[str, QuerySpec] = {
+    "zone-map": QuerySpec(
+        name="zone-map",
+        description="Hexes in the zones projected by a side's units: which units, across "
+        "which front hexside; plus that side's carrés and their adjacent hexes.",
+        params=ZoneMapParams,
+        run=_run_zone_map,
+    ),
+    "reachable": QuerySpec(
+        name="reachable",
+        description="Hexes a unit can reach this phase, with the movement points and the "
+        "opportunity-fire chances of each Pareto-best path.",
+        params=ReachableParams,
+        run=_run_reachable,
+    ),
+    "defensive-fire": QuerySpec(
+        name="defensive-fire",
+        description="Units of a side (default: phasing) that may be fired on in the defensive "
+        "fire segment, and the enemy units entitled to fire at each.",
+        params=DefensiveFireParams,
+        run=_run_defensive_fire,
+    ),
+}

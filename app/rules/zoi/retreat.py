@@ -1,0 +1,168 @@
+"""Melee retreats under rule 14: increments lost for zone hexes left behind."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.rules.ruling import Effect, Violation
+from app.rules.zoi.catalog import I_RETREAT_HEXES
+from app.rules.zoi.game import Game, class_keys, is_combat
+from app.rules.zoi.models import MeleeEntry, MeleeRetreatAction, Unit
+from app.rules.zoi.movement import cites, violation
+
+INCREMENT_LOST = "zoi.increment_lost"
+LOSS_AVOIDED = "zoi.loss_avoided"
+MELEE_RESULT = "zoi.melee_result"
+ELIMINATED = "zoi.eliminated"
+
+
+@dataclass
+class RetreatOutcome:
+    violation: Violation | None = None
+    effects: list[Effect] = field(default_factory=list)
+    sections: set[str] = field(default_factory=set)
+    consulted: set[str] = field(default_factory=set)
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def matrix_entry(game: Game, unit: Unit, result: str, condition: str | None) -> MeleeEntry | None:
+    """The melee matrix row for this unit, condition and result (most specific first)."""
+    types = (*class_keys(unit), "*")
+    conditions = (condition, "*") if condition else ("*",)
+    for t in types:
+        for c in conditions:
+            for row in game.board.melee_matrix:
+                if row.type == t and row.condition == c and row.result == result:
+                    return row
+    return None
+
+
+def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> RetreatOutcome:
+    """Check the retreat path and count the increments lost hex by hex (14.melee-retreat)."""
+    out = RetreatOutcome()
+    if not is_combat(unit):
+        out.violation = violation(
+            "zoi.not_combat_unit",
+            f"{unit.id} is a leader, not a combat formation.",
+            ["14.melee-retreat"],
+            unit=unit.id,
+        )
+        return out
+    result_loss = 0
+    if action.result is not None:
+        row = matrix_entry(game, unit, action.result, action.condition)
+        out.sections.add("14.melee-matrix")
+        if row is None:
+            out.violation = violation(
+                "zoi.unknown_result",
+                f"The melee matrix has no result {action.result!r} for {unit.type}"
+                + (f" ({action.condition})" if action.condition else "")
+                + ".",
+                ["14.melee-matrix"],
+                unit=unit.id,
+            )
+            return out
+        if row.retreat != len(action.path):
+            out.violation = violation(
+                "zoi.bad_retreat_length",
+                f"Result {row.result} retreats {row.retreat} hex(es); the path has "
+                f"{len(action.path)}.",
+                ["14.melee-matrix"],
+                unit=unit.id,
+                expected=row.retreat,
+            )
+            return out
+        result_loss = row.loss
+    previous = unit.hex
+    seen = {unit.hex}
+    for i, h in enumerate(action.path):
+        code, message = "", ""
+        if not game.on_map(h):
+            code, message = "zoi.off_map", f"{h} is not a hex of this map."
+        elif not game.layout.adjacent(previous, h):
+            code, message = "zoi.not_adjacent", f"{h} is not adjacent to {previous}."
+        elif h in seen:
+            code, message = "zoi.bad_path", f"The retreat passes through {h} twice."
+        elif game.enemies_in(h, unit.side):
+            code, message = "zoi.occupied", f"{h} holds enemy units."
+        elif game.terrain_cost(unit, h) is None:
+            code, message = "zoi.prohibited_terrain", f"{unit.id} may not enter {h}."
+        if code:
+            out.violation = violation(code, message, ["movement"], step=i, hex=h, unit=unit.id)
+            return out
+        seen.add(h)
+        previous = h
+    out.consulted.add(I_RETREAT_HEXES)
+    if game.options.retreat_loss_hexes == "exited":
+        counted = [unit.hex, *action.path[:-1]]
+    else:
+        counted = list(action.path)
+    out.sections.add("14.melee-retreat")
+    if result_loss:
+        out.effects.append(
+            Effect(
+                kind=MELEE_RESULT,
+                message=f"Result {action.result}: {unit.id} loses {result_loss} increment(s).",
+                unit=unit.id,
+                citations=cites(["14.melee-matrix"]),
+                details={"result": action.result, "loss": result_loss},
+            )
+        )
+    by_hex: list[dict[str, Any]] = []
+    zone_loss = 0
+    for h in counted:
+        src = game.enemy_zone(h, unit.side, out.consulted)
+        by = tuple(sorted({s.unit for s in src}))
+        friends = [f.id for f in game.friendly_combat_in(h, unit.side, unit.id)]
+        loss = 1 if by and not friends else 0
+        zone_loss += loss
+        by_hex.append({"hex": h, "zone_by": list(by), "friendly": friends, "loss": loss})
+        if by and friends:
+            out.sections.add("14.melee-retreat.friendly")
+            out.effects.append(
+                Effect(
+                    kind=LOSS_AVOIDED,
+                    message=f"{h} lies in the zone of {', '.join(by)} but {', '.join(friends)} "
+                    f"hold it: no loss.",
+                    unit=unit.id,
+                    hex=h,
+                    by=by,
+                    citations=cites(["14.melee-retreat", "14.melee-retreat.friendly"]),
+                    details={"friendly": friends},
+                )
+            )
+        elif by:
+            out.effects.append(
+                Effect(
+                    kind=INCREMENT_LOST,
+                    message=f"{unit.id} loses an increment leaving {h}, in the zone of "
+                    f"{', '.join(by)}.",
+                    unit=unit.id,
+                    hex=h,
+                    by=by,
+                    citations=cites(["14.melee-retreat"]),
+                    details={"loss": 1},
+                )
+            )
+    after = max(unit.increments - result_loss - zone_loss, 0)
+    if after == 0:
+        out.effects.append(
+            Effect(
+                kind=ELIMINATED,
+                message=f"{unit.id} is reduced to zero increments and eliminated.",
+                unit=unit.id,
+                hex=action.path[-1],
+                citations=cites(["14.melee-retreat"]),
+            )
+        )
+    out.details = {
+        "hexes": by_hex,
+        "zone_loss": zone_loss,
+        "result_loss": result_loss,
+        "increments_before": unit.increments,
+        "increments_after": after,
+        "eliminated": after == 0,
+        "final_hex": action.path[-1],
+    }
+    return out

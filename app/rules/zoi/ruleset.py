@@ -1,0 +1,465 @@
+"""The ``zoi`` ruleset: La Bataille rule 14, Zone d'Influence, as a :class:`Ruleset` plug-in."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from pydantic import BaseModel
+
+from app.rules.base import UMPIRE, InvalidScenario, QuerySpec, RulesError, Ruleset, Sides
+from app.rules.catalog import Catalog, Interpretation
+from app.rules.ruling import Effect, InterpretationRef, Ruling, Violation
+from app.rules.zoi import tables
+from app.rules.zoi.catalog import CATALOG, INTERPRETATIONS, SOURCE
+from app.rules.zoi.example import EXAMPLE_SCENARIO
+from app.rules.zoi.facing import needs_facing
+from app.rules.zoi.game import Game, is_combat
+from app.rules.zoi.models import (
+    ChangeCosts,
+    FrontSpec,
+    MeleeEntry,
+    MeleeRetreatAction,
+    MoveAction,
+    SetPhaseAction,
+    Unit,
+    ZoiBoard,
+    ZoiOptions,
+    ZoiScenario,
+    ZoiState,
+)
+from app.rules.zoi.movement import MUST_STOP, OPPORTUNITY_FIRE, Walk, cites, violation
+from app.rules.zoi.queries import QUERIES
+from app.rules.zoi.retreat import judge_retreat
+
+
+def _citations(
+    sections: Iterable[str], violations: Sequence[Violation], effects: Sequence[Effect]
+) -> Any:
+    wanted = set(sections)
+    for v in violations:
+        wanted.update(c.section for c in v.citations)
+    for e in effects:
+        wanted.update(c.section for c in e.citations)
+    return cites(wanted)
+
+
+def _interpretations(
+    consulted: Iterable[str], options: ZoiOptions
+) -> tuple[InterpretationRef, ...]:
+    wanted = set(consulted)
+    out = []
+    for i in INTERPRETATIONS:
+        if i.id in wanted:
+            out.append(
+                InterpretationRef(
+                    id=i.id,
+                    text=i.reading,
+                    option=i.option,
+                    value=getattr(options, i.option) if i.option else None,
+                )
+            )
+    return tuple(out)
+
+
+class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
+    """La Bataille rule 14: zones of influence that follow facing and formation.
+
+    >>> from app.rules.zoi import ZoiRuleset
+    >>> rs = ZoiRuleset()
+    >>> board, state = rs.setup(rs.parse_scenario(rs.example_scenario()), rs.parse_options({}))
+    >>> rs.adjudicate(board, state, rs.parse_action(
+    ...     {"kind": "move", "unit": "fr-4-2", "steps": [{"do": "enter", "hex": "0607"}]}),
+    ...     rs.parse_options({})).legal
+    True
+    """
+
+    id: ClassVar[str] = "zoi"
+    version: ClassVar[str] = "1.0.0"
+    title: ClassVar[str] = "La Bataille: Zone d'Influence (rule 14)"
+    description: ClassVar[str] = (
+        "Napoleonic hex rules where a unit's zone of influence follows its facing and "
+        "formation, halts enemy movement and draws opportunity fire."
+    )
+    source: ClassVar[str] = SOURCE
+    catalog: ClassVar[Catalog] = CATALOG
+    interpretations: ClassVar[tuple[Interpretation, ...]] = INTERPRETATIONS
+    scenario_model: ClassVar[type[BaseModel]] = ZoiScenario
+    options_model: ClassVar[type[BaseModel]] = ZoiOptions
+    board_model: ClassVar[type[BaseModel]] = ZoiBoard
+    state_model: ClassVar[type[BaseModel]] = ZoiState
+    action_models: ClassVar[Mapping[str, type[BaseModel]]] = {
+        "move": MoveAction,
+        "melee_retreat": MeleeRetreatAction,
+        "set_phase": SetPhaseAction,
+    }
+
+    # -- setup ----------------------------------------------------------------------------
+
+    def setup(self, scenario: Any, options: ZoiOptions) -> tuple[ZoiBoard, ZoiState]:
+        """Build board and initial state; raise :class:`InvalidScenario` if inconsistent."""
+        sc = scenario if isinstance(scenario, ZoiScenario) else ZoiScenario.model_validate(scenario)
+        errors: list[dict[str, Any]] = []
+
+        def err(loc: str, msg: str) -> None:
+            errors.append({"loc": loc, "msg": msg})
+
+        layout = sc.map.layout.layout()
+        hexes: dict[str, str] = {}
+        c0, c1 = sc.map.columns
+        r0, r1 = sc.map.rows
+        if c0 > c1 or r0 > r1 or c0 < 0 or r0 < 0:
+            err("map", "column and row ranges must be non-negative and ascending")
+        for c in range(c0, c1 + 1):
+            for r in range(r0, r1 + 1):
+                try:
+                    h = layout.format(_hex(sc.map.prefix, c, r))
+                except ValueError as exc:
+                    err("map", str(exc))
+                    break
+                hexes[h] = sc.map.default_terrain
+        terrain_costs: dict[str, dict[str, int | None]] = {
+            k: dict(v) for k, v in tables.TERRAIN_COSTS.items()
+        }
+        terrain_costs.update(sc.terrain_costs)
+        for h, t in sc.map.terrain.items():
+            if h not in hexes:
+                err(f"map.terrain.{h}", f"{h} is not a hex of the map")
+            hexes[h] = t
+        for h, t in sorted(hexes.items()):
+            if t not in terrain_costs:
+                err(f"map.terrain.{h}", f"terrain {t!r} has no row in the terrain cost table")
+                break
+        front: dict[str, FrontSpec] = {
+            k: FrontSpec.model_validate(v) for k, v in tables.FRONT_TABLE.items()
+        }
+        for k, spec in sc.front_table.items():
+            if spec is None:
+                front.pop(k, None)
+            else:
+                front[k] = spec
+        costs = {k: ChangeCosts.model_validate(v) for k, v in tables.CHANGE_COSTS.items()}
+        costs.update(sc.change_costs)
+        matrix = (
+            sc.melee_matrix
+            if sc.melee_matrix is not None
+            else [MeleeEntry.model_validate(r) for r in tables.MELEE_MATRIX]
+        )
+        side_ids = [s.id for s in sc.sides]
+        if len(set(side_ids)) != len(side_ids):
+            err("sides", "duplicate side id")
+        board = ZoiBoard(
+            name=sc.name,
+            layout=sc.map.layout,
+            hexes=hexes,
+            sides=sc.sides,
+            front_table=front,
+            change_costs=costs,
+            terrain_costs=terrain_costs,
+            melee_matrix=matrix,
+        )
+        phasing = sc.phasing or side_ids[0]
+        if phasing not in side_ids:
+            err("phasing", f"unknown side {phasing!r}")
+        state = ZoiState(turn=sc.turn, phase=sc.phase, phasing=phasing, units=sc.units)
+        game = Game(board, state, options)
+        seen: set[str] = set()
+        for n, u in enumerate(sc.units):
+            for msg in _unit_errors(game, u, side_ids):
+                err(f"units.{n}", f"{u.id}: {msg}")
+            if u.id in seen:
+                err(f"units.{n}", f"duplicate unit id {u.id!r}")
+            seen.add(u.id)
+        for h, us in game.by_hex.items():
+            if len({u.side for u in us}) > 1:
+                err("units", f"units of different sides share {h}")
+        if errors:
+            raise InvalidScenario(
+                "scenario is inconsistent: " + "; ".join(e["msg"] for e in errors[:5]), errors
+            )
+        if state.phase == "movement":
+            state = state.model_copy(update={"phase_start": _snapshot(state)})
+        return board, state
+
+    def sides(self, board: ZoiBoard) -> Sides:
+        return Sides(
+            names=tuple(s.id for s in board.sides),
+            labels={s.id: s.label or s.id for s in board.sides},
+        )
+
+    def actor_side(self, board: ZoiBoard, state: ZoiState, action: BaseModel) -> str | None:
+        """Moves and retreats belong to the unit's side; phase changes to the umpire."""
+        if isinstance(action, SetPhaseAction):
+            return UMPIRE
+        if isinstance(action, MoveAction | MeleeRetreatAction):
+            for u in state.units:
+                if u.id == action.unit:
+                    return u.side
+        return None
+
+    # -- adjudication ---------------------------------------------------------------------
+
+    def adjudicate(
+        self,
+        board: ZoiBoard,
+        state: ZoiState,
+        action: BaseModel,
+        options: ZoiOptions,
+        dice: Sequence[int] = (),
+    ) -> Ruling:
+        """Judge a move, a melee retreat or a phase change. Pure and deterministic."""
+        game = Game(board, state, options)
+        if isinstance(action, MoveAction):
+            return self._adjudicate_move(game, action)
+        if isinstance(action, MeleeRetreatAction):
+            return self._adjudicate_retreat(game, action)
+        if isinstance(action, SetPhaseAction):
+            return self._adjudicate_phase(game, action)
+        raise RulesError(f"unknown action type {type(action).__name__}")
+
+    def _illegal(self, v: Violation, sections: Iterable[str] = ()) -> Ruling:
+        return Ruling(
+            legal=False,
+            summary=v.message,
+            violations=(v,),
+            citations=_citations(sections, [v], []),
+        )
+
+    def _adjudicate_move(self, game: Game, action: MoveAction) -> Ruling:
+        unit = game.units.get(action.unit)
+        if unit is None:
+            return self._illegal(
+                violation(
+                    "zoi.unknown_unit",
+                    f"No unit {action.unit!r} in this game.",
+                    ["movement"],
+                    unit=action.unit,
+                )
+            )
+        if game.state.phase != "movement":
+            return self._illegal(
+                violation(
+                    "zoi.wrong_phase",
+                    f"Units move in the movement phase; the game is in {game.state.phase}.",
+                    ["sequence"],
+                    unit=unit.id,
+                )
+            )
+        if unit.side != game.state.phasing:
+            return self._illegal(
+                violation(
+                    "zoi.not_phasing",
+                    f"{unit.id} belongs to {unit.side}; {game.state.phasing} is phasing.",
+                    ["sequence"],
+                    unit=unit.id,
+                )
+            )
+        if unit.id in game.state.moved:
+            return self._illegal(
+                violation(
+                    "zoi.already_moved",
+                    f"{unit.id} has already moved this phase.",
+                    ["movement"],
+                    unit=unit.id,
+                )
+            )
+        walk = Walk.start(game, unit)
+        for i, step in enumerate(action.steps):
+            v = walk.advance(i, step)
+            if v is not None:
+                return Ruling(
+                    legal=False,
+                    summary=v.message,
+                    violations=(v,),
+                    effects=tuple(walk.effects),
+                    citations=_citations(["14", *walk.sections], [v], walk.effects),
+                    interpretations=_interpretations(walk.consulted, game.options),
+                    details=_move_details(walk),
+                )
+        fire = [e for e in walk.effects if e.kind == OPPORTUNITY_FIRE]
+        stop = [e for e in walk.effects if e.kind == MUST_STOP]
+        summary = f"{unit.id} moves {' -> '.join(walk.path)} ({walk.mp_spent} MP)"
+        if stop:
+            summary += f"; must stop in {stop[0].hex}"
+        summary += f"; {len(fire)} opportunity fire chance(s)."
+        return Ruling(
+            legal=True,
+            summary=summary,
+            effects=tuple(walk.effects),
+            citations=_citations(["14", *walk.sections], [], walk.effects),
+            interpretations=_interpretations(walk.consulted, game.options),
+            details=_move_details(walk),
+        )
+
+    def _adjudicate_retreat(self, game: Game, action: MeleeRetreatAction) -> Ruling:
+        unit = game.units.get(action.unit)
+        if unit is None:
+            return self._illegal(
+                violation(
+                    "zoi.unknown_unit",
+                    f"No unit {action.unit!r} in this game.",
+                    ["14.melee-retreat"],
+                    unit=action.unit,
+                )
+            )
+        if game.state.phase != "melee":
+            return self._illegal(
+                violation(
+                    "zoi.wrong_phase",
+                    f"Melee retreats happen in the melee phase; the game is in {game.state.phase}.",
+                    ["sequence"],
+                    unit=unit.id,
+                )
+            )
+        out = judge_retreat(game, unit, action)
+        interpretations = _interpretations(out.consulted, game.options)
+        if out.violation is not None:
+            return Ruling(
+                legal=False,
+                summary=out.violation.message,
+                violations=(out.violation,),
+                citations=_citations(["14", *out.sections], [out.violation], []),
+                interpretations=interpretations,
+            )
+        d = out.details
+        summary = (
+            f"{unit.id} retreats to {d['final_hex']}, losing {d['zone_loss']} increment(s) to "
+            f"enemy zones"
+            + (f" and {d['result_loss']} to the melee result" if d["result_loss"] else "")
+            + f": {d['increments_before']} -> {d['increments_after']}"
+            + (" (eliminated)." if d["eliminated"] else ".")
+        )
+        return Ruling(
+            legal=True,
+            summary=summary,
+            effects=tuple(out.effects),
+            citations=_citations(["14", *out.sections], [], out.effects),
+            interpretations=interpretations,
+            details=d,
+        )
+
+    def _adjudicate_phase(self, game: Game, action: SetPhaseAction) -> Ruling:
+        if action.phasing is not None and action.phasing not in game.side_ids():
+            return self._illegal(
+                violation(
+                    "zoi.unknown_side", f"No side {action.phasing!r} in this game.", ["sequence"]
+                )
+            )
+        phasing = action.phasing or game.state.phasing
+        turn = action.turn or game.state.turn
+        return Ruling(
+            legal=True,
+            summary=f"Turn {turn}: {action.phase} phase, {phasing} phasing.",
+            citations=cites(["sequence"]),
+            details={"phase": action.phase, "phasing": phasing, "turn": turn},
+        )
+
+    # -- apply ----------------------------------------------------------------------------
+
+    def apply(
+        self, board: ZoiBoard, state: ZoiState, action: BaseModel, ruling: Ruling
+    ) -> ZoiState:
+        """The state after a legal action (inputs are not mutated)."""
+        if not ruling.legal:
+            raise RulesError("cannot apply an illegal action")
+        if isinstance(action, SetPhaseAction):
+            new = state.model_copy(
+                update={
+                    "phase": action.phase,
+                    "phasing": action.phasing or state.phasing,
+                    "turn": action.turn or state.turn,
+                }
+            )
+            if action.phase == "movement":
+                new = new.model_copy(update={"moved": [], "phase_start": _snapshot(new)})
+            return new
+        game = Game(board, state, ZoiOptions())
+        if isinstance(action, MoveAction):
+            unit = game.units[action.unit]
+            walk = Walk.start(game, unit)
+            for i, step in enumerate(action.steps):
+                if walk.advance(i, step) is not None:
+                    raise RulesError("the move does not replay legally on this state")
+            moved = unit.model_copy(
+                update={"hex": walk.hex, "facing": walk.facing, "formation": walk.formation}
+            )
+            units = [moved if u.id == unit.id else u for u in state.units]
+            return state.model_copy(update={"units": units, "moved": [*state.moved, unit.id]})
+        if isinstance(action, MeleeRetreatAction):
+            after = int(ruling.details["increments_after"])
+            final = str(ruling.details["final_hex"])
+            if after <= 0:
+                units = [u for u in state.units if u.id != action.unit]
+                return state.model_copy(
+                    update={"units": units, "eliminated": [*state.eliminated, action.unit]}
+                )
+            units = [
+                u.model_copy(update={"hex": final, "increments": after})
+                if u.id == action.unit
+                else u
+                for u in state.units
+            ]
+            return state.model_copy(update={"units": units})
+        raise RulesError(f"unknown action type {type(action).__name__}")
+
+    # -- read side ------------------------------------------------------------------------
+
+    def queries(self) -> Mapping[str, QuerySpec]:
+        return QUERIES
+
+    def example_scenario(self) -> dict[str, Any]:
+        """A French column and artillery against an Austrian line, carré and hussars."""
+        import copy
+
+        return copy.deepcopy(EXAMPLE_SCENARIO)
+
+
+def _hex(prefix: str, col: int, row: int) -> Any:
+    from app.rules.geometry.hexgrid import Hex
+
+    return Hex(prefix, col, row)
+
+
+def _snapshot(state: ZoiState) -> dict[str, str]:
+    return {u.id: u.hex for u in state.units if u.side == state.phasing}
+
+
+def _move_details(walk: Walk) -> dict[str, Any]:
+    return {
+        "path": walk.path,
+        "mp_spent": walk.mp_spent,
+        "mp_left": walk.mp_left,
+        "stopped_at": walk.stopped_at,
+        "final": {"hex": walk.hex, "facing": walk.facing, "formation": walk.formation},
+        "opportunity_fire_chances": walk.chances,
+    }
+
+
+def _unit_errors(game: Game, u: Unit, side_ids: list[str]) -> list[str]:
+    out = []
+    if u.side not in side_ids:
+        out.append(f"unknown side {u.side!r}")
+    if u.hex not in game.board.hexes:
+        out.append(f"hex {u.hex!r} is not on the map")
+    subtypes = tables.SUBTYPES[u.type]
+    if subtypes and u.subtype not in subtypes:
+        out.append(f"{u.type} needs a subtype among {', '.join(subtypes)}")
+    if not subtypes and u.subtype is not None:
+        out.append(f"{u.type} takes no subtype")
+    if not is_combat(u):
+        if u.formation is not None or u.facing is not None:
+            out.append("leaders have no formation and no facing")
+        return out
+    if u.formation is None:
+        out.append("a combat unit needs a formation")
+        return out
+    spec = game.front_spec(u)
+    if spec is None:
+        out.append(f"formation {u.formation!r} is not in the facing table for {u.type}")
+    elif needs_facing(spec) and u.facing is None:
+        out.append(f"a unit in {u.formation} needs a facing (0..5)")
+    elif not needs_facing(spec) and u.facing is not None:
+        out.append(f"a unit in {u.formation} has no facing")
+    if u.increments < 1:
+        out.append("a combat unit needs at least one increment")
+    return out

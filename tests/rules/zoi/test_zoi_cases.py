@@ -1,0 +1,183 @@
+"""Rule 14 cases as data: one test per YAML file in ``cases/`` (id = case name).
+
+Each case gives a scenario (a base from ``bases/`` plus patches), options, and either an action
+or a query, with the expected verdict, violations, effects, citations and interpretations.
+The last test checks that every catalog section is cited by at least one case.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from app.rules import InvalidQuery, registry
+from app.rules.ruling import Ruling
+from app.rules.zoi import CATALOG, INTERPRETATIONS
+
+HERE = Path(__file__).parent
+CASE_FILES = sorted((HERE / "cases").glob("*.yaml"))
+RULESET = registry.get("zoi")
+
+
+def _load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert isinstance(data, dict), path
+    return data
+
+
+CASES = [_load(p) for p in CASE_FILES]
+
+
+def _merge(base: Any, patch: Any) -> Any:
+    """Deep-merge dicts; lists and scalars in the patch replace the base."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for k, v in patch.items():
+            out[k] = _merge(base.get(k), v) if k in base else copy.deepcopy(v)
+        return out
+    return copy.deepcopy(patch)
+
+
+def build_scenario(case: dict[str, Any]) -> dict[str, Any]:
+    base = _load(HERE / "bases" / f"{case.get('base', 'open')}.yaml")
+    scenario: dict[str, Any] = _merge(base["scenario"], case.get("scenario", {}))
+    defaults = base.get("unit_defaults", {})
+    scenario["units"] = [{**defaults.get(u["type"], {}), **u} for u in scenario["units"]]
+    return scenario
+
+
+def _matches(expected: Any, actual: Any, where: str = "") -> None:
+    """Recursive subset match: dict keys given must match; lists match element-wise."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict), f"{where}: expected a mapping, got {actual!r}"
+        for k, v in expected.items():
+            assert k in actual, f"{where}.{k} missing in {actual!r}"
+            _matches(v, actual[k], f"{where}.{k}")
+    elif isinstance(expected, list):
+        assert isinstance(actual, list | tuple), f"{where}: expected a list, got {actual!r}"
+        assert len(expected) == len(actual), f"{where}: {len(actual)} items: {actual!r}"
+        for n, (e, a) in enumerate(zip(expected, actual, strict=True)):
+            _matches(e, a, f"{where}[{n}]")
+    else:
+        assert expected == actual, f"{where}: expected {expected!r}, got {actual!r}"
+
+
+def _effect_view(effect: dict[str, Any]) -> dict[str, Any]:
+    view = dict(effect)
+    view.update({k: v for k, v in effect.get("details", {}).items() if k not in view})
+    view["citations"] = [c["section"] for c in effect.get("citations", [])]
+    return view
+
+
+def _check_ruling(ruling: Ruling, expect: dict[str, Any]) -> None:
+    data = ruling.model_dump(mode="json")
+    assert ruling.legal is expect["legal"], ruling.summary
+    assert [v.code for v in ruling.violations] == expect.get("violations", []), ruling.summary
+    if "violation_step" in expect:
+        assert ruling.violations[0].step == expect["violation_step"]
+    if "violation_citations" in expect:
+        got = {c.section for c in ruling.violations[0].citations}
+        assert set(expect["violation_citations"]) <= got, got
+    if "effects" in expect:
+        kinds = expect.get("effect_kinds")
+        effects = [_effect_view(e) for e in data["effects"] if kinds is None or e["kind"] in kinds]
+        _matches(expect["effects"], effects, "effects")
+    cited = {c.section for c in ruling.citations}
+    missing = set(expect["citations"]) - cited
+    assert not missing, f"ruling does not cite {sorted(missing)} (cites {sorted(cited)})"
+    if "interpretations" in expect:
+        got_i = {i.id for i in ruling.interpretations}
+        assert got_i == set(expect["interpretations"]), sorted(got_i)
+    if "details" in expect:
+        _matches(expect["details"], data["details"], "details")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_case(case: dict[str, Any]) -> None:
+    rs = RULESET
+    options = rs.parse_options(case.get("options", {}))
+    board, state = rs.setup(rs.parse_scenario(build_scenario(case)), options)
+    for pre in case.get("before", []):
+        pre_action = rs.parse_action(pre)
+        pre_ruling = rs.adjudicate(board, state, pre_action, options)
+        assert pre_ruling.legal, pre_ruling.summary
+        state = rs.apply(board, state, pre_action, pre_ruling)
+    expect = case["expect"]
+    if "query" in case:
+        spec = rs.queries()[case["query"]["name"]]
+        params = spec.params.model_validate(case["query"].get("params", {}))
+        if "error" in expect:
+            with pytest.raises(InvalidQuery):
+                spec.run(board, state, options, params)
+            return
+        result = spec.run(board, state, options, params)
+        _matches(expect["result"], {k: v for k, v in result.items() if k in expect["result"]})
+        cited = {c["section"] for c in result["citations"]}
+        assert set(expect["citations"]) <= cited, cited
+        if "interpretations" in expect:
+            assert {i["id"] for i in result.get("interpretations", [])} == set(
+                expect["interpretations"]
+            )
+        return
+    action = rs.parse_action(case["action"])
+    if "actor" in expect:
+        assert rs.actor_side(board, state, action) == expect["actor"]
+    ruling = rs.adjudicate(board, state, action, options)
+    _check_ruling(ruling, expect)
+    # pure: the same input gives the same ruling
+    assert rs.adjudicate(board, state, action, options) == ruling
+    if "after" in case:
+        before = state.model_dump(mode="json")
+        new = rs.apply(board, state, action, ruling)
+        assert state.model_dump(mode="json") == before, "apply mutated its input"
+        after = new.model_dump(mode="json")
+        units = {u["id"]: u for u in after["units"]}
+        for uid, fields in case["after"].get("units", {}).items():
+            if fields is None:
+                assert uid not in units, f"{uid} should be gone"
+            else:
+                _matches(fields, units[uid], f"after.units.{uid}")
+        rest = {k: v for k, v in case["after"].items() if k != "units"}
+        _matches(rest, {k: after[k] for k in rest}, "after")
+
+
+def test_every_case_cites_known_sections() -> None:
+    for case in CASES:
+        for section in case["expect"]["citations"]:
+            assert section in CATALOG, f"{case['name']}: unknown section {section}"
+        for i in case["expect"].get("interpretations", []):
+            assert i in {x.id for x in INTERPRETATIONS}, f"{case['name']}: unknown {i}"
+
+
+def test_case_names_are_unique_and_match_files() -> None:
+    names = [c["name"] for c in CASES]
+    assert len(names) == len(set(names))
+    assert [p.stem for p in CASE_FILES] == names
+
+
+def test_every_catalog_section_is_cited_by_a_case() -> None:
+    cited = {s for case in CASES for s in case["expect"]["citations"]}
+    uncovered = [s for s in CATALOG.ids() if s not in cited]
+    assert not uncovered, f"catalog sections no case cites: {uncovered}"
+
+
+def test_every_interpretation_is_exercised_both_ways() -> None:
+    """Each interpretation appears in a case on its default and on its alternative reading."""
+    defaults = RULESET.parse_options({})
+    for interp in INTERPRETATIONS:
+        assert interp.option is not None
+        default_value = getattr(defaults, interp.option)
+        seen_default = seen_other = False
+        for case in CASES:
+            if interp.id not in case["expect"].get("interpretations", []):
+                continue
+            value = case.get("options", {}).get(interp.option, default_value)
+            if value == default_value:
+                seen_default = True
+            else:
+                seen_other = True
+        assert seen_default and seen_other, f"{interp.id}: default {seen_default}, alt {seen_other}"
