@@ -1,0 +1,1 @@
+"""The HTTP API: FastAPI routers, problem+json errors, auth and precondition headers."""

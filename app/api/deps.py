@@ -1,0 +1,86 @@
+"""FastAPI dependencies, as ``Annotated`` aliases the routes use."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import Depends, Header, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from app.api.etags import parse_etags
+from app.config import Settings
+from app.db.uow import AbstractUnitOfWork, SqlAlchemyUnitOfWork
+from app.service.boards import BoardCache
+from app.service.errors import Unauthenticated
+from app.service.games import IfMatch
+
+_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="SeatToken",
+    description="A seat token from `POST /games` (a side's or the umpire's).",
+)
+
+
+def get_settings(request: Request) -> Settings:
+    settings = request.app.state.settings
+    assert isinstance(settings, Settings)
+    return settings
+
+
+def get_uow(request: Request) -> AbstractUnitOfWork:
+    return SqlAlchemyUnitOfWork(request.app.state.session_factory)
+
+
+def get_boards(request: Request) -> BoardCache:
+    boards = request.app.state.boards
+    assert isinstance(boards, BoardCache)
+    return boards
+
+
+def seat_token(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str | None:
+    """The bearer token presented, if any. Which seat it holds is decided per game by the
+    service (never from the body); a malformed Authorization header is a 401."""
+    if "authorization" not in request.headers:
+        return None
+    if credentials is None or not credentials.credentials.strip():
+        raise Unauthenticated("use `Authorization: Bearer <seat token>`", code="auth.malformed")
+    return credentials.credentials.strip()
+
+
+def if_match(
+    value: Annotated[
+        str | None,
+        Header(
+            alias="If-Match",
+            description='The ETag of `GET /games/{id}` (`W/"<version>"` or `"<version>"`).',
+        ),
+    ] = None,
+) -> IfMatch | None:
+    return parse_etags(value)
+
+
+def idempotency_key(
+    value: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key",
+            min_length=1,
+            max_length=255,
+            pattern=r"^[\x21-\x7e]+$",
+            description="Retrying with the same key and body returns the stored response.",
+        ),
+    ] = None,
+) -> str | None:
+    return value
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+UowDep = Annotated[AbstractUnitOfWork, Depends(get_uow)]
+BoardsDep = Annotated[BoardCache, Depends(get_boards)]
+SeatDep = Annotated[str | None, Depends(seat_token)]
+"""The presented seat token (None when anonymous)."""
+IfMatchDep = Annotated[IfMatch | None, Depends(if_match)]
+IdempotencyKeyDep = Annotated[str | None, Depends(idempotency_key)]

@@ -1,0 +1,106 @@
+"""Request body limit: 413 problem+json on a declared Content-Length over the limit, and on a
+streamed (chunked) body that grows past it. The body is read up front, so the application
+never sees a partial body."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
+
+
+class BodySizeLimitMiddleware:
+    """Pure ASGI middleware enforcing ``max_bytes`` on every HTTP request body."""
+
+    def __init__(self, app: ASGIApp, *, max_bytes: int, problem_base: str) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+        self.problem_base = problem_base
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        declared = _content_length(scope)
+        if declared == -1:
+            await self._reject(scope, send, 400, "request.bad", "invalid Content-Length header")
+            return
+        if declared is not None and declared > self.max_bytes:
+            await self._too_large(scope, send)
+            return
+
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body = message.get("body", b"")
+            total += len(body)
+            if total > self.max_bytes:
+                await self._too_large(scope, send)
+                return
+            chunks.append(body)
+            if not message.get("more_body", False):
+                break
+
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": b"".join(chunks), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+    async def _too_large(self, scope: Scope, send: Send) -> None:
+        await self._reject(
+            scope,
+            send,
+            413,
+            "request.too_large",
+            f"the request body is larger than {self.max_bytes} bytes",
+            limit=self.max_bytes,
+        )
+
+    async def _reject(
+        self, scope: Scope, send: Send, status: int, code: str, detail: str, **extra: Any
+    ) -> None:
+        body = problem_body(
+            status,
+            code,
+            detail,
+            instance=str(scope.get("path", "")),
+            base=self.problem_base,
+            **extra,
+        )
+        payload = json.dumps(body).encode()
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
+                    (b"content-length", str(len(payload)).encode()),
+                    (b"connection", b"close"),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": payload})
+
+
+def _content_length(scope: Scope) -> int | None:
+    """The declared Content-Length; None if absent, -1 if malformed."""
+    for name, value in scope.get("headers", []):
+        if name == b"content-length":
+            try:
+                length = int(value)
+            except ValueError:
+                return -1
+            return length if length >= 0 else -1
+    return None

@@ -1,0 +1,45 @@
+"""The append-only event log of a game."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Query
+
+from app.api.deps import SeatDep, SettingsDep, UowDep
+from app.api.problems import responses
+from app.service import games as uc
+from app.service.results import EventPage, EventView
+
+router = APIRouter(prefix="/games/{game_id}/events", tags=["events"])
+
+
+@router.get(
+    "",
+    summary="Page through the event log",
+    response_model=EventPage,
+    responses=responses(401, 404, 422),
+)
+def list_events(
+    game_id: str,
+    uow: UowDep,
+    token: SeatDep,
+    settings: SettingsDep,
+    after: Annotated[int, Query(ge=0, description="Return events with seq > after.")] = 0,
+    limit: Annotated[int, Query(ge=1, description="Page size (capped by the server).")] = 50,
+) -> EventPage:
+    """Accepted actions oldest first, each with its ruling, dice and resulting version.
+    Readable by whoever may read the game. Follow `next` until it is null."""
+    return uc.list_events(
+        uow, game_id, token=token, after=after, limit=min(limit, settings.events_page_max)
+    )
+
+
+@router.get(
+    "/{seq}", summary="Read one event", response_model=EventView, responses=responses(401, 404, 422)
+)
+def get_event(
+    game_id: str, seq: Annotated[int, Path(ge=1)], uow: UowDep, token: SeatDep
+) -> EventView:
+    """One event of the log."""
+    return uc.get_event(uow, game_id, seq, token=token)

@@ -1,0 +1,106 @@
+"""Create and read games."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Header, Response
+from fastapi.responses import JSONResponse
+
+from app.api.deps import BoardsDep, SeatDep, UowDep
+from app.api.etags import format_etag, parse_etags
+from app.api.problems import responses
+from app.api.schemas import EXAMPLE_SCENARIO, CreateGameRequest
+from app.service import games as uc
+from app.service.results import CreatedGame, GameView, ScenarioView
+
+router = APIRouter(prefix="/games", tags=["games"])
+
+
+@router.post(
+    "",
+    summary="Create a game",
+    status_code=201,
+    response_model=CreatedGame,
+    responses={
+        201: {
+            "description": "Created. `seats` holds each seat's token; they are never shown again.",
+            "headers": {
+                "Location": {"description": "/games/{id}"},
+                "ETag": {"description": 'W/"1"'},
+            },
+        },
+        **responses(400, 413, 415, 422),
+    },
+)
+def create_game(
+    body: Annotated[
+        CreateGameRequest,
+        Body(
+            openapi_examples={
+                "tiny": {
+                    "summary": "A game of the tiny test ruleset",
+                    "value": {"ruleset": "tiny", "scenario": EXAMPLE_SCENARIO, "public": True},
+                }
+            }
+        ),
+    ],
+    uow: UowDep,
+    boards: BoardsDep,
+) -> Any:
+    """Validate the scenario with the ruleset (422 names every bad field), set the game up and
+    issue one bearer token per side plus one for the umpire. Tokens are stored hashed."""
+    created = uc.create_game(
+        uow,
+        ruleset_id=body.ruleset,
+        scenario=body.scenario,
+        options=body.options,
+        public=body.public,
+        boards=boards,
+    )
+    return JSONResponse(
+        created.model_dump(mode="json"),
+        status_code=201,
+        headers={"Location": f"/games/{created.id}", "ETag": format_etag(created.version)},
+    )
+
+
+@router.get(
+    "/{game_id}",
+    summary="Read a game",
+    response_model=GameView,
+    responses={
+        200: {"headers": {"ETag": {"description": 'W/"<version>": send it as If-Match.'}}},
+        **responses(304, 401, 404, 503),
+    },
+)
+def get_game(
+    game_id: str,
+    uow: UowDep,
+    boards: BoardsDep,
+    token: SeatDep,
+    if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
+) -> Any:
+    """The game's current version and state as the bearer's seat may see it (anonymous
+    readers get the public view; private games need a seat token)."""
+    view = uc.get_game(uow, game_id, token=token, boards=boards)
+    headers = {
+        "ETag": format_etag(view.version),
+        "Vary": "Authorization",
+        "Cache-Control": "private, no-cache",
+    }
+    tags = parse_etags(if_none_match)
+    if tags is not None and tags.matches(view.version):
+        return Response(status_code=304, headers=headers)
+    return JSONResponse(view.model_dump(mode="json"), headers=headers)
+
+
+@router.get(
+    "/{game_id}/scenario",
+    summary="Read a game's scenario and board",
+    response_model=ScenarioView,
+    responses=responses(401, 404),
+)
+def get_scenario(game_id: str, uow: UowDep, token: SeatDep) -> ScenarioView:
+    """The scenario as validated at creation, the board derived from it and its digest."""
+    return uc.get_scenario(uow, game_id, token=token)

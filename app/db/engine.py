@@ -1,0 +1,85 @@
+"""Engines and sessions: SQLite (WAL, foreign keys) and PostgreSQL (psycopg 3)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+WRITE_OPTION = "referee_write"
+"""Connection execution option: the transaction will write (SQLite takes the lock up front)."""
+
+
+def normalize_url(url: str | URL) -> URL:
+    """Parse a database URL; bare ``postgres://``/``postgresql://`` use psycopg 3."""
+    parsed = make_url(url)
+    if parsed.drivername in ("postgres", "postgresql"):
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return parsed
+
+
+def sqlite_file(url: URL) -> Path | None:
+    """The database file of a SQLite URL, or None (memory or not SQLite)."""
+    if not url.drivername.startswith("sqlite"):
+        return None
+    database = url.database or ""
+    if database in ("", ":memory:") or database.startswith("file:"):
+        return None
+    return Path(database)
+
+
+def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
+    """Create an engine configured for this service.
+
+    SQLite: the file's directory is created on first connect, WAL journal, foreign keys on,
+    a busy timeout, and write transactions start with ``BEGIN IMMEDIATE`` so a writer never
+    fails half-way on a stale snapshot. PostgreSQL: psycopg 3 with pre-ping.
+    """
+    parsed = normalize_url(url)
+    if parsed.drivername.startswith("sqlite"):
+        return _sqlite_engine(parsed, echo=echo)
+    return create_engine(parsed, echo=echo, pool_pre_ping=True)
+
+
+def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
+    engine = create_engine(
+        url,
+        echo=echo,
+        connect_args={"check_same_thread": False, "timeout": 30},
+    )
+    path = sqlite_file(url)
+
+    @event.listens_for(engine, "do_connect")
+    def _make_dir(dialect: Any, conn_rec: Any, cargs: Any, cparams: Any) -> None:
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+
+    @event.listens_for(engine, "connect")
+    def _pragmas(dbapi_connection: Any, connection_record: Any) -> None:
+        # Let SQLAlchemy (not the driver) decide when transactions begin.
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        if conn.get_execution_options().get(WRITE_OPTION):
+            conn.exec_driver_sql("BEGIN IMMEDIATE")
+        else:
+            conn.exec_driver_sql("BEGIN")
+
+    return engine
+
+
+def make_session_factory(engine: Engine) -> sessionmaker[Session]:
+    """Sessions that keep loaded attributes after commit (responses are built after it)."""
+    return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)

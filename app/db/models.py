@@ -1,0 +1,123 @@
+"""SQLAlchemy models. The schema is created only by the Alembic migrations in ``migrations/``.
+
+* ``scenarios`` -- the immutable part of a game: the scenario as submitted, the board the
+  ruleset derived from it, and a SHA-256 digest of the board (the in-process board cache key).
+* ``games`` -- one row per game: ruleset id and version, options, the current state, a version
+  counter for optimistic concurrency, status, public-read flag, timestamps.
+* ``seats`` -- one per side plus the umpire; only a SHA-256 hash of each token is stored.
+* ``events`` -- append-only log of accepted actions with their ruling, dice and the version
+  they produced; the idempotency key and the stored response make retries safe.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class ScenarioRow(Base):
+    """The immutable scenario and board of one game."""
+
+    __tablename__ = "scenarios"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    ruleset_id: Mapped[str] = mapped_column(String(64))
+    ruleset_version: Mapped[str] = mapped_column(String(32))
+    digest: Mapped[str] = mapped_column(String(64), index=True)
+    scenario: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    board: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class GameRow(Base):
+    """A game's current row; loading a game reads this, never the event log."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    ruleset_id: Mapped[str] = mapped_column(String(64), index=True)
+    ruleset_version: Mapped[str] = mapped_column(String(32))
+    scenario_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("scenarios.id", ondelete="RESTRICT"), index=True
+    )
+    options: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    state: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    version: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class SeatRow(Base):
+    """A seat at a game: a side name or ``umpire``, and the SHA-256 of its bearer token."""
+
+    __tablename__ = "seats"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat"),
+        Index("ix_seats_game_id_token_hash", "game_id", "token_hash"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[str] = mapped_column(String(64))
+    token_hash: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class EventRow(Base):
+    """One accepted action. Append-only."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq"),
+        UniqueConstraint("game_id", "idempotency_key"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    seat: Mapped[str] = mapped_column(String(64))
+    kind: Mapped[str] = mapped_column(String(64))
+    action: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    ruling: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    dice: Mapped[list[int]] = mapped_column(JsonType)
+    version: Mapped[int] = mapped_column(Integer)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    response: Mapped[str | None] = mapped_column(Text, nullable=True)
+    """The exact JSON text answered when the event was accepted (replayed byte for byte)."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)

@@ -1,0 +1,112 @@
+"""The game repository: every query the service needs, and nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy.orm import Session
+
+from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow, utcnow
+
+
+class GameRepository:
+    """Games, their scenario, seats and events, through one SQLAlchemy session."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    # -- create ---------------------------------------------------------------------------
+
+    def add(self, scenario: ScenarioRow, game: GameRow, seats: Sequence[SeatRow]) -> None:
+        """Stage a new game with its scenario and seats."""
+        self.session.add(scenario)
+        self.session.flush()
+        self.session.add(game)
+        self.session.flush()
+        self.session.add_all(seats)
+        self.session.flush()
+
+    # -- read -----------------------------------------------------------------------------
+
+    def get(self, game_id: str) -> tuple[GameRow, str] | None:
+        """The game's current row and its board digest (the board JSON is not loaded)."""
+        stmt = (
+            select(GameRow, ScenarioRow.digest)
+            .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
+            .where(GameRow.id == game_id)
+        )
+        row = self.session.execute(stmt).first()
+        if row is None:
+            return None
+        return row[0], row[1]
+
+    def board_json(self, scenario_id: str) -> dict[str, Any]:
+        """The stored board document of a scenario (read on a board-cache miss only)."""
+        stmt = select(ScenarioRow.board).where(ScenarioRow.id == scenario_id)
+        return dict(self.session.execute(stmt).scalar_one())
+
+    def scenario(self, scenario_id: str) -> ScenarioRow:
+        return self.session.get_one(ScenarioRow, scenario_id)
+
+    def seat_by_token_hash(self, game_id: str, token_hash: str) -> SeatRow | None:
+        stmt = select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.token_hash == token_hash)
+        return self.session.execute(stmt).scalars().first()
+
+    def event_by_key(self, game_id: str, key: str) -> EventRow | None:
+        stmt = select(EventRow).where(EventRow.game_id == game_id, EventRow.idempotency_key == key)
+        return self.session.execute(stmt).scalars().first()
+
+    def events(self, game_id: str, *, after: int, limit: int) -> list[EventRow]:
+        stmt = (
+            select(EventRow)
+            .where(EventRow.game_id == game_id, EventRow.seq > after)
+            .order_by(EventRow.seq)
+            .limit(limit)
+        )
+        return list(self.session.execute(stmt).scalars())
+
+    def event(self, game_id: str, seq: int) -> EventRow | None:
+        stmt = select(EventRow).where(EventRow.game_id == game_id, EventRow.seq == seq)
+        return self.session.execute(stmt).scalars().first()
+
+    def count_events(self, game_id: str) -> int:
+        stmt = select(func.count()).select_from(EventRow).where(EventRow.game_id == game_id)
+        return int(self.session.execute(stmt).scalar_one())
+
+    # -- write ----------------------------------------------------------------------------
+
+    def advance(
+        self,
+        game_id: str,
+        *,
+        expected_version: int,
+        state: dict[str, Any],
+        status: str,
+        now: datetime | None = None,
+    ) -> bool:
+        """Store a new state if the game is still at ``expected_version``.
+
+        One conditional ``UPDATE ... WHERE version = :expected``: of two concurrent writers
+        holding the same version exactly one matches a row; the other gets ``False``.
+        """
+        stmt = (
+            update(GameRow)
+            .where(GameRow.id == game_id, GameRow.version == expected_version)
+            .values(
+                version=expected_version + 1,
+                state=state,
+                status=status,
+                updated_at=now or utcnow(),
+            )
+            .execution_options(synchronize_session=False)
+        )
+        result = self.session.execute(stmt)
+        assert isinstance(result, CursorResult)
+        return result.rowcount == 1
+
+    def append_event(self, event: EventRow) -> None:
+        self.session.add(event)
+        self.session.flush()

@@ -1,0 +1,88 @@
+"""Unit of work: one transaction around one use case (cosmicpython style)."""
+
+from __future__ import annotations
+
+import abc
+from types import TracebackType
+from typing import Self
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from app.db.engine import WRITE_OPTION
+from app.db.repository import GameRepository
+
+
+class AbstractUnitOfWork(abc.ABC):
+    """``with uow.begin(write=True): ...; uow.commit()`` -- rolled back unless committed."""
+
+    games: GameRepository
+
+    def begin(self, *, write: bool = False) -> Self:
+        """Declare whether the coming transaction writes; use as ``with uow.begin(...)``."""
+        self._write = write
+        return self
+
+    @property
+    def writing(self) -> bool:
+        return getattr(self, "_write", False)
+
+    @abc.abstractmethod
+    def __enter__(self) -> Self: ...
+
+    @abc.abstractmethod
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    @abc.abstractmethod
+    def commit(self) -> None: ...
+
+    @abc.abstractmethod
+    def rollback(self) -> None: ...
+
+
+class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
+    """A unit of work over a SQLAlchemy session factory."""
+
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self.session_factory = session_factory
+        self._session: Session | None = None
+
+    @property
+    def session(self) -> Session:
+        if self._session is None:
+            raise RuntimeError("unit of work used outside its `with` block")
+        return self._session
+
+    def __enter__(self) -> Self:
+        session = self.session_factory()
+        if self.writing:
+            # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
+            session.connection(execution_options={WRITE_OPTION: True})
+        self._session = session
+        self.games = GameRepository(session)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        session = self.session
+        try:
+            if session.in_transaction():
+                session.rollback()  # anything not committed is discarded
+        finally:
+            session.close()
+            self._session = None
+            self._write = False
+
+    def commit(self) -> None:
+        self.session.commit()
+
+    def rollback(self) -> None:
+        self.session.rollback()

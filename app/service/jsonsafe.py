@@ -1,0 +1,55 @@
+"""Reject JSON values that a database cannot store faithfully.
+
+PostgreSQL's ``jsonb`` refuses the NUL character, UTF-8 cannot carry lone surrogates, and
+``NaN``/``Infinity`` (which Python's JSON parser accepts) are not JSON. Such values are client
+errors, named by location, on every database alike.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from app.service.errors import FieldError, pointer
+
+MAX_DEPTH = 64
+
+
+def _bad_text(value: str) -> str | None:
+    if "\x00" in value:
+        return "text may not contain the NUL character (\\u0000)"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "text may not contain unpaired surrogates"
+    return None
+
+
+def unsafe_values(data: Any, prefix: tuple[Any, ...] = ()) -> list[FieldError]:
+    """Every location in ``data`` holding an unstorable value (empty when all is well)."""
+    out: list[FieldError] = []
+    stack: list[tuple[tuple[Any, ...], Any]] = [(prefix, data)]
+    while stack:
+        path, value = stack.pop()
+        if len(path) - len(prefix) > MAX_DEPTH:
+            out.append(FieldError(pointer(path), "nested too deeply", "json.too_deep"))
+            continue
+        if isinstance(value, str):
+            problem = _bad_text(value)
+            if problem:
+                out.append(FieldError(pointer(path), problem, "json.unsupported_text"))
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                out.append(FieldError(pointer(path), "numbers must be finite", "json.not_finite"))
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                key_problem = _bad_text(str(key))
+                if key_problem:
+                    out.append(
+                        FieldError(pointer(path), f"a key: {key_problem}", "json.unsupported_text")
+                    )
+                    continue
+                stack.append(((*path, key), item))
+        elif isinstance(value, list):
+            stack.extend(((*path, i), item) for i, item in enumerate(value))
+    return sorted(out, key=lambda e: e.location)

@@ -1,0 +1,97 @@
+"""Session-wide fixtures: the tiny test ruleset and a fresh, migrated database per test.
+
+``db_url`` is parametrized over SQLite (a temp file) and PostgreSQL (a throwaway cluster this
+session starts itself; see tests/support/postgres.py). Each database is migrated once into a
+template; every test gets a copy (a file copy for SQLite, ``CREATE DATABASE ... TEMPLATE`` for
+PostgreSQL). With ``CI=true`` a PostgreSQL that cannot start fails the run; elsewhere those
+tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.db.migrate import upgrade
+from app.rules import registry
+from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
+from tests.support.tiny import TINY
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def tiny_ruleset() -> Iterator[None]:
+    """Register the tiny test ruleset for the whole session."""
+    registry.register(TINY)
+    yield
+    registry.unregister(TINY.id)
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    try:
+        cluster = start_cluster()
+    except PostgresUnavailable as exc:
+        if IN_CI:
+            pytest.fail(f"PostgreSQL is required in CI but did not start: {exc}")
+        pytest.skip(f"PostgreSQL unavailable: {exc}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_cluster: PgCluster) -> str:
+    """A database migrated to head, used as the template of every test database."""
+    name = pg_cluster.create_database("referee_template")
+    upgrade(pg_cluster.url(name))
+    return name
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("sqlite-template") / "template.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.pg)])
+def db_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def db_url(db_kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh database at the schema's head revision."""
+    if db_kind == "sqlite":
+        template: Path = request.getfixturevalue("sqlite_template")
+        path = tmp_path / "referee.db"
+        shutil.copyfile(template, path)
+        yield f"sqlite:///{path}"
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database(template=request.getfixturevalue("pg_template"))
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)
+
+
+@pytest.fixture
+def empty_db_url(db_kind: str, request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A database with no tables at all (for migration tests)."""
+    if db_kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'empty.db'}"
+        return
+    cluster: PgCluster = request.getfixturevalue("pg_cluster")
+    name = cluster.create_database(template="template0")
+    try:
+        yield cluster.url(name)
+    finally:
+        cluster.drop_database(name)

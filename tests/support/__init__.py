@@ -1,0 +1,1 @@
+"""Test support: a tiny ruleset and a throwaway PostgreSQL cluster."""

@@ -1,0 +1,203 @@
+"""A throwaway PostgreSQL cluster for the test session.
+
+``initdb``/``pg_ctl`` are found on PATH or in ``pg_config --bindir``. When running as root (CI
+does), the cluster runs as the ``postgres`` OS user (``runuser``), its temp directory chowned to
+it. It listens on 127.0.0.1 on a free port with its unix socket inside the temp directory, has
+fsync off (it is thrown away), and is stopped with ``pg_ctl stop -m immediate``.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+
+class PostgresUnavailable(RuntimeError):
+    """No PostgreSQL binaries, or the cluster did not start."""
+
+
+def find_bindir() -> Path | None:
+    """The directory holding initdb and pg_ctl, or None."""
+    initdb = shutil.which("initdb")
+    if initdb and shutil.which("pg_ctl"):
+        return Path(initdb).resolve().parent
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        try:
+            out = subprocess.run(
+                [pg_config, "--bindir"], capture_output=True, text=True, check=True, timeout=30
+            ).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        if out and (Path(out) / "initdb").exists():
+            return Path(out)
+    for candidate in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
+        if (candidate / "initdb").exists():
+            return candidate
+    return None
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class PgCluster:
+    root: Path
+    bindir: Path
+    port: int
+    run_as: str | None
+    user: str = "postgres"
+    _stopped: bool = field(default=False, repr=False)
+
+    @property
+    def data(self) -> Path:
+        return self.root / "data"
+
+    @property
+    def sockets(self) -> Path:
+        return self.root / "sock"
+
+    def url(self, dbname: str) -> str:
+        return f"postgresql+psycopg://{self.user}@127.0.0.1:{self.port}/{dbname}"
+
+    def _connect(self) -> psycopg.Connection[tuple[object, ...]]:
+        return psycopg.connect(
+            host="127.0.0.1", port=self.port, user=self.user, dbname="postgres", autocommit=True
+        )
+
+    def create_database(self, name: str | None = None, template: str | None = None) -> str:
+        name = name or f"t_{uuid.uuid4().hex[:16]}"
+        stmt = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template:
+            stmt = sql.SQL("CREATE DATABASE {} TEMPLATE {}").format(
+                sql.Identifier(name), sql.Identifier(template)
+            )
+        with self._connect() as conn:
+            conn.execute(stmt)
+        return name
+
+    def drop_database(self, name: str) -> None:
+        with self._connect() as conn:
+            conn.execute(
+                sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name))
+            )
+
+    def _cmd(self, *args: str) -> list[str]:
+        if self.run_as:
+            return ["runuser", "-u", self.run_as, "--", *args]
+        return list(args)
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        try:
+            subprocess.run(
+                self._cmd(
+                    str(self.bindir / "pg_ctl"),
+                    "-D",
+                    str(self.data),
+                    "stop",
+                    "-m",
+                    "immediate",
+                    "-w",
+                ),
+                capture_output=True,
+                timeout=60,
+                check=False,
+            )
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)
+
+
+def start_cluster() -> PgCluster:
+    """Start a fresh cluster or raise :class:`PostgresUnavailable` saying why."""
+    bindir = find_bindir()
+    if bindir is None:
+        raise PostgresUnavailable("initdb/pg_ctl not found on PATH nor via pg_config --bindir")
+    root = Path(tempfile.mkdtemp(prefix="referee-pg-"))
+    run_as: str | None = None
+    if os.geteuid() == 0:
+        try:
+            pw = pwd.getpwnam("postgres")
+        except KeyError:
+            shutil.rmtree(root, ignore_errors=True)
+            raise PostgresUnavailable("running as root but there is no `postgres` user") from None
+        run_as = "postgres"
+        os.chown(root, pw.pw_uid, pw.pw_gid)
+    cluster = PgCluster(root=root, bindir=bindir, port=free_port(), run_as=run_as)
+    try:
+        (root / "sock").mkdir()
+        if run_as:
+            pw = pwd.getpwnam(run_as)
+            os.chown(root / "sock", pw.pw_uid, pw.pw_gid)
+        _run(
+            cluster._cmd(
+                str(bindir / "initdb"),
+                "-D",
+                str(cluster.data),
+                "-U",
+                cluster.user,
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+            ),
+            "initdb",
+        )
+        options = " ".join(
+            [
+                f"-p {cluster.port}",
+                f"-k {cluster.sockets}",
+                "-c listen_addresses=127.0.0.1",
+                "-c fsync=off",
+                "-c synchronous_commit=off",
+                "-c full_page_writes=off",
+                "-c max_connections=200",
+            ]
+        )
+        _run(
+            cluster._cmd(
+                str(bindir / "pg_ctl"),
+                "-D",
+                str(cluster.data),
+                "-l",
+                str(root / "server.log"),
+                "-o",
+                options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ),
+            "pg_ctl start",
+        )
+    except Exception as exc:
+        log = root / "server.log"
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        cluster.stop()
+        raise PostgresUnavailable(f"{exc}\n{tail}") from exc
+    return cluster
+
+
+def _run(cmd: list[str], what: str) -> None:
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
+    if proc.returncode != 0:
+        raise PostgresUnavailable(
+            f"{what} failed ({proc.returncode}): {proc.stderr.strip() or proc.stdout.strip()}"
+        )
