@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -80,6 +81,19 @@ class GameRow(Base):
     public: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    dice_seed: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """Secret dice seed (hex). Never leaves the service until revealed."""
+    dice_commitment: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """SHA-256 (hex) of the seed, published at creation."""
+    dice_counter: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Number of dice rolled so far (the next roll's counter)."""
+    seed_revealed: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    match: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    """Match options: time control, physical dice, take-backs."""
+    clock: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    """Clock state (remaining time per side, running side and since when)."""
+    initial_state: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    """The state at creation: where audit replay and a rollback to version 1 start."""
 
 
 class SeatRow(Base):
@@ -121,3 +135,30 @@ class EventRow(Base):
     response: Mapped[str | None] = mapped_column(Text, nullable=True)
     """The exact JSON text answered when the event was accepted (replayed byte for byte)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    payload: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    """Details of a non-action event (phase reached, rollback target, commitment…)."""
+    state_after: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    """Snapshot of the state this event produced (rollbacks restore it; never served raw)."""
+    visible_to: Mapped[list[str] | None] = mapped_column(JsonType, nullable=True)
+    """Seats that may read this event; None = every reader of the game."""
+
+
+class SealedOrderRow(Base):
+    """One side's sealed order for a simultaneous secret decision.
+
+    Only ``commitment`` (SHA-256 of nonce + canonical order JSON) and the receipt time are
+    published before every side has submitted; then order and nonce are revealed.
+    """
+
+    __tablename__ = "sealed_orders"
+    __table_args__ = (UniqueConstraint("game_id", "decision", "seat"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    decision: Mapped[str] = mapped_column(String(128))
+    seat: Mapped[str] = mapped_column(String(64))
+    commitment: Mapped[str] = mapped_column(String(64))
+    nonce: Mapped[str] = mapped_column(String(64))
+    order: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -7,7 +7,19 @@
 
 from __future__ import annotations
 
-from app.rules.base import UMPIRE, InvalidQuery, InvalidScenario, QuerySpec, Ruleset, RulesError, Sides
+from app.rules.base import (
+    UMPIRE,
+    InvalidQuery,
+    InvalidScenario,
+    PhaseSpec,
+    Position,
+    QuerySpec,
+    RulesError,
+    Ruleset,
+    SealedDecision,
+    SequenceOfPlay,
+    Sides,
+)
 from app.rules.catalog import Catalog, Interpretation, RuleSection
 from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
 
@@ -20,11 +32,15 @@ __all__ = [
     "InterpretationRef",
     "InvalidQuery",
     "InvalidScenario",
+    "PhaseSpec",
+    "Position",
     "QuerySpec",
     "RuleSection",
-    "Ruleset",
     "RulesError",
+    "Ruleset",
     "Ruling",
+    "SealedDecision",
+    "SequenceOfPlay",
     "Sides",
     "Violation",
 ]

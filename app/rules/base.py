@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Generic, TypeVar
 from pydantic import BaseModel, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
-from app.rules.ruling import Ruling
+from app.rules.ruling import Citation, Ruling
 
 UMPIRE = "umpire"
 """The seat that may act for every side."""
@@ -60,6 +60,62 @@ class QuerySpec:
     params: type[BaseModel]
     run: Callable[[Any, Any, Any, Any], Any]
     """``run(board, state, options, params) -> JSON-able value``."""
+
+
+@dataclass(frozen=True)
+class PhaseSpec:
+    """One phase of a ruleset's sequence of play."""
+
+    id: str
+    title: str
+    acts: str = "phasing"
+    """Who may submit actions in this phase: ``phasing`` (the phasing side), ``non_phasing``,
+    ``both`` (either side, e.g. sealed allocations) or ``umpire``."""
+
+
+@dataclass(frozen=True)
+class SequenceOfPlay:
+    """A ruleset's sequence of play: the phases of one player turn, in order.
+
+    Player turns rotate through ``sides`` (default: the board's sides in order); after the last
+    side's last phase the game turn number goes up by one. ``citation`` is the rule section a
+    rejection for acting out of sequence cites.
+    """
+
+    phases: tuple[PhaseSpec, ...]
+    citation: Citation
+    sides: tuple[str, ...] | None = None
+
+    def phase(self, phase_id: str) -> PhaseSpec:
+        for p in self.phases:
+            if p.id == phase_id:
+                return p
+        raise KeyError(phase_id)
+
+
+@dataclass(frozen=True)
+class Position:
+    """Where a game stands in its sequence of play."""
+
+    turn: int
+    phase: str
+    phasing_side: str | None
+
+
+@dataclass(frozen=True)
+class SealedDecision:
+    """A simultaneous secret decision open in the current state (e.g. a troop allocation).
+
+    Each side in ``sides`` submits one order validated by ``order_model``; nobody else sees an
+    order until every side has submitted (or the umpire opens them), then all are revealed
+    at once and judged by :meth:`Ruleset.resolve_sealed`.
+    """
+
+    id: str
+    title: str
+    sides: tuple[str, ...]
+    order_model: type[BaseModel]
+    citation: Citation | None = None
 
 
 @dataclass(frozen=True)
@@ -166,6 +222,63 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     @abstractmethod
     def apply(self, board: BoardT, state: StateT, action: ActionT, ruling: Ruling) -> StateT:
         """Return the state after a legal action. Never mutates its inputs."""
+
+    # -- match flow (optional hooks; defaults mean "not used by this ruleset") --------------
+
+    def sequence_of_play(self, board: BoardT) -> SequenceOfPlay | None:
+        """The phases of a player turn; None if this ruleset does not enforce a sequence."""
+        return None
+
+    def position(self, board: BoardT, state: StateT) -> Position | None:
+        """The current turn, phase and phasing side; None without a sequence of play."""
+        return None
+
+    def advance_phase(self, board: BoardT, state: StateT) -> StateT:
+        """The state at the start of the next phase (snapshotting what rules need, e.g. which
+        units started the phase in an enemy zone). Only called when a sequence exists."""
+        raise NotImplementedError(f"ruleset {self.id!r} has no sequence of play")
+
+    def dice_needed(self, board: BoardT, state: StateT, action: ActionT) -> Sequence[int]:
+        """The sizes of the dice an action needs (e.g. ``[6, 6]``); the service rolls them
+        verifiably and passes the values to :meth:`adjudicate` in this order."""
+        return ()
+
+    def sealed_decisions(self, board: BoardT, state: StateT) -> Mapping[str, SealedDecision]:
+        """Simultaneous secret decisions open in this state, by id."""
+        return {}
+
+    def sealed_dice_needed(
+        self, board: BoardT, state: StateT, decision: str, orders: Mapping[str, BaseModel]
+    ) -> Sequence[int]:
+        """Dice sizes needed to resolve revealed sealed orders."""
+        return ()
+
+    def resolve_sealed(
+        self,
+        board: BoardT,
+        state: StateT,
+        decision: str,
+        orders: Mapping[str, BaseModel],
+        options: OptionsT,
+        dice: Sequence[int] = (),
+    ) -> Ruling:
+        """Judge the revealed orders of a sealed decision (side -> order). Pure."""
+        raise NotImplementedError(f"ruleset {self.id!r} has no sealed decisions")
+
+    def apply_sealed(
+        self,
+        board: BoardT,
+        state: StateT,
+        decision: str,
+        orders: Mapping[str, BaseModel],
+        ruling: Ruling,
+    ) -> StateT:
+        """The state after a resolved sealed decision."""
+        raise NotImplementedError(f"ruleset {self.id!r} has no sealed decisions")
+
+    def is_over(self, board: BoardT, state: StateT) -> bool:
+        """True once the game has ended (its dice seed may then be revealed to all)."""
+        return False
 
     # -- read side ------------------------------------------------------------------------
 
