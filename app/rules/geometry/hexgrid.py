@@ -132,7 +132,9 @@ class HexLayout:
     def to_axial(self, h: Hex) -> tuple[int, int]:
         if self.orientation == "flat":
             q = h.col
-            shift = (h.col - (h.col & 1)) // 2 if self.offset == "odd" else (h.col + (h.col & 1)) // 2
+            shift = (
+                (h.col - (h.col & 1)) // 2 if self.offset == "odd" else (h.col + (h.col & 1)) // 2
+            )
             return q, h.row - shift
         shift = (h.row - (h.row & 1)) // 2 if self.offset == "odd" else (h.row + (h.row & 1)) // 2
         return h.col - shift, h.row

@@ -1,0 +1,142 @@
+"""Small helpers shared by the ``zoc`` adjudicators: violations, rulings, path checks."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.rules.ruling import Effect, Ruling, Violation
+from app.rules.zoc.models import Unit
+from app.rules.zoc.zones import Context
+
+
+@dataclass
+class Problem:
+    """A reason an action is illegal, before it becomes a :class:`Violation`."""
+
+    code: str
+    message: str
+    sections: Sequence[str]
+    step: int | None = None
+    hex: str | None = None
+    unit: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+def violation(ctx: Context, p: Problem) -> Violation:
+    return Violation(
+        code=p.code,
+        message=p.message,
+        step=p.step,
+        hex=p.hex,
+        unit=p.unit,
+        citations=ctx.cite(*p.sections),
+        details=p.details,
+    )
+
+
+def effect(
+    ctx: Context,
+    kind: str,
+    message: str,
+    sections: Sequence[str],
+    *,
+    unit: str | None = None,
+    hex: str | None = None,
+    step: int | None = None,
+    by: Sequence[str] = (),
+    details: dict[str, Any] | None = None,
+) -> Effect:
+    return Effect(
+        kind=kind,
+        message=message,
+        unit=unit,
+        hex=hex,
+        step=step,
+        by=tuple(by),
+        citations=ctx.cite(*sections),
+        details=details or {},
+    )
+
+
+def illegal(
+    ctx: Context,
+    p: Problem,
+    effects: Sequence[Effect] = (),
+    details: dict[str, Any] | None = None,
+) -> Ruling:
+    v = violation(ctx, p)
+    return Ruling(
+        legal=False,
+        summary=p.message,
+        violations=(v,),
+        effects=tuple(effects),
+        citations=ctx.citations(),
+        interpretations=ctx.interpretations(),
+        details=details or {},
+    )
+
+
+def legal(ctx: Context, summary: str, effects: Sequence[Effect], details: dict[str, Any]) -> Ruling:
+    return Ruling(
+        legal=True,
+        summary=summary,
+        effects=tuple(effects),
+        citations=ctx.citations(),
+        interpretations=ctx.interpretations(),
+        details=details,
+    )
+
+
+def find_unit(ctx: Context, unit_id: str) -> Unit | Problem:
+    """The unit, on the map; else the well-formedness problem."""
+    unit = ctx.units.get(unit_id)
+    if unit is None:
+        return Problem("zoc.unknown_unit", f"There is no unit {unit_id!r}.", ["basic.path"])
+    if unit.hex is None:
+        return Problem(
+            "zoc.unit_off_map", f"{unit_id} is not on the map.", ["basic.path"], unit=unit_id
+        )
+    return unit
+
+
+def check_path(ctx: Context, start: str, path: Sequence[str], unit: str) -> Problem | None:
+    """Well-formed path: every id parses, lies on the map, and touches the previous hex."""
+    layout = ctx.board.layout.layout()
+    prev = start
+    for i, hex_id in enumerate(path, start=1):
+        if not layout.is_valid(hex_id):
+            return Problem(
+                "zoc.bad_hex_id",
+                f"Step {i}: {hex_id!r} is not a hex id of this map's layout.",
+                ["basic.path"],
+                step=i,
+                hex=hex_id,
+                unit=unit,
+            )
+        if not ctx.on_map(hex_id):
+            return Problem(
+                "zoc.off_map",
+                f"Step {i}: hex {hex_id} is not on the map.",
+                ["basic.path"],
+                step=i,
+                hex=hex_id,
+                unit=unit,
+            )
+        if not ctx.topo.adjacent(prev, hex_id):
+            return Problem(
+                "zoc.path_not_contiguous",
+                f"Step {i}: {hex_id} is not adjacent to {prev}.",
+                ["basic.path"],
+                step=i,
+                hex=hex_id,
+                unit=unit,
+                details={"from": prev},
+            )
+        prev = hex_id
+    return None
+
+
+def names(units: Sequence[Unit]) -> str:
+    return ", ".join(u.id for u in units)

@@ -1,0 +1,696 @@
+"""Section 8.2 for moving units: Operational Movement, Mud, Storms/Snow, Reserve, Exploitation.
+
+Legality comes in layers, each check an early return tagged with its rule:
+
+1. well-formed: the unit exists and is on the map, every hex id parses and is on the map, the
+   path is contiguous, an overrun names an enemy unit whose hex ends the path;
+2. pseudo-legal: the phase lets this unit move, terrain is passable, no enemy-occupied hex is
+   entered (except the overrun target's), the movement allowance covers the cost;
+3. legal: the EZOC rules of 8.2 for the current phase.
+
+:class:`Mover` holds the per-step EZOC rules; :func:`judge_move` walks a submitted path with
+them and :func:`reachable` (the ``reachable`` query) searches every path with the same rules.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.rules.ruling import Effect, Ruling
+from app.rules.zoc.common import Problem, check_path, effect, find_unit, illegal, legal, names
+from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
+from app.rules.zoc.zones import Context, compute_zones, unit_ids
+
+STORMY = ("storms", "snow")
+
+
+def _at(step: int) -> str:
+    """Message prefix naming the step (steps count from 1; 0 = a searched step)."""
+    return f"Step {step}: " if step else ""
+
+
+@dataclass
+class Stop:
+    """The unit must end its move in ``hex`` (entered at ``step``)."""
+
+    step: int
+    hex: str
+    reason: str  # entered_ezoc | weather_entry | weather_exit
+    by: list[str]
+    sections: list[str]
+    message: str
+
+
+@dataclass
+class StepOutcome:
+    """The EZOC rules' verdict on one step from ``cur`` into ``nxt``."""
+
+    problem: Problem | None = None
+    stop: Stop | None = None
+    effects: list[Effect] = field(default_factory=list)
+    ezoc_by: list[str] = field(default_factory=list)
+    negated_by: list[dict[str, Any]] = field(default_factory=list)
+    no_zoc: list[dict[str, Any]] = field(default_factory=list)
+
+
+class Mover:
+    """One unit moving in the current phase: the EZOC rules of 8.2 for each step."""
+
+    def __init__(self, ctx: Context, unit: Unit, overrun: Unit | None = None) -> None:
+        assert unit.hex is not None
+        self.ctx = ctx
+        self.unit = unit
+        self.side = unit.side
+        self.start = unit.hex
+        self.phase = ctx.state.phase
+        self.overrun = overrun
+        self.started_in_ezoc = self._started_in_ezoc()
+
+    # -- phase facts ----------------------------------------------------------------------
+
+    def _started_in_ezoc(self) -> bool:
+        """Was the unit in an EZOC hex at the start of the phase (negation not considered)?"""
+        ctx = self.ctx
+        start_hex = ctx.state.start_positions.get(self.unit.id, self.unit.hex)
+        if start_hex is None or not ctx.on_map(start_hex):
+            return False
+        if start_hex == self.unit.hex:
+            return bool(ctx.ezoc(start_hex, self.side))
+        positions = ctx.state.start_positions
+        then = [u.model_copy(update={"hex": positions.get(u.id, u.hex)}) for u in ctx.state.units]
+        zones = compute_zones(ctx.board, ctx.topo, then, ctx.state.markers)
+        return bool(zones.ezoc(start_hex, self.side))
+
+    def _enemy_sections(self) -> list[str]:
+        if self.side == self.ctx.state.phasing_side:
+            return ["8.1", "8.1.clar.nonphasing"]
+        return ["8.1"]
+
+    def _phase_sections(self) -> list[str]:
+        return ["8.2.exploitation"] if self.phase == "exploitation" else []
+
+    def _weather_applies(self) -> bool:
+        if self.phase == "operational_movement":
+            return True
+        if self.phase == "exploitation":
+            self.ctx.rely("zoc.weather-in-exploitation")
+            return self.ctx.options.weather_in_exploitation
+        return False
+
+    # -- pseudo-legal ---------------------------------------------------------------------
+
+    def may_move(self) -> Problem | None:
+        """Does the phase let this unit move at all?"""
+        ctx, unit = self.ctx, self.unit
+        if self.phase not in MOVEMENT_PHASES:
+            return Problem(
+                "zoc.wrong_phase",
+                f"No unit moves in the {self.phase} phase.",
+                ["basic.phase"],
+                unit=unit.id,
+                details={"phase": self.phase},
+            )
+        if unit.side != ctx.state.phasing_side:
+            return Problem(
+                "zoc.not_phasing",
+                f"{unit.id} belongs to {unit.side}, but {ctx.state.phasing_side} is phasing.",
+                ["basic.phase"],
+                unit=unit.id,
+            )
+        if not unit.ground:
+            return Problem(
+                "zoc.not_ground_unit",
+                f"{unit.id} is not a ground unit; this ruleset moves ground units only.",
+                ["basic.phase"],
+                unit=unit.id,
+            )
+        if unit.id in ctx.state.moved:
+            return Problem(
+                "zoc.already_moved",
+                f"{unit.id} has already moved this phase.",
+                ["basic.phase"],
+                unit=unit.id,
+            )
+        return None
+
+    def basic_step(self, cur: str, nxt: str, step: int, final_overrun: bool) -> int | Problem:
+        """Terrain and enemy occupation for one step; the cost in movement points."""
+        ctx = self.ctx
+        cost, why = ctx.entry_cost(cur, nxt)
+        if cost is None:
+            return Problem(
+                "zoc.prohibited_terrain",
+                f"{_at(step)}{why}.",
+                ["basic.terrain"],
+                step=step,
+                hex=nxt,
+                unit=self.unit.id,
+            )
+        enemies = ctx.enemy_ground_units(nxt, self.side)
+        if enemies and not final_overrun:
+            return Problem(
+                "zoc.enemy_occupied",
+                f"{_at(step)}{nxt} holds enemy units ({names(enemies)}).",
+                ["basic.enemy-hex"],
+                step=step,
+                hex=nxt,
+                unit=self.unit.id,
+                details={"enemies": unit_ids(enemies)},
+            )
+        return cost
+
+    # -- legal: the EZOC rules ------------------------------------------------------------
+
+    def zoc_step(self, cur: str, nxt: str, step: int, first: bool) -> StepOutcome:
+        """Apply 8.2 to one step; ``first`` is True for the step out of the start hex."""
+        if self.phase == "reserve_movement":
+            return self._reserve_step(cur, nxt, step, first)
+        return self._moving_step(cur, nxt, step, first)
+
+    def _moving_step(self, cur: str, nxt: str, step: int, first: bool) -> StepOutcome:
+        ctx, side, out = self.ctx, self.side, StepOutcome()
+        operational = self.phase == "operational_movement"
+        cur_ezoc = ctx.ezoc(cur, side)
+        # Leaving ``cur``: Mud pins, Storms/Snow ends the move one hex later (no exceptions).
+        exit_stop: Stop | None = None
+        if cur_ezoc and ctx.weather(cur) != "clear" and self._weather_applies():
+            weather = ctx.weather(cur)
+            ctx.rely("zoc.weather-by-zone")
+            if weather == "mud":
+                out.problem = Problem(
+                    "zoc.mud_exit",
+                    f"{_at(step)}{self.unit.id} may not leave {cur}: it is an EZOC hex "
+                    f"(of {names(cur_ezoc)}) in Mud.",
+                    ["8.2.mud", *self._phase_sections(), *self._enemy_sections()],
+                    step=step,
+                    hex=cur,
+                    unit=self.unit.id,
+                    details={"by": unit_ids(cur_ezoc), "weather": weather},
+                )
+                return out
+            if weather in STORMY:
+                applies = True
+                if first:
+                    ctx.rely("zoc.storms-leaving-start")
+                    applies = ctx.options.storms_stop_on_leaving_start
+                if applies:
+                    exit_stop = Stop(
+                        step,
+                        nxt,
+                        "weather_exit",
+                        unit_ids(cur_ezoc),
+                        ["8.2.storms-snow", *self._phase_sections(), *self._enemy_sections()],
+                        f"it left {cur}, an EZOC hex in {weather.capitalize()}",
+                    )
+        if first and operational and self.started_in_ezoc and cur_ezoc:
+            out.effects.append(
+                effect(
+                    ctx,
+                    "zoc.left_ezoc",
+                    f"{self.unit.id} began the phase in EZOC and may leave {cur}.",
+                    ["8.2.operational.started-in"],
+                    unit=self.unit.id,
+                    hex=cur,
+                    by=unit_ids(cur_ezoc),
+                )
+            )
+        out.stop = exit_stop
+        # Entering ``nxt``.
+        nxt_ezoc = ctx.ezoc(nxt, side)
+        out.ezoc_by = unit_ids(nxt_ezoc)
+        out.no_zoc = ctx.no_zoc_notes(nxt, side)
+        if not nxt_ezoc:
+            return out
+        enemy = self._enemy_sections()
+        if ctx.weather(nxt) in STORMY and self._weather_applies():
+            ctx.rely("zoc.weather-by-zone")
+            weather = ctx.weather(nxt)
+            out.stop = out.stop or Stop(
+                step,
+                nxt,
+                "weather_entry",
+                unit_ids(nxt_ezoc),
+                ["8.2.storms-snow", *self._phase_sections(), *enemy],
+                f"it entered {nxt}, an EZOC hex in {weather.capitalize()}",
+            )
+        exception = "8.2.operational.exceptions" if operational else "8.2.exploitation"
+        stop_rule = "8.2.operational" if operational else "8.2.exploitation"
+        negators = ctx.negators(nxt, side, self.unit.id)
+        if negators:
+            out.negated_by = [n.as_json() for n in negators]
+            out.effects.append(
+                effect(
+                    ctx,
+                    "zoc.ezoc_negated",
+                    f"The EZOC in {nxt} (of {names(nxt_ezoc)}) is negated by "
+                    f"{', '.join(n.id for n in negators)}: no stop is required there.",
+                    [*ctx.negation_cites(negators), exception, *enemy],
+                    unit=self.unit.id,
+                    hex=nxt,
+                    step=step,
+                    by=unit_ids(nxt_ezoc),
+                    details={"negated_by": out.negated_by},
+                )
+            )
+            return out
+        if operational and self._overrun_exempt(nxt_ezoc):
+            assert self.overrun is not None
+            out.effects.append(
+                effect(
+                    ctx,
+                    "zoc.overrun_exempt",
+                    f"{self.unit.id} need not stop in {nxt}: it is overrunning "
+                    f"{self.overrun.id}, which exerts the EZOC there.",
+                    [exception, *enemy],
+                    unit=self.unit.id,
+                    hex=nxt,
+                    step=step,
+                    by=unit_ids(nxt_ezoc),
+                )
+            )
+            return out
+        extra: list[str] = []
+        if operational and self.started_in_ezoc:
+            if first:
+                extra.append("8.2.operational.started-in")
+            else:
+                ctx.rely("zoc.started-in-uniform")
+                if ctx.options.started_in_ezoc_exempt:
+                    return out
+        ignored = ctx.ignored_markers(nxt)
+        if ignored:
+            extra.append("8.1.clar.markers")
+        out.stop = out.stop or Stop(
+            step,
+            nxt,
+            "entered_ezoc",
+            unit_ids(nxt_ezoc),
+            [stop_rule, *extra, *enemy],
+            f"it entered the EZOC of {names(nxt_ezoc)} in {nxt}"
+            + (f" (markers {', '.join(ignored)} do not negate it)" if ignored else ""),
+        )
+        return out
+
+    def _overrun_exempt(self, ezoc: list[Unit]) -> bool:
+        target = self.overrun
+        if target is None or all(u.id != target.id for u in ezoc):
+            return False
+        if all(u.id == target.id for u in ezoc):
+            return True
+        self.ctx.rely("zoc.overrun-only-target")
+        return self.ctx.options.overrun_exempts_all_ezoc
+
+    def _reserve_step(self, cur: str, nxt: str, step: int, first: bool) -> StepOutcome:
+        ctx, side, out = self.ctx, self.side, StepOutcome()
+        for hex_id, verb in ((cur, "leave"), (nxt, "enter")):
+            ezoc = ctx.ezoc(hex_id, side)
+            if not ezoc:
+                continue
+            if verb == "leave" and not first and ctx.options.reserve_negation:
+                continue  # already judged when it was entered
+            negators = ctx.negators(hex_id, side, self.unit.id)
+            if negators:
+                ctx.rely("zoc.reserve-no-negation")
+                if ctx.options.reserve_negation:
+                    out.negated_by = [n.as_json() for n in negators]
+                    out.effects.append(
+                        effect(
+                            ctx,
+                            "zoc.ezoc_negated",
+                            f"The EZOC in {hex_id} is negated by "
+                            f"{', '.join(n.id for n in negators)} (per-game option).",
+                            [*ctx.negation_cites(negators), "8.2.reserve"],
+                            unit=self.unit.id,
+                            hex=hex_id,
+                            step=step,
+                            by=unit_ids(ezoc),
+                        )
+                    )
+                    continue
+            out.problem = Problem(
+                "zoc.reserve_ezoc",
+                f"{_at(step)}in Reserve Movement {self.unit.id} may not {verb} {hex_id}, "
+                f"an EZOC hex (of {names(ezoc)}).",
+                ["8.2.reserve", *self._enemy_sections()],
+                step=step,
+                hex=hex_id,
+                unit=self.unit.id,
+                details={"by": unit_ids(ezoc), "direction": verb},
+            )
+            return out
+        out.ezoc_by = unit_ids(ctx.ezoc(nxt, side))
+        out.no_zoc = ctx.no_zoc_notes(nxt, side)
+        return out
+
+
+# -- adjudication of a move -------------------------------------------------------------------
+
+
+def judge_move(ctx: Context, action: MoveAction) -> Ruling:
+    """Judge a ``move`` action (see the module docstring for the layers)."""
+    found = find_unit(ctx, action.unit)
+    if isinstance(found, Problem):
+        return illegal(ctx, found)
+    unit = found
+    assert unit.hex is not None
+    start = unit.hex
+    path = list(action.path)
+    # 1. well-formed
+    problem = check_path(ctx, start, path, unit.id)
+    if problem is not None:
+        return illegal(ctx, problem)
+    target: Unit | None = None
+    if action.overrun is not None:
+        target_or_problem = _overrun_target(ctx, unit, action.overrun, path)
+        if isinstance(target_or_problem, Problem):
+            return illegal(ctx, target_or_problem)
+        target = target_or_problem
+    mover = Mover(ctx, unit, target)
+    # 2. pseudo-legal
+    problem = mover.may_move()
+    if problem is not None:
+        return illegal(ctx, problem)
+    if target is not None and mover.phase not in ("operational_movement", "exploitation"):
+        return illegal(
+            ctx,
+            Problem(
+                "zoc.overrun_not_allowed",
+                f"No overrun in the {mover.phase} phase.",
+                ["basic.overrun"],
+                unit=unit.id,
+            ),
+        )
+    total = 0
+    costs: list[int] = []
+    prev = start
+    for i, hex_id in enumerate(path, start=1):
+        final_overrun = target is not None and i == len(path)
+        cost = mover.basic_step(prev, hex_id, i, final_overrun)
+        if isinstance(cost, Problem):
+            return illegal(ctx, cost)
+        total += cost
+        costs.append(cost)
+        if total > unit.movement_allowance:
+            return illegal(
+                ctx,
+                Problem(
+                    "zoc.insufficient_mp",
+                    f"Step {i}: entering {hex_id} brings the cost to {total}, over "
+                    f"{unit.id}'s movement allowance of {unit.movement_allowance}.",
+                    ["basic.movement-points"],
+                    step=i,
+                    hex=hex_id,
+                    unit=unit.id,
+                    details={"cost": total, "movement_allowance": unit.movement_allowance},
+                ),
+            )
+        prev = hex_id
+    ctx.cite("basic.path", "basic.movement-points")
+    # 3. legal: 8.2
+    effects: list[Effect] = []
+    steps: list[dict[str, Any]] = []
+    stop: Stop | None = None
+    prev = start
+    for i, hex_id in enumerate(path, start=1):
+        if stop is not None:
+            return illegal(
+                ctx,
+                Problem(
+                    "zoc.must_stop",
+                    f"{unit.id} must stop in {stop.hex} (step {stop.step}): {stop.message}; "
+                    f"it may not continue to {hex_id}.",
+                    stop.sections,
+                    step=stop.step,
+                    hex=stop.hex,
+                    unit=unit.id,
+                    details={"reason": stop.reason, "by": stop.by, "continued_to": hex_id},
+                ),
+                effects,
+                _details(unit, start, path, costs, steps, None),
+            )
+        final_overrun = target is not None and i == len(path)
+        outcome = mover.zoc_step(prev, hex_id, i, first=i == 1)
+        effects.extend(outcome.effects)
+        if outcome.problem is not None:
+            return illegal(
+                ctx, outcome.problem, effects, _details(unit, start, path, costs, steps, None)
+            )
+        steps.append(
+            {
+                "step": i,
+                "hex": hex_id,
+                "cost": costs[i - 1],
+                "ezoc_by": outcome.ezoc_by,
+                "negated_by": outcome.negated_by,
+                "no_zoc": outcome.no_zoc,
+            }
+        )
+        if not final_overrun:
+            stop = outcome.stop
+        prev = hex_id
+    if stop is not None:
+        effects.append(
+            effect(
+                ctx,
+                "zoc.must_stop",
+                f"{unit.id} must stop in {stop.hex}: {stop.message}.",
+                stop.sections,
+                unit=unit.id,
+                hex=stop.hex,
+                step=stop.step,
+                by=stop.by,
+                details={"reason": stop.reason},
+            )
+        )
+    if target is not None:
+        assert target.hex is not None
+        attack_from = path[-2] if len(path) > 1 else start
+        effects.append(
+            effect(
+                ctx,
+                "zoc.overrun",
+                f"{unit.id} overruns {target.id} in {target.hex} from {attack_from}; the "
+                "overrun is resolved outside this ruleset.",
+                ["basic.overrun"],
+                unit=unit.id,
+                hex=target.hex,
+                by=(target.id,),
+                details={"attack_from": attack_from},
+            )
+        )
+    details = _details(unit, start, path, costs, steps, stop)
+    if target is not None:
+        details["end_hex"] = path[-2] if len(path) > 1 else start
+    summary = (
+        f"{unit.id} moves {' -> '.join([start, *path])} for {sum(costs)} of "
+        f"{unit.movement_allowance} movement points"
+    )
+    if stop is not None:
+        summary += f"; it must stop in {stop.hex}: {stop.message}"
+    if target is not None:
+        summary += f"; it overruns {target.id}"
+    return legal(ctx, summary + ".", effects, details)
+
+
+def _overrun_target(ctx: Context, unit: Unit, target_id: str, path: list[str]) -> Unit | Problem:
+    target = ctx.units.get(target_id)
+    if target is None or target.hex is None:
+        return Problem(
+            "zoc.unknown_unit",
+            f"There is no unit {target_id!r} on the map to overrun.",
+            ["basic.overrun"],
+            unit=unit.id,
+        )
+    if target.side == unit.side or not target.ground:
+        return Problem(
+            "zoc.overrun_target",
+            f"{target_id} is not an enemy ground unit.",
+            ["basic.overrun"],
+            unit=unit.id,
+        )
+    if path[-1] != target.hex:
+        return Problem(
+            "zoc.overrun_target",
+            f"An overrun path ends in the target's hex ({target.hex}), not {path[-1]}.",
+            ["basic.overrun"],
+            step=len(path),
+            hex=path[-1],
+            unit=unit.id,
+        )
+    return target
+
+
+def _details(
+    unit: Unit,
+    start: str,
+    path: list[str],
+    costs: list[int],
+    steps: list[dict[str, Any]],
+    stop: Stop | None,
+) -> dict[str, Any]:
+    return {
+        "unit": unit.id,
+        "from": start,
+        "path": [start, *path],
+        "cost": sum(costs),
+        "movement_allowance": unit.movement_allowance,
+        "end_hex": path[-1],
+        "stop_hex": stop.hex if stop is not None else None,
+        "steps": steps,
+    }
+
+
+# -- the reachable query ------------------------------------------------------------------------
+
+
+def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
+    """Every hex the unit can end its move in this phase: cheapest legal path, cost, stops;
+    and, for hexes within range it cannot reach, why (with citations)."""
+    assert unit.hex is not None
+    mover = Mover(ctx, unit)
+    start = unit.hex
+    base: dict[str, Any] = {
+        "unit": unit.id,
+        "phase": ctx.state.phase,
+        "start": start,
+        "movement_allowance": unit.movement_allowance,
+    }
+    problem = mover.may_move()
+    if problem is None and mover.phase == "reserve_movement":
+        first_out = [mover.zoc_step(start, n, 0, True) for n, _ in ctx.topo.neighbors[start]]
+        if first_out and all(o.problem is not None and o.problem.hex == start for o in first_out):
+            problem = first_out[0].problem
+    if problem is not None:
+        return {
+            **base,
+            "can_move": False,
+            "reason": {
+                "code": problem.code,
+                "message": problem.message,
+                "citations": [c.section for c in ctx.cite(*problem.sections)],
+            },
+            "reachable": {},
+            "unreachable": {},
+            "citations": ctx.cited_ids(),
+        }
+    Node = tuple[str, bool]  # (hex, must stop there)
+    best: dict[Node, int] = {(start, False): 0}
+    prev: dict[Node, Node | None] = {(start, False): None}
+    stops: dict[Node, Stop] = {}
+    reasons: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def note(hex_id: str, code: str, message: str, sections: list[str]) -> None:
+        reasons.setdefault(hex_id, {}).setdefault(
+            code,
+            {
+                "code": code,
+                "message": message,
+                "citations": [c.section for c in ctx.cite(*sections)],
+            },
+        )
+
+    heap: list[tuple[int, int, str, bool]] = [(0, 0, start, False)]
+    seq = 0
+    done: set[Node] = set()
+    while heap:
+        cost, _, cur, terminal = heapq.heappop(heap)
+        node = (cur, terminal)
+        if node in done:
+            continue
+        done.add(node)
+        if terminal:
+            stop = stops[node]
+            for nbr, _side in ctx.topo.neighbors[cur]:
+                note(
+                    nbr,
+                    "zoc.must_stop",
+                    f"Paths through {cur} end there: {stop.message}.",
+                    stop.sections,
+                )
+            continue
+        first = prev[node] is None
+        for nbr, _side in ctx.topo.neighbors[cur]:
+            step_cost = mover.basic_step(cur, nbr, 0, False)
+            if isinstance(step_cost, Problem):
+                note(nbr, step_cost.code, step_cost.message, list(step_cost.sections))
+                continue
+            total = cost + step_cost
+            if total > unit.movement_allowance:
+                note(
+                    nbr,
+                    "zoc.insufficient_mp",
+                    f"Entering {nbr} from {cur} would cost {total} movement points.",
+                    ["basic.movement-points"],
+                )
+                continue
+            outcome = mover.zoc_step(cur, nbr, 0, first)
+            if outcome.problem is not None:
+                note(
+                    nbr,
+                    outcome.problem.code,
+                    outcome.problem.message,
+                    list(outcome.problem.sections),
+                )
+                continue
+            nxt: Node = (nbr, outcome.stop is not None)
+            if total < best.get(nxt, total + 1):
+                best[nxt] = total
+                prev[nxt] = node
+                if outcome.stop is not None:
+                    stops[nxt] = outcome.stop
+                seq += 1
+                heapq.heappush(heap, (total, seq, nbr, nxt[1]))
+    result: dict[str, dict[str, Any]] = {}
+    for (hex_id, terminal), total in best.items():
+        if hex_id == start:
+            continue
+        entry = result.get(hex_id)
+        if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
+            continue
+        path: list[str] = []
+        walk: Node | None = (hex_id, terminal)
+        while walk is not None and prev[walk] is not None:
+            path.append(walk[0])
+            walk = prev[walk]
+        path.reverse()
+        found_stop = stops.get((hex_id, terminal))
+        result[hex_id] = {
+            "cost": total,
+            "path": path,
+            "must_stop": terminal,
+            "stop": None
+            if found_stop is None
+            else {
+                "reason": found_stop.reason,
+                "by": found_stop.by,
+                "message": found_stop.message,
+                "citations": [c.section for c in ctx.cite(*found_stop.sections)],
+            },
+        }
+    layout = ctx.board.layout.layout()
+    unreachable: dict[str, list[dict[str, Any]]] = {}
+    for hex_id in layout.within(start, unit.movement_allowance):
+        if hex_id == start or hex_id in result or not ctx.on_map(hex_id):
+            continue
+        found = reasons.get(hex_id)
+        if found:
+            unreachable[hex_id] = sorted(found.values(), key=lambda r: str(r["code"]))
+        else:
+            unreachable[hex_id] = [
+                {
+                    "code": "zoc.out_of_reach",
+                    "message": f"No legal path reaches {hex_id} within the movement allowance.",
+                    "citations": [c.section for c in ctx.cite("basic.movement-points")],
+                }
+            ]
+    return {
+        **base,
+        "can_move": True,
+        "started_in_ezoc": mover.started_in_ezoc,
+        "reachable": dict(sorted(result.items())),
+        "unreachable": dict(sorted(unreachable.items())),
+        "citations": ctx.cited_ids(),
+        "interpretations": [i.id for i in ctx.interpretations()],
+    }

@@ -1,0 +1,224 @@
+"""Turn a validated :class:`Scenario` into a :class:`Board` and an initial :class:`State`.
+
+Everything that pydantic cannot see (hex ids under the layout, adjacency of hexsides, references
+between units, sides, countries and hexes) is checked here; problems are collected and raised
+together as one :class:`app.rules.InvalidScenario`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.rules.base import InvalidScenario
+from app.rules.geometry import Hex, HexIdError, HexLayout, Hexside
+from app.rules.zoc.models import (
+    ALL_SEA_TERRAIN,
+    Board,
+    HexInfo,
+    Marker,
+    Scenario,
+    State,
+)
+
+MAX_HEXES = 40_000
+
+
+class _Errors:
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+
+    def add(self, loc: str, msg: str) -> None:
+        self.items.append({"loc": loc, "msg": msg})
+
+
+def build(scenario: Scenario) -> tuple[Board, State]:
+    """Validate references and expand the map; raise InvalidScenario listing every problem."""
+    errors = _Errors()
+    layout = scenario.layout.layout()
+    hexes = _hexes(scenario, layout, errors)
+    hexsides = _hexsides(scenario, layout, hexes, errors)
+    side_ids = [s.id for s in scenario.sides]
+    if len(set(side_ids)) != len(side_ids):
+        errors.add("sides", "duplicate side id")
+    sides = set(side_ids)
+    for hex_id, info in hexes.items():
+        if info.country is not None and info.country not in scenario.countries:
+            errors.add(f"hexes.{hex_id}.country", f"unknown country {info.country!r}")
+        if info.terrain not in scenario.movement_costs.terrain:
+            errors.add(
+                f"hexes.{hex_id}.terrain",
+                f"terrain {info.terrain!r} has no entry in movement_costs.terrain",
+            )
+    if scenario.phasing_side not in sides:
+        errors.add("phasing_side", f"unknown side {scenario.phasing_side!r}")
+    seen: set[str] = set()
+    for i, unit in enumerate(scenario.units):
+        loc = f"units[{i}]"
+        if unit.id in seen:
+            errors.add(f"{loc}.id", f"duplicate unit id {unit.id!r}")
+        seen.add(unit.id)
+        if unit.side not in sides:
+            errors.add(f"{loc}.side", f"unknown side {unit.side!r}")
+        if unit.country is not None and unit.country not in scenario.countries:
+            errors.add(f"{loc}.country", f"unknown country {unit.country!r}")
+        if unit.hex is not None and unit.hex not in hexes:
+            errors.add(f"{loc}.hex", f"hex {unit.hex!r} is not on the map")
+    markers: list[Marker] = []
+    marker_ids: set[str] = set()
+    for i, marker in enumerate(scenario.markers):
+        if marker.id in marker_ids:
+            errors.add(f"markers[{i}].id", f"duplicate marker id {marker.id!r}")
+        marker_ids.add(marker.id)
+        problem = marker_problem(marker, layout, hexes, sides)
+        if problem:
+            errors.add(f"markers[{i}]", problem)
+        else:
+            markers.append(normalized_marker(marker))
+    zones = {info.weather_zone for info in hexes.values() if info.weather_zone is not None}
+    for zone in scenario.weather:
+        if zone not in zones:
+            errors.add(f"weather.{zone}", f"no hex lies in weather zone {zone!r}")
+    for side, sources in scenario.supply.sources.items():
+        if side not in sides:
+            errors.add(f"supply.sources.{side}", f"unknown side {side!r}")
+        for hex_id in sources:
+            if hex_id not in hexes:
+                errors.add(f"supply.sources.{side}", f"hex {hex_id!r} is not on the map")
+    start = {u.id: u.hex for u in scenario.units}
+    for unit_id, pos in (scenario.start_positions or {}).items():
+        if unit_id not in start:
+            errors.add(f"start_positions.{unit_id}", "unknown unit")
+        elif pos is not None and pos not in hexes:
+            errors.add(f"start_positions.{unit_id}", f"hex {pos!r} is not on the map")
+        else:
+            start[unit_id] = pos
+    for unit_id in scenario.moved:
+        if unit_id not in start:
+            errors.add("moved", f"unknown unit {unit_id!r}")
+    if errors.items:
+        raise InvalidScenario(
+            f"the scenario has {len(errors.items)} problem(s): {errors.items[0]['msg']}",
+            errors.items,
+        )
+    board = Board(
+        title=scenario.title,
+        layout=scenario.layout,
+        hexes=hexes,
+        hexsides=hexsides,
+        countries=scenario.countries,
+        sides=tuple(scenario.sides),
+        movement_costs=scenario.movement_costs,
+        supply=scenario.supply,
+    )
+    state = State(
+        turn=scenario.turn,
+        phase=scenario.phase,
+        phasing_side=scenario.phasing_side,
+        weather=dict(scenario.weather),
+        units=[u.model_copy() for u in scenario.units],
+        markers=markers,
+        start_positions=start,
+        moved=list(scenario.moved),
+    )
+    return board, state
+
+
+def _hexes(scenario: Scenario, layout: HexLayout, errors: _Errors) -> dict[str, HexInfo]:
+    hexes: dict[str, HexInfo] = {}
+    for i, area in enumerate(scenario.areas):
+        (c0, c1), (r0, r1) = area.cols, area.rows
+        if c0 > c1 or r0 > r1 or c0 < 0 or r0 < 0:
+            errors.add(f"areas[{i}]", "column and row ranges must be [low, high], not negative")
+            continue
+        if (c1 - c0 + 1) * (r1 - r0 + 1) + len(hexes) > MAX_HEXES:
+            errors.add(f"areas[{i}]", f"the map may hold at most {MAX_HEXES} hexes")
+            continue
+        info = HexInfo(terrain=area.terrain, country=area.country, weather_zone=area.weather_zone)
+        for col in range(c0, c1 + 1):
+            for row in range(r0, r1 + 1):
+                try:
+                    hexes[layout.format(Hex(area.prefix, col, row))] = info
+                except HexIdError as exc:
+                    errors.add(f"areas[{i}]", str(exc))
+                    break
+    for hex_id, spec in scenario.hexes.items():
+        try:
+            layout.parse(hex_id)
+        except HexIdError as exc:
+            errors.add(f"hexes.{hex_id}", str(exc))
+            continue
+        old = hexes.get(hex_id, HexInfo())
+        hexes[hex_id] = HexInfo(
+            terrain=spec.terrain if spec.terrain is not None else old.terrain,
+            country=spec.country if spec.country is not None else old.country,
+            weather_zone=spec.weather_zone if spec.weather_zone is not None else old.weather_zone,
+        )
+    if not hexes:
+        errors.add("areas", "the map has no hexes")
+    return hexes
+
+
+def _hexsides(
+    scenario: Scenario, layout: HexLayout, hexes: dict[str, HexInfo], errors: _Errors
+) -> dict[str, tuple[Any, ...]]:
+    out: dict[str, tuple[Any, ...]] = {}
+    for key, features in scenario.hexsides.items():
+        side_id = hexside_id(key, layout)
+        if side_id is None:
+            errors.add(f"hexsides.{key}", "expected 'hexA/hexB' naming two adjacent hexes")
+            continue
+        a, b = side_id.split("/")
+        if a not in hexes and b not in hexes:
+            errors.add(f"hexsides.{key}", "neither hex is on the map")
+            continue
+        merged = list(out.get(side_id, ()))
+        for feature in features:
+            if feature not in merged:
+                merged.append(feature)
+        out[side_id] = tuple(merged)
+    return out
+
+
+def hexside_id(key: str, layout: HexLayout) -> str | None:
+    """Normalize 'hexA/hexB' (either order) to the Hexside id; None if malformed/not adjacent."""
+    parts = key.split("/")
+    if len(parts) != 2:
+        return None
+    a, b = (p.strip() for p in parts)
+    try:
+        if not layout.adjacent(a, b):
+            return None
+    except HexIdError:
+        return None
+    return Hexside.between(a, b).id
+
+
+def marker_problem(
+    marker: Marker, layout: HexLayout, hexes: dict[str, HexInfo], sides: set[str]
+) -> str | None:
+    """Why a marker cannot be on this map, or None."""
+    if marker.hex not in hexes:
+        return f"hex {marker.hex!r} is not on the map"
+    if marker.side is not None and marker.side not in sides:
+        return f"unknown side {marker.side!r}"
+    if marker.kind == "airdrop" and marker.side is None:
+        return "an Airdrop marker needs the side it belongs to"
+    if marker.kind != "beachhead":
+        if marker.hexside is not None:
+            return "only a Beachhead marker has a hexside"
+        return None
+    if hexes[marker.hex].terrain != ALL_SEA_TERRAIN:
+        return f"a Beachhead marker lies in an All-Sea hex ({ALL_SEA_TERRAIN!r} terrain)"
+    if marker.hexside is None:
+        return "a Beachhead marker needs its Beachhead Hexside"
+    side_id = hexside_id(marker.hexside, layout)
+    if side_id is None or marker.hex not in side_id.split("/"):
+        return f"{marker.hexside!r} is not a hexside of {marker.hex}"
+    return None
+
+
+def normalized_marker(marker: Marker) -> Marker:
+    if marker.hexside is None:
+        return marker.model_copy()
+    a, b = marker.hexside.split("/")
+    return marker.model_copy(update={"hexside": Hexside.between(a.strip(), b.strip()).id})

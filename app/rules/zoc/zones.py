@@ -1,0 +1,377 @@
+"""Section 8 and 8.1: who projects a ZOC where, which zones are enemy, and what negates them.
+
+:class:`Topology` is the board's adjacency (computed once per map and cached). :class:`Zones`
+holds every projection of the current state (computed once per adjudication). :class:`Context`
+bundles board, state, options, topology and zones with the per-ruling bookkeeping: the sections
+cited and the interpretations relied on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from app.rules.geometry import Hexside
+from app.rules.geometry.hexgrid import AXIAL_DIRECTIONS
+from app.rules.ruling import Citation, InterpretationRef
+from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
+from app.rules.zoc.models import (
+    ALL_SEA_TERRAIN,
+    Board,
+    LayoutSpec,
+    Marker,
+    State,
+    Unit,
+    ZocOptions,
+)
+
+NON_NEGATING_MARKERS = ("logistics", "partisan_base", "detachment")
+
+
+# -- topology -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Topology:
+    """Adjacency of the map hexes: hex -> ((neighbour, hexside id), ...) in direction order."""
+
+    neighbors: dict[str, tuple[tuple[str, str], ...]]
+
+    def adjacent(self, a: str, b: str) -> bool:
+        return any(n == b for n, _ in self.neighbors.get(a, ()))
+
+    def hexside(self, a: str, b: str) -> str:
+        return Hexside.between(a, b).id
+
+
+@lru_cache(maxsize=64)
+def _topology(layout_spec: LayoutSpec, hex_ids: tuple[str, ...]) -> Topology:
+    layout = layout_spec.layout()
+    by_axial: dict[tuple[str, int, int], str] = {}
+    axial: dict[str, tuple[str, int, int]] = {}
+    for hex_id in hex_ids:
+        h = layout.parse(hex_id)
+        q, r = layout.to_axial(h)
+        by_axial[(h.prefix, q, r)] = hex_id
+        axial[hex_id] = (h.prefix, q, r)
+    neighbors: dict[str, tuple[tuple[str, str], ...]] = {}
+    for hex_id, (prefix, q, r) in axial.items():
+        found: list[tuple[str, str]] = []
+        for d in range(6):
+            dq, dr = AXIAL_DIRECTIONS[(d + 1) % 6 if layout.orientation == "pointy" else d]
+            other = by_axial.get((prefix, q + dq, r + dr))
+            if other is not None:
+                found.append((other, Hexside.between(hex_id, other).id))
+        neighbors[hex_id] = tuple(found)
+    return Topology(neighbors)
+
+
+def topology(board: Board) -> Topology:
+    """The board's adjacency, cached per map."""
+    return _topology(board.layout, tuple(board.hexes))
+
+
+# -- projections ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Blocked:
+    """A projection that section 8 stops: ``unit`` in ``source`` does not zone ``target``."""
+
+    unit: str
+    side: str
+    source: str
+    target: str
+    section: str
+    reason: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "unit": self.unit,
+            "from": self.source,
+            "to": self.target,
+            "reason": self.reason,
+            "section": self.section,
+        }
+
+
+@dataclass(frozen=True)
+class Silent:
+    """A unit on the map that projects no ZOC at all, and why."""
+
+    unit: str
+    side: str
+    section: str
+    reason: str
+
+
+@dataclass
+class Zones:
+    """Every ZOC projection of one state: hex -> units projecting into it (any side)."""
+
+    into: dict[str, list[Unit]] = field(default_factory=dict)
+    blocked: list[Blocked] = field(default_factory=list)
+    silent: list[Silent] = field(default_factory=list)
+    blocked_into: dict[str, list[Blocked]] = field(default_factory=dict)
+    silent_at: dict[str, list[Silent]] = field(default_factory=dict)
+    via_beachhead: set[tuple[str, str]] = field(default_factory=set)
+    """(unit id, target hex) pairs projected across a Beachhead Hexside of sea."""
+
+    def ezoc(self, hex_id: str, side: str) -> list[Unit]:
+        """Units exerting an EZOC in ``hex_id`` for units of ``side`` (8.1: all other sides)."""
+        return [u for u in self.into.get(hex_id, ()) if u.side != side]
+
+
+def beachhead_hexsides(board: Board, markers: Iterable[Marker]) -> dict[str, set[str]]:
+    """All-Sea hexes holding a Beachhead marker -> their Beachhead Hexside ids."""
+    out: dict[str, set[str]] = {}
+    for marker in markers:
+        if marker.kind != "beachhead" or marker.hexside is None:
+            continue
+        info = board.hexes.get(marker.hex)
+        if info is None or info.terrain != ALL_SEA_TERRAIN:
+            continue
+        a, b = marker.hexside.split("/", 1)
+        out.setdefault(marker.hex, set()).add(Hexside.between(a, b).id)
+    return out
+
+
+def compute_zones(
+    board: Board, topo: Topology, units: Iterable[Unit], markers: Iterable[Marker]
+) -> Zones:
+    """Apply section 8 to every unit on the map."""
+    zones = Zones()
+    beachheads = beachhead_hexsides(board, markers)
+    all_beachhead_sides = {s for sides in beachheads.values() for s in sides}
+    for unit in units:
+        if unit.hex is None or unit.hex not in board.hexes:
+            continue
+        silent: Silent | None = None
+        country = board.countries.get(unit.country) if unit.country else None
+        if not unit.ground:
+            silent = Silent(unit.id, unit.side, "8", "not a ground unit")
+        elif country is not None and country.policy_affected:
+            silent = Silent(
+                unit.id, unit.side, "8.exc.policy-unit", "unit of a Policy Affected country"
+            )
+        if silent is not None:
+            zones.silent.append(silent)
+            zones.silent_at.setdefault(unit.hex, []).append(silent)
+            continue
+        for target, side_id in topo.neighbors.get(unit.hex, ()):
+            section, reason = _projection_block(
+                board, unit.hex, target, side_id, beachheads, all_beachhead_sides
+            )
+            if section is not None:
+                blocked = Blocked(unit.id, unit.side, unit.hex, target, section, reason)
+                zones.blocked.append(blocked)
+                zones.blocked_into.setdefault(target, []).append(blocked)
+                continue
+            if side_id in all_beachhead_sides and _is_sea(board.hexsides.get(side_id, ())):
+                zones.via_beachhead.add((unit.id, target))
+            zones.into.setdefault(target, []).append(unit)
+    return zones
+
+
+def _is_sea(features: Iterable[str]) -> bool:
+    return any(f in ("all_sea", "strait") for f in features)
+
+
+def _projection_block(
+    board: Board,
+    source: str,
+    target: str,
+    side_id: str,
+    beachheads: dict[str, set[str]],
+    all_beachhead_sides: set[str],
+) -> tuple[str | None, str]:
+    """The clause of section 8 that stops a projection across one hexside, if any."""
+    features = board.hexsides.get(side_id, ())
+    if "mountain" in features:
+        return "8.exc.mountain", f"mountain hexside {side_id}"
+    for sea_hex in (source, target):
+        if sea_hex in beachheads and side_id not in beachheads[sea_hex]:
+            return "8.clar.beachhead", (
+                f"{sea_hex} is an All-Sea hex with a Beachhead marker and {side_id} is not "
+                "its Beachhead Hexside"
+            )
+    if ("all_sea" in features or "strait" in features) and side_id not in all_beachhead_sides:
+        kind = "all-sea" if "all_sea" in features else "strait"
+        return "8.exc.sea", f"{kind} hexside {side_id}"
+    info = board.hexes.get(target)
+    if info is not None and info.country is not None:
+        country = board.countries.get(info.country)
+        if country is not None and country.policy_affected:
+            return "8.exc.policy-hex", f"{target} lies in Policy Affected {info.country}"
+    return None, ""
+
+
+# -- the per-ruling context -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Negator:
+    """Something that negates EZOC in a hex (8.1): a friendly unit or an Airdrop marker."""
+
+    kind: str  # "unit" | "airdrop"
+    id: str
+    moved_this_phase: bool = False
+
+    def as_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "id": self.id}
+
+
+class Context:
+    """Board, state and options of one adjudication, plus what the ruling cites and relies on."""
+
+    def __init__(self, board: Board, state: State, options: ZocOptions) -> None:
+        self.board = board
+        self.state = state
+        self.options = options
+        self.topo = topology(board)
+        self.units: dict[str, Unit] = {u.id: u for u in state.units}
+        self.occupants: dict[str, list[Unit]] = {}
+        for unit in state.units:
+            if unit.hex is not None:
+                self.occupants.setdefault(unit.hex, []).append(unit)
+        self.zones = compute_zones(board, self.topo, state.units, state.markers)
+        self.beachheads = beachhead_hexsides(board, state.markers)
+        self._cited: dict[str, None] = {}
+        self._interps: dict[str, None] = {}
+
+    # -- bookkeeping --------------------------------------------------------------------
+
+    def cite(self, *section_ids: str) -> tuple[Citation, ...]:
+        """Record sections (plus their listed parents) as cited; return their citations."""
+        out: list[Citation] = []
+        for sid in section_ids:
+            for parent in _parents(sid):
+                if parent in CATALOG:
+                    self._cited.setdefault(parent, None)
+            self._cited.setdefault(sid, None)
+            out.append(CATALOG.cite(sid))
+        return tuple(out)
+
+    def citations(self) -> tuple[Citation, ...]:
+        return tuple(CATALOG.cite(s) for s in self._cited)
+
+    def cited_ids(self) -> list[str]:
+        return list(self._cited)
+
+    def rely(self, interpretation_id: str) -> None:
+        """Record that the ruling depends on an interpretation."""
+        self._interps.setdefault(interpretation_id, None)
+
+    def interpretations(self) -> tuple[InterpretationRef, ...]:
+        refs = []
+        for iid in self._interps:
+            interp = INTERPRETATION_BY_ID[iid]
+            value = getattr(self.options, interp.option) if interp.option else None
+            refs.append(
+                InterpretationRef(id=iid, text=interp.reading, option=interp.option, value=value)
+            )
+        return tuple(refs)
+
+    # -- map facts ----------------------------------------------------------------------
+
+    def on_map(self, hex_id: str) -> bool:
+        return hex_id in self.board.hexes
+
+    def weather(self, hex_id: str) -> str:
+        zone = self.board.hexes[hex_id].weather_zone
+        if zone is None:
+            return "clear"
+        return self.state.weather.get(zone, "clear")
+
+    def ezoc(self, hex_id: str, side: str) -> list[Unit]:
+        return self.zones.ezoc(hex_id, side)
+
+    def no_zoc_notes(self, hex_id: str, side: str) -> list[dict[str, Any]]:
+        """Enemy projections into ``hex_id`` that section 8 blocks, and adjacent enemy units
+        that project nothing; each with its clause (cited)."""
+        notes: list[dict[str, Any]] = []
+        for b in self.zones.blocked_into.get(hex_id, ()):
+            if b.side != side:
+                self.cite(b.section)
+                notes.append({"unit": b.unit, "reason": b.reason, "section": b.section})
+        for nbr, _side in self.topo.neighbors.get(hex_id, ()):
+            for s in self.zones.silent_at.get(nbr, ()):
+                if s.side != side:
+                    self.cite(s.section)
+                    notes.append({"unit": s.unit, "reason": s.reason, "section": s.section})
+        return notes
+
+    def enemy_ground_units(self, hex_id: str, side: str) -> list[Unit]:
+        return [u for u in self.occupants.get(hex_id, ()) if u.side != side and u.ground]
+
+    def entry_cost(self, src: str, dst: str) -> tuple[int | None, str]:
+        """Movement points to enter ``dst`` from ``src``; None (and why) if impassable."""
+        costs = self.board.movement_costs
+        terrain = self.board.hexes[dst].terrain
+        base = costs.terrain.get(terrain)
+        if base is None:
+            return None, f"terrain {terrain!r} of {dst} is impassable"
+        side_id = Hexside.between(src, dst).id
+        extra = 0
+        for feature in self.board.hexsides.get(side_id, ()):
+            if feature == "all_sea" and self._is_beachhead_side(side_id):
+                continue
+            add = costs.hexside.get(feature, 0)
+            if add is None:
+                return None, f"{feature} hexside {side_id} cannot be crossed"
+            extra += add
+        return base + extra, ""
+
+    def passable(self, src: str, dst: str) -> tuple[bool, str]:
+        cost, why = self.entry_cost(src, dst)
+        return cost is not None, why
+
+    def _is_beachhead_side(self, side_id: str) -> bool:
+        return any(side_id in sides for sides in self.beachheads.values())
+
+    def negators(
+        self, hex_id: str, side: str, exclude: str | None, *, for_supply_or_retreat: bool = False
+    ) -> list[Negator]:
+        """What negates EZOC in ``hex_id`` for ``side`` (8.1), apart from unit ``exclude``."""
+        out: list[Negator] = []
+        moved = set(self.state.moved)
+        for unit in self.occupants.get(hex_id, ()):
+            if unit.side != side or unit.id == exclude:
+                continue
+            if not unit.ground:
+                self.rely("zoc.ground-units-negate")
+                if not self.options.non_ground_negates:
+                    continue
+            out.append(Negator("unit", unit.id, unit.id in moved))
+        for marker in self.state.markers:
+            if marker.hex != hex_id or marker.kind != "airdrop" or marker.side != side:
+                continue
+            if for_supply_or_retreat and not any(n.kind == "unit" for n in out):
+                self.rely("zoc.airdrop-supply-retreat")
+                if not self.options.airdrop_negates_supply_retreat:
+                    continue
+            out.append(Negator("airdrop", marker.id))
+        return out
+
+    def ignored_markers(self, hex_id: str) -> list[str]:
+        """Markers in the hex that never negate EZOC (8.1 clarification)."""
+        return [
+            m.id for m in self.state.markers if m.hex == hex_id and m.kind in NON_NEGATING_MARKERS
+        ]
+
+    def negation_cites(self, negators: list[Negator]) -> list[str]:
+        sections = ["8.1.negation"]
+        if any(n.moved_this_phase for n in negators):
+            sections += ["8.1.duration", "8.1.example"]
+        return sections
+
+
+def _parents(section_id: str) -> list[str]:
+    parts = section_id.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+def unit_ids(units: Iterable[Unit]) -> list[str]:
+    return [u.id for u in units]

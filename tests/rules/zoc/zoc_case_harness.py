@@ -1,0 +1,197 @@
+"""Load and run the data-fixture rule cases of the ``zoc`` ruleset (``cases/*.yaml``).
+
+A case file holds ``cases:``, a list of cases. Each case has:
+
+* ``name`` (unique), ``description``;
+* ``scenario`` (a whole scenario) or ``scenario_ref`` (a path relative to the repository root,
+  e.g. ``scenarios/zoc/seed-example.json``) plus an optional ``patch`` merged into it:
+  dicts merge key by key, lists of dicts with ``id`` merge by id (``_remove: true`` drops an
+  item), any other value replaces;
+* ``options`` (per-game options), ``before`` (actions applied first, each must be legal);
+* exactly one of ``action`` (judged by ``adjudicate``), ``query`` (``{name, params}``) or
+  ``invalid_scenario`` (expected error locations);
+* ``expect``: ``legal``, ``violations`` (codes, in order), ``effects`` (kinds, in order),
+  ``citations`` (sections that must be cited), ``not_cited``, ``stop_hex``, ``violation`` (subset
+  of the first violation), ``details`` (subset), ``interpretations`` (exact set of ids),
+  ``result`` (subset of a query result), ``absent`` (``{key: [subkeys]}`` missing from a query
+  result) and ``illustrates`` (example sections the case reproduces).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.rules import InvalidScenario, registry
+
+HERE = Path(__file__).resolve().parent
+CASES_DIR = HERE / "cases"
+REPO = HERE.parents[2]
+
+
+@dataclass(frozen=True)
+class Case:
+    file: str
+    data: dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return str(self.data["name"])
+
+    @property
+    def expect(self) -> dict[str, Any]:
+        return dict(self.data.get("expect") or {})
+
+
+def load_cases() -> list[Case]:
+    cases: list[Case] = []
+    for path in sorted(CASES_DIR.glob("*.yaml")):
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        for item in doc["cases"]:
+            cases.append(Case(path.name, item))
+    return cases
+
+
+def merge(base: Any, patch: Any) -> Any:
+    """Merge ``patch`` into a copy of ``base`` (see the module docstring)."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        out = dict(base)
+        for key, value in patch.items():
+            out[key] = merge(base[key], value) if key in base else copy.deepcopy(value)
+        return out
+    if (
+        isinstance(base, list)
+        and isinstance(patch, list)
+        and all(isinstance(x, dict) and "id" in x for x in base + patch)
+    ):
+        items = [copy.deepcopy(x) for x in base]
+        for item in patch:
+            idx = next((i for i, x in enumerate(items) if x["id"] == item["id"]), None)
+            if item.get("_remove"):
+                if idx is not None:
+                    items.pop(idx)
+                continue
+            if idx is None:
+                items.append(copy.deepcopy(item))
+            else:
+                items[idx] = merge(items[idx], item)
+        return items
+    return copy.deepcopy(patch)
+
+
+def scenario_of(case: Case) -> dict[str, Any]:
+    data = case.data
+    if "scenario_ref" in data:
+        base = json.loads((REPO / data["scenario_ref"]).read_text(encoding="utf-8"))
+    else:
+        base = data["scenario"]
+    patches = data.get("patch")
+    if patches is None:
+        return dict(base)
+    for patch in patches if isinstance(patches, list) else [patches]:
+        base = merge(base, patch)
+    return dict(base)
+
+
+def subset(expected: Any, actual: Any, where: str = "") -> None:
+    """Assert ``expected`` is contained in ``actual``: dicts by key (an empty dict means
+    empty), lists of dicts as 'each expected item matches some actual item', any other value
+    by equality."""
+    if isinstance(expected, dict):
+        assert isinstance(actual, dict), f"{where}: expected a mapping, got {actual!r}"
+        if not expected:
+            assert not actual, f"{where}: expected an empty mapping, got {actual!r}"
+        for key, value in expected.items():
+            assert key in actual, f"{where}: missing key {key!r} in {sorted(actual)}"
+            subset(value, actual[key], f"{where}.{key}")
+        return
+    if isinstance(expected, list) and expected and all(isinstance(x, dict) for x in expected):
+        assert isinstance(actual, list), f"{where}: expected a list, got {actual!r}"
+        for item in expected:
+            for candidate in actual:
+                try:
+                    subset(item, candidate, where)
+                except AssertionError:
+                    continue
+                break
+            else:
+                raise AssertionError(f"{where}: no item matches {item!r} in {actual!r}")
+        return
+    assert expected == actual, f"{where}: expected {expected!r}, got {actual!r}"
+
+
+def run_case(case: Case) -> None:
+    rs = registry.get("zoc")
+    data = case.data
+    expect = case.expect
+    scenario_data = scenario_of(case)
+    options = rs.parse_options(data.get("options") or {})
+    if "invalid_scenario" in data:
+        try:
+            rs.setup(rs.parse_scenario(scenario_data), options)
+        except InvalidScenario as exc:
+            locs = " ".join(str(e["loc"]) for e in exc.errors)
+            for loc in data["invalid_scenario"]:
+                assert loc in locs, f"no error at {loc!r}; errors: {exc.errors}"
+            return
+        raise AssertionError("the scenario was accepted")
+    board, state = rs.setup(rs.parse_scenario(scenario_data), options)
+    for raw in data.get("before") or []:
+        action = rs.parse_action(raw)
+        ruling = rs.adjudicate(board, state, action, options)
+        assert ruling.legal, f"setup action {raw} was ruled illegal: {ruling.summary}"
+        state = rs.apply(board, state, action, ruling)
+    if "query" in data:
+        spec = rs.queries()[data["query"]["name"]]
+        params = spec.params.model_validate(data["query"].get("params") or {})
+        result = spec.run(board, state, options, params)
+        json.dumps(result)  # JSON-able
+        if "result" in expect:
+            subset(expect["result"], result, "result")
+        for key, missing in (expect.get("absent") or {}).items():
+            for sub in missing:
+                assert sub not in result[key], f"{sub!r} unexpectedly in result[{key!r}]"
+        cited = set(result.get("citations", []))
+        for section in expect.get("citations", []):
+            assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"
+        if "interpretations" in expect:
+            assert set(result.get("interpretations", [])) == set(expect["interpretations"])
+        return
+    action = rs.parse_action(data["action"])
+    ruling = rs.adjudicate(board, state, action, options)
+    again = rs.adjudicate(board, state, action, options)
+    assert again == ruling, "adjudication is not deterministic"
+    dump = ruling.model_dump(mode="json")
+    assert ruling.legal is expect["legal"], f"expected legal={expect['legal']}: {ruling.summary}"
+    assert [v.code for v in ruling.violations] == list(expect.get("violations", [])), dump
+    if "effects" in expect:
+        assert [e.kind for e in ruling.effects] == list(expect["effects"]), dump["effects"]
+    cited = {c.section for c in ruling.citations}
+    for section in expect.get("citations", []):
+        assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"
+    for section in expect.get("not_cited", []):
+        assert section not in cited, f"section {section} cited but should not be"
+    for v in ruling.violations:
+        for c in v.citations:
+            assert c.section in cited, "a violation cites a section the ruling does not list"
+    if "stop_hex" in expect:
+        assert ruling.details.get("stop_hex") == expect["stop_hex"], ruling.details
+    if "violation" in expect:
+        assert ruling.violations, "no violation to compare"
+        subset(expect["violation"], dump["violations"][0], "violation")
+    if "details" in expect:
+        subset(expect["details"], dump["details"], "details")
+    if "interpretations" in expect:
+        got = {i.id for i in ruling.interpretations}
+        assert got == set(expect["interpretations"]), f"interpretations {sorted(got)}"
+    if ruling.legal:
+        before = state.model_dump(mode="json")
+        after = rs.apply(board, state, action, ruling)
+        assert state.model_dump(mode="json") == before, "apply mutated its input"
+        if "after" in expect:
+            subset(expect["after"], after.model_dump(mode="json"), "after")
