@@ -175,9 +175,10 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
     Interpretation(
         id=I_ROUTED,
         question="Do routed units project a zone of influence?",
-        reading="No. A routed unit has no formed front, so it projects no zone.",
-        alternative="Yes: the text gives every combat unit a zone; a routed unit uses the "
-        "routed row of the facing table.",
+        reading="Yes. The text gives every combat unit a zone and makes only the carré an "
+        "exception; a routed unit uses the routed row of the facing table.",
+        alternative="No: a routed unit has no formed front, so it projects no zone (the "
+        "series' wider reading, not stated in rule 14).",
         option="routed_units_exert_zone",
         sections=("14", "14.zone"),
     ),
@@ -242,8 +243,9 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         id=I_CARRE_DF,
         question="Is a unit next to an enemy carré a target in the defensive fire segment even "
         "though the carré projects no zone?",
-        reading="Yes. The carré may fire at adjacent enemies in that segment.",
-        alternative="No: the segment lists units in enemy zones only.",
+        reading="No. The segment targets units in enemy zones; the carré has none, and its "
+        "clause ties its fire to enemies leaving or changing next to it.",
+        alternative="Yes: the carré may also fire at adjacent enemies in that segment.",
         option="carre_adjacent_in_defensive_fire",
         sections=("14.carre", "14.defensive-fire"),
     ),

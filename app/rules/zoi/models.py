@@ -171,14 +171,14 @@ class ZoiOptions(_Model):
     """Per-game options; each selects the reading of one interpretation (see the catalog)."""
 
     entering_counts_as_expenditure: bool = False
-    routed_units_exert_zone: bool = False
+    routed_units_exert_zone: bool = True
     mixed_zone_stops_cavalry: Literal["any_cavalry", "cavalry_only"] = "any_cavalry"
     exit_cost_counts_in_departed_hex: bool = False
     exit_after_changes_in_place: bool = True
     shift_within_zone: Literal["stop", "slide", "slide_no_exit"] = "stop"
     horse_artillery_unlimber_when_stopped: bool = True
     changes_after_stop: bool = False
-    carre_adjacent_in_defensive_fire: bool = True
+    carre_adjacent_in_defensive_fire: bool = False
     carre_fire_only_after_moving_adjacent: bool = False
     retreat_loss_hexes: Literal["exited", "entered"] = "exited"
 
@@ -223,11 +223,28 @@ Step = Annotated[
 
 
 class MoveAction(_Model):
-    """Move one unit: its steps are walked in order and each pays its cost."""
+    """Move one unit: its steps are walked in order and each pays its cost.
+
+    ``path`` is a shorthand for a move made only of hexes entered: ``path: ["0507", "0506"]``
+    is the same as ``steps: [{do: enter, hex: "0507"}, {do: enter, hex: "0506"}]``. Give
+    ``steps`` or ``path``, not both.
+    """
 
     kind: Literal["move"]
     unit: str
-    steps: list[Step] = Field(min_length=1)
+    steps: list[Step] = Field(default_factory=list)
+    path: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _path_to_steps(self) -> MoveAction:
+        if self.path is not None:
+            if self.steps:
+                raise ValueError("give either 'steps' or 'path', not both")
+            self.steps = [EnterStep(do="enter", hex=h) for h in self.path]
+            self.path = None  # normalised: a dump re-validates as a plain list of steps
+        if not self.steps:
+            raise ValueError("a move needs at least one step (or a non-empty 'path')")
+        return self
 
 
 class MeleeRetreatAction(_Model):

@@ -43,6 +43,14 @@ OPPORTUNITY_FIRE = "zoi.opportunity_fire"
 MUST_STOP = "zoi.must_stop"
 ZONE_ENTERED = "zoi.zone_entered"
 
+CHANGE_VERB = {
+    "face": "change facing",
+    "formation": "change formation",
+    "unlimber": "unlimber",
+    "limber": "limber",
+}
+"""Step kind -> verb phrase, for messages."""
+
 
 def cites(sections: Iterable[str]) -> tuple[Any, ...]:
     """Citations for section ids, de-duplicated, in catalog order."""
@@ -73,6 +81,11 @@ def violation(
 
 def _ids(sources: Iterable[ZoneSource]) -> tuple[str, ...]:
     return tuple(sorted({s.unit for s in sources}))
+
+
+def _union(*groups: Iterable[str]) -> tuple[str, ...]:
+    """Unit ids of several groups, each once, sorted."""
+    return tuple(sorted({uid for g in groups for uid in g}))
 
 
 @dataclass
@@ -198,6 +211,14 @@ class Walk:
         self.consulted.add(I_CARRE_START)
         return not self.game.options.carre_fire_only_after_moving_adjacent
 
+    def _carres(self, hex_id: str) -> tuple[str, ...]:
+        """Enemy carrés next to ``hex_id`` entitled to fire at this unit now (14.carre)."""
+        carres = self.game.enemy_carres(hex_id, self.unit.side)
+        if not carres:
+            return ()
+        self.sections.add("14.carre")
+        return tuple(carres) if self._carre_applies() else ()
+
     # -- steps --------------------------------------------------------------------------
 
     def advance(self, i: int, step: Step) -> Violation | None:
@@ -279,17 +300,15 @@ class Walk:
         src_here: list[ZoneSource] = []
         if is_combat(u):
             src_here = self._zone(here)
+            if src_here and is_foot(u):
+                v = self._check_exit(i, here, target)
+                if v is not None:
+                    return v
+            carres = self._carres(here)
             if src_here:
-                if is_foot(u):
-                    v = self._check_exit(i, here, target)
-                    if v is not None:
-                        return v
-                self._exit_chances(i, here, src_here)
-            carres = g.enemy_carres(here, u.side)
-            if carres:
-                self.sections.add("14.carre")
-            if carres and self._carre_applies():
-                self._chance("carre", here, i, tuple(carres), ["14.carre"], event="exit")
+                self._exit_chances(i, here, src_here, carres)
+            elif carres:
+                self._chance("carre", here, i, carres, ["14.carre"], event="exit")
         # the move itself
         self.hex = target
         self.mp_left -= cost
@@ -331,16 +350,23 @@ class Walk:
             unit=self.unit.id,
         )
 
-    def _exit_chances(self, i: int, here: str, src: list[ZoneSource]) -> None:
+    def _exit_chances(
+        self, i: int, here: str, src: list[ZoneSource], carres: tuple[str, ...]
+    ) -> None:
+        """14.opportunity.exit: leaving is one event, so one chance; an adjacent enemy carré
+        (14.carre) may join the units whose zone covers the hex in taking it."""
         by = _ids(src)
         sections = ["14.opportunity.exit"]
         if is_foot(self.unit):
             sections.append("14.exit.infantry-artillery")
         extra: dict[str, Any] = {}
+        if carres:
+            sections.append("14.carre")
+            extra.update(zone_by=list(by), carre_by=list(carres))
         if self.last_change_here is not None:
             sections.append("14.opportunity.formation-then-exit")
             extra["after_change_step"] = self.last_change_here
-        self._chance("exit", here, i, by, sections, **extra)
+        self._chance("exit", here, i, _union(by, carres), sections, **extra)
         self.consulted.add(I_EXIT_COST)
         if self.game.options.exit_cost_counts_in_departed_hex:
             self._chance("expend", here, i, by, ["14.opportunity.expend"], exit_cost=True)
@@ -491,7 +517,7 @@ class Walk:
                 return violation(
                     "zoi.must_stop",
                     f"{u.id} had to stop in {self.hex} (step {self.stopped_at}); it may not "
-                    f"{kind} now.",
+                    f"{CHANGE_VERB[kind]} now.",
                     ["14.zone", self.stop_section, *extra],
                     step=i,
                     hex=self.hex,
@@ -501,7 +527,7 @@ class Walk:
             extra = ["14.unlimber"] if unlimber_after_stop else []
             return violation(
                 "zoi.insufficient_mp",
-                f"{kind} costs {cost} MP; {u.id} has {self.mp_left} left.",
+                f"To {CHANGE_VERB[kind]} costs {cost} MP; {u.id} has {self.mp_left} left.",
                 ["movement", *extra],
                 step=i,
                 hex=self.hex,
@@ -518,22 +544,26 @@ class Walk:
         src = self._zone(self.hex)
         if src:
             self.sections.add("14.opportunity.expend")
+        carres = self._carres(self.hex)
         if src and cost > 0:
+            # one change, one chance: an adjacent carré joins the zone units (14.carre)
             extra = ["14.unlimber"] if unlimber_after_stop else []
+            more: dict[str, Any] = {}
+            if carres:
+                extra.append("14.carre")
+                more.update(zone_by=list(_ids(src)), carre_by=list(carres))
             self._chance(
                 "expend",
                 self.hex,
                 i,
-                _ids(src),
+                _union(_ids(src), carres),
                 ["14.opportunity.expend", *extra],
                 change=kind,
                 cost=cost,
+                **more,
             )
-        carres = g.enemy_carres(self.hex, u.side)
-        if carres:
-            self.sections.add("14.carre")
-        if carres and self._carre_applies():
-            self._chance("carre", self.hex, i, tuple(carres), ["14.carre"], event=kind)
+        elif carres:
+            self._chance("carre", self.hex, i, carres, ["14.carre"], event=kind)
         self.changes += 1
         self.last_change_here = i
         return None

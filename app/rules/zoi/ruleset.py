@@ -28,7 +28,7 @@ from app.rules.zoi.models import (
     ZoiScenario,
     ZoiState,
 )
-from app.rules.zoi.movement import MUST_STOP, OPPORTUNITY_FIRE, Walk, cites, violation
+from app.rules.zoi.movement import Walk, cites, violation
 from app.rules.zoi.queries import QUERIES
 from app.rules.zoi.retreat import judge_retreat
 
@@ -276,15 +276,9 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
                     interpretations=_interpretations(walk.consulted, game.options),
                     details=_move_details(walk),
                 )
-        fire = [e for e in walk.effects if e.kind == OPPORTUNITY_FIRE]
-        stop = [e for e in walk.effects if e.kind == MUST_STOP]
-        summary = f"{unit.id} moves {' -> '.join(walk.path)} ({walk.mp_spent} MP)"
-        if stop:
-            summary += f"; must stop in {stop[0].hex}"
-        summary += f"; {len(fire)} opportunity fire chance(s)."
         return Ruling(
             legal=True,
-            summary=summary,
+            summary=_move_summary(walk, action),
             effects=tuple(walk.effects),
             citations=_citations(["14", *walk.sections], [], walk.effects),
             interpretations=_interpretations(walk.consulted, game.options),
@@ -322,12 +316,16 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
                 interpretations=interpretations,
             )
         d = out.details
+        zone_loss = (
+            f"losing {_count(d['zone_loss'], 'increment')} to enemy zones"
+            if d["zone_loss"]
+            else "losing nothing to enemy zones"
+        )
         summary = (
-            f"{unit.id} retreats to {d['final_hex']}, losing {d['zone_loss']} increment(s) to "
-            f"enemy zones"
+            f"{unit.id} retreats to {d['final_hex']}, {zone_loss}"
             + (f" and {d['result_loss']} to the melee result" if d["result_loss"] else "")
-            + f": {d['increments_before']} -> {d['increments_after']}"
-            + (" (eliminated)." if d["eliminated"] else ".")
+            + f": {d['increments_before']} -> {d['increments_after']} increments"
+            + ("; eliminated." if d["eliminated"] else ".")
         )
         return Ruling(
             legal=True,
@@ -422,6 +420,44 @@ def _hex(prefix: str, col: int, row: int) -> Any:
 
 def _snapshot(state: ZoiState) -> dict[str, str]:
     return {u.id: u.hex for u in state.units if u.side == state.phasing}
+
+
+_CHANGE_NOUN = {
+    "face": "a facing change",
+    "formation": "a formation change",
+    "unlimber": "unlimbering",
+    "limber": "limbering",
+}
+_CHANGE_VERB_3RD = {
+    "face": "changes facing",
+    "formation": "changes formation",
+    "unlimber": "unlimbers",
+    "limber": "limbers",
+}
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _move_summary(walk: Walk, action: MoveAction) -> str:
+    """One sentence: where the unit went, what it changed, where it halted, fire chances."""
+    changes = list(dict.fromkeys(s.do for s in action.steps if s.do != "enter"))
+    if len(walk.path) > 1:
+        text = f"{walk.unit.id} moves {' -> '.join(walk.path)}"
+        if walk.stopped:
+            text += " and must stop there"
+        text += f" ({walk.mp_spent} MP"
+        text += ", with " + " and ".join(_CHANGE_NOUN[c] for c in changes) if changes else ""
+        text += ")"
+    else:
+        text = f"{walk.unit.id} stays in {walk.hex} and " + " and ".join(
+            _CHANGE_VERB_3RD[c] for c in changes
+        )
+        text += f" ({walk.mp_spent} MP)"
+    n = walk.chances
+    text += "; no opportunity fire." if n == 0 else f"; {_count(n, 'opportunity fire chance')}."
+    return text
 
 
 def _move_details(walk: Walk) -> dict[str, Any]:

@@ -1,4 +1,5 @@
-"""Rule 14 cases as data: one test per YAML file in ``cases/`` (id = case name).
+"""Rule 14 cases as data: one test per YAML file in ``cases/`` and ``cases_review/`` (id = case
+name).
 
 Each case gives a scenario (a base from ``bases/`` plus patches), options, and either an action
 or a query, with the expected verdict, violations, effects, citations and interpretations.
@@ -19,7 +20,10 @@ from app.rules.ruling import Ruling
 from app.rules.zoi import CATALOG, INTERPRETATIONS
 
 HERE = Path(__file__).parent
-CASE_FILES = sorted((HERE / "cases").glob("*.yaml"))
+CASE_FILES = sorted((HERE / "cases").glob("*.yaml")) + sorted(
+    (HERE / "cases_review").glob("*.yaml")
+)
+"""The author's cases, then an independent examiner's review cases (``cases_review/``)."""
 RULESET = registry.get("zoi")
 
 

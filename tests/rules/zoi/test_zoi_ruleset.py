@@ -207,3 +207,32 @@ def test_apply_rejects_illegal_ruling() -> None:
     assert not ruling.legal
     with pytest.raises(RulesError):
         RS.apply(board, state, bad, ruling)
+
+
+def test_move_path_shorthand_is_a_list_of_enter_steps() -> None:
+    rs = ZoiRuleset()
+    short = rs.parse_action({"kind": "move", "unit": "fr-4-2", "path": ["0607", "0606"]})
+    long = rs.parse_action(
+        {
+            "kind": "move",
+            "unit": "fr-4-2",
+            "steps": [{"do": "enter", "hex": "0607"}, {"do": "enter", "hex": "0606"}],
+        }
+    )
+    assert short == long
+    # the normalised form round-trips (stored actions re-parse)
+    assert rs.parse_action(short.model_dump(mode="json")) == long
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"kind": "move", "unit": "u", "path": []},
+        {"kind": "move", "unit": "u"},
+        {"kind": "move", "unit": "u", "steps": []},
+        {"kind": "move", "unit": "u", "path": ["0101"], "steps": [{"do": "face", "facing": 1}]},
+    ],
+)
+def test_move_needs_steps_or_path_not_both(bad: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        ZoiRuleset().parse_action(bad)
