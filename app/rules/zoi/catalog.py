@@ -243,9 +243,10 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         id=I_CARRE_DF,
         question="Is a unit next to an enemy carré a target in the defensive fire segment even "
         "though the carré projects no zone?",
-        reading="No. The segment targets units in enemy zones; the carré has none, and its "
-        "clause ties its fire to enemies leaving or changing next to it.",
-        alternative="Yes: the carré may also fire at adjacent enemies in that segment.",
+        reading="Yes. The carré clause says units next to the square are subject to defensive "
+        "fire although it has no zone, so the segment lists them with the carré as firer.",
+        alternative="No: the segment targets only units in enemy zones, and the carré fires only "
+        "when a neighbour leaves or changes next to it.",
         option="carre_adjacent_in_defensive_fire",
         sections=("14.carre", "14.defensive-fire"),
     ),

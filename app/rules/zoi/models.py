@@ -178,7 +178,7 @@ class ZoiOptions(_Model):
     shift_within_zone: Literal["stop", "slide", "slide_no_exit"] = "stop"
     horse_artillery_unlimber_when_stopped: bool = True
     changes_after_stop: bool = False
-    carre_adjacent_in_defensive_fire: bool = False
+    carre_adjacent_in_defensive_fire: bool = True
     carre_fire_only_after_moving_adjacent: bool = False
     retreat_loss_hexes: Literal["exited", "entered"] = "exited"
 
