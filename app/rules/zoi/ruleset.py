@@ -7,7 +7,17 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from app.rules.base import UMPIRE, InvalidScenario, QuerySpec, RulesError, Ruleset, Sides
+from app.rules.base import (
+    UMPIRE,
+    InvalidScenario,
+    PhaseSpec,
+    Position,
+    QuerySpec,
+    RulesError,
+    Ruleset,
+    SequenceOfPlay,
+    Sides,
+)
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.ruling import Effect, InterpretationRef, Ruling, Violation
 from app.rules.zoi import tables
@@ -400,6 +410,42 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
             return state.model_copy(update={"units": units})
         raise RulesError(f"unknown action type {type(action).__name__}")
 
+    # -- sequence of play -----------------------------------------------------------------
+
+    def sequence_of_play(self, board: ZoiBoard) -> SequenceOfPlay:
+        """The phases of a player turn; the non-phasing side fires in the defensive fire
+        phase. Player turns rotate through the board's sides."""
+        return SequenceOfPlay(
+            phases=PHASES,
+            citation=CATALOG.cite("sequence"),
+            sides=tuple(s.id for s in board.sides),
+        )
+
+    def position(self, board: ZoiBoard, state: ZoiState) -> Position:
+        return Position(turn=state.turn, phase=state.phase, phasing_side=state.phasing)
+
+    def advance_phase(self, board: ZoiBoard, state: ZoiState) -> ZoiState:
+        """The next phase; after morale recovery the next side's player turn (and, after the
+        last side, the next game turn). Entering the movement phase records where every unit
+        starts it (rule 14: leaving a zone is allowed only at the start of the movement)."""
+        order = [p.id for p in PHASES]
+        sides = [s.id for s in board.sides]
+        idx = order.index(state.phase)
+        turn, phasing = state.turn, state.phasing
+        if idx + 1 < len(order):
+            phase = order[idx + 1]
+        else:
+            phase = order[0]
+            side_idx = sides.index(phasing) if phasing in sides else -1
+            if side_idx + 1 < len(sides):
+                phasing = sides[side_idx + 1]
+            else:
+                phasing, turn = sides[0], turn + 1
+        new = state.model_copy(update={"phase": phase, "phasing": phasing, "turn": turn})
+        if phase == "movement":
+            new = new.model_copy(update={"moved": [], "phase_start": _snapshot(new)})
+        return new
+
     # -- read side ------------------------------------------------------------------------
 
     def queries(self) -> Mapping[str, QuerySpec]:
@@ -410,6 +456,16 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         import copy
 
         return copy.deepcopy(EXAMPLE_SCENARIO)
+
+
+PHASES: tuple[PhaseSpec, ...] = (
+    PhaseSpec("charges", "Charges"),
+    PhaseSpec("movement", "Movement"),
+    PhaseSpec("defensive_fire", "Defensive fire", acts="non_phasing"),
+    PhaseSpec("offensive_fire", "Offensive fire"),
+    PhaseSpec("melee", "Melee"),
+    PhaseSpec("morale_recovery", "Morale recovery"),
+)
 
 
 def _hex(prefix: str, col: int, row: int) -> Any:

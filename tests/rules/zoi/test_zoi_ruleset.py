@@ -236,3 +236,34 @@ def test_move_path_shorthand_is_a_list_of_enter_steps() -> None:
 def test_move_needs_steps_or_path_not_both(bad: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         ZoiRuleset().parse_action(bad)
+
+
+def test_sequence_of_play_rotates_phases_sides_and_turns() -> None:
+    """The sequence of play: six phases per player turn, defensive fire by the non-phasing
+    side, movement phase start positions recorded (rule 14: exits only at the start)."""
+    import json
+    from pathlib import Path
+
+    from app.rules import registry
+
+    rs = registry.get("zoi")
+    example = Path(__file__).resolve().parents[3] / "scenarios" / "zoi" / "example.json"
+    opts = rs.parse_options({})
+    board, state = rs.setup(rs.parse_scenario(json.loads(example.read_text())), opts)
+    seq = rs.sequence_of_play(board)
+    assert seq is not None and seq.citation.section == "sequence"
+    assert [p.id for p in seq.phases][:3] == ["charges", "movement", "defensive_fire"]
+    assert seq.phase("defensive_fire").acts == "non_phasing"
+    pos = rs.position(board, state)
+    assert pos is not None and (pos.turn, pos.phase, pos.phasing_side) == (1, "movement", "french")
+    seen = []
+    for _ in range(12):
+        state = rs.advance_phase(board, state)
+        p = rs.position(board, state)
+        assert p is not None
+        seen.append((p.turn, p.phase, p.phasing_side))
+    assert seen[4] == (1, "charges", "austrian")
+    assert seen[5] == (1, "movement", "austrian")
+    assert seen[10] == (2, "charges", "french")
+    assert seen[11] == (2, "movement", "french")
+    assert state.phase_start == {u.id: u.hex for u in state.units if u.side == "french"}
