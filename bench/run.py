@@ -25,8 +25,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.rules import registry  # noqa: E402
-from app.rules.geometry import DEFAULT_LAYOUT  # noqa: E402
+from app.rules import registry
+from app.rules.geometry import DEFAULT_LAYOUT
 
 
 def measure(fn: Callable[[], Any], *, repeat: int = 15, number: int = 5) -> float:
