@@ -7,6 +7,7 @@ from pathlib import Path
 from alembic import command
 from alembic.config import Config
 
+
 def _project_root() -> Path:
     """Where ``migrations/`` lives: beside the package in a source checkout (editable install),
     else the working directory (the container image copies it to ``/app``)."""
