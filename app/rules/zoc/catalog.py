@@ -283,6 +283,17 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         sections=("8.2.operational.exceptions",),
     ),
     Interpretation(
+        id="zoc.overrun-whole-stack",
+        question="The overrun target shares its hex with other enemy units. Does the overrun "
+        "exception lift their EZOC too?",
+        reading="Yes: an overrun attacks the whole stack in the target hex, so every unit in it "
+        "counts as the unit being overrun.",
+        alternative="No: only the unit named as the target; the EZOC of its stackmates still "
+        "stops the mover.",
+        option="overrun_exempts_target_stack",
+        sections=("8.2.operational.exceptions",),
+    ),
+    Interpretation(
         id="zoc.reserve-no-negation",
         question="Does a friendly unit or Airdrop marker let a unit enter or leave an EZOC hex "
         "in Reserve Movement?",
@@ -338,12 +349,14 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         sections=("8.2.retreat.priorities",),
     ),
     Interpretation(
-        id="zoc.retreat-complete-first",
+        id="zoc.retreat-ezoc-free-first",
         question="The retreat priorities (4.2.5.1) are not in the text: which comes first, "
-        "covering the full retreat length or avoiding EZOC hexes?",
-        reading="Covering the full length comes first; among hexes that allow the longest "
+        "avoiding EZOC hexes or covering the full retreat length?",
+        reading="Avoiding EZOC comes first, as the 8.2 clarification demands it whenever a hex "
+        "without EZOC is available; among those hexes, one allowing the longest retreat must "
+        "be taken. The retreat may then fall short.",
+        alternative="Covering the full length comes first; among hexes that allow the longest "
         "retreat, one without EZOC must be taken.",
-        alternative="Avoiding EZOC comes first, even if the retreat then falls short.",
         option="retreat_ezoc_free_first",
         sections=("8.2.retreat.priorities",),
     ),

@@ -101,6 +101,15 @@ def find_unit(ctx: Context, unit_id: str) -> Unit | Problem:
     return unit
 
 
+def without_start(start: str, path: Sequence[str]) -> list[str]:
+    """The hexes entered: a path that repeats the unit's own hex first (a common front-end
+    habit, e.g. ``[e3107, e3207]`` for a unit in e3107) means the same as one without it."""
+    hexes = list(path)
+    if hexes and hexes[0] == start:
+        return hexes[1:]
+    return hexes
+
+
 def check_path(ctx: Context, start: str, path: Sequence[str], unit: str) -> Problem | None:
     """Well-formed path: every id parses, lies on the map, and touches the previous hex."""
     layout = ctx.board.layout.layout()

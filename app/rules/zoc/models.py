@@ -243,13 +243,14 @@ class ZocOptions(_Frozen):
 
     airdrop_negates_supply_retreat: bool = True
     overrun_exempts_all_ezoc: bool = False
+    overrun_exempts_target_stack: bool = True
     reserve_negation: bool = False
     weather_affects_retreat: bool = False
     weather_in_exploitation: bool = True
     storms_stop_on_leaving_start: bool = True
     non_ground_negates: bool = False
     retreat_negated_ezoc_is_free: bool = False
-    retreat_ezoc_free_first: bool = False
+    retreat_ezoc_free_first: bool = True
     retreat_must_move_away: bool = True
     started_in_ezoc_exempt: bool = False
 

@@ -19,11 +19,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.ruling import Effect, Ruling
-from app.rules.zoc.common import Problem, check_path, effect, find_unit, illegal, legal, names
+from app.rules.zoc.common import (
+    Problem,
+    check_path,
+    effect,
+    find_unit,
+    illegal,
+    legal,
+    names,
+    without_start,
+)
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
 from app.rules.zoc.zones import Context, compute_zones, unit_ids
 
 STORMY = ("storms", "snow")
+
+
+def _lifted(weather_stop: Stop | None) -> str:
+    """How an exception to the ordinary stop reads when Storms/Snow may still stop the unit."""
+    if weather_stop is None:
+        return "no stop is required there."
+    return "that lifts the ordinary stop, but the Storms/Snow stop admits no exceptions."
 
 
 def _at(step: int) -> str:
@@ -163,8 +179,16 @@ class Mover:
 
     # -- legal: the EZOC rules ------------------------------------------------------------
 
-    def zoc_step(self, cur: str, nxt: str, step: int, first: bool) -> StepOutcome:
-        """Apply 8.2 to one step; ``first`` is True for the step out of the start hex."""
+    def zoc_step(
+        self, cur: str, nxt: str, step: int, first: bool, attack_only: bool = False
+    ) -> StepOutcome:
+        """Apply 8.2 to one step; ``first`` is True for the step out of the start hex.
+
+        ``attack_only`` marks the last step of an overrun: the unit attacks ``nxt`` from
+        ``cur`` and stays in ``cur``, so it neither leaves ``cur`` (no Mud or Storms/Snow exit
+        rule) nor enters ``nxt`` (no stop)."""
+        if attack_only:
+            return StepOutcome(ezoc_by=unit_ids(self.ctx.ezoc(nxt, self.side)))
         if self.phase == "reserve_movement":
             return self._reserve_step(cur, nxt, step, first)
         return self._moving_step(cur, nxt, step, first)
@@ -245,7 +269,7 @@ class Mover:
                     ctx,
                     "zoc.ezoc_negated",
                     f"The EZOC in {nxt} (of {names(nxt_ezoc)}) is negated by "
-                    f"{', '.join(n.id for n in negators)}: no stop is required there.",
+                    f"{', '.join(n.id for n in negators)}: " + _lifted(out.stop),
                     [*ctx.negation_cites(negators), exception, *enemy],
                     unit=self.unit.id,
                     hex=nxt,
@@ -261,8 +285,8 @@ class Mover:
                 effect(
                     ctx,
                     "zoc.overrun_exempt",
-                    f"{self.unit.id} need not stop in {nxt}: it is overrunning "
-                    f"{self.overrun.id}, which exerts the EZOC there.",
+                    f"{self.unit.id} is overrunning {self.overrun.id}, which exerts the EZOC "
+                    f"in {nxt}: " + _lifted(out.stop),
                     [exception, *enemy],
                     unit=self.unit.id,
                     hex=nxt,
@@ -294,10 +318,21 @@ class Mover:
         return out
 
     def _overrun_exempt(self, ezoc: list[Unit]) -> bool:
+        """8.2 exception: the mover overruns the unit projecting the EZOC. Units stacked with
+        the named target are overrun with it (``zoc.overrun-whole-stack``); the EZOC of any
+        other enemy unit still stops the mover (``zoc.overrun-only-target``)."""
         target = self.overrun
-        if target is None or all(u.id != target.id for u in ezoc):
+        if target is None:
             return False
-        if all(u.id == target.id for u in ezoc):
+        stackmates = [u for u in ezoc if u.id != target.id and u.hex == target.hex]
+        overrun = {target.id}
+        if stackmates:
+            self.ctx.rely("zoc.overrun-whole-stack")
+            if self.ctx.options.overrun_exempts_target_stack:
+                overrun |= {u.id for u in stackmates}
+        if all(u.id not in overrun for u in ezoc):
+            return False
+        if all(u.id in overrun for u in ezoc):
             return True
         self.ctx.rely("zoc.overrun-only-target")
         return self.ctx.options.overrun_exempts_all_ezoc
@@ -356,8 +391,18 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
     unit = found
     assert unit.hex is not None
     start = unit.hex
-    path = list(action.path)
+    path = without_start(start, action.path)
     # 1. well-formed
+    if not path:
+        return illegal(
+            ctx,
+            Problem(
+                "zoc.empty_path",
+                f"The path of {unit.id} names no hex to enter after its own hex {start}.",
+                ["basic.path"],
+                unit=unit.id,
+            ),
+        )
     problem = check_path(ctx, start, path, unit.id)
     if problem is not None:
         return illegal(ctx, problem)
@@ -431,7 +476,7 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
                 _details(unit, start, path, costs, steps, None),
             )
         final_overrun = target is not None and i == len(path)
-        outcome = mover.zoc_step(prev, hex_id, i, first=i == 1)
+        outcome = mover.zoc_step(prev, hex_id, i, first=i == 1, attack_only=final_overrun)
         effects.extend(outcome.effects)
         if outcome.problem is not None:
             return illegal(
@@ -447,8 +492,7 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
                 "no_zoc": outcome.no_zoc,
             }
         )
-        if not final_overrun:
-            stop = outcome.stop
+        stop = outcome.stop
         prev = hex_id
     if stop is not None:
         effects.append(

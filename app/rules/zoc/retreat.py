@@ -3,10 +3,11 @@
 The combat result gives the retreat's length. Each step must be passable, free of enemy units,
 new to the retreat, (by default) one hex farther from the start, and not an EZOC hex unless
 another friendly unit (or, by default, a friendly Airdrop marker) is in it. Among the hexes a
-step could take, the retreat must prefer (1) those from which the longest retreat remains
-possible and then (2) hexes without EZOC (interpretation ``zoc.retreat-complete-first``; the
-option ``retreat_ezoc_free_first`` swaps the two). A retreat that cannot be completed is legal
-when no longer retreat exists, and reports how many hexes it fell short.
+step could take, the retreat must prefer (1) hexes without EZOC, whenever one is available
+(the 8.2 clarification), and then (2) those from which the longest retreat remains possible
+(interpretation ``zoc.retreat-ezoc-free-first``; the option ``retreat_ezoc_free_first: false``
+swaps the two). A retreat that cannot be completed is legal when no longer retreat exists, and
+reports how many hexes it fell short.
 """
 
 from __future__ import annotations
@@ -15,7 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.ruling import Effect, Ruling
-from app.rules.zoc.common import Problem, check_path, effect, find_unit, illegal, legal, names
+from app.rules.zoc.common import (
+    Problem,
+    check_path,
+    effect,
+    find_unit,
+    illegal,
+    legal,
+    names,
+    without_start,
+)
 from app.rules.zoc.models import RetreatAction, Unit
 from app.rules.zoc.zones import Context, unit_ids
 
@@ -184,7 +194,7 @@ def judge_retreat(ctx: Context, action: RetreatAction) -> Ruling:
     unit = found
     assert unit.hex is not None
     start = unit.hex
-    path = list(action.path)
+    path = without_start(start, action.path)
     problem = check_path(ctx, start, path, unit.id)
     if problem is not None:
         return illegal(ctx, problem)
@@ -303,8 +313,9 @@ def _priority(
         reach = 1 if e.stops else 1 + r.longest(e.hex, visited | {e.hex}, remaining - 1)
         scored.append((e, min(reach, remaining), r.free(e) if mixed else not e.ezoc))
     free_first = ctx.options.retreat_ezoc_free_first
-    if any(t[2] and s[1] > t[1] for s in scored for t in scored):
-        ctx.rely("zoc.retreat-complete-first")  # the two priorities pull apart here
+    if any(t[2] and not s[2] and s[1] > t[1] for s in scored for t in scored):
+        # the two priorities pull apart: a hex with EZOC allows a longer retreat
+        ctx.rely("zoc.retreat-ezoc-free-first")
 
     def key(s: tuple[Entry, int, bool]) -> tuple[int, int]:
         return (int(s[2]), s[1]) if free_first else (s[1], int(s[2]))

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.ruling import Ruling
-from app.rules.zoc.common import Problem, check_path, effect, find_unit, illegal, legal, names
+from app.rules.zoc.common import (
+    Problem,
+    check_path,
+    effect,
+    find_unit,
+    illegal,
+    legal,
+    names,
+    without_start,
+)
 from app.rules.zoc.models import TraceSupplyAction, Unit
 from app.rules.zoc.zones import Context, unit_ids
 
@@ -195,7 +204,7 @@ def judge_trace_supply(ctx: Context, action: TraceSupplyAction) -> Ruling:
             ],
             details,
         )
-    path = list(action.path)
+    path = without_start(unit.hex, action.path)
     problem = check_path(ctx, unit.hex, path, unit.id)
     if problem is not None:
         return illegal(ctx, problem)

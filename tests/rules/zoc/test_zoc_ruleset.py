@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +144,7 @@ def test_rules_core_is_pure() -> None:
             assert not FORBIDDEN.match(line), f"{path.name}: {line}"
 
 
-# -- speed ------------------------------------------------------------------------------------
+# -- a big map --------------------------------------------------------------------------------
 
 
 def big_scenario() -> dict[str, Any]:
@@ -171,20 +170,15 @@ def big_scenario() -> dict[str, Any]:
     }
 
 
-def test_reachable_on_a_40x40_map_is_fast() -> None:
+def test_reachable_on_a_40x40_map_covers_the_map_around_the_unit() -> None:
+    """A big map works end to end (speed is measured in bench/, never asserted here)."""
     board, state, opts = game(big_scenario())
-    run = RS.queries()["reachable"].run
-    run(board, state, opts, {"unit": "de-1"})  # warm the topology cache
-    started = time.perf_counter()
-    result = run(board, state, opts, {"unit": "de-1"})
-    elapsed = time.perf_counter() - started
+    result = RS.queries()["reachable"].run(board, state, opts, {"unit": "de-1"})
     assert len(result["reachable"]) > 100
-    assert elapsed < 0.5, f"reachable took {elapsed:.3f}s"
-    started = time.perf_counter()
-    RS.queries()["ezoc-map"].run(board, state, opts, {"side": "axis"})
+    zmap = RS.queries()["ezoc-map"].run(board, state, opts, {"side": "axis"})
+    assert zmap["hexes"]
     action = RS.parse_action({"kind": "move", "unit": "de-1", "path": ["0620", "0720"]})
-    RS.adjudicate(board, state, action, opts)
-    assert time.perf_counter() - started < 0.5
+    assert RS.adjudicate(board, state, action, opts).legal
 
 
 # -- reachable agrees with adjudication ---------------------------------------------------------

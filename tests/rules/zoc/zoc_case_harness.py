@@ -31,6 +31,8 @@ from app.rules import InvalidScenario, registry
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
+REVIEW_DIR = HERE / "cases_review"
+"""An independent examiner's cases, written from the docs and the text (``cases_review/``)."""
 REPO = HERE.parents[2]
 
 
@@ -48,9 +50,9 @@ class Case:
         return dict(self.data.get("expect") or {})
 
 
-def load_cases() -> list[Case]:
+def load_cases(directory: Path = CASES_DIR) -> list[Case]:
     cases: list[Case] = []
-    for path in sorted(CASES_DIR.glob("*.yaml")):
+    for path in sorted(directory.glob("*.yaml")):
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
         for item in doc["cases"]:
             cases.append(Case(path.name, item))
