@@ -1,4 +1,4 @@
-"""The ``referee`` command: ``referee serve`` and ``referee migrate``."""
+"""The ``referee`` command: ``referee serve``, ``referee migrate`` and ``referee audit``."""
 
 from __future__ import annotations
 
@@ -32,6 +32,45 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit(args: argparse.Namespace) -> int:
+    """Re-adjudicate one game's whole log; exit 0 when it replays identically, 1 when an
+    event differs, 2 when there is no such game."""
+    from app.db.engine import make_engine, make_session_factory
+    from app.db.uow import SqlAlchemyUnitOfWork
+    from app.service.audit import audit_game
+    from app.service.boards import BoardCache
+    from app.service.errors import ServiceError
+
+    url = args.database_url or get_settings().database_url
+    engine = make_engine(url)
+    try:
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+        try:
+            report = audit_game(uow, args.game_id, boards=BoardCache(), require_umpire=False)
+        except ServiceError as exc:
+            print(f"referee audit: {exc.code}: {exc.detail}", file=sys.stderr)
+            return 2
+    finally:
+        engine.dispose()
+    if args.json:
+        print(report.model_dump_json(indent=2))
+    else:
+        print(
+            f"game {report.game} ({report.ruleset} {report.recorded_version}, replayed with "
+            f"{report.replayed_version}): {report.events} events"
+        )
+        if report.ok:
+            print("OK: every ruling, state and roll replays identically")
+        for diff in report.differences:
+            print(
+                f"DIFFERS at event {diff.seq} ({diff.kind}, version {diff.version}): "
+                f"{diff.field}: {diff.message}"
+            )
+        if report.first_difference is not None:
+            print(f"first differing event: {report.first_difference.seq}")
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee", description="Rules referee for tabletop wargames."
@@ -48,6 +87,15 @@ def build_parser() -> argparse.ArgumentParser:
     migrate.add_argument("--database-url", default=None, help="default: REFEREE_DATABASE_URL")
     migrate.add_argument("--revision", default="head")
     migrate.set_defaults(func=_migrate)
+
+    audit = sub.add_parser(
+        "audit",
+        help="re-adjudicate a game's whole log and name the first event that differs",
+    )
+    audit.add_argument("game_id", help="the game's id")
+    audit.add_argument("--database-url", default=None, help="default: REFEREE_DATABASE_URL")
+    audit.add_argument("--json", action="store_true", help="print the full report as JSON")
+    audit.set_defaults(func=_audit)
     return parser
 
 

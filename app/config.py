@@ -11,6 +11,10 @@
 * ``REFEREE_PROBLEM_BASE`` -- prefix of problem ``type`` URIs.
   Default ``https://referee.dev/problems/``.
 * ``REFEREE_SQL_ECHO`` -- log every SQL statement. Default false.
+* ``REFEREE_SSE_KEEPALIVE_SECONDS`` -- an idle event stream sends a comment line this often.
+  Default 15.
+* ``REFEREE_SSE_POLL_SECONDS`` -- how often an idle stream re-reads the log when no
+  notification can wake it (SQLite, written by another process). Default 1.
 """
 
 from __future__ import annotations
@@ -40,6 +44,12 @@ class Settings(BaseSettings):
         description="Problem `type` URIs are this prefix plus the problem code.",
     )
     sql_echo: bool = False
+    sse_keepalive_seconds: float = Field(
+        default=15.0, gt=0, description="Keep-alive comment interval of event streams."
+    )
+    sse_poll_seconds: float = Field(
+        default=1.0, gt=0, description="Re-read interval of idle streams without notifications."
+    )
 
 
 def get_settings() -> Settings:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -11,10 +12,25 @@ from fastapi import FastAPI
 from app import __version__
 from app.api import problems
 from app.api.middleware import BodySizeLimitMiddleware
-from app.api.routes import actions, events, games, health, queries, rulesets
+from app.api.routes import (
+    actions,
+    audit,
+    dice,
+    events,
+    games,
+    health,
+    phases,
+    queries,
+    rollback,
+    rulesets,
+    sealed,
+    stream,
+)
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
+from app.match.clock import TimeSource
 from app.service.boards import BoardCache
+from app.service.stream import EventHub
 
 DESCRIPTION = """\
 A rules referee for tabletop wargames. Create a game from a scenario, then ask for **rulings**
@@ -33,15 +49,21 @@ TAGS = [
     {"name": "actions", "description": "Dry runs and real submissions."},
     {"name": "events", "description": "The append-only log."},
     {"name": "queries", "description": "Read-only ruleset queries."},
+    {"name": "phases", "description": "Turns and phases: end a phase, umpire advance, finish."},
+    {"name": "dice", "description": "Verifiable dice: commitment, rolls, reveal, verify."},
+    {"name": "undo", "description": "Umpire rollback and player takeback."},
+    {"name": "audit", "description": "Re-adjudicate a game's whole log (umpire)."},
+    {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
     {"name": "health", "description": "Liveness."},
 ]
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(settings: Settings | None = None, *, clock: TimeSource | None = None) -> FastAPI:
     """Build the application for ``settings`` (default: from the environment).
 
     The database engine is created here but connects lazily; the schema must already exist
-    (``referee migrate``).
+    (``referee migrate``). ``clock`` is the time source of the game clocks (seconds since the
+    epoch; default ``time.time``): tests inject a fake one and never wait.
     """
     settings = settings or get_settings()
     engine = make_engine(settings.database_url, echo=settings.sql_echo)
@@ -49,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
+        await app.state.events_hub.aclose()
         engine.dispose()
 
     app = FastAPI(
@@ -62,10 +85,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
     app.state.boards = BoardCache(settings.board_cache_size)
+    app.state.clock = clock or time.time
 
     problems.install(app)
+    app.state.events_hub = EventHub(settings.database_url)
+    # before `events`: /games/{id}/events/stream must not be taken for /events/{seq}
+    app.include_router(stream.router)
     for module in (health, rulesets, games, actions, events, queries):
         app.include_router(module.router)
+    app.include_router(phases.router)
+    app.include_router(dice.router)
+    app.include_router(rollback.router)
+    app.include_router(audit.router)
+    app.include_router(sealed.router)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,

@@ -18,6 +18,7 @@ import pytest
 
 from app.db.migrate import upgrade
 from app.rules import registry
+from tests.support.blind import BLIND
 from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
 from tests.support.tiny import TINY
 
@@ -26,9 +27,11 @@ IN_CI = os.environ.get("CI", "").lower() == "true"
 
 @pytest.fixture(scope="session", autouse=True)
 def tiny_ruleset() -> Iterator[None]:
-    """Register the tiny test ruleset for the whole session."""
+    """Register the tiny and blind (sealed bids) test rulesets for the whole session."""
     registry.register(TINY)
+    registry.register(BLIND)
     yield
+    registry.unregister(BLIND.id)
     registry.unregister(TINY.id)
 
 

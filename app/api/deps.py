@@ -77,6 +77,37 @@ def idempotency_key(
     return value
 
 
+def get_now(request: Request) -> float:
+    """The current time from the app's injected time source (``create_app(clock=...)``)."""
+    return float(request.app.state.clock())
+
+
+def client_seed(
+    value: Annotated[
+        str | None,
+        Header(
+            alias="Referee-Client-Seed",
+            description="Optional: 1-64 visible ASCII characters mixed into every die this "
+            "request rolls (see docs/match-flow.md, Dice).",
+        ),
+    ] = None,
+) -> str | None:
+    return value
+
+
+def entered_dice(
+    value: Annotated[
+        str | None,
+        Header(
+            alias="Referee-Dice",
+            description="Physical dice entered by the umpire (match option physical_dice), "
+            "comma-separated in the order the action needs them, e.g. `4,2`.",
+        ),
+    ] = None,
+) -> str | None:
+    return value
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 UowDep = Annotated[AbstractUnitOfWork, Depends(get_uow)]
 BoardsDep = Annotated[BoardCache, Depends(get_boards)]
@@ -84,3 +115,7 @@ SeatDep = Annotated[str | None, Depends(seat_token)]
 """The presented seat token (None when anonymous)."""
 IfMatchDep = Annotated[IfMatch | None, Depends(if_match)]
 IdempotencyKeyDep = Annotated[str | None, Depends(idempotency_key)]
+NowDep = Annotated[float, Depends(get_now)]
+"""Seconds since the epoch from the injected time source."""
+ClientSeedDep = Annotated[str | None, Depends(client_seed)]
+EnteredDiceDep = Annotated[str | None, Depends(entered_dice)]

@@ -86,6 +86,7 @@ STATUS: dict[type[svc.ServiceError], int] = {
     svc.IllegalAction: 422,
     svc.IdempotencyKeyReused: 422,
     svc.RulesetUnavailable: 503,
+    svc.Conflict: 409,
 }
 
 HTTP_CODES: dict[int, str] = {
@@ -95,6 +96,7 @@ HTTP_CODES: dict[int, str] = {
     404: "route.not_found",
     405: "method.not_allowed",
     406: "request.not_acceptable",
+    409: "conflict",
     413: "request.too_large",
     415: "request.unsupported_media_type",
     422: "request.invalid",
@@ -283,6 +285,7 @@ DESCRIPTIONS: dict[int, str] = {
     400: "Malformed request (e.g. the body is not JSON).",
     401: "No, malformed or wrong bearer token (`auth.*`).",
     403: "The seat may not submit this action (`seat.not_owner`).",
+    409: "The game's position forbids it (`phase.not_your_turn`, `game.finished`, …).",
     404: "No such game, ruleset, query or event.",
     412: "If-Match names a version that is no longer current (`precondition.stale`).",
     413: "The body is larger than REFEREE_MAX_BODY_BYTES (`request.too_large`).",

@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.service.match import MatchOptions
+
 EXAMPLE_SCENARIO: dict[str, Any] = {
     "length": 10,
     "sides": ["red", "blue"],
@@ -38,6 +40,11 @@ class CreateGameRequest(BaseModel):
     public: bool = Field(
         default=True,
         description="True: anyone may read the game. False: only holders of its seat tokens.",
+    )
+    match: MatchOptions | None = Field(
+        default=None,
+        description="Match options: clock (time control), physical_dice, takeback, "
+        "enforce_sequence. Omitted: untimed, derived dice, no takebacks, sequence enforced.",
     )
 
 

@@ -94,6 +94,8 @@ class GameRow(Base):
     """Clock state (remaining time per side, running side and since when)."""
     initial_state: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     """The state at creation: where audit replay and a rollback to version 1 start."""
+    winner: Mapped[str | None] = mapped_column(String(64), nullable=True)
+    """The winning side of a finished game, when there is one (e.g. after a clock forfeit)."""
 
 
 class SeatRow(Base):
@@ -128,7 +130,8 @@ class EventRow(Base):
     kind: Mapped[str] = mapped_column(String(64))
     action: Mapped[dict[str, Any]] = mapped_column(JsonType)
     ruling: Mapped[dict[str, Any]] = mapped_column(JsonType)
-    dice: Mapped[list[int]] = mapped_column(JsonType)
+    dice: Mapped[list[Any]] = mapped_column(JsonType)
+    """The rolls the ruling used, each ``Roll.to_json()`` (n, sides, value, client_seed…)."""
     version: Mapped[int] = mapped_column(Integer)
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)

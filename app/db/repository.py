@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.orm import Session
 
+from app.db import notify
 from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow, utcnow
 
 
@@ -86,11 +87,14 @@ class GameRepository:
         state: dict[str, Any],
         status: str,
         now: datetime | None = None,
+        extra: Mapping[str, Any] | None = None,
     ) -> bool:
         """Store a new state if the game is still at ``expected_version``.
 
         One conditional ``UPDATE ... WHERE version = :expected``: of two concurrent writers
         holding the same version exactly one matches a row; the other gets ``False``.
+        ``extra`` sets further game columns in the same statement (``dice_counter``,
+        ``clock``, ``winner``, ``seed_revealed``), so they change atomically with the version.
         """
         stmt = (
             update(GameRow)
@@ -100,6 +104,7 @@ class GameRepository:
                 state=state,
                 status=status,
                 updated_at=now or utcnow(),
+                **dict(extra or {}),
             )
             .execution_options(synchronize_session=False)
         )
@@ -108,5 +113,9 @@ class GameRepository:
         return result.rowcount == 1
 
     def append_event(self, event: EventRow) -> None:
+        """Stage an event; readers are woken when (and only if) the transaction commits:
+        ``pg_notify`` on PostgreSQL (every process), after-commit callbacks in this process
+        (see :mod:`app.db.notify`)."""
         self.session.add(event)
         self.session.flush()
+        notify.stage(self.session, event.game_id, event.seq)

@@ -157,3 +157,16 @@ class RulesetUnavailable(ServiceError):
     """A stored game names a ruleset this server does not have (any more)."""
 
     code = "ruleset.unavailable"
+
+
+class Conflict(ServiceError):
+    """The request cannot apply to the game as it stands (finished game, takeback window
+    closed, nothing to roll back…). Nothing was written."""
+
+    code = "conflict"
+
+
+class OutOfSequence(Conflict):
+    """The seat may not act in the current phase; ``citations`` names the sequence rule."""
+
+    code = "phase.not_your_turn"

@@ -7,9 +7,9 @@ becomes a client error, never a server error.
 
 from __future__ import annotations
 
-import secrets
+import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -20,11 +20,14 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow
 from app.db.uow import AbstractUnitOfWork
+from app.match import clock
 from app.rules import registry
 from app.rules.base import UMPIRE, InvalidScenario, RulesError, Ruleset
 from app.rules.ruling import Ruling
+from app.service import match as mt
 from app.service.boards import BoardCache, digest
 from app.service.errors import (
+    Conflict,
     EventNotFound,
     FieldError,
     Forbidden,
@@ -32,6 +35,7 @@ from app.service.errors import (
     IllegalAction,
     InvalidInput,
     NotFound,
+    OutOfSequence,
     PreconditionFailed,
     PreconditionRequired,
     QueryNotFound,
@@ -64,6 +68,11 @@ INITIAL_VERSION = 1
 
 ACCEPTED = 201
 """The outcome status of an accepted action (stored with the event for replays)."""
+
+SYSTEM_SEAT = "system"
+"""The ``seat`` of events nobody submitted (a clock running out)."""
+
+TimeSource = Callable[[], float]
 
 
 @dataclass(frozen=True)
@@ -192,18 +201,181 @@ def _parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
         raise InvalidInput("invalid action", errors, code="action.invalid") from exc
 
 
-def _roll_dice(ruleset: AnyRuleset, board: Any, state: Any, action: Any) -> tuple[int, ...]:
-    """Roll the dice an action needs, if its ruleset says (optional ``dice_needed`` hook).
-
-    A ruleset may define ``dice_needed(board, state, action) -> sequence of die sizes``;
-    without it no dice are rolled. Rolled values are stored with the event.
-    """
-    hook = getattr(ruleset, "dice_needed", None)
-    if hook is None:
-        return ()
+def _dice_needed(game: _Game, state: Any, action: Any) -> list[int]:
+    """The die sizes an action needs (the ruleset's ``dice_needed`` hook)."""
     with _guard("action"):
-        sizes = [int(s) for s in hook(board, state, action)]
-    return tuple(secrets.randbelow(size) + 1 for size in sizes if size > 0)
+        return [int(s) for s in game.ruleset.dice_needed(game.board, state, action) if int(s) > 0]
+
+
+def _turn(game: _Game, state: Any) -> mt.Turn | None:
+    """Where the game stands in its sequence of play (None: the ruleset declares none)."""
+    with _guard("state"):
+        return mt.where(game.ruleset, game.board, state)
+
+
+def _require_active(row: GameRow) -> None:
+    if row.status != "active":
+        raise Conflict(
+            f"the game is {row.status}: nothing more may be played",
+            code="game.finished",
+            winner=row.winner,
+        )
+
+
+def _out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequence:
+    side = mt.acting_side(seat, owner) or seat
+    phasing = turn.position.phasing_side
+    acts = {
+        "phasing": f"only the phasing side ({phasing}) may act",
+        "non_phasing": f"only the non-phasing side (not {phasing}) may act",
+        "umpire": "only the umpire may act",
+        "both": "only the sides may act",
+    }.get(turn.phase.acts, "nobody may act")
+    return OutOfSequence(
+        f"turn {turn.position.turn}, {turn.phase.title} phase: {acts}, not {side}",
+        side=side,
+        position=mt.position_json(turn),
+        acts=turn.phase.acts,
+        citations=[turn.sequence.citation.model_dump(mode="json")],
+    )
+
+
+def _winner_of(game: _Game, loser: str) -> str | None:
+    """The winner when ``loser`` forfeits: the other side of a two-sided game."""
+    others = [s for s in game.ruleset.sides(game.board).names if s != loser]
+    return others[0] if len(others) == 1 else None
+
+
+def _record(
+    uow: AbstractUnitOfWork,
+    game: _Game,
+    *,
+    seat: str,
+    kind: str,
+    new_state: Any,
+    ruling: Ruling,
+    now: float,
+    action: Mapping[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
+    rolls: Sequence[Any] = (),
+    status: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+    request_digest: str | None = None,
+    visible_to: list[str] | None = None,
+) -> ActionOutcome:
+    """Store ``new_state`` as the next version and append its event, in the open write
+    transaction (one conditional UPDATE; 412 if another write came first). Actions and every
+    match-flow command append through here, so each bumps the version by exactly one
+    (seq = version - 1).
+
+    Action events have ``payload`` null; match events (phase, rollback, takeback,
+    clock_expired, seed_revealed, game_finished) carry their details in ``payload``.
+    """
+    expected = game.row.version
+    with _guard("state"):
+        state_json = new_state.model_dump(mode="json")
+        turn = mt.where(game.ruleset, game.board, new_state)
+    columns = dict(extra or {})
+    if not uow.games.advance(
+        game.row.id,
+        expected_version=expected,
+        state=state_json,
+        status=status or game.row.status,
+        extra=columns,
+    ):
+        raise PreconditionFailed("another write was accepted first; reload the game")
+    seq = expected - INITIAL_VERSION + 1
+    result = ActionResult(
+        event=seq,
+        version=expected + 1,
+        ruling=ruling,
+        state=_view(game, new_state, seat),
+        position=mt.position_view(turn),
+        clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
+    )
+    body = result.model_dump_json()
+    uow.games.append_event(
+        EventRow(
+            game_id=game.row.id,
+            seq=seq,
+            seat=seat,
+            kind=kind,
+            action=dict(action or {}),
+            ruling=ruling.model_dump(mode="json"),
+            dice=mt.rolls_json(rolls),
+            version=expected + 1,
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+            response=body,
+            created_at=_now(),
+            payload=dict(payload) if payload is not None else None,
+            state_after=state_json,
+            visible_to=visible_to,
+        )
+    )
+    return ActionOutcome(status=ACCEPTED, body=body, event=seq, version=expected + 1)
+
+
+def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: BoardCache) -> bool:
+    """Handle clock expiry lazily: called before any read or write of a game.
+
+    When a side's time has run out and nobody has handled it yet, appends a ``clock_expired``
+    event (visible to every reader) in its own transaction: with ``on_expiry: forfeit`` the
+    game ends (status ``finished``, the other side of a two-sided game recorded as winner);
+    with ``notify_umpire`` the game goes on and the event tells the umpire. True if it wrote.
+    """
+    if not _valid_id(game_id):
+        return False
+    with uow.begin():
+        found = uow.games.get(game_id)
+        if found is None or not mt.newly_expired(found[0], now):
+            return False
+    with uow.begin(write=True):
+        game = _load(uow, game_id, boards)
+        sides = mt.newly_expired(game.row, now)
+        control = mt.options_of(game.row).clock
+        state = mt.clock_state(game.row)
+        if not sides or control is None or state is None:
+            return False
+        forfeit = control.on_expiry == "forfeit"
+        winner = _winner_of(game, sides[0]) if forfeit and len(sides) == 1 else None
+        running = None if forfeit else state.running
+        new_clock = clock.switch(state, now, running).model_copy(
+            update={"expired": sorted({*state.expired, *sides})}
+        )
+        who = ", ".join(sides)
+        outcome = f"{who} forfeit{'s' if len(sides) == 1 else ''}" + (
+            f"; {winner} wins" if winner else ""
+        )
+        ruling = Ruling(
+            legal=True,
+            summary=f"The clock of {who} ran out: "
+            + (outcome if forfeit else "the umpire is notified and play goes on")
+            + ".",
+            details={"sides": sides, "on_expiry": control.on_expiry, "winner": winner},
+        )
+        extra: dict[str, Any] = {"clock": new_clock.model_dump(mode="json")}
+        if forfeit:
+            extra["winner"] = winner
+        _record(
+            uow,
+            game,
+            seat=SYSTEM_SEAT,
+            kind="clock_expired",
+            new_state=game.state,
+            ruling=ruling,
+            now=now,
+            payload={"sides": sides, "on_expiry": control.on_expiry, "winner": winner},
+            status="finished" if forfeit else None,
+            extra=extra,
+        )
+        uow.commit()
+        return True
+
+
+def _clock_now(now: float | None) -> float:
+    return time.time() if now is None else now
 
 
 def _view(game: _Game, state: Any, seat: str | None) -> dict[str, Any]:
@@ -211,7 +383,7 @@ def _view(game: _Game, state: Any, seat: str | None) -> dict[str, Any]:
         return dict(game.ruleset.view(game.board, state, seat))
 
 
-def _game_view(game: _Game, seat: str | None) -> GameView:
+def _game_view(game: _Game, seat: str | None, now: float | None = None) -> GameView:
     sides = game.ruleset.sides(game.board)
     return GameView(
         id=game.row.id,
@@ -225,6 +397,11 @@ def _game_view(game: _Game, seat: str | None) -> GameView:
         state=_view(game, game.state, seat),
         created_at=_aware(game.row.created_at),
         updated_at=_aware(game.row.updated_at),
+        match=mt.options_of(game.row).model_dump(mode="json"),
+        position=mt.position_view(_turn(game, game.state)),
+        clock=mt.clock_view(game.row, _clock_now(now)),
+        dice=mt.dice_view(game.row),
+        winner=game.row.winner,
     )
 
 
@@ -239,8 +416,15 @@ def create_game(
     options: Mapping[str, Any] | None = None,
     public: bool = True,
     boards: BoardCache | None = None,
+    match: Mapping[str, Any] | mt.MatchOptions | None = None,
+    now: float | None = None,
 ) -> CreatedGame:
-    """Validate a scenario, set the game up and issue one token per seat (shown once)."""
+    """Validate a scenario, set the game up and issue one token per seat (shown once).
+
+    Also draws the game's secret dice seed (publishing only its SHA-256 commitment), stores
+    the match options and the initial state (where audits and rollbacks start) and, for a
+    timed game, starts the clock of the side expected to act first.
+    """
     try:
         ruleset = registry.get(ruleset_id)
     except registry.UnknownRuleset:
@@ -262,6 +446,14 @@ def create_game(
         parsed_options = ruleset.parse_options(dict(options or {}))
     except ValidationError as exc:
         errors += field_errors(exc, ["options"])
+    match_options = mt.MatchOptions()
+    try:
+        if isinstance(match, mt.MatchOptions):
+            match_options = match
+        elif match is not None:
+            match_options = mt.MatchOptions.model_validate(dict(match))
+    except ValidationError as exc:
+        errors += field_errors(exc, ["match"])
     if errors or parsed_scenario is None:
         raise InvalidInput("the scenario or options are invalid", errors, code="scenario.invalid")
 
@@ -289,7 +481,12 @@ def create_game(
         )
 
     board_json = board.model_dump(mode="json")
-    now = _now()
+    with _guard("scenario", ["scenario"]):
+        first = mt.expected_side(mt.where(ruleset, board, state), sides.names, None, sides.names[0])
+    seed, commitment = mt.new_seed()
+    clock_json = mt.start_clock(match_options, sides.names, first, _clock_now(now))
+    state_json = state.model_dump(mode="json")
+    created = _now()
     scenario_row = ScenarioRow(
         id=str(uuid.uuid4()),
         ruleset_id=ruleset.id,
@@ -297,7 +494,7 @@ def create_game(
         digest=digest(board_json),
         scenario=parsed_scenario.model_dump(mode="json"),
         board=board_json,
-        created_at=now,
+        created_at=created,
     )
     game = GameRow(
         id=str(uuid.uuid4()),
@@ -305,16 +502,23 @@ def create_game(
         ruleset_version=ruleset.version,
         scenario_id=scenario_row.id,
         options=parsed_options.model_dump(mode="json"),
-        state=state.model_dump(mode="json"),
+        state=state_json,
         version=INITIAL_VERSION,
         status="active",
         public=public,
-        created_at=now,
-        updated_at=now,
+        created_at=created,
+        updated_at=created,
+        dice_seed=seed,
+        dice_commitment=commitment,
+        dice_counter=0,
+        seed_revealed=False,
+        match=match_options.model_dump(mode="json"),
+        clock=clock_json,
+        initial_state=state_json,
     )
     tokens = {name: new_token() for name in (*sides.names, UMPIRE)}
     seats = [
-        SeatRow(game_id=game.id, seat=name, token_hash=hash_token(token), created_at=now)
+        SeatRow(game_id=game.id, seat=name, token_hash=hash_token(token), created_at=created)
         for name, token in tokens.items()
     ]
     with uow.begin(write=True):
@@ -333,13 +537,21 @@ def create_game(
 
 
 def get_game(
-    uow: AbstractUnitOfWork, game_id: str, *, token: str | None, boards: BoardCache
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    boards: BoardCache,
+    now: float | None = None,
 ) -> GameView:
-    """The game as the bearer's seat may see it (anonymous: the public view)."""
+    """The game as the bearer's seat may see it (anonymous: the public view), with its
+    position in the sequence of play, its clock as of ``now`` and its dice commitment."""
+    now = _clock_now(now)
+    settle_clock(uow, game_id, now=now, boards=boards)
     with uow.begin():
         game = _load(uow, game_id, boards)
         seat = _reader(uow, game.row, token)
-        return _game_view(game, seat)
+        return _game_view(game, seat, now)
 
 
 def get_scenario(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> ScenarioView:
@@ -365,20 +577,25 @@ def dry_run(
     *,
     token: str | None,
     boards: BoardCache,
+    now: float | None = None,
 ) -> DryRun:
     """Judge an action against the current state; write nothing.
 
-    Anyone who may read the game may ask, whichever side owns the action.
+    Anyone who may read the game may ask, whichever side owns the action. A dry run never
+    rolls dice: an action that needs dice is judged with none (the ruleset then rules on
+    legality only) and ``dice_needed`` lists the dice a real submission would roll, so no
+    future roll can be learnt from a dry run.
     """
     _storable(action, code="action.invalid")
+    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
     with uow.begin():
         game = _load(uow, game_id, boards)
         _reader(uow, game.row, token)
         parsed = _parse_action(game.ruleset, action)
-        dice = _roll_dice(game.ruleset, game.board, game.state, parsed)
+        sizes = _dice_needed(game, game.state, parsed)
         with _guard("action"):
-            ruling = game.ruleset.adjudicate(game.board, game.state, parsed, game.options, dice)
-        return DryRun(version=game.row.version, ruling=ruling)
+            ruling = game.ruleset.adjudicate(game.board, game.state, parsed, game.options, ())
+        return DryRun(version=game.row.version, ruling=ruling, dice_needed=sizes)
 
 
 def submit_action(
@@ -390,18 +607,48 @@ def submit_action(
     if_match: IfMatch | None,
     idempotency_key: str | None = None,
     boards: BoardCache,
+    now: float | None = None,
+    client_seed: str | None = None,
+    entered_dice: Sequence[int] | None = None,
 ) -> ActionOutcome:
     """Judge an action and, if legal, apply it and append it to the log.
 
     Order of checks: token present -> game exists -> token is a seat -> If-Match present ->
-    idempotent replay -> action well-formed -> seat owns the action -> ruling legal ->
-    version still current (one conditional UPDATE). Nothing is written unless all pass.
+    idempotent replay -> game still active -> action well-formed -> seat owns the action ->
+    the seat's side may act in this phase (sequence of play) -> ruling legal -> version still
+    current (one conditional UPDATE). Nothing is written unless all pass.
+
+    Dice: a ruleset's ``dice_needed`` hook names the dice; the action is first judged with
+    none (legality only: an illegal action never rolls, so it cannot reveal a roll), then the
+    dice are derived from the committed seed (mixed with ``client_seed``) or, with the
+    ``physical_dice`` option, taken from ``entered_dice`` (umpire only), and recorded with the
+    event. The clock charges the side that moved and starts the next side's time.
     """
     _storable(action, code="action.invalid")
     if token is None:
         raise Unauthenticated("submitting an action needs a seat token", code="auth.required")
+    now = _clock_now(now)
+    seed = mt.parse_client_seed(client_seed)
+    extras: dict[str, Any] = {}
+    if seed:
+        extras["client_seed"] = seed
+    if entered_dice is not None:
+        extras["dice"] = list(entered_dice)
+    settle_clock(uow, game_id, now=now, boards=boards)
     try:
-        return _submit(uow, game_id, action, token, if_match, idempotency_key, boards)
+        return _submit(
+            uow,
+            game_id,
+            action,
+            token,
+            if_match,
+            idempotency_key,
+            boards,
+            now,
+            seed,
+            entered_dice,
+            extras,
+        )
     except (PreconditionFailed, IntegrityError):
         # A concurrent retry with the same key may have won the race: replay its outcome.
         if idempotency_key is not None:
@@ -409,11 +656,14 @@ def submit_action(
                 seat = _seat(uow, _find(uow, game_id)[0], token)
                 prior = uow.games.event_by_key(game_id, idempotency_key)
                 if prior is not None and seat is not None:
-                    return _replay(prior, _request_digest(seat, action))
+                    return _replay(prior, _request_digest(seat, action, extras))
         raise
 
 
-def _request_digest(seat: str, action: Any) -> str:
+def _request_digest(seat: str, action: Any, extras: Mapping[str, Any] | None = None) -> str:
+    """What an Idempotency-Key is bound to: the seat, the body and any dice headers."""
+    if extras:
+        return digest({"seat": seat, "action": action, **extras})
     return digest({"seat": seat, "action": action})
 
 
@@ -439,6 +689,10 @@ def _submit(
     if_match: IfMatch | None,
     idempotency_key: str | None,
     boards: BoardCache,
+    now: float,
+    client_seed: str,
+    entered_dice: Sequence[int] | None,
+    extras: Mapping[str, Any],
 ) -> ActionOutcome:
     with uow.begin(write=True):
         game = _load(uow, game_id, boards)
@@ -448,11 +702,12 @@ def _submit(
             raise PreconditionRequired(
                 "send If-Match with the ETag of GET /games/{id}", version=game.row.version
             )
-        request_digest = _request_digest(seat, action)
+        request_digest = _request_digest(seat, action, extras)
         if idempotency_key is not None:
             prior = uow.games.event_by_key(game.row.id, idempotency_key)
             if prior is not None:
                 return _replay(prior, request_digest)
+        _require_active(game.row)
 
         parsed = _parse_action(game.ruleset, action)
         with _guard("action"):
@@ -461,13 +716,37 @@ def _submit(
             raise Forbidden("only the umpire may submit this action", side=owner, seat=seat)
         if owner is not None and seat not in (owner, UMPIRE):
             raise Forbidden(f"this action belongs to {owner!r}", side=owner, seat=seat)
+        match = mt.options_of(game.row)
+        turn = _turn(game, game.state)
+        if turn is not None and match.enforce_sequence and not mt.may_act(turn, seat, owner):
+            raise _out_of_sequence(turn, seat, owner)
 
-        dice = _roll_dice(game.ruleset, game.board, game.state, parsed)
+        sizes = _dice_needed(game, game.state, parsed)
+        if sizes:
+            # Legality first, with no dice: an illegal action must not roll (nor reveal) any.
+            try:
+                with _guard("action"):
+                    before: Ruling | None = game.ruleset.adjudicate(
+                        game.board, game.state, parsed, game.options, ()
+                    )
+            except RulesRejected:
+                before = None  # this ruleset cannot judge without its dice
+            if before is not None and not before.legal:
+                raise IllegalAction(before, version=game.row.version)
+        rolls = mt.roll(game.row, sizes, seat=seat, client_seed=client_seed, entered=entered_dice)
+        dice = tuple(r.value for r in rolls)
         with _guard("action"):
             ruling: Ruling = game.ruleset.adjudicate(
                 game.board, game.state, parsed, game.options, dice
             )
         if not ruling.legal:
+            if any(r.entered_by is None for r in rolls):
+                # Never show a ruling that depends on derived rolls that are not recorded.
+                raise RulesRejected(
+                    "the ruleset judged this action illegal only once its dice were rolled; "
+                    "nothing was written and the rolls stay sealed",
+                    code="action.illegal_after_dice",
+                )
             raise IllegalAction(ruling, version=game.row.version)
 
         expected = game.row.version
@@ -477,41 +756,54 @@ def _submit(
             )
         with _guard("action"):
             new_state = game.ruleset.apply(game.board, game.state, parsed, ruling)
-            state_json = new_state.model_dump(mode="json")
-        if not uow.games.advance(
-            game.row.id, expected_version=expected, state=state_json, status=game.row.status
-        ):
-            raise PreconditionFailed("another action was accepted first; reload the game")
-
-        seq = expected - INITIAL_VERSION + 1
-        result = ActionResult(
-            event=seq,
-            version=expected + 1,
-            ruling=ruling,
-            state=_view(game, new_state, seat),
-        )
-        body = result.model_dump_json()
-        uow.games.append_event(
-            EventRow(
-                game_id=game.row.id,
-                seq=seq,
-                seat=seat,
-                kind=str(getattr(parsed, "kind", type(parsed).__name__)),
-                action=parsed.model_dump(mode="json"),
-                ruling=ruling.model_dump(mode="json"),
-                dice=list(dice),
-                version=expected + 1,
-                idempotency_key=idempotency_key,
-                request_digest=request_digest,
-                response=body,
-                created_at=_now(),
+            over = game.ruleset.is_over(game.board, new_state)
+        actor = mt.acting_side(seat, owner)
+        extra: dict[str, Any] = {"dice_counter": game.row.dice_counter + len(rolls)}
+        if over:
+            extra["clock"] = mt.clock_stopped(game.row, now)
+        else:
+            clock_state = mt.clock_state(game.row)
+            running = mt.expected_side(
+                _turn(game, new_state),
+                game.ruleset.sides(game.board).names,
+                actor,
+                clock_state.running if clock_state else None,
             )
+            extra["clock"] = mt.clock_after(game.row, actor, now, running)
+        outcome = _record(
+            uow,
+            game,
+            seat=seat,
+            kind=str(getattr(parsed, "kind", type(parsed).__name__)),
+            new_state=new_state,
+            ruling=ruling,
+            now=now,
+            action=parsed.model_dump(mode="json"),
+            rolls=rolls,
+            status="finished" if over else None,
+            extra=extra,
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
         )
         uow.commit()
-        return ActionOutcome(status=ACCEPTED, body=body, event=seq, version=expected + 1)
+        return outcome
 
 
-def _event_view(row: EventRow) -> EventView:
+def _event_view(row: EventRow, seat: str | None = None) -> EventView:
+    """An event as ``seat`` (None = anonymous) may see it; hidden events are redacted, never
+    dropped, so sequence numbers stay gap-free for every reader (see EventView)."""
+    if not mt.event_visible(row, seat):  # the umpire reads every event
+        return EventView(
+            seq=row.seq,
+            seat=None,
+            kind="redacted",
+            action={},
+            ruling=None,
+            dice=[],
+            version=row.version,
+            created_at=_aware(row.created_at),
+            redacted=True,
+        )
     return EventView(
         seq=row.seq,
         seat=row.seat,
@@ -521,6 +813,8 @@ def _event_view(row: EventRow) -> EventView:
         dice=list(row.dice),
         version=row.version,
         created_at=_aware(row.created_at),
+        payload=row.payload,
+        visible_to=row.visible_to,
     )
 
 
@@ -532,28 +826,36 @@ def list_events(
     after: int = 0,
     limit: int = 50,
 ) -> EventPage:
-    """A page of the event log, oldest first, after sequence number ``after``."""
+    """A page of the event log as the bearer's seat may see it, oldest first, after sequence
+    number ``after``."""
     with uow.begin():
         found = _find(uow, game_id)
-        _reader(uow, found[0], token)
-        rows = uow.games.events(game_id, after=after, limit=limit + 1)
-        more = len(rows) > limit
-        rows = rows[:limit]
-        return EventPage(
-            items=[_event_view(r) for r in rows],
-            next=rows[-1].seq if more and rows else None,
-        )
+        seat = _reader(uow, found[0], token)
+        return _event_page(uow, game_id, seat, after=after, limit=limit)
+
+
+def _event_page(
+    uow: AbstractUnitOfWork, game_id: str, seat: str | None, *, after: int, limit: int
+) -> EventPage:
+    """Inside an open transaction: one page of events filtered for ``seat``."""
+    rows = uow.games.events(game_id, after=after, limit=limit + 1)
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return EventPage(
+        items=[_event_view(r, seat) for r in rows],
+        next=rows[-1].seq if more and rows else None,
+    )
 
 
 def get_event(uow: AbstractUnitOfWork, game_id: str, seq: int, *, token: str | None) -> EventView:
-    """One event of the log."""
+    """One event of the log, as the bearer's seat may see it (redacted if hidden from it)."""
     with uow.begin():
         found = _find(uow, game_id)
-        _reader(uow, found[0], token)
+        seat = _reader(uow, found[0], token)
         row = uow.games.event(game_id, seq)
         if row is None:
             raise EventNotFound(f"game {game_id!r} has no event {seq}", seq=seq)
-        return _event_view(row)
+        return _event_view(row, seat)
 
 
 def run_query(
@@ -564,8 +866,10 @@ def run_query(
     *,
     token: str | None,
     boards: BoardCache,
+    now: float | None = None,
 ) -> QueryResult:
     """Run one of the ruleset's named read-only queries with query-string parameters."""
+    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
     with uow.begin():
         game = _load(uow, game_id, boards)
         _reader(uow, game.row, token)

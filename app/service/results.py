@@ -65,6 +65,51 @@ class SideInfo(_Out):
     label: str
 
 
+class PhaseInfo(_Out):
+    id: str = Field(examples=["movement"])
+    title: str
+    acts: str = Field(
+        description="Who may act in this phase: `phasing`, `non_phasing`, `both` or `umpire`."
+    )
+
+
+class PositionView(_Out):
+    """Where the game stands in its ruleset's sequence of play."""
+
+    turn: int = Field(examples=[1])
+    phase: str = Field(examples=["movement"])
+    phase_title: str
+    phasing_side: str | None
+    acts: str = Field(description="Who may act now (see PhaseInfo.acts).")
+    phases: list[PhaseInfo] = Field(description="Every phase of a player turn, in order.")
+    sides: list[str] = Field(description="The order in which sides take player turns.")
+
+
+class ClockView(_Out):
+    """The correspondence clock as of ``as_of`` (seconds since the epoch, server time)."""
+
+    budget_seconds: float
+    increment_seconds: float
+    cap_seconds: float | None
+    on_expiry: str = Field(description="`forfeit` or `notify_umpire`.")
+    remaining: dict[str, float] = Field(description="Side -> seconds left at `as_of`.")
+    running: str | None = Field(description="The side whose time is running, if any.")
+    expired: list[str] = Field(description="Sides whose time has run out.")
+    as_of: float
+
+
+class DiceView(_Out):
+    """The dice commitment of a game (the seed itself is never part of a game view)."""
+
+    recipe: str = Field(examples=["referee-dice-v1"])
+    commitment: str | None = Field(description="SHA-256 (hex) of the secret seed.")
+    rolled: int = Field(description="Dice rolled so far (the next roll's number `n`).")
+    physical: bool = Field(description="True when the umpire enters physical dice.")
+    seed_revealed: bool = Field(
+        description="True once the umpire has had the seed revealed (or the game is over)."
+    )
+
+
 class GameView(_Out):
     id: str
     ruleset: str
@@ -77,6 +122,16 @@ class GameView(_Out):
     state: dict[str, Any] = Field(description="The state as the ruleset lets this seat see it.")
     created_at: datetime
     updated_at: datetime
+    match: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Match options: clock, physical_dice, takeback, enforce_sequence.",
+    )
+    position: PositionView | None = Field(
+        default=None, description="Turn, phase and phasing side; null without a sequence."
+    )
+    clock: ClockView | None = Field(default=None, description="Null when the game is untimed.")
+    dice: DiceView | None = None
+    winner: str | None = Field(default=None, description="The winning side, once known.")
 
 
 class ScenarioView(_Out):
@@ -88,15 +143,48 @@ class ScenarioView(_Out):
     board: dict[str, Any]
 
 
+class RollView(_Out):
+    """One die roll recorded with an event."""
+
+    n: int = Field(description="The roll's number in the game (the recipe's counter).")
+    sides: int = Field(examples=[6])
+    value: int
+    client_seed: str | None = Field(default=None, description="Referee-Client-Seed, if sent.")
+    entered_by: str | None = Field(
+        default=None, description="Seat that entered a physical die; null when derived."
+    )
+
+
 class EventView(_Out):
+    """One event of the log as a reader may see it.
+
+    Events a reader may not see (``visible_to`` names other seats) are *redacted*, never
+    dropped, so every reader sees the same gap-free sequence numbers: a redacted event keeps
+    only ``seq``, ``version`` and ``created_at``, with ``kind`` = ``"redacted"``,
+    ``redacted`` = true and every other field empty.
+    """
+
     seq: int
-    seat: str
-    kind: str
-    action: dict[str, Any]
-    ruling: Ruling
-    dice: list[int]
+    seat: str | None = Field(description="The seat that caused the event; null if redacted.")
+    kind: str = Field(
+        examples=["step", "sealed_received", "sealed_revealed", "redacted"],
+        description="An action kind, a match-flow event kind, or `redacted`.",
+    )
+    action: dict[str, Any] = Field(description="The action document; `{}` for other events.")
+    ruling: Ruling | None = Field(description="The ruling; null for a redacted event.")
+    dice: list[RollView] = Field(description="The rolls this event's ruling used.")
     version: int = Field(description="The game version this event produced.")
     created_at: datetime
+    payload: dict[str, Any] | None = Field(
+        default=None,
+        description="Details of a match-flow event (e.g. a sealed order's commitment).",
+    )
+    visible_to: list[str] | None = Field(
+        default=None, description="The seats that may read this event; null = every reader."
+    )
+    redacted: bool = Field(
+        default=False, description="True when this reader may not see the event's content."
+    )
 
 
 class EventPage(_Out):
@@ -111,11 +199,17 @@ class ActionResult(_Out):
     version: int = Field(description="The game version after the action (the new ETag).")
     ruling: Ruling
     state: dict[str, Any]
+    position: PositionView | None = None
+    clock: ClockView | None = None
 
 
 class DryRun(_Out):
     version: int
     ruling: Ruling
+    dice_needed: list[int] = Field(
+        default_factory=list,
+        description="Die sizes the action needs; a dry run never rolls them.",
+    )
 
 
 class QueryResult(_Out):
@@ -133,3 +227,80 @@ class ActionOutcome(_Out):
     event: int
     version: int
     replayed: bool = False
+
+
+# -- match flow (dice, audit) ---------------------------------------------------------------
+
+
+class EventRoll(_Out):
+    """A recorded roll and the event whose ruling used it."""
+
+    event: int = Field(description="Sequence number of the event.")
+    kind: str
+    n: int
+    sides: int
+    value: int
+    client_seed: str | None = None
+    entered_by: str | None = None
+
+
+class DiceInfo(_Out):
+    """A game's dice: the commitment, every roll the reader may see, and the seed once it may
+    be revealed to this reader (game over: everyone; the umpire after POST .../dice/reveal)."""
+
+    recipe: str = Field(examples=["referee-dice-v1"])
+    commitment: str | None = Field(description="SHA-256 (hex) of the seed, fixed at creation.")
+    rolled: int = Field(description="Dice rolled so far.")
+    physical: bool
+    seed: str | None = Field(description="The seed (hex) when revealed to this reader.")
+    rolls: list[EventRoll]
+
+
+class RollMismatch(_Out):
+    event: int
+    n: int
+    recorded: int
+    derived: int
+
+
+class DiceVerification(_Out):
+    """Every derived roll the reader may see, re-derived from the revealed seed."""
+
+    recipe: str
+    commitment: str | None
+    seed: str
+    commitment_ok: bool = Field(description="sha256(seed) equals the published commitment.")
+    checked: int = Field(description="Derived rolls re-derived.")
+    entered: int = Field(description="Physical dice entered by the umpire (not derivable).")
+    mismatches: list[RollMismatch]
+    ok: bool
+
+
+class AuditDifference(_Out):
+    """One event whose replay does not match the log."""
+
+    seq: int
+    version: int
+    kind: str
+    field: str = Field(description="`ruling`, `state`, `dice` or `error`.")
+    message: str
+    recorded: Any = None
+    replayed: Any = None
+
+
+class AuditReport(_Out):
+    """The result of re-adjudicating a game's whole log from its initial state."""
+
+    game: str
+    ruleset: str
+    recorded_version: str = Field(description="Ruleset version the game was created with.")
+    replayed_version: str = Field(description="Ruleset version used for the replay.")
+    events: int = Field(description="Events replayed.")
+    ok: bool
+    first_difference: AuditDifference | None = Field(
+        description="The first event whose ruling, state or dice differ; null when none."
+    )
+    differences: list[AuditDifference] = Field(
+        description="Every differing event (after a difference, replay continues from the "
+        "recorded state, so each entry is independent)."
+    )

@@ -203,10 +203,10 @@ async def test_rulesets_endpoints(client: httpx.AsyncClient) -> None:
     r = await client.get("/rulesets/tiny")
     body = r.json()
     assert body["version"] == "1.0"
-    assert [s["id"] for s in body["catalog"]] == ["1", "2", "2.1", "3", "4"]
+    assert [s["id"] for s in body["catalog"]] == ["1", "2", "2.1", "3", "4", "5", "6", "7"]
     assert body["interpretations"][0]["id"] == "tiny.edge-wraps"
     assert body["interpretations"][0]["option"] == "wrap"
-    assert set(body["schemas"]["actions"]) == {"step", "reset", "note", "probe"}
+    assert set(body["schemas"]["actions"]) == {"step", "reset", "note", "probe", "roll"}
     assert "length" in body["schemas"]["scenario"]["properties"]
     assert "wrap" in body["schemas"]["options"]["properties"]
     assert {q["name"] for q in body["queries"]} == {"where", "reach"}

@@ -6,6 +6,13 @@ unless the per-game option ``wrap`` is on (interpretation ``tiny.edge-wraps``). 
 (umpire only) puts every pawn back on its start square. ``note`` (any seat) appends a note that
 only the umpire may read. ``probe`` reads a hex id so tests can check that a malformed id deep
 inside adjudication becomes a client error, never a server error.
+
+Match flow (section 5, 6): a scenario with ``"sequence": true`` has a sequence of play -- each
+side's player turn is a *move* phase (the phasing side acts) then a *react* phase (the other
+side acts); after the last side the turn number goes up. Each phase records where the pawns
+stood when it began (``phase_start``). ``roll`` (section 6) advances a pawn by one six-sided
+die, stopping on the last square; judged with no dice it rules on legality only. With a
+``goal`` square, the game is over once a pawn stands on it.
 """
 
 from __future__ import annotations
@@ -13,7 +20,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+)
 
 from app.rules import (
     UMPIRE,
@@ -23,10 +36,13 @@ from app.rules import (
     InterpretationRef,
     InvalidQuery,
     InvalidScenario,
+    PhaseSpec,
+    Position,
     QuerySpec,
     RuleSection,
     Ruleset,
     Ruling,
+    SequenceOfPlay,
     Sides,
     Violation,
 )
@@ -40,6 +56,11 @@ CATALOG = Catalog(
         RuleSection(id="2.1", title="Edges", summary="No pawn may step off the track."),
         RuleSection(id="3", title="Umpire", summary="Only the umpire resets the track."),
         RuleSection(id="4", title="Probing", summary="A probe names a hex of the grid."),
+        RuleSection(
+            id="5", title="Sequence of play", summary="Each side moves, then the other reacts."
+        ),
+        RuleSection(id="6", title="Rolling", summary="A pawn may advance by one die instead."),
+        RuleSection(id="7", title="Goal", summary="Reaching the goal square ends the game."),
     ],
 )
 
@@ -69,6 +90,18 @@ class TinyScenario(_Strict):
     length: int = Field(ge=1, le=100)
     sides: list[str] = Field(default_factory=lambda: ["red", "blue"], min_length=1)
     pawns: list[Pawn] = Field(default_factory=list)
+    sequence: bool = Field(default=False, description="Play in phases (section 5).")
+    goal: int | None = Field(default=None, ge=0, description="Reaching it ends the game.")
+
+    @model_serializer(mode="wrap")
+    def _omit_match_defaults(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Scenarios written before sections 5-7 existed dump exactly as they were given."""
+        data: dict[str, Any] = handler(self)
+        if not self.sequence:
+            data.pop("sequence", None)
+        if self.goal is None:
+            data.pop("goal", None)
+        return data
 
 
 class TinyOptions(_Strict):
@@ -80,12 +113,18 @@ class TinyBoard(_Strict):
     sides: list[str]
     owners: dict[str, str]
     starts: dict[str, int]
+    sequence: bool = False
+    goal: int | None = None
 
 
 class TinyState(_Strict):
     positions: dict[str, int]
     notes: list[str] = Field(default_factory=list)
     steps: int = 0
+    turn: int = 1
+    phase: str = "move"
+    phasing: str | None = None
+    phase_start: dict[str, int] = Field(default_factory=dict)
 
 
 class Step(_Strict):
@@ -108,7 +147,17 @@ class Probe(_Strict):
     hex: str
 
 
-TinyAction = Step | Reset | Note | Probe
+class Roll(_Strict):
+    kind: Literal["roll"] = "roll"
+    pawn: str
+
+
+TinyAction = Step | Reset | Note | Probe | Roll
+
+PHASES = (
+    PhaseSpec(id="move", title="Move", acts="phasing"),
+    PhaseSpec(id="react", title="React", acts="non_phasing"),
+)
 
 
 class WhereParams(_Strict):
@@ -136,6 +185,7 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
         "reset": Reset,
         "note": Note,
         "probe": Probe,
+        "roll": Roll,
     }
 
     def setup(self, scenario: Any, options: TinyOptions) -> tuple[TinyBoard, TinyState]:
@@ -157,14 +207,20 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
             sides=list(scenario.sides),
             owners={p.id: p.side for p in scenario.pawns},
             starts={p.id: p.at for p in scenario.pawns},
+            sequence=scenario.sequence,
+            goal=scenario.goal,
         )
-        return board, TinyState(positions=dict(board.starts))
+        state = TinyState(positions=dict(board.starts))
+        if board.sequence:
+            state.phasing = board.sides[0]
+            state.phase_start = dict(board.starts)
+        return board, state
 
     def sides(self, board: TinyBoard) -> Sides:
         return Sides(names=tuple(board.sides))
 
     def actor_side(self, board: TinyBoard, state: TinyState, action: Any) -> str | None:
-        if isinstance(action, Step):
+        if isinstance(action, Step | Roll):
             return board.owners.get(action.pawn)
         if isinstance(action, Reset):
             return UMPIRE
@@ -180,6 +236,8 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
     ) -> Ruling:
         if isinstance(action, Step):
             return self._step(board, state, action, options)
+        if isinstance(action, Roll):
+            return self._roll(board, state, action, dice)
         if isinstance(action, Probe):
             parsed = DEFAULT_LAYOUT.parse(action.hex)  # HexIdError on a malformed id
             return Ruling(
@@ -248,8 +306,49 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
             details={"to": target},
         )
 
+    def _roll(
+        self, board: TinyBoard, state: TinyState, action: Roll, dice: Sequence[int]
+    ) -> Ruling:
+        if action.pawn not in state.positions:
+            return Ruling(
+                legal=False,
+                summary=f"There is no pawn {action.pawn}.",
+                violations=(
+                    Violation(
+                        code="tiny.unknown_pawn",
+                        message=f"no pawn {action.pawn}",
+                        unit=action.pawn,
+                        citations=(CATALOG.cite("1"),),
+                    ),
+                ),
+                citations=(CATALOG.cite("1"),),
+            )
+        start = state.positions[action.pawn]
+        if not dice:
+            return Ruling(
+                legal=True,
+                summary=f"{action.pawn} may roll: it will advance by one die from {start}.",
+                citations=(CATALOG.cite("6"),),
+                details={"pending_dice": [6]},
+            )
+        target = min(start + dice[0], board.length - 1)
+        return Ruling(
+            legal=True,
+            summary=f"{action.pawn} rolls {dice[0]} and advances from {start} to {target}.",
+            effects=(
+                Effect(
+                    kind="tiny.moved",
+                    unit=action.pawn,
+                    details={"from": start, "to": target, "roll": dice[0]},
+                    citations=(CATALOG.cite("6"),),
+                ),
+            ),
+            citations=(CATALOG.cite("6"),),
+            details={"to": target},
+        )
+
     def apply(self, board: TinyBoard, state: TinyState, action: Any, ruling: Ruling) -> TinyState:
-        if isinstance(action, Step):
+        if isinstance(action, Step | Roll):
             positions = dict(state.positions)
             positions[action.pawn] = int(ruling.details["to"])
             return state.model_copy(update={"positions": positions, "steps": state.steps + 1})
@@ -258,6 +357,46 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
         if isinstance(action, Note):
             return state.model_copy(update={"notes": [*state.notes, action.text]})
         return state
+
+    # -- match flow -----------------------------------------------------------------------
+
+    def sequence_of_play(self, board: TinyBoard) -> SequenceOfPlay | None:
+        if not board.sequence:
+            return None
+        return SequenceOfPlay(phases=PHASES, citation=CATALOG.cite("5"), sides=tuple(board.sides))
+
+    def position(self, board: TinyBoard, state: TinyState) -> Position | None:
+        if not board.sequence:
+            return None
+        return Position(turn=state.turn, phase=state.phase, phasing_side=state.phasing)
+
+    def advance_phase(self, board: TinyBoard, state: TinyState) -> TinyState:
+        order = [p.id for p in PHASES]
+        turn, phasing = state.turn, state.phasing or board.sides[0]
+        idx = order.index(state.phase)
+        if idx + 1 < len(order):
+            phase = order[idx + 1]
+        else:
+            phase = order[0]
+            nxt = board.sides.index(phasing) + 1
+            if nxt < len(board.sides):
+                phasing = board.sides[nxt]
+            else:
+                phasing, turn = board.sides[0], turn + 1
+        return state.model_copy(
+            update={
+                "phase": phase,
+                "phasing": phasing,
+                "turn": turn,
+                "phase_start": dict(state.positions),
+            }
+        )
+
+    def dice_needed(self, board: TinyBoard, state: TinyState, action: Any) -> Sequence[int]:
+        return (6,) if isinstance(action, Roll) else ()
+
+    def is_over(self, board: TinyBoard, state: TinyState) -> bool:
+        return board.goal is not None and board.goal in state.positions.values()
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return {

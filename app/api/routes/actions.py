@@ -7,12 +7,22 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse, Response
 
-from app.api.deps import BoardsDep, IdempotencyKeyDep, IfMatchDep, SeatDep, UowDep
+from app.api.deps import (
+    BoardsDep,
+    ClientSeedDep,
+    EnteredDiceDep,
+    IdempotencyKeyDep,
+    IfMatchDep,
+    NowDep,
+    SeatDep,
+    UowDep,
+)
 from app.api.etags import format_etag
 from app.api.problems import responses
 from app.api.schemas import ACTION_EXAMPLES
 from app.rules.ruling import Ruling
 from app.service import games as uc
+from app.service.match import parse_entered_dice
 from app.service.results import ActionResult
 
 router = APIRouter(prefix="/games/{game_id}", tags=["actions"])
@@ -40,15 +50,18 @@ ActionBody = Annotated[
     },
 )
 def dry_run(
-    game_id: str, action: ActionBody, uow: UowDep, boards: BoardsDep, token: SeatDep
+    game_id: str, action: ActionBody, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep
 ) -> Any:
     """Judge the action against the current state and return the ruling (200 whether legal
     or not). Anyone who may read the game may ask, for any side's action: a dry run reveals
-    nothing a reader could not work out from the state. Nothing is written."""
-    result = uc.dry_run(uow, game_id, action, token=token, boards=boards)
-    return JSONResponse(
-        result.ruling.model_dump(mode="json"), headers={"ETag": format_etag(result.version)}
-    )
+    nothing a reader could not work out from the state. Nothing is written. A dry run never
+    rolls dice: an action that needs dice is judged on legality only, and the
+    `Referee-Dice-Needed` header lists the die sizes a real submission would roll."""
+    result = uc.dry_run(uow, game_id, action, token=token, boards=boards, now=now)
+    headers = {"ETag": format_etag(result.version)}
+    if result.dice_needed:
+        headers["Referee-Dice-Needed"] = ",".join(str(s) for s in result.dice_needed)
+    return JSONResponse(result.ruling.model_dump(mode="json"), headers=headers)
 
 
 @router.post(
@@ -65,7 +78,7 @@ def dry_run(
                 "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
             },
         },
-        **responses(400, 401, 403, 404, 412, 413, 415, 422, 428, 503),
+        **responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
     },
 )
 def submit_action(
@@ -76,12 +89,20 @@ def submit_action(
     token: SeatDep,
     if_match: IfMatchDep,
     idempotency_key: IdempotencyKeyDep,
+    now: NowDep,
+    client_seed: ClientSeedDep,
+    dice: EnteredDiceDep,
 ) -> Any:
     """Needs a seat token (the seat comes from the token, never from the body) and If-Match.
     Checks, in order: token, game, seat, If-Match present, action well-formed, the seat owns
     the action (its side, or the umpire; umpire-only actions need the umpire), the ruling is
     legal (else 422 with the ruling, nothing written), the version is still current (else 412,
-    nothing written). Then the new state and the event are stored in one transaction."""
+    nothing written). Then the new state and the event are stored in one transaction.
+
+    Match flow: out of sequence is 409 `phase.not_your_turn` citing the sequence rule; a
+    finished game is 409 `game.finished`. Dice the action needs are derived from the game's
+    committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
+    with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
     outcome = uc.submit_action(
         uow,
         game_id,
@@ -90,6 +111,9 @@ def submit_action(
         if_match=if_match,
         idempotency_key=idempotency_key,
         boards=boards,
+        now=now,
+        client_seed=client_seed,
+        entered_dice=parse_entered_dice(dice),
     )
     headers = {
         "ETag": format_etag(outcome.version),

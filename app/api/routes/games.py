@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Header, Response
 from fastapi.responses import JSONResponse
 
-from app.api.deps import BoardsDep, SeatDep, UowDep
+from app.api.deps import BoardsDep, NowDep, SeatDep, UowDep
 from app.api.etags import format_etag, parse_etags
 from app.api.problems import responses
 from app.api.schemas import EXAMPLE_SCENARIO, CreateGameRequest
@@ -47,9 +47,12 @@ def create_game(
     ],
     uow: UowDep,
     boards: BoardsDep,
+    now: NowDep,
 ) -> Any:
     """Validate the scenario with the ruleset (422 names every bad field), set the game up and
-    issue one bearer token per side plus one for the umpire. Tokens are stored hashed."""
+    issue one bearer token per side plus one for the umpire. Tokens are stored hashed.
+    The service commits to a secret dice seed (its SHA-256 is in the game view) and, for a
+    timed game (`match.clock`), starts the clock of the side expected to act first."""
     created = uc.create_game(
         uow,
         ruleset_id=body.ruleset,
@@ -57,6 +60,8 @@ def create_game(
         options=body.options,
         public=body.public,
         boards=boards,
+        match=body.match,
+        now=now,
     )
     return JSONResponse(
         created.model_dump(mode="json"),
@@ -79,11 +84,14 @@ def get_game(
     uow: UowDep,
     boards: BoardsDep,
     token: SeatDep,
+    now: NowDep,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> Any:
     """The game's current version and state as the bearer's seat may see it (anonymous
-    readers get the public view; private games need a seat token)."""
-    view = uc.get_game(uow, game_id, token=token, boards=boards)
+    readers get the public view; private games need a seat token), with its `position` in
+    the sequence of play, its `clock` (remaining time per side as of now), its `dice`
+    commitment, its `match` options and `winner`."""
+    view = uc.get_game(uow, game_id, token=token, boards=boards, now=now)
     headers = {
         "ETag": format_etag(view.version),
         "Vary": "Authorization",

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter, Request
 
-from app.api.deps import BoardsDep, SeatDep, UowDep
+from app.api.deps import BoardsDep, NowDep, SeatDep, UowDep
 from app.api.problems import responses
 from app.service import games as uc
 from app.service.results import QueryResult
@@ -21,7 +21,13 @@ router = APIRouter(prefix="/games/{game_id}/queries", tags=["queries"])
     responses=responses(401, 404, 422, 503),
 )
 def run_query(
-    game_id: str, name: str, request: Request, uow: UowDep, boards: BoardsDep, token: SeatDep
+    game_id: str,
+    name: str,
+    request: Request,
+    uow: UowDep,
+    boards: BoardsDep,
+    token: SeatDep,
+    now: NowDep,
 ) -> QueryResult:
     """Parameters come from the query string and are validated by the query's parameter
     schema (listed by GET /rulesets/{id}); a repeated parameter becomes a list."""
@@ -32,4 +38,4 @@ def run_query(
             params[key] = [*prior, value] if isinstance(prior, list) else [prior, value]
         else:
             params[key] = value
-    return uc.run_query(uow, game_id, name, params, token=token, boards=boards)
+    return uc.run_query(uow, game_id, name, params, token=token, boards=boards, now=now)

@@ -1,0 +1,147 @@
+"""Sealed orders: submit (commitment published), list, and the umpire's early opening."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Response
+from fastapi.responses import JSONResponse
+
+from app.api.deps import (
+    BoardsDep,
+    ClientSeedDep,
+    EnteredDiceDep,
+    IdempotencyKeyDep,
+    IfMatchDep,
+    NowDep,
+    SeatDep,
+    UowDep,
+)
+from app.api.etags import format_etag
+from app.api.problems import responses
+from app.service import match as mt
+from app.service import sealed as uc
+from app.service.sealed import RevealView, SealedListing, SubmitResult
+
+router = APIRouter(prefix="/games/{game_id}/sealed", tags=["sealed orders"])
+
+
+@router.get(
+    "",
+    summary="List sealed decisions",
+    response_model=SealedListing,
+    responses=responses(401, 404, 503),
+)
+def list_sealed(game_id: str, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep) -> Any:
+    """Open decisions with who has submitted and their commitments -- never another side's
+    order -- and every past reveal (orders, nonces, canonical texts, commitments, ruling).
+    A seat that has submitted sees its own order under `own`."""
+    listing = uc.list_sealed(uow, game_id, token=token, boards=boards, now=now)
+    return JSONResponse(
+        listing.model_dump(mode="json"),
+        headers={
+            "ETag": format_etag(listing.version),
+            "Vary": "Authorization",
+            "Cache-Control": "private, no-cache",
+        },
+    )
+
+
+@router.post(
+    "/{decision}",
+    summary="Submit a sealed order",
+    status_code=201,
+    response_model=SubmitResult,
+    responses={
+        201: {
+            "description": "Received: the commitment is published; when this order completed "
+            "the set, every order is revealed and judged (`reveal`).",
+            "headers": {
+                "ETag": {"description": "The new version."},
+                "Location": {"description": "/games/{id}/events/{seq} of the receipt."},
+                "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
+            },
+        },
+        **responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
+    },
+)
+def submit_order(
+    game_id: str,
+    decision: str,
+    order: Annotated[
+        dict[str, Any],
+        Body(
+            description="The order, validated by the decision's `order_schema`.",
+            openapi_examples={"bid": {"summary": "A blind bid", "value": {"bid": 3}}},
+        ),
+    ],
+    uow: UowDep,
+    boards: BoardsDep,
+    token: SeatDep,
+    if_match: IfMatchDep,
+    idempotency_key: IdempotencyKeyDep,
+    client_seed: ClientSeedDep,
+    now: NowDep,
+) -> Any:
+    """Needs the token of a side the decision lists, and If-Match (`*` is fine: orders of
+    different sides do not conflict). The answer -- for the submitting seat only -- holds the
+    order, its nonce and canonical text and the commitment every reader now sees. An order
+    is final: a second one for the same decision is 409 `sealed.already_submitted`."""
+    outcome = uc.submit_order(
+        uow,
+        game_id,
+        decision,
+        order,
+        token=token,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        client_seed=client_seed,
+        boards=boards,
+        now=now,
+    )
+    headers = {
+        "ETag": format_etag(outcome.version),
+        "Location": f"/games/{game_id}/events/{outcome.event}",
+        "Cache-Control": "no-store",
+    }
+    if outcome.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(outcome.body, status_code=201, headers=headers, media_type="application/json")
+
+
+@router.post(
+    "/{decision}/open",
+    summary="Open a sealed decision now (umpire)",
+    response_model=RevealView,
+    responses={
+        200: {"headers": {"ETag": {"description": "The new version."}}},
+        **responses(400, 401, 403, 404, 409, 412, 422, 428, 503),
+    },
+)
+def open_decision(
+    game_id: str,
+    decision: str,
+    uow: UowDep,
+    boards: BoardsDep,
+    token: SeatDep,
+    if_match: IfMatchDep,
+    client_seed: ClientSeedDep,
+    dice: EnteredDiceDep,
+    now: NowDep,
+) -> Any:
+    """The umpire reveals every order received so far (missing sides are listed) and the
+    ruleset judges them as in a complete reveal. Needs If-Match."""
+    reveal = uc.open_decision(
+        uow,
+        game_id,
+        decision,
+        token=token,
+        if_match=if_match,
+        client_seed=client_seed,
+        entered_dice=mt.parse_entered_dice(dice),
+        boards=boards,
+        now=now,
+    )
+    return JSONResponse(
+        reveal.model_dump(mode="json"), headers={"ETag": format_etag(reveal.version)}
+    )

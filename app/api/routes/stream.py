@@ -1,0 +1,120 @@
+"""The live event stream: ``GET /games/{id}/events/stream`` as Server-Sent Events."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any
+
+from anyio import to_thread
+from fastapi import APIRouter, Header, Query, Request
+from fastapi.responses import StreamingResponse
+
+from app.api.deps import SeatDep, SettingsDep, UowDep
+from app.api.problems import responses
+from app.db.uow import AbstractUnitOfWork
+from app.service import stream as svc
+from app.service.stream import EventHub, StreamReader
+
+router = APIRouter(tags=["events"])
+
+RETRY_MS = 1000
+"""Sent as ``retry:``: how long an EventSource waits before reconnecting."""
+
+LISTEN_WAIT_SECONDS = 5.0
+"""How long a new stream waits for the PostgreSQL LISTEN to be up before its first read."""
+
+
+@router.get(
+    "/games/{game_id}/events/stream",
+    summary="Stream the event log live (Server-Sent Events)",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "`text/event-stream`: one SSE event per log event -- `id` = seq, "
+            "`event` = kind (`redacted` when hidden from this reader), `data` = the same JSON "
+            "as an item of GET /games/{id}/events -- and `: keep-alive` comments when idle.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        },
+        **responses(401, 404, 422),
+    },
+)
+async def stream_events(
+    game_id: str,
+    request: Request,
+    uow: UowDep,
+    token: SeatDep,
+    settings: SettingsDep,
+    after: Annotated[
+        int | None, Query(ge=0, description="Start after this seq (Last-Event-ID wins).")
+    ] = None,
+    access_token: Annotated[
+        str | None,
+        Query(
+            description="A seat token, for clients that cannot send headers (EventSource). "
+            "Prefer the Authorization header: URLs end up in logs."
+        ),
+    ] = None,
+    last_event_id: Annotated[
+        str | None,
+        Header(alias="Last-Event-ID", description="Resume after this seq (sent on reconnect)."),
+    ] = None,
+) -> Any:
+    """Every event of the game, from the cursor on, then live as they are committed (by any
+    server process), each filtered for the reader like the events list. Resume with
+    `Last-Event-ID` (or `?after=`): no gap, no duplicate."""
+    cursor = svc.parse_cursor(last_event_id, after)
+    presented = token if token is not None else (access_token or None)
+    reader = await to_thread.run_sync(_open, uow, game_id, presented)
+    hub: EventHub = request.app.state.events_hub
+    return StreamingResponse(
+        _events(
+            uow, hub, reader, cursor, settings.sse_keepalive_seconds, settings.sse_poll_seconds
+        ),
+        media_type="text/event-stream",
+        headers={
+            "Cache-Control": "no-cache, no-transform",
+            "X-Accel-Buffering": "no",
+            "Vary": "Authorization",
+        },
+    )
+
+
+def _open(uow: AbstractUnitOfWork, game_id: str, token: str | None) -> StreamReader:
+    return svc.open_stream(uow, game_id, token=token)
+
+
+def _read(uow: AbstractUnitOfWork, reader: StreamReader, after: int) -> list[Any]:
+    return svc.read_batch(uow, reader, after=after)
+
+
+async def _events(
+    uow: AbstractUnitOfWork,
+    hub: EventHub,
+    reader: StreamReader,
+    cursor: int,
+    keepalive: float,
+    poll: float,
+) -> AsyncIterator[str]:
+    with hub.subscribe(reader.game_id) as sub:
+        # `stream open` means live: from here on, no commit by any process is missed
+        await hub.ready(LISTEN_WAIT_SECONDS)
+        yield svc.sse_retry(RETRY_MS) + svc.sse_comment("stream open")
+        last_write = time.monotonic()
+        while True:
+            while True:  # catch up, a batch at a time
+                batch = await to_thread.run_sync(_read, uow, reader, cursor)
+                for view in batch:
+                    yield svc.sse_event(view)
+                    cursor = view.seq
+                    last_write = time.monotonic()
+                if len(batch) < svc.BATCH:
+                    break
+            # Notifications wake us at once; without them (SQLite across processes, or while
+            # the LISTEN connection is down) re-read every `poll` seconds.
+            wait = keepalive if hub.listening else min(poll, keepalive)
+            wait = max(0.01, min(wait, keepalive - (time.monotonic() - last_write)))
+            await sub.wait(wait)
+            if time.monotonic() - last_write >= keepalive:
+                yield svc.sse_comment("keep-alive")
+                last_write = time.monotonic()

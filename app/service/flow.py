@@ -1,0 +1,662 @@
+"""Match-flow use cases: phases, game end, dice reveal and verification, rollback, takeback.
+
+Each mutating use case follows the same order as ``submit_action``: token present -> clock
+expiry settled -> game exists -> token is a seat -> If-Match present -> idempotent replay ->
+the seat may do this -> the game allows it -> version still current. Each appends exactly one
+event (``phase``, ``game_finished``, ``seed_revealed``, ``rollback``, ``takeback``) through
+``games._record``, so every event bumps the version by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.db.models import EventRow, GameRow
+from app.db.uow import AbstractUnitOfWork
+from app.match import dice as dicelib
+from app.rules.base import UMPIRE
+from app.rules.ruling import Ruling
+from app.service import match as mt
+from app.service.boards import BoardCache, digest
+from app.service.errors import (
+    Conflict,
+    FieldError,
+    Forbidden,
+    InvalidInput,
+    PreconditionFailed,
+    PreconditionRequired,
+    Unauthenticated,
+)
+from app.service.games import (
+    IfMatch,
+    _clock_now,
+    _find,
+    _Game,
+    _guard,
+    _load,
+    _out_of_sequence,
+    _reader,
+    _record,
+    _replay,
+    _require_active,
+    _seat,
+    _turn,
+    settle_clock,
+)
+from app.service.results import (
+    ActionOutcome,
+    DiceInfo,
+    DiceVerification,
+    EventRoll,
+    RollMismatch,
+)
+
+REVEAL_MARKERS = (".revealed", ".reveal")
+"""Effect kinds ending so mark a ruling that revealed hidden information (no takeback)."""
+
+
+def _begin_write(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None,
+    request: dict[str, Any],
+    boards: BoardCache,
+) -> tuple[_Game, str, str, ActionOutcome | None]:
+    """Inside an open write transaction: load the game, check the seat and If-Match, and
+    replay a retried request. Returns (game, seat, request digest, replayed outcome)."""
+    game = _load(uow, game_id, boards)
+    seat = _seat(uow, game.row, token)
+    assert seat is not None
+    if if_match is None:
+        raise PreconditionRequired(
+            "send If-Match with the ETag of GET /games/{id}", version=game.row.version
+        )
+    request_digest = digest({"seat": seat, **request})
+    if idempotency_key is not None:
+        prior = uow.games.event_by_key(game.row.id, idempotency_key)
+        if prior is not None:
+            return game, seat, request_digest, _replay(prior, request_digest)
+    return game, seat, request_digest, None
+
+
+def _check_version(game: _Game, if_match: IfMatch | None) -> None:
+    assert if_match is not None
+    if not if_match.matches(game.row.version):
+        raise PreconditionFailed(
+            f"the game is at version {game.row.version}; reload it", version=game.row.version
+        )
+
+
+def _write(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None,
+    request: dict[str, Any],
+    boards: BoardCache,
+    now: float | None,
+    what: str,
+    body: Callable[[_Game, str, str, float], ActionOutcome],
+) -> ActionOutcome:
+    """The common frame of a mutating match-flow use case."""
+    if token is None:
+        raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
+    at = _clock_now(now)
+    settle_clock(uow, game_id, now=at, boards=boards)
+    with uow.begin(write=True):
+        game, seat, request_digest, replayed = _begin_write(
+            uow,
+            game_id,
+            token=token,
+            if_match=if_match,
+            idempotency_key=idempotency_key,
+            request=request,
+            boards=boards,
+        )
+        if replayed is not None:
+            return replayed
+        outcome = body(game, seat, request_digest, at)
+        uow.commit()
+        return outcome
+
+
+def _sides(game: _Game) -> tuple[str, ...]:
+    return tuple(game.ruleset.sides(game.board).names)
+
+
+def _running(game: _Game) -> str | None:
+    state = mt.clock_state(game.row)
+    return state.running if state else None
+
+
+# -- turns and phases -----------------------------------------------------------------------
+
+
+def end_phase(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None = None,
+    boards: BoardCache,
+    now: float | None = None,
+    umpire_advance: bool = False,
+) -> ActionOutcome:
+    """End the current phase (``POST /games/{id}/phase/end``: the side(s) acting in it, or
+    the umpire) or advance it (``POST /games/{id}/phase/advance``: the umpire only).
+
+    The ruleset's ``advance_phase`` computes the next phase's state (snapshotting the facts
+    its rules need at the start of a phase). Ending its own phase charges the side's clock
+    (with the increment); an umpire advance just switches the clock to the next side.
+    """
+    how = "advance" if umpire_advance else "end"
+
+    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+        if umpire_advance and seat != UMPIRE:
+            raise Forbidden("only the umpire may advance the phase", code="phase.umpire_only")
+        _require_active(game.row)
+        turn = _turn(game, game.state)
+        if turn is None:
+            raise Conflict(
+                f"ruleset {game.ruleset.id!r} declares no sequence of play: there is no phase "
+                "to end",
+                code="phase.no_sequence",
+            )
+        if not mt.may_end_phase(turn, seat):
+            raise _out_of_sequence(turn, seat, None)
+        _check_version(game, if_match)
+        with _guard("state"):
+            new_state = game.ruleset.advance_phase(game.board, game.state)
+            over = game.ruleset.is_over(game.board, new_state)
+        after = _turn(game, new_state)
+        if over:
+            clock_json = mt.clock_stopped(game.row, now)
+        else:
+            running = mt.expected_side(after, _sides(game), None, _running(game))
+            mover = None if seat == UMPIRE else seat
+            clock_json = mt.clock_after(game.row, mover, now, running)
+        old_title, new_title = turn.phase.title, after.phase.title if after else "?"
+        summary = (
+            f"{seat} {'advanced' if umpire_advance else 'ended'} the {old_title} phase "
+            f"(turn {turn.position.turn}, {turn.position.phasing_side}); now "
+            + (
+                f"turn {after.position.turn}, {new_title} phase, "
+                f"{after.position.phasing_side} phasing."
+                if after
+                else "no phase."
+            )
+        )
+        moved = {"from": mt.position_json(turn), "to": mt.position_json(after), "by": how}
+        return _record(
+            uow,
+            game,
+            seat=seat,
+            kind="phase",
+            new_state=new_state,
+            ruling=Ruling(
+                legal=True,
+                summary=summary,
+                citations=(turn.sequence.citation,),
+                details=moved,
+            ),
+            now=now,
+            payload=moved,
+            status="finished" if over else None,
+            extra={"clock": clock_json},
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+        )
+
+    return _write(
+        uow,
+        game_id,
+        token=token,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        request={"phase": how},
+        boards=boards,
+        now=now,
+        what=f"phase {how}",
+        body=body,
+    )
+
+
+def finish_game(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    winner: str | None,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None = None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> ActionOutcome:
+    """The umpire declares the game over (``POST /games/{id}/finish``), naming the winner or
+    none. The clock stops and the dice seed becomes public (its event carries it)."""
+
+    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+        if seat != UMPIRE:
+            raise Forbidden("only the umpire may end the game", code="game.umpire_only")
+        _require_active(game.row)
+        sides = _sides(game)
+        if winner is not None and winner not in sides:
+            raise InvalidInput(
+                f"{winner!r} is not a side of this game",
+                [FieldError("/winner", f"one of {list(sides)} or null", "enum")],
+            )
+        _check_version(game, if_match)
+        payload = {"winner": winner, "seed": game.row.dice_seed}
+        return _record(
+            uow,
+            game,
+            seat=seat,
+            kind="game_finished",
+            new_state=game.state,
+            ruling=Ruling(
+                legal=True,
+                summary=f"The umpire ended the game: {winner or 'no side'} wins.",
+                details={"winner": winner},
+            ),
+            now=now,
+            payload=payload,
+            status="finished",
+            extra={"winner": winner, "clock": mt.clock_stopped(game.row, now)},
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+        )
+
+    return _write(
+        uow,
+        game_id,
+        token=token,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        request={"finish": winner},
+        boards=boards,
+        now=now,
+        what="ending the game",
+        body=body,
+    )
+
+
+# -- dice -------------------------------------------------------------------------------------
+
+
+def _all_events(uow: AbstractUnitOfWork, game_id: str) -> list[EventRow]:
+    out: list[EventRow] = []
+    after = 0
+    while True:
+        page = uow.games.events(game_id, after=after, limit=1000)
+        out += page
+        if len(page) < 1000:
+            return out
+        after = page[-1].seq
+
+
+def _event_rolls(rows: list[EventRow], seat: str | None) -> list[EventRoll]:
+    out: list[EventRoll] = []
+    for row in rows:
+        if not mt.event_visible(row, seat):
+            continue
+        for r in mt.load_rolls(row.dice):
+            out.append(
+                EventRoll(
+                    event=row.seq,
+                    kind=row.kind,
+                    n=r.n,
+                    sides=r.sides,
+                    value=r.value,
+                    client_seed=r.client_seed or None,
+                    entered_by=r.entered_by,
+                )
+            )
+    return out
+
+
+def dice_info(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> DiceInfo:
+    """``GET /games/{id}/dice``: commitment, recipe, the rolls the reader may see, and the
+    seed only when it is revealed to this reader."""
+    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    with uow.begin():
+        row, _ = _find(uow, game_id)
+        seat = _reader(uow, row, token)
+        return DiceInfo(
+            recipe=dicelib.RECIPE,
+            commitment=row.dice_commitment,
+            rolled=row.dice_counter,
+            physical=mt.options_of(row).physical_dice,
+            seed=row.dice_seed if mt.seed_visible(row, seat) else None,
+            rolls=_event_rolls(_all_events(uow, game_id), seat),
+        )
+
+
+def verify_dice(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> DiceVerification:
+    """``GET /games/{id}/dice/verify``: check the seed against the commitment and re-derive
+    every derived roll the reader may see. Only when the seed is revealable to the reader
+    (403 ``dice.seed_sealed`` otherwise)."""
+    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    with uow.begin():
+        row, _ = _find(uow, game_id)
+        seat = _reader(uow, row, token)
+        if not mt.seed_visible(row, seat) or row.dice_seed is None:
+            raise Forbidden(
+                "the dice seed is still sealed: it is revealed when the game is over "
+                "(the umpire: after POST /games/{id}/dice/reveal)",
+                code="dice.seed_sealed",
+            )
+        seed = bytes.fromhex(row.dice_seed)
+        commitment_ok = dicelib.commitment(seed) == (row.dice_commitment or "")
+        rolls = _event_rolls(_all_events(uow, game_id), seat)
+        mismatches: list[RollMismatch] = []
+        checked = entered = 0
+        for r in rolls:
+            if r.entered_by is not None:
+                entered += 1
+                continue
+            checked += 1
+            derived = dicelib.derive_roll(seed, row.id, r.n, r.sides, r.client_seed or "")
+            if derived != r.value:
+                mismatches.append(
+                    RollMismatch(event=r.event, n=r.n, recorded=r.value, derived=derived)
+                )
+        return DiceVerification(
+            recipe=dicelib.RECIPE,
+            commitment=row.dice_commitment,
+            seed=row.dice_seed,
+            commitment_ok=commitment_ok,
+            checked=checked,
+            entered=entered,
+            mismatches=mismatches,
+            ok=commitment_ok and not mismatches,
+        )
+
+
+def reveal_seed(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None = None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> ActionOutcome:
+    """``POST /games/{id}/dice/reveal``: the umpire has the seed revealed before the game
+    ends. Appends a ``seed_revealed`` event every reader sees (without the seed), so players
+    know the umpire can now work out later rolls; the seed itself is then served to the
+    umpire only, by ``GET /games/{id}/dice``."""
+
+    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+        if seat != UMPIRE:
+            raise Forbidden("only the umpire may have the seed revealed", code="dice.umpire_only")
+        if game.row.seed_revealed or game.row.status == "finished":
+            raise Conflict("the seed is already revealed", code="dice.already_revealed")
+        _check_version(game, if_match)
+        payload = {"to": [UMPIRE], "commitment": game.row.dice_commitment}
+        return _record(
+            uow,
+            game,
+            seat=seat,
+            kind="seed_revealed",
+            new_state=game.state,
+            ruling=Ruling(
+                legal=True,
+                summary="The dice seed was revealed to the umpire; the umpire can now "
+                "re-derive every roll, past and future.",
+                details=payload,
+            ),
+            now=now,
+            payload=payload,
+            extra={"seed_revealed": True},
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+        )
+
+    return _write(
+        uow,
+        game_id,
+        token=token,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        request={"dice": "reveal"},
+        boards=boards,
+        now=now,
+        what="revealing the seed",
+        body=body,
+    )
+
+
+# -- undo -------------------------------------------------------------------------------------
+
+
+def _state_at(game: GameRow, uow: AbstractUnitOfWork, version: int) -> dict[str, Any] | None:
+    """The stored state of ``version`` (initial state, or the snapshot of the event that
+    produced it); None when it was not kept."""
+    if version == 1:
+        return game.initial_state
+    event = uow.games.event(game.id, version - 1)
+    return event.state_after if event is not None else None
+
+
+def _restore(
+    uow: AbstractUnitOfWork,
+    game: _Game,
+    *,
+    seat: str,
+    kind: str,
+    version: int,
+    summary: str,
+    payload: dict[str, Any],
+    request_digest: str,
+    idempotency_key: str | None,
+    now: float,
+) -> ActionOutcome:
+    stored = _state_at(game.row, uow, version)
+    if stored is None:
+        raise Conflict(
+            f"the state of version {version} was not kept; it cannot be restored",
+            code=f"{kind}.unavailable",
+        )
+    with _guard("state"):
+        state = game.ruleset.load_state(stored)
+    running = mt.expected_side(_turn(game, state), _sides(game), None, _running(game))
+    return _record(
+        uow,
+        game,
+        seat=seat,
+        kind=kind,
+        new_state=state,
+        ruling=Ruling(legal=True, summary=summary, details=payload),
+        now=now,
+        payload=payload,
+        extra={"clock": mt.clock_switched(game.row, now, running)},
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
+    )
+
+
+def rollback(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    to_version: int,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None = None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> ActionOutcome:
+    """``POST /games/{id}/rollback``: the umpire restores the state of an earlier version.
+
+    The log is never rewritten: a ``rollback`` event is appended (a new version) whose state
+    is the restored one. The dice counter never goes back (no roll is used twice), and the
+    clocks keep the time already spent; the side expected to act at the restored position
+    gets the running clock. A finished game cannot be rolled back (its seed is public).
+    """
+
+    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+        if seat != UMPIRE:
+            raise Forbidden("only the umpire may roll the game back", code="rollback.umpire_only")
+        _require_active(game.row)
+        if not 1 <= to_version < game.row.version:
+            raise InvalidInput(
+                f"to_version must be an earlier version (1 to {game.row.version - 1})",
+                [FieldError("/to_version", "not an earlier version", "rollback.bad_version")],
+                code="rollback.bad_version",
+            )
+        _check_version(game, if_match)
+        return _restore(
+            uow,
+            game,
+            seat=seat,
+            kind="rollback",
+            version=to_version,
+            summary=f"The umpire rolled the game back from version {game.row.version} to "
+            f"version {to_version}.",
+            payload={"to_version": to_version, "from_version": game.row.version},
+            request_digest=request_digest,
+            idempotency_key=idempotency_key,
+            now=now,
+        )
+
+    return _write(
+        uow,
+        game_id,
+        token=token,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        request={"rollback": to_version},
+        boards=boards,
+        now=now,
+        what="a rollback",
+        body=body,
+    )
+
+
+def _revealed_something(row: EventRow) -> bool:
+    ruling = row.ruling or {}
+    if (ruling.get("details") or {}).get("reveals"):
+        return True
+    return any(
+        str(effect.get("kind", "")).endswith(REVEAL_MARKERS)
+        for effect in ruling.get("effects") or ()
+    )
+
+
+def _last_action(uow: AbstractUnitOfWork, game_id: str) -> EventRow | None:
+    """The latest action event still in force: walk back from the newest event, skipping
+    over earlier takebacks (each jumps to the version it restored). Stops at any other
+    event (phase change, rollback, clock expiry, sealed reveal…): returns it instead."""
+    rows = {r.seq: r for r in _all_events(uow, game_id)}
+    seq = max(rows, default=0)
+    while seq > 0:
+        row = rows[seq]
+        if row.kind == "takeback" and row.payload is not None:
+            seq = int(row.payload["to_version"]) - 1
+            continue
+        return row
+    return None
+
+
+def takeback(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    if_match: IfMatch | None,
+    idempotency_key: str | None = None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> ActionOutcome:
+    """``POST /games/{id}/takeback``: a player takes back their own last action.
+
+    Needs match option ``takeback``; the action must be the latest event still in force
+    (nobody acted since, no phase change, no rollback, no sealed reveal, no clock expiry),
+    made by this seat, with no dice rolled and nothing revealed (no effect kind ending in
+    ``.revealed``/``.reveal``, no ``details.reveals`` in its ruling). Appends a ``takeback``
+    event restoring the state before that action. Repeated takebacks walk further back.
+    """
+
+    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+        if seat == UMPIRE:
+            raise Forbidden(
+                "the umpire undoes with POST /games/{id}/rollback", code="takeback.players_only"
+            )
+        if not mt.options_of(game.row).takeback:
+            raise Conflict("this game does not allow takebacks", code="takeback.disabled")
+        _require_active(game.row)
+        last = _last_action(uow, game.row.id)
+        if last is None:
+            raise Conflict("there is nothing to take back", code="takeback.nothing")
+        if last.payload is not None:
+            raise Conflict(
+                f"the last event ({last.kind}, event {last.seq}) closed the takeback window",
+                code="takeback.window_closed",
+                event=last.seq,
+            )
+        if last.seat != seat:
+            raise Conflict(
+                f"the last action (event {last.seq}) was made by {last.seat}, not {seat}",
+                code="takeback.not_yours",
+                event=last.seq,
+            )
+        if last.dice:
+            raise Conflict(
+                f"event {last.seq} rolled dice: it cannot be taken back",
+                code="takeback.dice_rolled",
+                event=last.seq,
+            )
+        if _revealed_something(last):
+            raise Conflict(
+                f"event {last.seq} revealed hidden information: it cannot be taken back",
+                code="takeback.revealed",
+                event=last.seq,
+            )
+        _check_version(game, if_match)
+        return _restore(
+            uow,
+            game,
+            seat=seat,
+            kind="takeback",
+            version=last.version - 1,
+            summary=f"{seat} took back event {last.seq} ({last.kind}).",
+            payload={"event": last.seq, "to_version": last.version - 1},
+            request_digest=request_digest,
+            idempotency_key=idempotency_key,
+            now=now,
+        )
+
+    return _write(
+        uow,
+        game_id,
+        token=token,
+        if_match=if_match,
+        idempotency_key=idempotency_key,
+        request={"takeback": True},
+        boards=boards,
+        now=now,
+        what="a takeback",
+        body=body,
+    )

@@ -1,0 +1,399 @@
+"""Match flow helpers shared by the use cases: match options, the sequence of play, dice and
+the correspondence clock.
+
+Nothing here opens a transaction: the use cases in :mod:`app.service.games` and
+:mod:`app.service.flow` call these inside their own unit of work.
+
+* **Sequence of play** -- a ruleset that returns a :class:`SequenceOfPlay` and a
+  :class:`Position` says who may act: the phasing side, the non-phasing side(s), both, or only
+  the umpire. A ruleset that returns None enforces nothing (any seat acts, subject to
+  ``actor_side``).
+* **Dice** -- rolls are derived from the game's secret seed with :mod:`app.match.dice`
+  (``referee-dice-v1``), numbered by ``games.dice_counter``; with the ``physical_dice`` match
+  option the umpire enters them instead.
+* **Clock** -- :mod:`app.match.clock` with ``now`` from an injected time source.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.db.models import EventRow, GameRow
+from app.match import clock as clk
+from app.match import dice as dicelib
+from app.rules.base import UMPIRE, PhaseSpec, Position, Ruleset, SequenceOfPlay
+from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput
+from app.service.results import ClockView, DiceView, PhaseInfo, PositionView
+
+AnyRuleset = Ruleset[Any, Any, Any, Any]
+
+CLIENT_SEED_HEADER = "Referee-Client-Seed"
+DICE_HEADER = "Referee-Dice"
+_CLIENT_SEED = re.compile(r"^[\x21-\x7e]{1,64}$")
+
+
+class MatchOptions(BaseModel):
+    """Per-game match options (``match`` in ``POST /games``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    clock: clk.TimeControl | None = Field(
+        default=None, description="Correspondence time control; null = untimed."
+    )
+    physical_dice: bool = Field(
+        default=False,
+        description="The umpire enters physical dice (header Referee-Dice) instead of the "
+        "service deriving them from its committed seed.",
+    )
+    takeback: bool = Field(
+        default=False,
+        description="A player may take back their last action while the opponent has not "
+        "acted since and it used no dice and revealed nothing.",
+    )
+    enforce_sequence: bool = Field(
+        default=True,
+        description="Only the side whose phase it is may act (when the ruleset declares a "
+        "sequence of play).",
+    )
+
+
+def options_of(row: GameRow) -> MatchOptions:
+    return MatchOptions.model_validate(row.match or {})
+
+
+# -- sequence of play ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Turn:
+    """Where a game stands: its sequence of play, position and current phase."""
+
+    sequence: SequenceOfPlay
+    position: Position
+    phase: PhaseSpec
+    sides: tuple[str, ...]
+
+
+def where(ruleset: AnyRuleset, board: Any, state: Any) -> Turn | None:
+    """The game's :class:`Turn`, or None when the ruleset declares no sequence of play."""
+    sequence = ruleset.sequence_of_play(board)
+    if sequence is None:
+        return None
+    position = ruleset.position(board, state)
+    if position is None:
+        return None
+    sides = sequence.sides or tuple(ruleset.sides(board).names)
+    return Turn(sequence, position, sequence.phase(position.phase), tuple(sides))
+
+
+def position_view(turn: Turn | None) -> PositionView | None:
+    if turn is None:
+        return None
+    return PositionView(
+        turn=turn.position.turn,
+        phase=turn.position.phase,
+        phase_title=turn.phase.title,
+        phasing_side=turn.position.phasing_side,
+        acts=turn.phase.acts,
+        phases=[PhaseInfo(id=p.id, title=p.title, acts=p.acts) for p in turn.sequence.phases],
+        sides=list(turn.sides),
+    )
+
+
+def position_json(turn: Turn | None) -> dict[str, Any] | None:
+    if turn is None:
+        return None
+    return {
+        "turn": turn.position.turn,
+        "phase": turn.position.phase,
+        "phasing_side": turn.position.phasing_side,
+    }
+
+
+def acting_side(seat: str, owner: str | None) -> str | None:
+    """The side an action is taken for: its owner's side, else the seat's own side; None
+    for the umpire acting on nobody's behalf."""
+    if owner is not None and owner != UMPIRE:
+        return owner
+    return None if seat == UMPIRE else seat
+
+
+def may_act(turn: Turn, seat: str, owner: str | None) -> bool:
+    """Whether ``seat`` may submit an action owned by ``owner`` in the current phase."""
+    acts = turn.phase.acts
+    if acts == "umpire":
+        return seat == UMPIRE
+    side = acting_side(seat, owner)
+    if side is None:
+        return True
+    phasing = turn.position.phasing_side
+    if acts == "phasing":
+        return side == phasing
+    if acts == "non_phasing":
+        return side != phasing
+    return acts == "both"
+
+
+def may_end_phase(turn: Turn, seat: str) -> bool:
+    """The umpire may always end a phase; otherwise the side(s) acting in it: the phasing side
+    in ``phasing`` and ``both`` phases, a non-phasing side in ``non_phasing`` phases."""
+    if seat == UMPIRE:
+        return True
+    acts = turn.phase.acts
+    phasing = turn.position.phasing_side
+    if acts in ("phasing", "both"):
+        return seat == phasing
+    if acts == "non_phasing":
+        return seat != phasing
+    return False
+
+
+def expected_side(
+    turn: Turn | None, sides: Sequence[str], last: str | None, current: str | None
+) -> str | None:
+    """The side whose clock runs: who is expected to act next.
+
+    With a sequence of play: the phasing side in ``phasing`` and ``both`` phases, the single
+    other side in ``non_phasing`` phases (nobody when several could answer), nobody in
+    ``umpire`` phases. Without one, sides alternate: the side after ``last`` (the side that
+    just acted); ``current`` stays when nobody's side acted (the umpire).
+    """
+    if turn is not None:
+        acts = turn.phase.acts
+        phasing = turn.position.phasing_side
+        if acts in ("phasing", "both"):
+            return phasing
+        if acts == "non_phasing":
+            others = [s for s in sides if s != phasing]
+            return others[0] if len(others) == 1 else None
+        return None
+    if last is None or last not in sides:
+        return current
+    return sides[(list(sides).index(last) + 1) % len(sides)]
+
+
+# -- dice ----------------------------------------------------------------------------------
+
+
+def new_seed() -> tuple[str, str]:
+    """A fresh secret seed (hex) and its public commitment."""
+    seed = secrets.token_bytes(dicelib.SEED_BYTES)
+    return seed.hex(), dicelib.commitment(seed)
+
+
+def parse_client_seed(value: str | None) -> str:
+    """The ``Referee-Client-Seed`` header: 1-64 visible ASCII characters, or absent."""
+    if value is None:
+        return ""
+    if not _CLIENT_SEED.match(value):
+        raise InvalidInput(
+            "Referee-Client-Seed must be 1 to 64 visible ASCII characters",
+            [
+                FieldError(
+                    "/Referee-Client-Seed", "invalid client seed", "dice.client_seed", "header"
+                )
+            ],
+            code="dice.invalid_client_seed",
+        )
+    return value
+
+
+def parse_entered_dice(value: str | None) -> list[int] | None:
+    """The ``Referee-Dice`` header (``4,2``): physical dice entered by the umpire."""
+    if value is None:
+        return None
+    parts = [p.strip() for p in value.split(",")]
+    if not parts or not all(p.isascii() and p.isdigit() and len(p) <= 4 for p in parts):
+        raise InvalidInput(
+            "Referee-Dice is a comma-separated list of die values, e.g. `4,2`",
+            [FieldError("/Referee-Dice", "not a list of die values", "dice.invalid", "header")],
+            code="dice.invalid",
+        )
+    return [int(p) for p in parts]
+
+
+def roll(
+    row: GameRow,
+    sizes: Sequence[int],
+    *,
+    seat: str,
+    client_seed: str = "",
+    entered: Sequence[int] | None = None,
+) -> list[dicelib.Roll]:
+    """The rolls for dice of ``sizes``, numbered from ``row.dice_counter``.
+
+    Derived from the game's seed, or -- with the ``physical_dice`` match option -- the values
+    the umpire entered. The caller stores ``row.dice_counter + len(rolls)`` with the same
+    conditional update that bumps the version, so no number is ever used twice.
+    """
+    sizes = [int(s) for s in sizes if int(s) > 0]
+    physical = options_of(row).physical_dice
+    if entered is not None and not physical:
+        raise Conflict(
+            "this game's dice are derived from its committed seed; physical dice may not be "
+            "entered (match option physical_dice is off)",
+            code="dice.not_physical",
+        )
+    if not sizes:
+        if entered:
+            raise InvalidInput(
+                "this action needs no dice",
+                [FieldError("/Referee-Dice", "no dice needed", "dice.unexpected", "header")],
+                code="dice.invalid",
+            )
+        return []
+    first = row.dice_counter
+    if physical:
+        if seat != UMPIRE:
+            raise Forbidden(
+                "physical dice are entered by the umpire: ask the umpire to submit this action",
+                code="dice.umpire_enters",
+                dice_needed=list(sizes),
+            )
+        if entered is None:
+            raise InvalidInput(
+                f"this action needs dice {list(sizes)}: send them in Referee-Dice",
+                [FieldError("/Referee-Dice", "missing", "missing", "header")],
+                code="dice.required",
+            )
+        if len(entered) != len(sizes) or any(
+            not 1 <= v <= s for v, s in zip(entered, sizes, strict=False)
+        ):
+            raise InvalidInput(
+                f"expected {len(sizes)} dice of sizes {list(sizes)}, got {list(entered)}",
+                [
+                    FieldError(
+                        "/Referee-Dice", "wrong count or out of range", "dice.invalid", "header"
+                    )
+                ],
+                code="dice.invalid",
+            )
+        return [
+            dicelib.Roll(first + i, s, v, entered_by=seat)
+            for i, (s, v) in enumerate(zip(sizes, entered, strict=True))
+        ]
+    if row.dice_seed is None:
+        raise Conflict("this game has no dice seed", code="dice.unavailable")
+    return dicelib.roll_dice(bytes.fromhex(row.dice_seed), row.id, first, sizes, client_seed)
+
+
+def rolls_json(rolls: Sequence[dicelib.Roll]) -> list[dict[str, object]]:
+    return [r.to_json() for r in rolls]
+
+
+def load_rolls(data: Sequence[Any]) -> list[dicelib.Roll]:
+    """Rolls stored with an event (``Roll.to_json()`` dicts)."""
+    out: list[dicelib.Roll] = []
+    for item in data:
+        if isinstance(item, dict):
+            out.append(
+                dicelib.Roll(
+                    n=int(item["n"]),
+                    sides=int(item["sides"]),
+                    value=int(item["value"]),
+                    client_seed=str(item.get("client_seed") or ""),
+                    entered_by=item.get("entered_by"),
+                )
+            )
+    return out
+
+
+def seed_visible(row: GameRow, seat: str | None) -> bool:
+    """Everyone may see the seed once the game is over; the umpire once it was revealed."""
+    return row.status == "finished" or (seat == UMPIRE and row.seed_revealed)
+
+
+def dice_view(row: GameRow) -> DiceView:
+    return DiceView(
+        recipe=dicelib.RECIPE,
+        commitment=row.dice_commitment,
+        rolled=row.dice_counter,
+        physical=options_of(row).physical_dice,
+        seed_revealed=row.seed_revealed or row.status == "finished",
+    )
+
+
+def event_visible(event: EventRow, seat: str | None) -> bool:
+    """An event's ``visible_to`` lists the seats that may read it (None = every reader);
+    the umpire reads every event."""
+    return event.visible_to is None or seat == UMPIRE or (seat in event.visible_to)
+
+
+# -- clock ---------------------------------------------------------------------------------
+
+
+def clock_state(row: GameRow) -> clk.ClockState | None:
+    control = options_of(row).clock
+    if control is None or row.clock is None:
+        return None
+    return clk.ClockState.model_validate(row.clock)
+
+
+def start_clock(
+    options: MatchOptions, sides: Sequence[str], running: str | None, now: float
+) -> dict[str, Any] | None:
+    if options.clock is None:
+        return None
+    return clk.start(options.clock, list(sides), running, now).model_dump(mode="json")
+
+
+def clock_view(
+    row: GameRow, now: float, clock_json: dict[str, Any] | None = None
+) -> ClockView | None:
+    """The clock as of ``now`` (from ``clock_json`` when given, else the row's)."""
+    control = options_of(row).clock
+    data = clock_json if clock_json is not None else row.clock
+    if control is None or data is None:
+        return None
+    state = clk.ClockState.model_validate(data)
+    return ClockView(
+        budget_seconds=control.budget_seconds,
+        increment_seconds=control.increment_seconds,
+        cap_seconds=control.cap_seconds,
+        on_expiry=control.on_expiry,
+        remaining=clk.remaining(state, now),
+        running=state.running,
+        expired=list(state.expired),
+        as_of=now,
+    )
+
+
+def clock_after(
+    row: GameRow, actor: str | None, now: float, next_running: str | None
+) -> dict[str, Any] | None:
+    """The clock after an accepted move by ``actor``: the mover is charged (and gets the
+    increment) when its own time was running; otherwise the clock just switches."""
+    control = options_of(row).clock
+    state = clock_state(row)
+    if control is None or state is None:
+        return row.clock
+    if actor is not None and actor == state.running:
+        new = clk.charge(control, state, actor, now, next_running)
+    else:
+        new = clk.switch(state, now, next_running)
+    return new.model_dump(mode="json")
+
+
+def clock_switched(row: GameRow, now: float, running: str | None) -> dict[str, Any] | None:
+    state = clock_state(row)
+    if state is None:
+        return row.clock
+    return clk.switch(state, now, running).model_dump(mode="json")
+
+
+def clock_stopped(row: GameRow, now: float) -> dict[str, Any] | None:
+    return clock_switched(row, now, None)
+
+
+def newly_expired(row: GameRow, now: float) -> list[str]:
+    """Sides whose time ran out and whose expiry has not been handled yet."""
+    state = clock_state(row)
+    if state is None or row.status != "active":
+        return []
+    return [s for s in clk.expired_sides(state, now) if s not in state.expired]

@@ -1,0 +1,193 @@
+"""Live events: the per-reader event log as Server-Sent Events, woken by the database.
+
+* :func:`open_stream` checks the reader once (401/404 before any byte is streamed) and returns
+  its seat; :func:`read_batch` reads the next events after a cursor, each filtered for that
+  seat exactly as ``GET /games/{id}/events`` filters it (hidden events are redacted, so the
+  stream's ids are gap-free). Each read is its own short transaction: nothing is held open
+  while a stream is idle.
+* :class:`EventHub` (one per application) wakes waiting streams: after-commit callbacks for
+  writes made by this process, ``LISTEN referee_events`` on PostgreSQL for writes made by any
+  process (see :mod:`app.db.notify`), and a poll interval as the fallback (the only cross-
+  process mechanism on SQLite). A wake-up carries no content; the stream re-reads the log.
+* :func:`sse_event` / :func:`sse_comment` format the wire protocol.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from app.db import notify
+from app.db.uow import AbstractUnitOfWork
+from app.service.errors import FieldError, InvalidInput
+from app.service.games import _event_view, _find, _reader
+from app.service.results import EventView
+
+BATCH = 100
+"""Events read per query while catching up."""
+
+
+# -- reading -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StreamReader:
+    game_id: str
+    seat: str | None
+
+
+def open_stream(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> StreamReader:
+    """Who is reading: the same rules as every read (private games need a seat token)."""
+    with uow.begin():
+        row, _ = _find(uow, game_id)
+        return StreamReader(game_id=row.id, seat=_reader(uow, row, token))
+
+
+def read_batch(
+    uow: AbstractUnitOfWork, reader: StreamReader, *, after: int, limit: int = BATCH
+) -> list[EventView]:
+    """The next events after ``after`` as the reader may see them (one short transaction)."""
+    with uow.begin():
+        rows = uow.games.events(reader.game_id, after=after, limit=limit)
+        return [_event_view(r, reader.seat) for r in rows]
+
+
+def parse_cursor(last_event_id: str | None, after: int | None) -> int:
+    """Where to resume: ``Last-Event-ID`` (sent by a reconnecting EventSource) wins over
+    ``?after=``; both absent = from the start. Ids are event sequence numbers."""
+    if last_event_id is not None and last_event_id.strip() != "":
+        value = last_event_id.strip()
+        if not (value.isascii() and value.isdigit() and len(value) <= 18):
+            raise InvalidInput(
+                "Last-Event-ID must be an event sequence number",
+                [FieldError("/Last-Event-ID", "not a non-negative integer", "int", "header")],
+                code="stream.invalid_cursor",
+            )
+        return int(value)
+    return after or 0
+
+
+# -- wire format ---------------------------------------------------------------------------
+
+
+def sse_event(view: EventView) -> str:
+    """One event: ``id`` = seq, ``event`` = kind (``redacted`` when hidden), ``data`` = the
+    JSON of the events-list item (one line)."""
+    return f"id: {view.seq}\nevent: {view.kind}\ndata: {view.model_dump_json()}\n\n"
+
+
+def sse_comment(text: str) -> str:
+    """A comment line: ignored by EventSource, keeps proxies and clients from timing out."""
+    return f": {text}\n\n"
+
+
+def sse_retry(milliseconds: int) -> str:
+    return f"retry: {milliseconds}\n\n"
+
+
+# -- wake-ups ------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Subscription:
+    """One stream's interest in one game: ``woken`` is set by any new event of the game."""
+
+    game_id: str
+    woken: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def wait(self, timeout: float) -> bool:
+        """Wait for a wake-up (True) or the timeout (False); clears the flag."""
+        try:
+            await asyncio.wait_for(self.woken.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            self.woken.clear()
+
+
+class EventHub:
+    """Wakes the streams of one application when events of their game are committed.
+
+    Started lazily by the first subscription (an app that never streams opens no LISTEN
+    connection); :meth:`aclose` stops it at shutdown.
+    """
+
+    def __init__(self, database_url: str) -> None:
+        self.database_url = database_url
+        self.postgres = notify.is_postgres(database_url)
+        self._subs: dict[str, set[Subscription]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._listener: notify.PgListener | None = None
+
+    # called from any thread (the committing one, or the listener task)
+    def _local_commit(self, game_id: str, seq: int) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # loop shutting down
+            loop.call_soon_threadsafe(self._wake, game_id)
+
+    def _wake(self, game_id: str) -> None:
+        for sub in self._subs.get(game_id, ()):
+            sub.woken.set()
+
+    def _wake_all(self) -> None:
+        for subs in self._subs.values():
+            for sub in subs:
+                sub.woken.set()
+
+    def _on_notify(self, game_id: str, seq: int) -> None:
+        self._wake(game_id)
+
+    def _start(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._loop is loop:
+            return
+        # first use, or the old loop is gone (its listener task died with it)
+        self._loop = loop
+        self._listener = None
+        notify.remove_commit_listener(self._local_commit)
+        notify.add_commit_listener(self._local_commit)
+        if self.postgres:
+            self._listener = notify.PgListener(self.database_url, self._on_notify, self._wake_all)
+            self._listener.start()
+
+    @contextlib.contextmanager
+    def subscribe(self, game_id: str) -> Iterator[Subscription]:
+        """Register interest in a game for the duration of a stream."""
+        self._start()
+        sub = Subscription(game_id)
+        self._subs.setdefault(game_id, set()).add(sub)
+        try:
+            yield sub
+        finally:
+            subs = self._subs.get(game_id)
+            if subs is not None:
+                subs.discard(sub)
+                if not subs:
+                    del self._subs[game_id]
+
+    async def ready(self, timeout: float) -> bool:
+        """True once cross-process notifications flow (at once without PostgreSQL)."""
+        if self._listener is None:
+            return True
+        try:
+            await asyncio.wait_for(self._listener.listening.wait(), timeout)
+            return True
+        except TimeoutError:
+            return False
+
+    @property
+    def listening(self) -> bool:
+        return self._listener is not None and self._listener.listening.is_set()
+
+    async def aclose(self) -> None:
+        notify.remove_commit_listener(self._local_commit)
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.aclose()
+        self._wake_all()
+        self._loop = None
