@@ -127,3 +127,47 @@ async def test_without_the_infantry_the_stop_is_in_e3207_and_continuing_is_illeg
     after = (await client.get(f"/games/{gid}")).json()
     assert after["version"] == before["version"] and after["state"] == before["state"]
     assert (await client.get(f"/games/{gid}/events")).json()["items"] == []
+
+
+async def test_sequence_of_play_through_the_api(client: httpx.AsyncClient) -> None:
+    """Only the phasing side moves in Operational Movement; ending the phase leads to Combat,
+    where the non-phasing side may retreat (8.2 Retreat)."""
+    game = await _create(client, "seed-example.json")
+    gid, seats = game["id"], game["seats"]
+    view = (await client.get(f"/games/{gid}")).json()
+    assert view["position"]["phase"] == "operational_movement"
+    assert view["position"]["phasing_side"] == "axis"
+
+    # the Soviet seat may not move in the Axis operational movement phase
+    r = await client.post(
+        f"/games/{gid}/actions",
+        json={"kind": "move", "unit": "su-1uk-hq", "path": ["e3309"]},
+        headers={"Authorization": f"Bearer {seats['soviet']}", "If-Match": 'W/"1"'},
+    )
+    assert r.status_code == 409, r.text
+    problem = r.json()
+    assert problem["code"] == "phase.not_your_turn"
+    assert "basic.phase" in _sections(problem["citations"])
+
+    # the Axis ends its phase: Combat follows, and the Soviet HQ may retreat (length 1)
+    r = await client.post(
+        f"/games/{gid}/phase/end",
+        headers={"Authorization": f"Bearer {seats['axis']}", "If-Match": 'W/"1"'},
+    )
+    assert r.status_code == 201, r.text
+    view = (await client.get(f"/games/{gid}")).json()
+    assert view["position"]["phase"] == "combat"
+    retreat = {"kind": "retreat", "unit": "su-1uk-hq", "path": ["e3309"], "length": 1}
+    r = await client.post(f"/games/{gid}/rulings", json=retreat)
+    assert r.status_code == 200
+    assert r.json()["legal"] is True, r.json()
+    r = await client.post(
+        f"/games/{gid}/actions",
+        json=retreat,
+        headers={"Authorization": f"Bearer {seats['soviet']}", "If-Match": view_etag(view)},
+    )
+    assert r.status_code == 201, r.text
+
+
+def view_etag(view: dict[str, Any]) -> str:
+    return f'W/"{view["version"]}"'

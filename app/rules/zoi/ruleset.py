@@ -463,7 +463,7 @@ PHASES: tuple[PhaseSpec, ...] = (
     PhaseSpec("movement", "Movement"),
     PhaseSpec("defensive_fire", "Defensive fire", acts="non_phasing"),
     PhaseSpec("offensive_fire", "Offensive fire"),
-    PhaseSpec("melee", "Melee"),
+    PhaseSpec("melee", "Melee", acts="both"),  # the side driven out retreats (rule 14)
     PhaseSpec("morale_recovery", "Morale recovery"),
 )
 
