@@ -15,6 +15,8 @@
   Default 15.
 * ``REFEREE_SSE_POLL_SECONDS`` -- how often an idle stream re-reads the log when no
   notification can wake it (SQLite, written by another process). Default 1.
+* ``REFEREE_SSE_MAX_SECONDS`` -- an event stream ends after this long (clients reconnect with
+  Last-Event-ID and lose nothing); bounds idle connections and lets a server stop. Default 3600.
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ class Settings(BaseSettings):
     )
     sse_poll_seconds: float = Field(
         default=1.0, gt=0, description="Re-read interval of idle streams without notifications."
+    )
+    sse_max_seconds: float = Field(
+        default=3600.0, gt=0, description="An event stream ends after this long (resumable)."
     )
 
 

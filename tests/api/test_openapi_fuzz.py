@@ -29,7 +29,9 @@ GAME_IDS: list[str] = []
 def _app() -> Any:
     url = f"sqlite:///{_DIR / 'fuzz.db'}"
     upgrade(url)
-    application = create_app(Settings(database_url=url, max_body_bytes=64 * 1024))
+    application = create_app(
+        Settings(database_url=url, max_body_bytes=64 * 1024, sse_max_seconds=1)
+    )
     return application
 
 

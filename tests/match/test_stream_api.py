@@ -262,3 +262,22 @@ def test_hidden_events_are_redacted_not_dropped_on_every_read_path(
                     "visible_to": None,
                     "redacted": True,
                 }
+
+
+def test_a_stream_ends_after_its_lifetime_and_resumes_without_loss(db_url: str) -> None:
+    settings = Settings(
+        database_url=db_url, sse_keepalive_seconds=5, sse_poll_seconds=0.2, sse_max_seconds=0.5
+    )
+    with running_server(create_app(settings)) as url, httpx.Client(base_url=url) as http:
+        game = new_game(http)
+        game.step("red", "r1", 1)
+        path = f"/games/{game.id}/events/stream"
+        with SseStream(url, path) as first:
+            assert first.next_event(timeout=5).id == "1"
+            first.wait_closed(timeout=5)
+            assert "stream end: reconnect with Last-Event-ID" in first.comments
+        game.step("red", "r1", 1)
+        with SseStream(url, path, headers={"Last-Event-ID": "1"}) as second:
+            assert [e.id for e in second.events(1, timeout=5)] == ["2"]
+            second.wait_closed(timeout=5)
+        assert second.error is None and first.error is None

@@ -136,6 +136,12 @@ class SseStream:
             time.sleep(0.02)
         raise AssertionError(f"no `: {text}` comment within {timeout} s: {self.comments}")
 
+    def wait_closed(self, timeout: float) -> None:
+        """Wait for the server to end the stream."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise AssertionError(f"{self.path} still open after {timeout} s: {self.raw[-3:]}")
+
     def close(self) -> None:
         self._stop.set()
         response = self._response

@@ -69,7 +69,13 @@ async def stream_events(
     hub: EventHub = request.app.state.events_hub
     return StreamingResponse(
         _events(
-            uow, hub, reader, cursor, settings.sse_keepalive_seconds, settings.sse_poll_seconds
+            uow,
+            hub,
+            reader,
+            cursor,
+            keepalive=settings.sse_keepalive_seconds,
+            poll=settings.sse_poll_seconds,
+            lifetime=settings.sse_max_seconds,
         ),
         media_type="text/event-stream",
         headers={
@@ -93,14 +99,17 @@ async def _events(
     hub: EventHub,
     reader: StreamReader,
     cursor: int,
+    *,
     keepalive: float,
     poll: float,
+    lifetime: float,
 ) -> AsyncIterator[str]:
     with hub.subscribe(reader.game_id) as sub:
         # `stream open` means live: from here on, no commit by any process is missed
         await hub.ready(LISTEN_WAIT_SECONDS)
         yield svc.sse_retry(RETRY_MS) + svc.sse_comment("stream open")
         last_write = time.monotonic()
+        end = last_write + lifetime
         while True:
             while True:  # catch up, a batch at a time
                 batch = await to_thread.run_sync(_read, uow, reader, cursor)
@@ -112,8 +121,13 @@ async def _events(
                     break
             # Notifications wake us at once; without them (SQLite across processes, or while
             # the LISTEN connection is down) re-read every `poll` seconds.
+            now = time.monotonic()
+            if now >= end:
+                # bounded lifetime: the client reconnects with Last-Event-ID, losing nothing
+                yield svc.sse_comment("stream end: reconnect with Last-Event-ID")
+                return
             wait = keepalive if hub.listening else min(poll, keepalive)
-            wait = max(0.01, min(wait, keepalive - (time.monotonic() - last_write)))
+            wait = max(0.01, min(wait, keepalive - (now - last_write), end - now))
             await sub.wait(wait)
             if time.monotonic() - last_write >= keepalive:
                 yield svc.sse_comment("keep-alive")
