@@ -286,6 +286,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         """Named read-only queries for front ends."""
         return {}
 
+    def private_to(self, board: BoardT, state: StateT, action: ActionT) -> Sequence[str] | None:
+        """Seats (besides the umpire and the submitter) who may read this action's event and
+        ruling in the log and the stream; None = every reader of the game. A ruleset with
+        hidden information returns e.g. ``()`` for an action only its submitter may see."""
+        return None
+
     def view(self, board: BoardT, state: StateT, seat: str | None) -> dict[str, Any]:
         """What a reader in ``seat`` (None = public) may see of the state. Default: all."""
         return state.model_dump(mode="json")

@@ -770,9 +770,13 @@ def _submit(
                 clock_state.running if clock_state else None,
             )
             extra["clock"] = mt.clock_after(game.row, actor, now, running)
+        with _guard("action"):
+            private = game.ruleset.private_to(game.board, game.state, parsed)
+        visible_to = None if private is None else sorted({*private, seat, UMPIRE})
         outcome = _record(
             uow,
             game,
+            visible_to=visible_to,
             seat=seat,
             kind=str(getattr(parsed, "kind", type(parsed).__name__)),
             new_state=new_state,

@@ -281,3 +281,32 @@ def test_a_stream_ends_after_its_lifetime_and_resumes_without_loss(db_url: str) 
             assert [e.id for e in second.events(1, timeout=5)] == ["2"]
             second.wait_closed(timeout=5)
         assert second.error is None and first.error is None
+
+
+def test_private_action_events_are_redacted_for_other_readers_everywhere(
+    base_url: str, http: httpx.Client
+) -> None:
+    """A ruleset marks an action private (tiny: notes are for the umpire): its event and ruling
+    reach the umpire and the writer only — redacted in the list, the single event and the
+    stream for the other side and for spectators."""
+    game = new_game(http)
+    marker = "SECRET-NOTE-4711"
+    r = http.post(
+        f"/games/{game.id}/actions",
+        json={"kind": "note", "text": marker},
+        headers={**game.auth("red"), "If-Match": "*"},
+    )
+    assert r.status_code == 201, r.text
+    for seat in (None, "blue"):
+        headers = game.auth(seat) if seat else {}
+        listed = http.get(f"/games/{game.id}/events", headers=headers)
+        single = http.get(f"/games/{game.id}/events/1", headers=headers)
+        assert listed.status_code == single.status_code == 200
+        assert marker not in listed.text and marker not in single.text
+        assert single.json()["kind"] == "redacted"
+        with SseStream(base_url, f"/games/{game.id}/events/stream", headers=headers) as stream:
+            event = stream.next_event(timeout=10)
+            assert event.event == "redacted" and marker not in event.data
+    for seat in ("red", "umpire"):
+        single = http.get(f"/games/{game.id}/events/1", headers=game.auth(seat))
+        assert single.json()["action"]["text"] == marker

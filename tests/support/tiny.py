@@ -414,6 +414,10 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
             ),
         }
 
+    def private_to(self, board: TinyBoard, state: TinyState, action: Any) -> tuple[str, ...] | None:
+        """Notes are for the umpire: their events are readable by the umpire and the writer."""
+        return () if isinstance(action, Note) else None
+
     def view(self, board: TinyBoard, state: TinyState, seat: str | None) -> dict[str, Any]:
         data = state.model_dump(mode="json")
         if seat != UMPIRE:
