@@ -190,8 +190,12 @@ async def test_seats_own_their_actions(client: httpx.AsyncClient, game: Game, ap
     # any seat may submit an action no side owns
     r = await client.post(url, json={"kind": "note", "text": "hi"}, headers=game.act("blue", 4))
     assert r.status_code == 201
-    seats = [e["seat"] for e in (await client.get(f"/games/{game.id}/events")).json()["items"]]
+    listed = await client.get(f"/games/{game.id}/events", headers=game.auth("umpire"))
+    seats = [e["seat"] for e in listed.json()["items"]]
     assert seats == ["umpire", "umpire", "umpire", "blue"]
+    # a note is private to the umpire and its writer: redacted for everyone else
+    anonymous = (await client.get(f"/games/{game.id}/events")).json()["items"]
+    assert anonymous[3]["kind"] == "redacted" and anonymous[3]["seat"] is None
 
 
 async def test_malformed_and_unknown_fields_are_named(
