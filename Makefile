@@ -24,8 +24,11 @@ migrate: install
 run: migrate
 	$(BIN)/referee serve --host $(HOST) --port $(PORT)
 
-## Install everything and run the whole suite (SQLite and a throwaway PostgreSQL 15)
+## Install everything, lint and type-check, and run the whole suite
+## (SQLite and a throwaway PostgreSQL 15)
 test: install-dev
+	$(BIN)/ruff check app tests bench
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: install-dev

@@ -157,7 +157,6 @@ def test_an_action_posted_to_one_process_is_streamed_by_the_other(
                 headers=red,
             )
             assert posted.status_code == 201, posted.text
-            started = time.monotonic()
             try:
                 got = on_b.next_event(timeout=DELIVERY_TIMEOUT)
             except AssertionError as exc:
@@ -167,7 +166,6 @@ def test_an_action_posted_to_one_process_is_streamed_by_the_other(
                 )
             assert (got.id, got.event) == ("1", "step")
             assert got.json()["action"] == {"kind": "step", "pawn": "r1", "n": 2}
-            assert time.monotonic() - started < DELIVERY_TIMEOUT
             assert on_a.next_event(timeout=DELIVERY_TIMEOUT).id == "1"
 
             # and the other way round, through the second process

@@ -120,6 +120,9 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         r0, r1 = sc.map.rows
         if c0 > c1 or r0 > r1 or c0 < 0 or r0 < 0:
             err("map", "column and row ranges must be non-negative and ascending")
+        elif (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_HEXES:
+            err("map", f"the map has more than {MAX_HEXES} hexes")
+            c1 = c0 - 1  # build nothing: the scenario is refused below
         for c in range(c0, c1 + 1):
             for r in range(r0, r1 + 1):
                 try:
@@ -457,6 +460,9 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
 
         return copy.deepcopy(EXAMPLE_SCENARIO)
 
+
+MAX_HEXES = 40_000
+"""Largest map a scenario may define (a bound on the work and storage one request causes)."""
 
 PHASES: tuple[PhaseSpec, ...] = (
     PhaseSpec("charges", "Charges"),

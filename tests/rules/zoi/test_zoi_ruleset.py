@@ -267,3 +267,27 @@ def test_sequence_of_play_rotates_phases_sides_and_turns() -> None:
     assert seen[10] == (2, "charges", "french")
     assert seen[11] == (2, "movement", "french")
     assert state.phase_start == {u.id: u.hex for u in state.units if u.side == "french"}
+
+
+def test_an_oversized_map_is_refused_before_it_is_built() -> None:
+    """A tiny request must not make the service build a huge board (a bound on work)."""
+    import pytest
+
+    from app.rules import InvalidScenario, registry
+
+    rs = registry.get("zoi")
+    scenario = rs.parse_scenario(
+        {
+            "map": {
+                "layout": {"col_digits": 4, "row_digits": 4},
+                "columns": [0, 9999],
+                "rows": [0, 9999],
+            },
+            "sides": [{"id": "a"}, {"id": "b"}],
+            "units": [],
+            "phasing": "a",
+        }
+    )
+    with pytest.raises(InvalidScenario) as err:
+        rs.setup(scenario, rs.parse_options({}))
+    assert "more than" in str(err.value.errors)
