@@ -10,6 +10,7 @@ event (``phase``, ``game_finished``, ``seed_revealed``, ``rollback``, ``takeback
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from app.db.models import EventRow, GameRow
@@ -24,23 +25,22 @@ from app.service.errors import (
     FieldError,
     Forbidden,
     InvalidInput,
-    PreconditionFailed,
-    PreconditionRequired,
     Unauthenticated,
 )
 from app.service.games import (
     IfMatch,
+    _begin_write,
     _clock_now,
     _find,
     _Game,
     _guard,
-    _load,
     _out_of_sequence,
+    _prior,
     _reader,
     _record,
     _replay,
     _require_active,
-    _seat,
+    _require_current,
     _turn,
     settle_clock,
 )
@@ -56,72 +56,81 @@ REVEAL_MARKERS = (".revealed", ".reveal")
 """Effect kinds ending so mark a ruling that revealed hidden information (no takeback)."""
 
 
-def _begin_write(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None,
-    request: dict[str, Any],
-    boards: BoardCache,
-) -> tuple[_Game, str, str, ActionOutcome | None]:
-    """Inside an open write transaction: load the game, check the seat and If-Match, and
-    replay a retried request. Returns (game, seat, request digest, replayed outcome)."""
-    game = _load(uow, game_id, boards)
-    seat = _seat(uow, game.row, token)
-    assert seat is not None
-    if if_match is None:
-        raise PreconditionRequired(
-            "send If-Match with the ETag of GET /games/{id}", version=game.row.version
-        )
-    request_digest = digest({"seat": seat, **request})
-    if idempotency_key is not None:
-        prior = uow.games.event_by_key(game.row.id, idempotency_key)
-        if prior is not None:
-            return game, seat, request_digest, _replay(prior, request_digest)
-    return game, seat, request_digest, None
+@dataclass(frozen=True)
+class _Request:
+    """What every mutating match-flow use case is called with besides its own arguments."""
+
+    uow: AbstractUnitOfWork
+    game_id: str
+    token: str | None
+    if_match: IfMatch | None
+    idempotency_key: str | None
+    boards: BoardCache
+    now: float | None
 
 
-def _check_version(game: _Game, if_match: IfMatch | None) -> None:
-    assert if_match is not None
-    if not if_match.matches(game.row.version):
-        raise PreconditionFailed(
-            f"the game is at version {game.row.version}; reload it", version=game.row.version
+@dataclass(frozen=True)
+class _Command:
+    """A command inside its open write transaction: the game, the acting seat, and what its
+    event records (time, Idempotency-Key and request digest)."""
+
+    uow: AbstractUnitOfWork
+    game: _Game
+    seat: str
+    if_match: IfMatch
+    idempotency_key: str | None
+    request_digest: str
+    now: float
+
+    def require_current(self) -> None:
+        _require_current(self.game.row, self.if_match)
+
+    def record(
+        self,
+        *,
+        kind: str,
+        new_state: Any,
+        ruling: Ruling,
+        payload: dict[str, Any],
+        extra: dict[str, Any],
+        status: str | None = None,
+    ) -> ActionOutcome:
+        return _record(
+            self.uow,
+            self.game,
+            seat=self.seat,
+            kind=kind,
+            new_state=new_state,
+            ruling=ruling,
+            now=self.now,
+            payload=payload,
+            status=status,
+            extra=extra,
+            idempotency_key=self.idempotency_key,
+            request_digest=self.request_digest,
         )
 
 
 def _write(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None,
-    request: dict[str, Any],
-    boards: BoardCache,
-    now: float | None,
+    req: _Request,
     what: str,
-    body: Callable[[_Game, str, str, float], ActionOutcome],
+    request: dict[str, Any],
+    body: Callable[[_Command], ActionOutcome],
 ) -> ActionOutcome:
-    """The common frame of a mutating match-flow use case."""
-    if token is None:
+    """The common frame of a mutating match-flow use case (see the module docstring)."""
+    if req.token is None:
         raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
-    at = _clock_now(now)
-    settle_clock(uow, game_id, now=at, boards=boards)
+    uow, at = req.uow, _clock_now(req.now)
+    settle_clock(uow, req.game_id, now=at, boards=req.boards)
     with uow.begin(write=True):
-        game, seat, request_digest, replayed = _begin_write(
-            uow,
-            game_id,
-            token=token,
-            if_match=if_match,
-            idempotency_key=idempotency_key,
-            request=request,
-            boards=boards,
+        game, seat, if_match = _begin_write(
+            uow, req.game_id, token=req.token, if_match=req.if_match, boards=req.boards
         )
-        if replayed is not None:
-            return replayed
-        outcome = body(game, seat, request_digest, at)
+        request_digest = digest({"seat": seat, **request})
+        prior = _prior(uow, game.row.id, req.idempotency_key)
+        if prior is not None:
+            return _replay(prior, request_digest)
+        outcome = body(_Command(uow, game, seat, if_match, req.idempotency_key, request_digest, at))
         uow.commit()
         return outcome
 
@@ -158,7 +167,8 @@ def end_phase(
     """
     how = "advance" if umpire_advance else "end"
 
-    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+    def body(cmd: _Command) -> ActionOutcome:
+        game, seat = cmd.game, cmd.seat
         if umpire_advance and seat != UMPIRE:
             raise Forbidden("only the umpire may advance the phase", code="phase.umpire_only")
         _require_active(game.row)
@@ -171,17 +181,17 @@ def end_phase(
             )
         if not mt.may_end_phase(turn, seat):
             raise _out_of_sequence(turn, seat, None)
-        _check_version(game, if_match)
+        cmd.require_current()
         with _guard("state"):
             new_state = game.ruleset.advance_phase(game.board, game.state)
             over = game.ruleset.is_over(game.board, new_state)
         after = _turn(game, new_state)
         if over:
-            clock_json = mt.clock_stopped(game.row, now)
+            clock_json = mt.clock_stopped(game.row, cmd.now)
         else:
             running = mt.expected_side(after, _sides(game), None, _running(game))
             mover = None if seat == UMPIRE else seat
-            clock_json = mt.clock_after(game.row, mover, now, running)
+            clock_json = mt.clock_after(game.row, mover, cmd.now, running)
         old_title, new_title = turn.phase.title, after.phase.title if after else "?"
         summary = (
             f"{seat} {'advanced' if umpire_advance else 'ended'} the {old_title} phase "
@@ -194,10 +204,7 @@ def end_phase(
             )
         )
         moved = {"from": mt.position_json(turn), "to": mt.position_json(after), "by": how}
-        return _record(
-            uow,
-            game,
-            seat=seat,
+        return cmd.record(
             kind="phase",
             new_state=new_state,
             ruling=Ruling(
@@ -206,26 +213,13 @@ def end_phase(
                 citations=(turn.sequence.citation,),
                 details=moved,
             ),
-            now=now,
             payload=moved,
             status="finished" if over else None,
             extra={"clock": clock_json},
-            idempotency_key=idempotency_key,
-            request_digest=request_digest,
         )
 
-    return _write(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        request={"phase": how},
-        boards=boards,
-        now=now,
-        what=f"phase {how}",
-        body=body,
-    )
+    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    return _write(req, f"phase {how}", {"phase": how}, body)
 
 
 def finish_game(
@@ -242,7 +236,8 @@ def finish_game(
     """The umpire declares the game over (``POST /games/{id}/finish``), naming the winner or
     none. The clock stops and the dice seed becomes public (its event carries it)."""
 
-    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+    def body(cmd: _Command) -> ActionOutcome:
+        game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
             raise Forbidden("only the umpire may end the game", code="game.umpire_only")
         _require_active(game.row)
@@ -252,12 +247,9 @@ def finish_game(
                 f"{winner!r} is not a side of this game",
                 [FieldError("/winner", f"one of {list(sides)} or null", "enum")],
             )
-        _check_version(game, if_match)
+        cmd.require_current()
         payload = {"winner": winner, "seed": game.row.dice_seed}
-        return _record(
-            uow,
-            game,
-            seat=seat,
+        return cmd.record(
             kind="game_finished",
             new_state=game.state,
             ruling=Ruling(
@@ -265,26 +257,13 @@ def finish_game(
                 summary=f"The umpire ended the game: {winner or 'no side'} wins.",
                 details={"winner": winner},
             ),
-            now=now,
             payload=payload,
             status="finished",
-            extra={"winner": winner, "clock": mt.clock_stopped(game.row, now)},
-            idempotency_key=idempotency_key,
-            request_digest=request_digest,
+            extra={"winner": winner, "clock": mt.clock_stopped(game.row, cmd.now)},
         )
 
-    return _write(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        request={"finish": winner},
-        boards=boards,
-        now=now,
-        what="ending the game",
-        body=body,
-    )
+    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    return _write(req, "ending the game", {"finish": winner}, body)
 
 
 # -- dice -------------------------------------------------------------------------------------
@@ -408,17 +387,15 @@ def reveal_seed(
     know the umpire can now work out later rolls; the seed itself is then served to the
     umpire only, by ``GET /games/{id}/dice``."""
 
-    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+    def body(cmd: _Command) -> ActionOutcome:
+        game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
             raise Forbidden("only the umpire may have the seed revealed", code="dice.umpire_only")
         if game.row.seed_revealed or game.row.status == "finished":
             raise Conflict("the seed is already revealed", code="dice.already_revealed")
-        _check_version(game, if_match)
+        cmd.require_current()
         payload = {"to": [UMPIRE], "commitment": game.row.dice_commitment}
-        return _record(
-            uow,
-            game,
-            seat=seat,
+        return cmd.record(
             kind="seed_revealed",
             new_state=game.state,
             ruling=Ruling(
@@ -427,25 +404,12 @@ def reveal_seed(
                 "re-derive every roll, past and future.",
                 details=payload,
             ),
-            now=now,
             payload=payload,
             extra={"seed_revealed": True},
-            idempotency_key=idempotency_key,
-            request_digest=request_digest,
         )
 
-    return _write(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        request={"dice": "reveal"},
-        boards=boards,
-        now=now,
-        what="revealing the seed",
-        body=body,
-    )
+    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    return _write(req, "revealing the seed", {"dice": "reveal"}, body)
 
 
 # -- undo -------------------------------------------------------------------------------------
@@ -461,19 +425,11 @@ def _state_at(game: GameRow, uow: AbstractUnitOfWork, version: int) -> dict[str,
 
 
 def _restore(
-    uow: AbstractUnitOfWork,
-    game: _Game,
-    *,
-    seat: str,
-    kind: str,
-    version: int,
-    summary: str,
-    payload: dict[str, Any],
-    request_digest: str,
-    idempotency_key: str | None,
-    now: float,
+    cmd: _Command, *, kind: str, version: int, summary: str, payload: dict[str, Any]
 ) -> ActionOutcome:
-    stored = _state_at(game.row, uow, version)
+    """Append a ``kind`` event (rollback, takeback) whose state is that of ``version``."""
+    game = cmd.game
+    stored = _state_at(game.row, cmd.uow, version)
     if stored is None:
         raise Conflict(
             f"the state of version {version} was not kept; it cannot be restored",
@@ -482,18 +438,12 @@ def _restore(
     with _guard("state"):
         state = game.ruleset.load_state(stored)
     running = mt.expected_side(_turn(game, state), _sides(game), None, _running(game))
-    return _record(
-        uow,
-        game,
-        seat=seat,
+    return cmd.record(
         kind=kind,
         new_state=state,
         ruling=Ruling(legal=True, summary=summary, details=payload),
-        now=now,
         payload=payload,
-        extra={"clock": mt.clock_switched(game.row, now, running)},
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
+        extra={"clock": mt.clock_switched(game.row, cmd.now, running)},
     )
 
 
@@ -516,7 +466,8 @@ def rollback(
     gets the running clock. A finished game cannot be rolled back (its seed is public).
     """
 
-    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+    def body(cmd: _Command) -> ActionOutcome:
+        game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
             raise Forbidden("only the umpire may roll the game back", code="rollback.umpire_only")
         _require_active(game.row)
@@ -526,33 +477,18 @@ def rollback(
                 [FieldError("/to_version", "not an earlier version", "rollback.bad_version")],
                 code="rollback.bad_version",
             )
-        _check_version(game, if_match)
+        cmd.require_current()
         return _restore(
-            uow,
-            game,
-            seat=seat,
+            cmd,
             kind="rollback",
             version=to_version,
             summary=f"The umpire rolled the game back from version {game.row.version} to "
             f"version {to_version}.",
             payload={"to_version": to_version, "from_version": game.row.version},
-            request_digest=request_digest,
-            idempotency_key=idempotency_key,
-            now=now,
         )
 
-    return _write(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        request={"rollback": to_version},
-        boards=boards,
-        now=now,
-        what="a rollback",
-        body=body,
-    )
+    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    return _write(req, "a rollback", {"rollback": to_version}, body)
 
 
 def _revealed_something(row: EventRow) -> bool:
@@ -599,7 +535,8 @@ def takeback(
     event restoring the state before that action. Repeated takebacks walk further back.
     """
 
-    def body(game: _Game, seat: str, request_digest: str, now: float) -> ActionOutcome:
+    def body(cmd: _Command) -> ActionOutcome:
+        game, seat = cmd.game, cmd.seat
         if seat == UMPIRE:
             raise Forbidden(
                 "the umpire undoes with POST /games/{id}/rollback", code="takeback.players_only"
@@ -634,29 +571,14 @@ def takeback(
                 code="takeback.revealed",
                 event=last.seq,
             )
-        _check_version(game, if_match)
+        cmd.require_current()
         return _restore(
-            uow,
-            game,
-            seat=seat,
+            cmd,
             kind="takeback",
             version=last.version - 1,
             summary=f"{seat} took back event {last.seq} ({last.kind}).",
             payload={"event": last.seq, "to_version": last.version - 1},
-            request_digest=request_digest,
-            idempotency_key=idempotency_key,
-            now=now,
         )
 
-    return _write(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        request={"takeback": True},
-        boards=boards,
-        now=now,
-        what="a takeback",
-        body=body,
-    )
+    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    return _write(req, "a takeback", {"takeback": True}, body)

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import IntegrityError
@@ -73,6 +73,7 @@ SYSTEM_SEAT = "system"
 """The ``seat`` of events nobody submitted (a clock running out)."""
 
 TimeSource = Callable[[], float]
+_T = TypeVar("_T")
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,61 @@ def _winner_of(game: _Game, loser: str) -> str | None:
     return others[0] if len(others) == 1 else None
 
 
+def _append(
+    uow: AbstractUnitOfWork,
+    game: _Game,
+    *,
+    expected: int,
+    seat: str,
+    kind: str,
+    new_state: Any,
+    ruling: Ruling,
+    action: Mapping[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
+    rolls: Sequence[Any] = (),
+    status: str | None = None,
+    columns: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+    request_digest: str | None = None,
+    visible_to: list[str] | None = None,
+    response: Callable[[int, int], str] | None = None,
+) -> EventRow:
+    """Move the game from version ``expected`` to the next and append the event that did it,
+    in the open write transaction (one conditional UPDATE; 412 if another write came first).
+    Every write appends through here, so each bumps the version by exactly one
+    (seq = version - 1). ``response(seq, version)`` gives the answer stored for replays."""
+    with _guard("state"):
+        state_json = new_state.model_dump(mode="json")
+    if not uow.games.advance(
+        game.row.id,
+        expected_version=expected,
+        state=state_json,
+        status=status or game.row.status,
+        extra=dict(columns or {}),
+    ):
+        raise PreconditionFailed("another write was accepted first; reload the game")
+    seq = expected - INITIAL_VERSION + 1
+    event = EventRow(
+        game_id=game.row.id,
+        seq=seq,
+        seat=seat,
+        kind=kind,
+        action=dict(action or {}),
+        ruling=ruling.model_dump(mode="json"),
+        dice=mt.rolls_json(rolls),
+        version=expected + 1,
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
+        response=response(seq, expected + 1) if response is not None else None,
+        created_at=_now(),
+        payload=dict(payload) if payload is not None else None,
+        state_after=state_json,
+        visible_to=visible_to,
+    )
+    uow.games.append_event(event)
+    return event
+
+
 def _record(
     uow: AbstractUnitOfWork,
     game: _Game,
@@ -264,57 +320,105 @@ def _record(
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
 ) -> ActionOutcome:
-    """Store ``new_state`` as the next version and append its event, in the open write
-    transaction (one conditional UPDATE; 412 if another write came first). Actions and every
-    match-flow command append through here, so each bumps the version by exactly one
-    (seq = version - 1).
+    """Append an action or match event (see :func:`_append`) whose answer is the
+    :class:`ActionResult`: the new state as ``seat`` sees it, the ruling, position and clock.
 
     Action events have ``payload`` null; match events (phase, rollback, takeback,
     clock_expired, seed_revealed, game_finished) carry their details in ``payload``.
     """
-    expected = game.row.version
     with _guard("state"):
-        state_json = new_state.model_dump(mode="json")
         turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
-    if not uow.games.advance(
-        game.row.id,
-        expected_version=expected,
-        state=state_json,
-        status=status or game.row.status,
-        extra=columns,
-    ):
-        raise PreconditionFailed("another write was accepted first; reload the game")
-    seq = expected - INITIAL_VERSION + 1
-    result = ActionResult(
-        event=seq,
-        version=expected + 1,
+
+    def answer(seq: int, version: int) -> str:
+        return ActionResult(
+            event=seq,
+            version=version,
+            ruling=ruling,
+            state=_view(game, new_state, seat),
+            position=mt.position_view(turn),
+            clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
+        ).model_dump_json()
+
+    event = _append(
+        uow,
+        game,
+        expected=game.row.version,
+        seat=seat,
+        kind=kind,
+        new_state=new_state,
         ruling=ruling,
-        state=_view(game, new_state, seat),
-        position=mt.position_view(turn),
-        clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
+        action=action,
+        payload=payload,
+        rolls=rolls,
+        status=status,
+        columns=columns,
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
+        visible_to=visible_to,
+        response=answer,
     )
-    body = result.model_dump_json()
-    uow.games.append_event(
-        EventRow(
-            game_id=game.row.id,
-            seq=seq,
-            seat=seat,
-            kind=kind,
-            action=dict(action or {}),
-            ruling=ruling.model_dump(mode="json"),
-            dice=mt.rolls_json(rolls),
-            version=expected + 1,
-            idempotency_key=idempotency_key,
-            request_digest=request_digest,
-            response=body,
-            created_at=_now(),
-            payload=dict(payload) if payload is not None else None,
-            state_after=state_json,
-            visible_to=visible_to,
+    assert event.response is not None
+    return ActionOutcome(
+        status=ACCEPTED, body=event.response, event=event.seq, version=event.version
+    )
+
+
+def _begin_write(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str,
+    if_match: IfMatch | None,
+    boards: BoardCache,
+    hint: str = "",
+) -> tuple[_Game, str, IfMatch]:
+    """Inside an open write transaction: the game, the seat ``token`` holds (401 if none)
+    and the If-Match precondition (428 without one; ``hint`` ends its message)."""
+    game = _load(uow, game_id, boards)
+    seat = _seat(uow, game.row, token)
+    assert seat is not None
+    if if_match is None:
+        raise PreconditionRequired(
+            f"send If-Match with the ETag of GET /games/{{id}}{hint}", version=game.row.version
         )
-    )
-    return ActionOutcome(status=ACCEPTED, body=body, event=seq, version=expected + 1)
+    return game, seat, if_match
+
+
+def _prior(uow: AbstractUnitOfWork, game_id: str, idempotency_key: str | None) -> EventRow | None:
+    """The event an earlier request with this Idempotency-Key appended, if any."""
+    return None if idempotency_key is None else uow.games.event_by_key(game_id, idempotency_key)
+
+
+def _require_current(row: GameRow, if_match: IfMatch) -> None:
+    """412 unless the game is still at a version the client's If-Match names."""
+    if not if_match.matches(row.version):
+        raise PreconditionFailed(
+            f"the game is at version {row.version}; reload it", version=row.version
+        )
+
+
+def _replaying_races(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    token: str,
+    idempotency_key: str | None,
+    write: Callable[[], _T],
+    replay: Callable[[EventRow, str], _T],
+) -> _T:
+    """Run ``write``. If it lost a race (412, or the Idempotency-Key's unique index), a
+    concurrent retry with the same key may have won it: answer with that one's outcome
+    (``replay(prior event, seat)``); otherwise re-raise."""
+    try:
+        return write()
+    except (PreconditionFailed, IntegrityError):
+        if idempotency_key is not None:
+            with uow.begin():
+                seat = _seat(uow, _find(uow, game_id)[0], token)
+                prior = uow.games.event_by_key(game_id, idempotency_key)
+                if prior is not None and seat is not None:
+                    return replay(prior, seat)
+        raise
 
 
 def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: BoardCache) -> bool:
@@ -627,16 +731,20 @@ def submit_action(
     _storable(action, code="action.invalid")
     if token is None:
         raise Unauthenticated("submitting an action needs a seat token", code="auth.required")
-    now = _clock_now(now)
+    at = _clock_now(now)
     seed = mt.parse_client_seed(client_seed)
     extras: dict[str, Any] = {}
     if seed:
         extras["client_seed"] = seed
     if entered_dice is not None:
         extras["dice"] = list(entered_dice)
-    settle_clock(uow, game_id, now=now, boards=boards)
-    try:
-        return _submit(
+    settle_clock(uow, game_id, now=at, boards=boards)
+    return _replaying_races(
+        uow,
+        game_id,
+        token,
+        idempotency_key,
+        lambda: _submit(
             uow,
             game_id,
             action,
@@ -644,20 +752,13 @@ def submit_action(
             if_match,
             idempotency_key,
             boards,
-            now,
+            at,
             seed,
             entered_dice,
             extras,
-        )
-    except (PreconditionFailed, IntegrityError):
-        # A concurrent retry with the same key may have won the race: replay its outcome.
-        if idempotency_key is not None:
-            with uow.begin():
-                seat = _seat(uow, _find(uow, game_id)[0], token)
-                prior = uow.games.event_by_key(game_id, idempotency_key)
-                if prior is not None and seat is not None:
-                    return _replay(prior, _request_digest(seat, action, extras))
-        raise
+        ),
+        lambda prior, seat: _replay(prior, _request_digest(seat, action, extras)),
+    )
 
 
 def _request_digest(seat: str, action: Any, extras: Mapping[str, Any] | None = None) -> str:
@@ -695,18 +796,13 @@ def _submit(
     extras: Mapping[str, Any],
 ) -> ActionOutcome:
     with uow.begin(write=True):
-        game = _load(uow, game_id, boards)
-        seat = _seat(uow, game.row, token)
-        assert seat is not None
-        if if_match is None:
-            raise PreconditionRequired(
-                "send If-Match with the ETag of GET /games/{id}", version=game.row.version
-            )
+        game, seat, if_match = _begin_write(
+            uow, game_id, token=token, if_match=if_match, boards=boards
+        )
         request_digest = _request_digest(seat, action, extras)
-        if idempotency_key is not None:
-            prior = uow.games.event_by_key(game.row.id, idempotency_key)
-            if prior is not None:
-                return _replay(prior, request_digest)
+        prior = _prior(uow, game.row.id, idempotency_key)
+        if prior is not None:
+            return _replay(prior, request_digest)
         _require_active(game.row)
 
         parsed = _parse_action(game.ruleset, action)
@@ -749,11 +845,7 @@ def _submit(
                 )
             raise IllegalAction(ruling, version=game.row.version)
 
-        expected = game.row.version
-        if not if_match.matches(expected):
-            raise PreconditionFailed(
-                f"the game is at version {expected}; reload it", version=expected
-            )
+        _require_current(game.row, if_match)
         with _guard("action"):
             new_state = game.ruleset.apply(game.board, game.state, parsed, ruling)
             over = game.ruleset.is_over(game.board, new_state)

@@ -55,7 +55,6 @@ from sqlalchemy.exc import IntegrityError
 from app.db.models import EventRow, GameRow, SealedOrderRow
 from app.db.sealed import SealedOrderRepository, sealed_orders
 from app.db.uow import AbstractUnitOfWork
-from app.match.dice import Roll
 from app.rules.base import UMPIRE, RulesError, Ruleset, SealedDecision
 from app.rules.ruling import Citation, Ruling
 from app.service import match as mt
@@ -67,23 +66,24 @@ from app.service.errors import (
     InvalidInput,
     NotFound,
     PreconditionFailed,
-    PreconditionRequired,
     RulesRejected,
     Unauthenticated,
     field_errors,
 )
 from app.service.games import (
-    INITIAL_VERSION,
     IfMatch,
+    _append,
     _aware,
+    _begin_write,
     _clock_now,
-    _find,
     _Game,
     _guard,
     _load,
     _now,
+    _prior,
     _reader,
-    _seat,
+    _replaying_races,
+    _require_current,
     _storable,
     settle_clock,
 )
@@ -100,6 +100,8 @@ RACE_RETRIES = 3
 """Attempts of a submission with ``If-Match: *`` that lost a race with another write."""
 RECEIVED = "sealed_received"
 REVEALED = "sealed_revealed"
+ANY_VERSION = " (or `*`)"
+"""Ends the 428 message: orders of different sides never conflict, so `If-Match: *` is fine."""
 
 
 # -- the commitment recipe -----------------------------------------------------------------
@@ -322,76 +324,9 @@ def _revealed(row: SealedOrderRow) -> RevealedOrder:
     )
 
 
-def _check_if_match(row: GameRow, if_match: IfMatch | None) -> IfMatch:
-    if if_match is None:
-        raise PreconditionRequired(
-            "send If-Match with the ETag of GET /games/{id} (or `*`)", version=row.version
-        )
-    return if_match
-
-
-def _require_current(row: GameRow, if_match: IfMatch) -> None:
-    if not if_match.matches(row.version):
-        raise PreconditionFailed(
-            f"the game is at version {row.version}; reload it", version=row.version
-        )
-
-
 def _require_active(row: GameRow) -> None:
     if row.status != "active":
         raise Conflict(f"the game is {row.status}", code="game.finished")
-
-
-def _append(
-    uow: AbstractUnitOfWork,
-    game: _Game,
-    *,
-    expected: int,
-    seat: str,
-    kind: str,
-    new_state: Any,
-    ruling: Ruling,
-    payload: Mapping[str, Any],
-    rolls: Sequence[Roll] = (),
-    idempotency_key: str | None = None,
-    request_digest: str | None = None,
-    status: str | None = None,
-    columns: Mapping[str, Any] | None = None,
-) -> EventRow:
-    """Move the game from version ``expected`` to the next (one conditional UPDATE, 412 if
-    another write came first) and append the event that did it."""
-    with _guard("state"):
-        state_json = new_state.model_dump(mode="json")
-    extra: dict[str, Any] = dict(columns or {})
-    if rolls:
-        extra["dice_counter"] = max(r.n for r in rolls) + 1
-    if not uow.games.advance(
-        game.row.id,
-        expected_version=expected,
-        state=state_json,
-        status=status or game.row.status,
-        extra=extra,
-    ):
-        raise PreconditionFailed("another write was accepted first; reload the game")
-    event = EventRow(
-        game_id=game.row.id,
-        seq=expected - INITIAL_VERSION + 1,
-        seat=seat,
-        kind=kind,
-        action={},
-        ruling=ruling.model_dump(mode="json"),
-        dice=mt.rolls_json(rolls),
-        version=expected + 1,
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
-        response=None,
-        created_at=_now(),
-        payload=dict(payload),
-        state_after=state_json,
-        visible_to=None,
-    )
-    uow.games.append_event(event)
-    return event
 
 
 def _reveal(
@@ -429,6 +364,11 @@ def _reveal(
         )
     with _sealed_guard(decision.id):
         over = resolution.applied and game.ruleset.is_over(game.board, resolution.state)
+    columns: dict[str, Any] = {}
+    if over:  # a reveal that ends the game finishes it (its dice seed becomes public)
+        columns["clock"] = mt.clock_stopped(game.row, now)
+    if rolls:
+        columns["dice_counter"] = max(r.n for r in rolls) + 1
     when = _now()
     sealed_orders(uow).mark_revealed(game.row.id, key, when)
     orders = {side: _revealed(by_side[side]) for side in documents}
@@ -451,9 +391,8 @@ def _reveal(
         ruling=resolution.ruling,
         payload=payload,
         rolls=rolls,
-        # a reveal that ends the game finishes it (its dice seed becomes public)
         status="finished" if over else None,
-        columns={"clock": mt.clock_stopped(game.row, now)} if over else None,
+        columns=columns,
     )
     return RevealView(
         decision=decision.id,
@@ -526,7 +465,8 @@ def submit_order(
     seed = mt.parse_client_seed(client_seed)
     at = _clock_now(now)
     settle_clock(uow, game_id, now=at, boards=boards)
-    try:
+
+    def attempts() -> SealedOutcome:
         for attempt in range(RACE_RETRIES):
             try:
                 return _submit(
@@ -547,15 +487,15 @@ def submit_order(
                 if if_match is None or not if_match.any or attempt == RACE_RETRIES - 1:
                     raise
         raise AssertionError("unreachable")
-    except (PreconditionFailed, IntegrityError):
-        # A concurrent retry with the same key may have won the race: replay its outcome.
-        if idempotency_key is not None:
-            with uow.begin():
-                seat = _seat(uow, _find(uow, game_id)[0], token)
-                prior = uow.games.event_by_key(game_id, idempotency_key)
-                if prior is not None and seat is not None:
-                    return _replay(prior, _request_digest(seat, decision_id, order))
-        raise
+
+    return _replaying_races(
+        uow,
+        game_id,
+        token,
+        idempotency_key,
+        attempts,
+        lambda prior, seat: _replay(prior, _request_digest(seat, decision_id, order)),
+    )
 
 
 def _submit(
@@ -571,15 +511,13 @@ def _submit(
     now: float,
 ) -> SealedOutcome:
     with uow.begin(write=True):
-        game = _load(uow, game_id, boards)
-        seat = _seat(uow, game.row, token)
-        assert seat is not None
-        precondition = _check_if_match(game.row, if_match)
+        game, seat, precondition = _begin_write(
+            uow, game_id, token=token, if_match=if_match, boards=boards, hint=ANY_VERSION
+        )
         request_digest = _request_digest(seat, decision_id, order)
-        if idempotency_key is not None:
-            prior = uow.games.event_by_key(game.row.id, idempotency_key)
-            if prior is not None:
-                return _replay(prior, request_digest)
+        prior = _prior(uow, game.row.id, idempotency_key)
+        if prior is not None:
+            return _replay(prior, request_digest)
         _require_active(game.row)
         decision = _decision(game, decision_id)
         if seat not in decision.sides:
@@ -717,9 +655,9 @@ def open_decision(
     at = _clock_now(now)
     settle_clock(uow, game_id, now=at, boards=boards)
     with uow.begin(write=True):
-        game = _load(uow, game_id, boards)
-        seat = _seat(uow, game.row, token)
-        precondition = _check_if_match(game.row, if_match)
+        game, seat, precondition = _begin_write(
+            uow, game_id, token=token, if_match=if_match, boards=boards, hint=ANY_VERSION
+        )
         if seat != UMPIRE:
             raise Forbidden(
                 "only the umpire may open sealed orders early",

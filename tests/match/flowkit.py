@@ -1,5 +1,5 @@
 """Helpers of the match-flow API tests (turns, dice, undo, clocks, audit): a fake time
-source, a tiny game handle and problem assertions. Fixtures stay in each test module."""
+source, a tiny game handle and problem assertions. Fixtures are in conftest.py."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ flow once over a real socket (uvicorn)."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -25,25 +25,6 @@ from tests.support.server import running_server
 from tests.support.tiny import TINY, Step, TinyBoard, TinyOptions, TinyRuleset, TinyState
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
-    application = create_app(Settings(database_url=db_url), clock=FakeClock())
-    yield application
-    application.state.engine.dispose()
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://referee.test") as c:
-        yield c
 
 
 class ShortSteps(TinyRuleset):

@@ -4,43 +4,14 @@ by forfeit or by notifying the umpire."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from app.config import Settings
-from app.main import create_app
 from tests.match.flowkit import START, FakeClock, new_game, problem
 
 pytestmark = pytest.mark.anyio
 
 CONTROL = {"budget_seconds": 100, "increment_seconds": 10, "cap_seconds": 105}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def app(db_url: str, clock: FakeClock) -> Iterator[FastAPI]:
-    application = create_app(Settings(database_url=db_url), clock=clock)
-    yield application
-    application.state.engine.dispose()
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://referee.test") as c:
-        yield c
 
 
 RED_STEP = {"kind": "step", "pawn": "r1", "n": 1}

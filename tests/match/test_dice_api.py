@@ -9,7 +9,7 @@ import json
 import re
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,32 +21,13 @@ from sqlalchemy import text
 from app.config import Settings
 from app.main import create_app
 from app.rules import Ruling, registry
-from tests.match.flowkit import FakeClock, Game, new_game, problem, rederive, tiny_scenario
+from tests.match.flowkit import Game, new_game, problem, rederive, tiny_scenario
 from tests.support.server import running_server
 from tests.support.tiny import TinyBoard, TinyOptions, TinyRuleset, TinyState
 
 pytestmark = pytest.mark.anyio
 
 ROLL = {"kind": "roll", "pawn": "r1"}
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
-    application = create_app(Settings(database_url=db_url), clock=FakeClock())
-    yield application
-    application.state.engine.dispose()
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://referee.test") as c:
-        yield c
 
 
 def stored_seed(app: FastAPI, game: Game) -> str:

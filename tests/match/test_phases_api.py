@@ -3,36 +3,12 @@ enforcement citing the sequence rule, ending a phase by the acting side, umpire 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from app.config import Settings
-from app.main import create_app
-from tests.match.flowkit import SEQUENCE_CITATION, FakeClock, new_game, problem
+from tests.match.flowkit import SEQUENCE_CITATION, new_game, problem
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
-    application = create_app(Settings(database_url=db_url), clock=FakeClock())
-    yield application
-    application.state.engine.dispose()
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://referee.test") as c:
-        yield c
 
 
 RED_STEP = {"kind": "step", "pawn": "r1", "n": 1}

@@ -6,40 +6,17 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from app.config import Settings
-from app.main import create_app
 from app.service import sealed as sealed_service
 
 pytestmark = pytest.mark.anyio
 
 PROBLEM = "application/problem+json"
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
-    application = create_app(Settings(database_url=db_url))
-    yield application
-    application.state.engine.dispose()
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://referee.test") as c:
-        yield c
 
 
 @dataclass

@@ -3,36 +3,12 @@ log) and a player's takeback with its conditions."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
-
 import httpx
 import pytest
-from fastapi import FastAPI
 
-from app.config import Settings
-from app.main import create_app
-from tests.match.flowkit import FakeClock, new_game, problem
+from tests.match.flowkit import new_game, problem
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture
-def app(db_url: str) -> Iterator[FastAPI]:
-    application = create_app(Settings(database_url=db_url), clock=FakeClock())
-    yield application
-    application.state.engine.dispose()
-
-
-@pytest.fixture
-async def client(app: FastAPI) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://referee.test") as c:
-        yield c
 
 
 def step(pawn: str, n: int) -> dict[str, object]:

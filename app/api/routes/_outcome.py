@@ -1,34 +1,104 @@
-"""The HTTP answer of a use case that appended an event (shared by the match-flow routes)."""
+"""What the write routes share: their dependencies as one bundle, and the HTTP answer (and
+its OpenAPI description) of a use case that appended an event."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, TypedDict
+
+from fastapi import Depends
 from fastapi.responses import Response
 
+from app.api.deps import BoardsDep, IdempotencyKeyDep, IfMatchDep, NowDep, SeatDep, UowDep
 from app.api.etags import format_etag
 from app.api.problems import responses
+from app.db.uow import AbstractUnitOfWork
+from app.service.boards import BoardCache
+from app.service.games import IfMatch
 from app.service.results import ActionOutcome
+from app.service.sealed import SealedOutcome
 
-APPENDED = {
-    201: {
-        "description": "Done: an event was appended (the body is the new state as this seat "
-        "sees it, its ruling, position and clock).",
-        "headers": {
-            "ETag": {"description": "The new version."},
-            "Location": {"description": "/games/{id}/events/{seq}"},
-            "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
+
+class WriteArgs(TypedDict):
+    """The keyword arguments every write use case takes (``**write.args``)."""
+
+    token: str | None
+    if_match: IfMatch | None
+    idempotency_key: str | None
+    boards: BoardCache
+    now: float
+
+
+@dataclass(frozen=True)
+class Write:
+    """A write request's unit of work, seat token, If-Match, Idempotency-Key, board cache and
+    time: the dependencies of every route that appends an event."""
+
+    uow: AbstractUnitOfWork
+    args: WriteArgs
+
+
+def write_request(
+    uow: UowDep,
+    boards: BoardsDep,
+    token: SeatDep,
+    if_match: IfMatchDep,
+    idempotency_key: IdempotencyKeyDep,
+    now: NowDep,
+) -> Write:
+    return Write(
+        uow,
+        WriteArgs(
+            token=token,
+            if_match=if_match,
+            idempotency_key=idempotency_key,
+            boards=boards,
+            now=now,
+        ),
+    )
+
+
+WriteDep = Annotated[Write, Depends(write_request)]
+
+
+def appended_responses(
+    description: str, *errors: int, location: str = "/games/{id}/events/{seq}"
+) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses=`` of a route that appends an event: its 201 and ``errors``."""
+    return {
+        201: {
+            "description": description,
+            "headers": {
+                "ETag": {"description": "The new version."},
+                "Location": {"description": location},
+                "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
+            },
         },
-    },
-    **responses(400, 401, 403, 404, 409, 412, 415, 422, 428, 503),
-}
+        **responses(*errors),
+    }
 
 
-def appended(game_id: str, outcome: ActionOutcome) -> Response:
-    headers = {
+APPENDED = appended_responses(
+    "Done: an event was appended (the body is the new state as this seat sees it, its "
+    "ruling, position and clock).",
+    *(400, 401, 403, 404, 409, 412, 415, 422, 428, 503),
+)
+
+
+def appended(
+    game_id: str,
+    outcome: ActionOutcome | SealedOutcome,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """The stored answer of the event's request (byte for byte on a replay), with the new
+    version as ETag, the event as Location and any further ``headers``."""
+    answer = {
         "ETag": format_etag(outcome.version),
         "Location": f"/games/{game_id}/events/{outcome.event}",
+        **(headers or {}),
     }
     if outcome.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return Response(
-        outcome.body, status_code=outcome.status, headers=headers, media_type="application/json"
-    )
+        answer["Idempotent-Replayed"] = "true"
+    status = outcome.status if isinstance(outcome, ActionOutcome) else 201
+    return Response(outcome.body, status_code=status, headers=answer, media_type="application/json")

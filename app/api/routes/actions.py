@@ -5,20 +5,19 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse
 
 from app.api.deps import (
     BoardsDep,
     ClientSeedDep,
     EnteredDiceDep,
-    IdempotencyKeyDep,
-    IfMatchDep,
     NowDep,
     SeatDep,
     UowDep,
 )
 from app.api.etags import format_etag
 from app.api.problems import responses
+from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.api.schemas import ACTION_EXAMPLES
 from app.rules.ruling import Ruling
 from app.service import games as uc
@@ -69,27 +68,15 @@ def dry_run(
     summary="Submit an action",
     status_code=201,
     response_model=ActionResult,
-    responses={
-        201: {
-            "description": "Accepted: applied and appended to the log.",
-            "headers": {
-                "ETag": {"description": "The new version."},
-                "Location": {"description": "/games/{id}/events/{seq}"},
-                "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
-            },
-        },
-        **responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
-    },
+    responses=appended_responses(
+        "Accepted: applied and appended to the log.",
+        *(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
+    ),
 )
 def submit_action(
     game_id: str,
     action: ActionBody,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
+    write: WriteDep,
     client_seed: ClientSeedDep,
     dice: EnteredDiceDep,
 ) -> Any:
@@ -104,23 +91,11 @@ def submit_action(
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
     with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
     outcome = uc.submit_action(
-        uow,
+        write.uow,
         game_id,
         action,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
+        **write.args,
         client_seed=client_seed,
         entered_dice=parse_entered_dice(dice),
     )
-    headers = {
-        "ETag": format_etag(outcome.version),
-        "Location": f"/games/{game_id}/events/{outcome.event}",
-    }
-    if outcome.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return Response(
-        outcome.body, status_code=outcome.status, headers=headers, media_type="application/json"
-    )
+    return appended(game_id, outcome)

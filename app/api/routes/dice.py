@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from app.api.deps import BoardsDep, IdempotencyKeyDep, IfMatchDep, NowDep, SeatDep, UowDep
+from app.api.deps import BoardsDep, NowDep, SeatDep, UowDep
 from app.api.problems import responses
-from app.api.routes._outcome import APPENDED, appended
+from app.api.routes._outcome import APPENDED, WriteDep, appended
 from app.service import flow as uc
 from app.service.results import ActionResult, DiceInfo, DiceVerification
 
@@ -50,25 +50,9 @@ def verify_dice(
     response_model=ActionResult,
     responses=APPENDED,
 )
-def reveal_seed(
-    game_id: str,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
-) -> Any:
+def reveal_seed(game_id: str, write: WriteDep) -> Any:
     """Umpire only. Appends a `seed_revealed` event that every reader sees (it does not
     hold the seed), so the players know the umpire can now work out later rolls; from then
     on `GET .../dice` shows the seed to the umpire. 409 `dice.already_revealed` if done."""
-    outcome = uc.reveal_seed(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
-    )
+    outcome = uc.reveal_seed(write.uow, game_id, **write.args)
     return appended(game_id, outcome)

@@ -7,8 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import BoardsDep, IdempotencyKeyDep, IfMatchDep, NowDep, SeatDep, UowDep
-from app.api.routes._outcome import APPENDED, appended
+from app.api.routes._outcome import APPENDED, WriteDep, appended
 from app.service import flow as uc
 from app.service.results import ActionResult
 
@@ -28,29 +27,13 @@ class FinishRequest(BaseModel):
     response_model=ActionResult,
     responses=APPENDED,
 )
-def end_phase(
-    game_id: str,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
-) -> Any:
+def end_phase(game_id: str, write: WriteDep) -> Any:
     """The side acting in the current phase (the phasing side; a non-phasing side in a
     `non_phasing` phase) or the umpire ends it: the ruleset moves the game to the next phase
     (next side's player turn, next game turn) and a `phase` event is appended. Someone else:
     409 `phase.not_your_turn` citing the sequence rule; a ruleset without a sequence of play:
     409 `phase.no_sequence`. The mover's clock is charged (with the increment)."""
-    outcome = uc.end_phase(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
-    )
+    outcome = uc.end_phase(write.uow, game_id, **write.args)
     return appended(game_id, outcome)
 
 
@@ -61,27 +44,10 @@ def end_phase(
     response_model=ActionResult,
     responses=APPENDED,
 )
-def advance_phase(
-    game_id: str,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
-) -> Any:
+def advance_phase(game_id: str, write: WriteDep) -> Any:
     """The umpire moves the game to the next phase whoever's phase it is (403
     `phase.umpire_only` for any other seat). The clock switches without an increment."""
-    outcome = uc.end_phase(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
-        umpire_advance=True,
-    )
+    outcome = uc.end_phase(write.uow, game_id, **write.args, umpire_advance=True)
     return appended(game_id, outcome)
 
 
@@ -94,24 +60,10 @@ def advance_phase(
 )
 def finish_game(
     game_id: str,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
+    write: WriteDep,
     body: Annotated[FinishRequest, Body()] = FinishRequest(),
 ) -> Any:
     """The umpire declares the game over, naming the winner (or null). The game's status
     becomes `finished`, its clock stops and its dice seed becomes public."""
-    outcome = uc.finish_game(
-        uow,
-        game_id,
-        body.winner,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
-    )
+    outcome = uc.finish_game(write.uow, game_id, body.winner, **write.args)
     return appended(game_id, outcome)

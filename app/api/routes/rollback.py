@@ -7,8 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.deps import BoardsDep, IdempotencyKeyDep, IfMatchDep, NowDep, SeatDep, UowDep
-from app.api.routes._outcome import APPENDED, appended
+from app.api.routes._outcome import APPENDED, WriteDep, appended
 from app.service import flow as uc
 from app.service.results import ActionResult
 
@@ -31,27 +30,13 @@ class RollbackRequest(BaseModel):
 def rollback(
     game_id: str,
     body: Annotated[RollbackRequest, Body(openapi_examples={"v3": {"value": {"to_version": 3}}})],
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
+    write: WriteDep,
 ) -> Any:
     """Restores the state of version `to_version` by appending a `rollback` event (the log is
     never rewritten; the game gets a new version). Umpire only (403 `rollback.umpire_only`);
     422 `rollback.bad_version` unless 1 <= to_version < current version; 409 `game.finished`
     on a finished game."""
-    outcome = uc.rollback(
-        uow,
-        game_id,
-        body.to_version,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
-    )
+    outcome = uc.rollback(write.uow, game_id, body.to_version, **write.args)
     return appended(game_id, outcome)
 
 
@@ -62,27 +47,11 @@ def rollback(
     response_model=ActionResult,
     responses=APPENDED,
 )
-def takeback(
-    game_id: str,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
-) -> Any:
+def takeback(game_id: str, write: WriteDep) -> Any:
     """With match option `takeback`, a side's seat takes back its own last action while
     nothing else happened since: appends a `takeback` event restoring the state before it.
     409 with `takeback.disabled`, `takeback.nothing`, `takeback.not_yours` (someone else
     acted since), `takeback.window_closed` (a phase change, rollback, reveal or clock
     expiry came after it), `takeback.dice_rolled` or `takeback.revealed`."""
-    outcome = uc.takeback(
-        uow,
-        game_id,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        boards=boards,
-        now=now,
-    )
+    outcome = uc.takeback(write.uow, game_id, **write.args)
     return appended(game_id, outcome)

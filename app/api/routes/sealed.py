@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body
 from fastapi.responses import JSONResponse
 
 from app.api.deps import (
     BoardsDep,
     ClientSeedDep,
     EnteredDiceDep,
-    IdempotencyKeyDep,
     IfMatchDep,
     NowDep,
     SeatDep,
@@ -19,6 +18,7 @@ from app.api.deps import (
 )
 from app.api.etags import format_etag
 from app.api.problems import responses
+from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.service import match as mt
 from app.service import sealed as uc
 from app.service.sealed import RevealView, SealedListing, SubmitResult
@@ -52,18 +52,12 @@ def list_sealed(game_id: str, uow: UowDep, boards: BoardsDep, token: SeatDep, no
     summary="Submit a sealed order",
     status_code=201,
     response_model=SubmitResult,
-    responses={
-        201: {
-            "description": "Received: the commitment is published; when this order completed "
-            "the set, every order is revealed and judged (`reveal`).",
-            "headers": {
-                "ETag": {"description": "The new version."},
-                "Location": {"description": "/games/{id}/events/{seq} of the receipt."},
-                "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
-            },
-        },
-        **responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
-    },
+    responses=appended_responses(
+        "Received: the commitment is published; when this order completed the set, every "
+        "order is revealed and judged (`reveal`).",
+        *(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
+        location="/games/{id}/events/{seq} of the receipt.",
+    ),
 )
 def submit_order(
     game_id: str,
@@ -75,38 +69,17 @@ def submit_order(
             openapi_examples={"bid": {"summary": "A blind bid", "value": {"bid": 3}}},
         ),
     ],
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
+    write: WriteDep,
     client_seed: ClientSeedDep,
-    now: NowDep,
 ) -> Any:
     """Needs the token of a side the decision lists, and If-Match (`*` is fine: orders of
     different sides do not conflict). The answer -- for the submitting seat only -- holds the
     order, its nonce and canonical text and the commitment every reader now sees. An order
     is final: a second one for the same decision is 409 `sealed.already_submitted`."""
     outcome = uc.submit_order(
-        uow,
-        game_id,
-        decision,
-        order,
-        token=token,
-        if_match=if_match,
-        idempotency_key=idempotency_key,
-        client_seed=client_seed,
-        boards=boards,
-        now=now,
+        write.uow, game_id, decision, order, **write.args, client_seed=client_seed
     )
-    headers = {
-        "ETag": format_etag(outcome.version),
-        "Location": f"/games/{game_id}/events/{outcome.event}",
-        "Cache-Control": "no-store",
-    }
-    if outcome.replayed:
-        headers["Idempotent-Replayed"] = "true"
-    return Response(outcome.body, status_code=201, headers=headers, media_type="application/json")
+    return appended(game_id, outcome, {"Cache-Control": "no-store"})
 
 
 @router.post(
