@@ -29,6 +29,7 @@ def test_every_case_states_its_verdict_and_citations() -> None:
         assert expect.get("citations") or expect.get("illustrates"), f"{case.name}: no citation"
         if "action" in case.data:
             assert "legal" in expect, f"{case.name}: no expected verdict"
+            assert "effects" in expect, f"{case.name}: no expected effects ([] if none)"
 
 
 def test_every_catalog_entry_is_cited_by_a_case() -> None:

@@ -27,4 +27,6 @@ def test_review_case(case: Case) -> None:
     cited = case.expect.get("citations", []) + case.expect.get("illustrates", [])
     assert cited, f"{case.name}: no citation"
     assert set(cited) <= set(CATALOG.ids()), f"{case.name}: unknown sections"
+    if "action" in case.data:
+        assert "effects" in case.expect, f"{case.name}: no expected effects ([] if none)"
     run_case(case)

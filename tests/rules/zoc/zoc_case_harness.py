@@ -10,7 +10,9 @@ A case file holds ``cases:``, a list of cases. Each case has:
 * ``options`` (per-game options), ``before`` (actions applied first, each must be legal);
 * exactly one of ``action`` (judged by ``adjudicate``), ``query`` (``{name, params}``) or
   ``invalid_scenario`` (expected error locations);
-* ``expect``: ``legal``, ``violations`` (codes, in order), ``effects`` (kinds, in order),
+* ``expect``: ``legal``, ``violations`` (codes, in order), ``effects`` (required for every
+  ``action`` case: the complete list of effects, in order, ``[]`` when nothing follows; each item
+  is an effect kind, or a mapping with ``kind`` and any further fields the effect must have),
   ``citations`` (sections that must be cited), ``not_cited``, ``stop_hex``, ``violation`` (subset
   of the first violation), ``details`` (subset), ``interpretations`` (exact set of ids),
   ``result`` (subset of a query result), ``absent`` (``{key: [subkeys]}`` missing from a query
@@ -171,8 +173,13 @@ def run_case(case: Case) -> None:
     dump = ruling.model_dump(mode="json")
     assert ruling.legal is expect["legal"], f"expected legal={expect['legal']}: {ruling.summary}"
     assert [v.code for v in ruling.violations] == list(expect.get("violations", [])), dump
-    if "effects" in expect:
-        assert [e.kind for e in ruling.effects] == list(expect["effects"]), dump["effects"]
+    assert "effects" in expect, f"{case.name}: an action case must state its effects ([] if none)"
+    stated = list(expect["effects"])
+    kinds = [item if isinstance(item, str) else item["kind"] for item in stated]
+    assert [e.kind for e in ruling.effects] == kinds, dump["effects"]
+    for n, item in enumerate(stated):
+        if isinstance(item, dict):
+            subset(item, dump["effects"][n], f"effects[{n}]")
     cited = {c.section for c in ruling.citations}
     for section in expect.get("citations", []):
         assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"

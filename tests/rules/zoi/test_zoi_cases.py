@@ -2,7 +2,9 @@
 name).
 
 Each case gives a scenario (a base from ``bases/`` plus patches), options, and either an action
-or a query, with the expected verdict, violations, effects, citations and interpretations.
+or a query, with the expected verdict, violations, effects, citations and interpretations. An
+action case must state ``effects``: the complete list of the ruling's effects, in order (``[]``
+when nothing follows), each a mapping with its ``kind`` plus any fields that must match.
 The last test checks that every catalog section is cited by at least one case.
 """
 
@@ -86,10 +88,11 @@ def _check_ruling(ruling: Ruling, expect: dict[str, Any]) -> None:
     if "violation_citations" in expect:
         got = {c.section for c in ruling.violations[0].citations}
         assert set(expect["violation_citations"]) <= got, got
-    if "effects" in expect:
-        kinds = expect.get("effect_kinds")
-        effects = [_effect_view(e) for e in data["effects"] if kinds is None or e["kind"] in kinds]
-        _matches(expect["effects"], effects, "effects")
+    # Every action states all its effects, in order ([] when nothing follows); each expected
+    # item names its kind, and any further fields it gives must match too.
+    stated = expect["effects"]
+    assert [e["kind"] for e in stated] == [e.kind for e in ruling.effects], data["effects"]
+    _matches(stated, [_effect_view(e) for e in data["effects"]], "effects")
     cited = {c.section for c in ruling.citations}
     missing = set(expect["citations"]) - cited
     assert not missing, f"ruling does not cite {sorted(missing)} (cites {sorted(cited)})"
@@ -127,6 +130,8 @@ def test_case(case: dict[str, Any]) -> None:
                 expect["interpretations"]
             )
         return
+    assert "effects" in expect, f"{case['name']}: action cases must state effects ([] if none)"
+    assert "effect_kinds" not in expect, f"{case['name']}: effects are compared in full"
     action = rs.parse_action(case["action"])
     if "actor" in expect:
         assert rs.actor_side(board, state, action) == expect["actor"]
