@@ -384,15 +384,17 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
             if action.phase == "movement":
                 new = new.model_copy(update={"moved": [], "phase_start": _snapshot(new)})
             return new
-        game = Game(board, state, ZoiOptions())
         if isinstance(action, MoveAction):
-            unit = game.units[action.unit]
-            walk = Walk.start(game, unit)
-            for i, step in enumerate(action.steps):
-                if walk.advance(i, step) is not None:
-                    raise RulesError("the move does not replay legally on this state")
+            # the ruling (judged under this game's options) says where the unit ends up;
+            # replaying the walk here would need the options, which apply does not take
+            final = ruling.details["final"]
+            unit = next(u for u in state.units if u.id == action.unit)
             moved = unit.model_copy(
-                update={"hex": walk.hex, "facing": walk.facing, "formation": walk.formation}
+                update={
+                    "hex": final["hex"],
+                    "facing": final["facing"],
+                    "formation": final["formation"],
+                }
             )
             units = [moved if u.id == unit.id else u for u in state.units]
             return state.model_copy(update={"units": units, "moved": [*state.moved, unit.id]})
