@@ -27,7 +27,11 @@ class PostgresUnavailable(RuntimeError):
 
 
 def find_bindir() -> Path | None:
-    """The directory holding initdb and pg_ctl, or None."""
+    """The directory holding initdb and pg_ctl, or None. ``REFEREE_TEST_PG_BINDIR`` overrides
+    the search (a directory without initdb means: no PostgreSQL here)."""
+    override = os.environ.get("REFEREE_TEST_PG_BINDIR")
+    if override is not None:
+        return Path(override) if (Path(override) / "initdb").exists() else None
     initdb = shutil.which("initdb")
     if initdb and shutil.which("pg_ctl"):
         return Path(initdb).resolve().parent
@@ -190,7 +194,10 @@ def start_cluster() -> PgCluster:
     except Exception as exc:
         log = root / "server.log"
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
-        cluster.stop()
+        try:
+            cluster.stop()
+        except Exception as stop_exc:  # the cluster may never have started
+            tail += f"\n(stopping it failed too: {stop_exc})"
         raise PostgresUnavailable(f"{exc}\n{tail}") from exc
     return cluster
 
