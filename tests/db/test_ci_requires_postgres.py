@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-TARGET = "tests/db/test_migrations.py::test_programmatic_upgrade_check_downgrade_roundtrip[postgresql]"
+TARGET = (
+    "tests/db/test_migrations.py::test_programmatic_upgrade_check_downgrade_roundtrip[postgresql]"
+)
 
 
 def _run_without_postgres(ci: str | None) -> subprocess.CompletedProcess[str]:
