@@ -52,5 +52,5 @@ def _load_builtins() -> None:
         importlib.import_module(module)
 
 
-BUILTIN_MODULES: list[str] = ["app.rules.zoc", "app.rules.zoi"]
+BUILTIN_MODULES: list[str] = ["app.rules.zoc", "app.rules.zoi", "app.rules.objective_zones"]
 """Modules imported on first registry use; each calls :func:`register`."""

@@ -1,0 +1,295 @@
+"""Pydantic schemas of the ``objective-zones`` ruleset: scenario, board, state, options,
+actions, the sealed allocation order and query parameters."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+
+ZoneClass = Literal["A", "B", "C", "D", "E", "F"]
+UnitType = Literal["infantry", "cavalry", "artillery"]
+PhaseId = Literal[
+    "charge_declaration", "movement", "initial_fire", "secondary_fire", "objective_combat"
+]
+Id = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.\-]+$")
+
+TRAFFICABILITY: dict[str, int] = {"A": 1, "B": 1, "C": 2, "D": 2, "E": 3, "F": 3}
+"""Turns needed to pass through a zone, by class (OZ.Class table)."""
+CAPACITY: dict[str, int] = {"A": 1, "B": 2, "C": 2, "D": 3, "F": 4}
+"""Troop capacity by class (OZ.Class table); C and E depend on interpretations."""
+RAISE: dict[str, int] = {"A": 0, "B": 1, "C": 1, "D": 1, "E": 2, "F": 2}
+"""Levels a garrison's ability is raised by zone class (OZ.Assault.C)."""
+DEFAULT_MELEE_DICE: dict[str, int] = {"elite": 4, "veteran": 3, "trained": 2, "green": 1}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Options(_Strict):
+    """Per-game options: each flips one interpretation (see catalog.INTERPRETATIONS)."""
+
+    class_c_capacity: Literal[2, 3] = 2
+    class_e_capacity: Literal[2, 3] = 2
+    level_three_from: Literal[20, 21] = 21
+    level_four_needs_strength: bool = False
+    engaged_get_zone_modifier: bool = True
+    post_melee: Literal["sector", "zone-wide"] = "sector"
+    attack_every_sector: bool = True
+    class_f_adjacent_only: bool = False
+    artillery_limit_counts: Literal["sections", "batteries"] = "sections"
+    defender_guns_add_dice: bool = False
+    half_dice_rounding: Literal["down", "up"] = "down"
+    class_a_skirmish: bool = True
+    outside_reinforcements: bool = True
+
+
+class SideSpec(_Strict):
+    id: str = Id
+    label: str = ""
+
+
+class ZoneSpec(_Strict):
+    id: str = Id
+    name: str = ""
+    zone_class: ZoneClass = Field(alias="class")
+    fortifies: Literal["C", "D"] | None = Field(
+        default=None, description="Class E only: the village (C) or town (D) fortified."
+    )
+    capacity: int | None = Field(
+        default=None, ge=1, le=12, description="Override of the class table (scenario data)."
+    )
+    adjacent: list[str] = Field(default_factory=list, max_length=32)
+    road: bool = Field(default=False, description="The zone has a road exit.")
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+Location = Literal["board", "transit", "garrison"]
+
+
+class UnitSpec(_Strict):
+    id: str = Id
+    side: str = Id
+    type: UnitType = "infantry"
+    grade: str = Field(default="trained", min_length=1, max_length=32)
+    men: int = Field(default=12, ge=0, le=1000, description="Castings (figures) in the unit.")
+    sections: int = Field(default=0, ge=0, le=12, description="Firing sections (batteries).")
+    zone: str | None = None
+    at: Location = "board"
+    sector: int | None = Field(default=None, ge=1, le=12)
+    entered_turn: int | None = Field(default=None, ge=0, le=10_000)
+    engaged: bool = False
+
+
+class Scenario(_Strict):
+    title: str = ""
+    sides: list[SideSpec] = Field(min_length=2, max_length=2)
+    zones: list[ZoneSpec] = Field(min_length=1, max_length=64)
+    units: list[UnitSpec] = Field(min_length=1, max_length=256)
+    melee_dice: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MELEE_DICE))
+    casualties_per_hit: int = Field(default=1, ge=1, le=10)
+    battery_hit_level: int = Field(default=1, ge=1, le=4)
+    turn: int = Field(default=1, ge=1, le=10_000)
+    phase: PhaseId = "charge_declaration"
+    phasing_side: str | None = None
+
+
+class Zone(_Strict):
+    """A zone as the board holds it: class, capacity and trafficability resolved."""
+
+    id: str
+    name: str
+    zone_class: ZoneClass
+    capacity: int
+    trafficability: int
+    adjacent: list[str]
+    road: bool
+    gun_limit: int
+    """Firing sections (or batteries, see oz.gun-stand) the garrison may hold (OZ.Basic.D)."""
+
+
+class Board(_Strict):
+    title: str
+    options: Options = Field(default_factory=Options)
+    """The game's options, kept for hooks that are not handed them (sealed_dice_needed)."""
+    sides: list[SideSpec]
+    zones: dict[str, Zone]
+    melee_dice: dict[str, int]
+    casualties_per_hit: int
+    battery_hit_level: int
+
+
+class Unit(_Strict):
+    id: str
+    side: str
+    type: UnitType
+    grade: str
+    men: int
+    sections: int
+    zone: str | None = None
+    at: Location = "board"
+    sector: int | None = None
+    entered_turn: int | None = None
+    engaged: bool = False
+
+
+class Assault(_Strict):
+    zone: str
+    attacker: str
+    defender: str
+    units: list[str]
+    turn: int
+
+
+class State(_Strict):
+    turn: int
+    phase: PhaseId
+    phasing_side: str
+    units: list[Unit]
+    assaults: list[Assault] = Field(default_factory=list)
+    removed: list[str] = Field(default_factory=list)
+
+
+# -- actions ------------------------------------------------------------------------------
+
+
+class EnterZone(_Strict):
+    """Move a unit from the table into a zone (OZ.Display, OZ.Capacity, OZ.Basic.D/F)."""
+
+    kind: Literal["enter"] = "enter"
+    unit: str
+    zone: str
+    sector: int | None = Field(default=None, ge=1, le=12)
+
+
+class ExitZone(_Strict):
+    """Take a unit out of its zone onto the table (OZ.Trafficability)."""
+
+    kind: Literal["exit"] = "exit"
+    unit: str
+    by_road: bool = False
+
+
+class Transfer(_Strict):
+    """Move a garrison unit to another sector (OZ.Basic.C); ``to_sector`` null = In-Transit."""
+
+    kind: Literal["transfer"] = "transfer"
+    unit: str
+    zone: str
+    to_sector: int | None = Field(ge=1, le=12)
+
+
+class Musketry(_Strict):
+    """Small-arms fire by one unit at another (OZ.Basic.A)."""
+
+    kind: Literal["musketry"] = "musketry"
+    unit: str
+    target: str
+
+
+class GarrisonFire(_Strict):
+    """A garrison battery fires out of its zone (OZ.Basic.E)."""
+
+    kind: Literal["garrison_fire"] = "garrison_fire"
+    unit: str
+
+
+class Bombard(_Strict):
+    """Artillery outside a zone fires at it (OZ.Basic.G). ``dice``: dice the normal fire
+    rules give; ``normal_to_hit``: the highest hitting reading in the open (Class A)."""
+
+    kind: Literal["bombard"] = "bombard"
+    unit: str
+    zone: str
+    dice: int = Field(ge=1, le=30)
+    normal_to_hit: int = Field(default=1, ge=0, le=9)
+
+
+class DeclareAssault(_Strict):
+    """Name the units assaulting a zone (OZ.Assault.A)."""
+
+    kind: Literal["declare_assault"] = "declare_assault"
+    zone: str
+    units: list[str] = Field(min_length=1, max_length=32)
+
+
+class Withdraw(_Strict):
+    """Pull an engaged unit out of its zone at one casting of attrition (OZ.PostMelee.D.4)."""
+
+    kind: Literal["withdraw"] = "withdraw"
+    unit: str
+
+
+Action = EnterZone | ExitZone | Transfer | Musketry | GarrisonFire | Bombard | DeclareAssault
+ACTION_MODELS: dict[str, type[BaseModel]] = {
+    "enter": EnterZone,
+    "exit": ExitZone,
+    "transfer": Transfer,
+    "musketry": Musketry,
+    "garrison_fire": GarrisonFire,
+    "bombard": Bombard,
+    "declare_assault": DeclareAssault,
+    "withdraw": Withdraw,
+}
+
+
+# -- the sealed order -------------------------------------------------------------------------
+
+
+class Allocation(_Strict):
+    """One side's secret troop allocation for an assaulted zone (OZ.Assault.B).
+
+    ``sectors`` maps a combat sector number ("1", "2", ...) to the units (and batteries)
+    committed there. Validated against the current game when a validation context
+    ``{"board", "state", "side", "options"}`` is given (the service passes one on
+    submission); without it only the structure is checked.
+    """
+
+    zone_id: ClassVar[str | None] = None
+    """The assaulted zone this order model belongs to (set on the per-decision subclass)."""
+
+    sectors: dict[int, list[str]] = Field(max_length=12)
+
+    @model_validator(mode="after")
+    def _check_now(self, info: ValidationInfo) -> Allocation:
+        context: Any = info.context if isinstance(info.context, dict) else {}
+        board, state, side = context.get("board"), context.get("state"), context.get("side")
+        zone = type(self).zone_id
+        if (
+            zone is not None
+            and isinstance(board, Board)
+            and isinstance(state, State)
+            and isinstance(side, str)
+        ):
+            from app.rules.objective_zones.combat import order_problems
+
+            options = context.get("options")
+            opts = options if isinstance(options, Options) else Options()
+            problems = order_problems(board, state, zone, side, self, opts)
+            if problems:
+                raise ValueError("; ".join(p.message for p in problems))
+        return self
+
+
+@cache
+def allocation_model(zone: str) -> type[Allocation]:
+    """The order model of the allocation decision for ``zone`` (one class per zone id)."""
+    model: type[Allocation] = type(
+        "Allocation", (Allocation,), {"zone_id": zone, "__module__": __name__}
+    )
+    return model
+
+
+# -- query params -----------------------------------------------------------------------------
+
+
+class ZoneParams(_Strict):
+    zone: str
+
+
+class AllocationOptionsParams(_Strict):
+    zone: str
+    side: str
