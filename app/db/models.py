@@ -6,7 +6,8 @@
   counter for optimistic concurrency, status, public-read flag, timestamps.
 * ``seats`` -- one per side plus the umpire; only a SHA-256 hash of each token is stored.
 * ``events`` -- append-only log of accepted actions with their ruling, dice and the version
-  they produced; the idempotency key and the stored response make retries safe.
+  they produced; the idempotency key (unique per game and seat) and the stored response make
+  retries safe.
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ class EventRow(Base):
     __tablename__ = "events"
     __table_args__ = (
         UniqueConstraint("game_id", "seq"),
-        UniqueConstraint("game_id", "idempotency_key"),
+        UniqueConstraint("game_id", "seat", "idempotency_key"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -52,12 +52,16 @@ class GameRepository:
     def scenario(self, scenario_id: str) -> ScenarioRow:
         return self.session.get_one(ScenarioRow, scenario_id)
 
-    def seat_by_token_hash(self, game_id: str, token_hash: str) -> SeatRow | None:
-        stmt = select(SeatRow).where(SeatRow.game_id == game_id, SeatRow.token_hash == token_hash)
-        return self.session.execute(stmt).scalars().first()
+    def seats(self, game_id: str) -> list[SeatRow]:
+        """Every seat of a game (a handful: one per side plus the umpire)."""
+        stmt = select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.id)
+        return list(self.session.execute(stmt).scalars())
 
-    def event_by_key(self, game_id: str, key: str) -> EventRow | None:
-        stmt = select(EventRow).where(EventRow.game_id == game_id, EventRow.idempotency_key == key)
+    def event_by_key(self, game_id: str, seat: str, key: str) -> EventRow | None:
+        """The event ``seat`` appended with Idempotency-Key ``key`` (keys are per seat)."""
+        stmt = select(EventRow).where(
+            EventRow.game_id == game_id, EventRow.seat == seat, EventRow.idempotency_key == key
+        )
         return self.session.execute(stmt).scalars().first()
 
     def events(self, game_id: str, *, after: int, limit: int) -> list[EventRow]:

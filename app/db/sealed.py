@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import CursorResult, or_, select, update
+from sqlalchemy import CursorResult, delete, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db.models import SealedOrderRow
@@ -12,7 +12,9 @@ from app.db.uow import AbstractUnitOfWork
 
 
 class SealedOrderRepository:
-    """Sealed orders of games. Rows are never deleted; a reveal stamps ``revealed_at``."""
+    """Sealed orders of games. A reveal stamps ``revealed_at``; a rollback to before an
+    unrevealed order deletes it (:meth:`withdraw`): it is never revealed, and its side may
+    submit again. Revealed orders are never deleted."""
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -55,6 +57,22 @@ class SealedOrderRepository:
                 SealedOrderRow.revealed_at.is_(None),
             )
             .values(revealed_at=when)
+            .execution_options(synchronize_session=False)
+        )
+        result = self.session.execute(stmt)
+        assert isinstance(result, CursorResult)
+        return int(result.rowcount)
+
+    def withdraw(self, game_id: str, key: str, seat: str) -> int:
+        """Delete ``seat``'s unrevealed order of one decision instance; returns how many."""
+        stmt = (
+            delete(SealedOrderRow)
+            .where(
+                SealedOrderRow.game_id == game_id,
+                SealedOrderRow.decision == key,
+                SealedOrderRow.seat == seat,
+                SealedOrderRow.revealed_at.is_(None),
+            )
             .execution_options(synchronize_session=False)
         )
         result = self.session.execute(stmt)

@@ -13,6 +13,11 @@ from pydantic import ValidationError
 
 from app.rules.ruling import Ruling
 
+INT4_MAX = 2_147_483_647
+"""The largest value of an SQL ``INTEGER`` (int4) column: every integer a client sends that
+reaches a query (sequence numbers, versions, page sizes) is bounded by it, so an out-of-range
+value is a 422 naming the parameter, never a database overflow."""
+
 
 @dataclass(frozen=True)
 class FieldError:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.db.models import EventRow, GameRow
+from app.db.sealed import sealed_orders
 from app.db.uow import AbstractUnitOfWork
 from app.match import dice as dicelib
 from app.rules.base import UMPIRE
@@ -127,7 +128,7 @@ def _write(
             uow, req.game_id, token=req.token, if_match=req.if_match, boards=req.boards
         )
         request_digest = digest({"seat": seat, **request})
-        prior = _prior(uow, game.row.id, req.idempotency_key)
+        prior = _prior(uow, game.row.id, seat, req.idempotency_key)
         if prior is not None:
             return _replay(prior, request_digest)
         outcome = body(_Command(uow, game, seat, if_match, req.idempotency_key, request_digest, at))
@@ -464,6 +465,8 @@ def rollback(
     is the restored one. The dice counter never goes back (no roll is used twice), and the
     clocks keep the time already spent; the side expected to act at the restored position
     gets the running clock. A finished game cannot be rolled back (its seed is public).
+    Sealed orders received after ``to_version`` and not yet revealed are withdrawn (never
+    revealed; their sides may submit again) and listed in the event's ``withdrawn``.
     """
 
     def body(cmd: _Command) -> ActionOutcome:
@@ -478,17 +481,47 @@ def rollback(
                 code="rollback.bad_version",
             )
         cmd.require_current()
+        withdrawn = _withdraw_sealed(cmd.uow, game.row.id, to_version)
+        payload: dict[str, Any] = {"to_version": to_version, "from_version": game.row.version}
+        summary = (
+            f"The umpire rolled the game back from version {game.row.version} to "
+            f"version {to_version}."
+        )
+        if withdrawn:
+            payload["withdrawn"] = withdrawn
+            sides = ", ".join(f"{w['side']} ({w['instance']})" for w in withdrawn)
+            summary += f" Sealed orders withdrawn unrevealed: {sides}."
         return _restore(
-            cmd,
-            kind="rollback",
-            version=to_version,
-            summary=f"The umpire rolled the game back from version {game.row.version} to "
-            f"version {to_version}.",
-            payload={"to_version": to_version, "from_version": game.row.version},
+            cmd, kind="rollback", version=to_version, summary=summary, payload=payload
         )
 
     req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a rollback", {"rollback": to_version}, body)
+
+
+def _withdraw_sealed(
+    uow: AbstractUnitOfWork, game_id: str, to_version: int
+) -> list[dict[str, Any]]:
+    """Withdraw every sealed order received after version ``to_version`` and not revealed:
+    its row is deleted (it is never revealed and its side may submit again); its receipt stays
+    in the log. Returns what was withdrawn (instance, side, commitment, receipt event), for
+    the rollback event's payload -- commitments only, never an order's content."""
+    repo = sealed_orders(uow)
+    withdrawn: list[dict[str, Any]] = []
+    for row in reversed(_all_events(uow, game_id)):  # newest receipt first
+        if row.kind != "sealed_received" or row.version <= to_version or row.payload is None:
+            continue
+        instance, side = str(row.payload.get("instance")), str(row.payload.get("side"))
+        if repo.withdraw(game_id, instance, side):
+            withdrawn.append(
+                {
+                    "instance": instance,
+                    "side": side,
+                    "commitment": row.payload.get("commitment"),
+                    "event": row.seq,
+                }
+            )
+    return withdrawn
 
 
 def _revealed_something(row: EventRow) -> bool:

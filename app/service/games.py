@@ -169,10 +169,15 @@ def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | No
     if token is None:
         return None
     presented = hash_token(token)
-    seat = uow.games.seat_by_token_hash(game.id, presented)
-    if seat is None or not same_hash(seat.token_hash, presented):
+    # Compare the presented hash with every seat's in constant time, without stopping at a
+    # match, so the time taken says nothing about which seat (if any) it holds.
+    found: str | None = None
+    for row in uow.games.seats(game.id):
+        if same_hash(row.token_hash, presented):
+            found = row.seat
+    if found is None:
         raise Unauthenticated("the token is not a seat of this game")
-    return seat.seat
+    return found
 
 
 def _reader(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
@@ -385,9 +390,14 @@ def _begin_write(
     return game, seat, if_match
 
 
-def _prior(uow: AbstractUnitOfWork, game_id: str, idempotency_key: str | None) -> EventRow | None:
-    """The event an earlier request with this Idempotency-Key appended, if any."""
-    return None if idempotency_key is None else uow.games.event_by_key(game_id, idempotency_key)
+def _prior(
+    uow: AbstractUnitOfWork, game_id: str, seat: str, idempotency_key: str | None
+) -> EventRow | None:
+    """The event an earlier request of ``seat`` with this Idempotency-Key appended, if any.
+    Keys are per seat: two seats of a game may use the same key independently."""
+    if idempotency_key is None:
+        return None
+    return uow.games.event_by_key(game_id, seat, idempotency_key)
 
 
 def _require_current(row: GameRow, if_match: IfMatch) -> None:
@@ -415,7 +425,7 @@ def _replaying_races(
         if idempotency_key is not None:
             with uow.begin():
                 seat = _seat(uow, _find(uow, game_id)[0], token)
-                prior = uow.games.event_by_key(game_id, idempotency_key)
+                prior = None if seat is None else _prior(uow, game_id, seat, idempotency_key)
                 if prior is not None and seat is not None:
                     return replay(prior, seat)
         raise
@@ -726,7 +736,10 @@ def submit_action(
     none (legality only: an illegal action never rolls, so it cannot reveal a roll), then the
     dice are derived from the committed seed (mixed with ``client_seed``) or, with the
     ``physical_dice`` option, taken from ``entered_dice`` (umpire only), and recorded with the
-    event. The clock charges the side that moved and starts the next side's time.
+    event. If the ruleset finds the action illegal only with its derived dice, the rolls are
+    consumed anyway (a ``dice_consumed`` event, then 422 ``action.illegal_after_dice``), so
+    a retry cannot roll them again. The clock charges the side that moved and starts the next
+    side's time.
     """
     _storable(action, code="action.invalid")
     if token is None:
@@ -800,7 +813,7 @@ def _submit(
             uow, game_id, token=token, if_match=if_match, boards=boards
         )
         request_digest = _request_digest(seat, action, extras)
-        prior = _prior(uow, game.row.id, idempotency_key)
+        prior = _prior(uow, game.row.id, seat, idempotency_key)
         if prior is not None:
             return _replay(prior, request_digest)
         _require_active(game.row)
@@ -837,12 +850,7 @@ def _submit(
             )
         if not ruling.legal:
             if any(r.entered_by is None for r in rolls):
-                # Never show a ruling that depends on derived rolls that are not recorded.
-                raise RulesRejected(
-                    "the ruleset judged this action illegal only once its dice were rolled; "
-                    "nothing was written and the rolls stay sealed",
-                    code="action.illegal_after_dice",
-                )
+                _consume_dice(uow, game, seat, parsed, ruling, rolls, if_match, now)
             raise IllegalAction(ruling, version=game.row.version)
 
         _require_current(game.row, if_match)
@@ -883,6 +891,63 @@ def _submit(
         )
         uow.commit()
         return outcome
+
+
+def _consume_dice(
+    uow: AbstractUnitOfWork,
+    game: _Game,
+    seat: str,
+    parsed: Any,
+    ruling: Ruling,
+    rolls: Sequence[Any],
+    if_match: IfMatch,
+    now: float,
+) -> None:
+    """An action the ruleset found illegal only once its dice were rolled: the rolls are
+    consumed anyway -- recorded, visible to every reader, in a ``dice_consumed`` event that
+    bumps the version and the roll counter but leaves the state alone -- and the request is
+    answered 422 ``action.illegal_after_dice`` (raised here, after the commit).
+
+    So a retry never gets those roll numbers again, whatever ``Referee-Client-Seed`` it sends:
+    no "roll shopping" by retrying until the dice suit, and no hidden failed attempts. The
+    action is not applied. For a private action the event names only its kind."""
+    _require_current(game.row, if_match)
+    kind = str(getattr(parsed, "kind", type(parsed).__name__))
+    with _guard("action"):
+        private = game.ruleset.private_to(game.board, game.state, parsed) is not None
+    shown = (
+        Ruling(
+            legal=False,
+            summary=f"A {kind} action of {seat} was judged illegal once its dice were rolled; "
+            "the rolls are consumed.",
+        )
+        if private
+        else ruling
+    )
+    payload = {"reason": "action.illegal_after_dice", "action_kind": kind, "actor": seat}
+    outcome = _record(
+        uow,
+        game,
+        seat=seat,
+        kind="dice_consumed",
+        new_state=game.state,
+        ruling=shown,
+        now=now,
+        action={} if private else parsed.model_dump(mode="json"),
+        payload=payload,
+        rolls=rolls,
+        extra={"dice_counter": game.row.dice_counter + len(rolls)},
+    )
+    uow.commit()
+    raise RulesRejected(
+        "the ruleset judged this action illegal only once its dice were rolled: the action is "
+        f"not applied, and its rolls are consumed and recorded (event {outcome.event})",
+        code="action.illegal_after_dice",
+        event=outcome.event,
+        version=outcome.version,
+        dice=mt.rolls_json(rolls),
+        ruling=ruling.model_dump(mode="json"),  # to the actor: its rolls are public now
+    )
 
 
 def _event_view(row: EventRow, seat: str | None = None) -> EventView:

@@ -18,7 +18,8 @@ A ruleset opens a sealed decision through its ``sealed_decisions(board, state)``
    other sides, not spectators, not the umpire -- can read the order before the reveal.
    An order is final once received: a second order from the same side is refused (409
    ``sealed.already_submitted``), because a commitment that could be replaced would commit to
-   nothing.
+   nothing. Only an umpire rollback to a version before the order withdraws it (unrevealed;
+   see ``flow.rollback``); the side then submits again.
 2. **Reveal.** When every listed side has submitted -- or when the umpire opens the decision
    early (missing sides are named; the ruleset decides what a missing order means) -- all
    orders are revealed in the same transaction: the dice the resolution needs
@@ -515,7 +516,7 @@ def _submit(
             uow, game_id, token=token, if_match=if_match, boards=boards, hint=ANY_VERSION
         )
         request_digest = _request_digest(seat, decision_id, order)
-        prior = _prior(uow, game.row.id, idempotency_key)
+        prior = _prior(uow, game.row.id, seat, idempotency_key)
         if prior is not None:
             return _replay(prior, request_digest)
         _require_active(game.row)

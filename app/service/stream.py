@@ -10,6 +10,9 @@
   process (see :mod:`app.db.notify`), and a poll interval as the fallback (the only cross-
   process mechanism on SQLite). A wake-up carries no content; the stream re-reads the log.
 * :func:`sse_event` / :func:`sse_comment` format the wire protocol.
+* :func:`settle` settles the game's clock (a ``clock_expired`` event when a side's time ran
+  out): at the start of a stream and on every keep-alive tick, each time in its own short
+  transaction, so a listener sees the expiry without waiting for another request.
 """
 
 from __future__ import annotations
@@ -21,8 +24,9 @@ from dataclasses import dataclass, field
 
 from app.db import notify
 from app.db.uow import AbstractUnitOfWork
-from app.service.errors import FieldError, InvalidInput
-from app.service.games import _event_view, _find, _reader
+from app.service.boards import BoardCache
+from app.service.errors import INT4_MAX, FieldError, InvalidInput, ServiceError
+from app.service.games import _event_view, _find, _reader, settle_clock
 from app.service.results import EventView
 
 BATCH = 100
@@ -54,15 +58,36 @@ def read_batch(
         return [_event_view(r, reader.seat) for r in rows]
 
 
+def settle(
+    uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: BoardCache, strict: bool
+) -> None:
+    """Settle the game's clock as any read does (see ``games.settle_clock``). ``strict``
+    (before the stream starts) lets errors through as problem answers; on a keep-alive tick
+    a failure (e.g. another write won the race) is left for the next tick."""
+    try:
+        settle_clock(uow, game_id, now=now, boards=boards)
+    except ServiceError:
+        if strict:
+            raise
+
+
 def parse_cursor(last_event_id: str | None, after: int | None) -> int:
     """Where to resume: ``Last-Event-ID`` (sent by a reconnecting EventSource) wins over
     ``?after=``; both absent = from the start. Ids are event sequence numbers."""
     if last_event_id is not None and last_event_id.strip() != "":
         value = last_event_id.strip()
-        if not (value.isascii() and value.isdigit() and len(value) <= 18):
+        in_range = value.isascii() and value.isdigit() and len(value) <= 10
+        if not (in_range and int(value) <= INT4_MAX):
             raise InvalidInput(
                 "Last-Event-ID must be an event sequence number",
-                [FieldError("/Last-Event-ID", "not a non-negative integer", "int", "header")],
+                [
+                    FieldError(
+                        "/Last-Event-ID",
+                        f"not an integer from 0 to {INT4_MAX}",
+                        "int",
+                        "header",
+                    )
+                ],
                 code="stream.invalid_cursor",
             )
         return int(value)

@@ -147,13 +147,15 @@ async def test_idempotent_retry_returns_the_stored_response(
     other = await client.post(f"/games/{game.id}/actions", json={**STEP, "n": 1}, headers=headers)
     body = assert_problem(other, 422, "idempotency.key_reused")
     assert body["event"] == 1
-    # the same key from another seat is another request too
+    # keys are per seat: the same key from another seat is judged as its own request (here
+    # stale), never answered with red's stored response
     stolen = await client.post(
         f"/games/{game.id}/actions",
         json=STEP,
         headers=game.act("umpire", 1, **{"Idempotency-Key": "move-1"}),
     )
-    assert_problem(stolen, 422, "idempotency.key_reused")
+    assert_problem(stolen, 412, "precondition.stale")
+    assert "idempotent-replayed" not in stolen.headers
     assert await written(client, game, app) == (2, 1)
 
     bad_key = await client.post(

@@ -229,16 +229,48 @@ class Fickle(TinyRuleset):
         return super().adjudicate(board, state, action, options, dice)
 
 
-async def test_a_ruling_that_turns_illegal_after_rolling_leaks_no_roll(
-    client: httpx.AsyncClient,
+async def test_a_ruling_illegal_after_rolling_consumes_its_rolls_publicly(
+    client: httpx.AsyncClient, app: FastAPI
 ) -> None:
+    """No roll shopping: an attempt found illegal only with its dice still uses up its roll
+    numbers, in a `dice_consumed` event every reader sees; a retry with another client seed
+    gets the next roll number, never a re-roll of the first."""
     registry.register(Fickle())
     try:
         g = await new_game(client, ruleset="fickle")
-        r = await g.act("red", ROLL)
+        before = (await g.view())["state"]
+        r = await g.act("red", ROLL, **{"Referee-Client-Seed": "seed-A"})
         body = problem(r, 422, "action.illegal_after_dice")
-        assert "ruling" not in body and "not allowed after all" not in r.text
-        assert (await g.view())["dice"]["rolled"] == 0 and await g.version() == 1
+        assert body["event"] == 1 and body["version"] == 2 and r.headers["etag"] == 'W/"2"'
+        assert body["ruling"]["legal"] is False
+        first = body["dice"]
+        assert [(d["n"], d["client_seed"]) for d in first] == [(0, "seed-A")]
+        view = await g.view()
+        assert view["dice"]["rolled"] == 1 and view["version"] == 2
+        assert view["state"] == before  # the action is not applied
+
+        # the opponent sees the consumed roll
+        consumed = (await g.events("blue"))[-1]
+        assert consumed["kind"] == "dice_consumed" and consumed["seat"] == "red"
+        assert [(d["n"], d["value"], d["client_seed"]) for d in consumed["dice"]] == [
+            (0, first[0]["value"], "seed-A")
+        ]
+        assert consumed["visible_to"] is None
+        assert consumed["payload"]["reason"] == "action.illegal_after_dice"
+
+        # a retry with another client seed cannot roll number 0 again
+        retry = await g.act("red", ROLL, **{"Referee-Client-Seed": "seed-B"})
+        again = problem(retry, 422, "action.illegal_after_dice")
+        assert [(d["n"], d["client_seed"]) for d in again["dice"]] == [(1, "seed-B")]
+        rolls = (await client.get(f"/games/{g.id}/dice")).json()["rolls"]
+        assert [(x["n"], x["value"], x["event"]) for x in rolls] == [
+            (0, first[0]["value"], 1),
+            (1, again["dice"][0]["value"], 2),
+        ]
+        seed = stored_seed(app, g)
+        assert first[0]["value"] == rederive(seed, g.id, 0, 6, "seed-A")
+        audit = await client.get(f"/games/{g.id}/audit", headers=g.auth("umpire"))
+        assert audit.json()["ok"] is True, audit.text
     finally:
         registry.unregister("fickle")
 

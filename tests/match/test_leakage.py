@@ -113,7 +113,9 @@ def crawl(base: str, game_id: str, headers: dict[str, str], seqs: list[int]) -> 
             ("/sealed/bid.r1", {"bid": "x", "motto": 1}, any_version),  # malformed
             ("/sealed/bid.r1", {"bid": 1}, stale),  # valid order, stale version
             ("/sealed/bid.r1", {"bid": 1}, {}),  # no If-Match
-            ("/sealed/bid.r1", {"bid": 3}, {**any_version, "Idempotency-Key": "red-key"}),
+            # red's key from red: 422 key_reused; from another seat (keys are per seat) its own
+            # request, stale here: never red's stored answer
+            ("/sealed/bid.r1", {"bid": 3}, {**stale, "Idempotency-Key": "red-key"}),
             ("/sealed/bid.r9", {"bid": 1}, any_version),
             ("/sealed/bid.r1/open", None, {}),
             ("/sealed/bid.r1/open", None, stale),

@@ -231,13 +231,16 @@ async def test_idempotent_retry_replays_the_receipt(client: httpx.AsyncClient) -
     assert first.status_code == again.status_code == 201
     assert again.content == first.content and again.headers["idempotent-replayed"] == "true"
     problem(await client.post(url, json={"bid": 6}, headers=headers), 422, "idempotency.key_reused")
-    # the same key from another seat is another request: refused, and nothing of red's leaks
+    assert (await client.get(f"/games/{g.id}")).json()["version"] == 2
+    # keys are per seat: the same key from another seat is that seat's own, new order
     other = await client.post(
         url, json={"bid": 5}, headers=g.write("blue", "*", **{"Idempotency-Key": "red-bid-1"})
     )
-    problem(other, 422, "idempotency.key_reused")
-    assert first.json()["nonce"] not in other.text
-    assert (await client.get(f"/games/{g.id}")).json()["version"] == 2
+    assert other.status_code == 201, other.text
+    assert "idempotent-replayed" not in other.headers
+    assert other.json()["side"] == "blue" and other.json()["nonce"] != first.json()["nonce"]
+    assert other.json()["reveal"] is not None  # blue's order completed the set
+    assert (await client.get(f"/games/{g.id}")).json()["version"] == 4
 
 
 async def test_umpire_opens_early_missing_side_bids_nothing(client: httpx.AsyncClient) -> None:

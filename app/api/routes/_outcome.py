@@ -79,11 +79,19 @@ def appended_responses(
     }
 
 
-APPENDED = appended_responses(
+APPENDED_DESCRIPTION = (
     "Done: an event was appended (the body is the new state as this seat sees it, its "
-    "ruling, position and clock).",
-    *(400, 401, 403, 404, 409, 412, 415, 422, 428, 503),
+    "ruling, position and clock)."
 )
+WRITE_ERRORS = (400, 401, 403, 404, 409, 412, 413, 422, 428, 503)
+"""What every write can answer: 400 (bad Content-Length), 413 (body-size middleware), 401,
+403, 404, 409, 412, 422 (Idempotency-Key, validation), 428 and 503 (ruleset unavailable)."""
+
+APPENDED = appended_responses(APPENDED_DESCRIPTION, *WRITE_ERRORS)
+"""Responses of a write route that reads no body."""
+
+APPENDED_WITH_BODY = appended_responses(APPENDED_DESCRIPTION, *WRITE_ERRORS, 415)
+"""Responses of a write route that reads a JSON body (415 when it is not JSON)."""
 
 
 def appended(

@@ -16,7 +16,7 @@ router = APIRouter(prefix="/games/{game_id}", tags=["audit"])
     "/audit",
     summary="Re-adjudicate the whole log (umpire)",
     response_model=AuditReport,
-    responses=responses(401, 403, 404, 409, 503),
+    responses=responses(401, 403, 404, 409, 422, 503),
 )
 def audit(game_id: str, uow: UowDep, boards: BoardsDep, token: SeatDep) -> AuditReport:
     """Replays every event from the game's initial state with the ruleset this server runs

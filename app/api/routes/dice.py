@@ -16,7 +16,10 @@ router = APIRouter(prefix="/games/{game_id}/dice", tags=["dice"])
 
 
 @router.get(
-    "", summary="Dice commitment and rolls", response_model=DiceInfo, responses=responses(401, 404)
+    "",
+    summary="Dice commitment and rolls",
+    response_model=DiceInfo,
+    responses=responses(401, 404, 422, 503),
 )
 def dice_info(
     game_id: str, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep
@@ -32,7 +35,7 @@ def dice_info(
     "/verify",
     summary="Re-derive every roll from the revealed seed",
     response_model=DiceVerification,
-    responses=responses(401, 403, 404),
+    responses=responses(401, 403, 404, 422, 503),
 )
 def verify_dice(
     game_id: str, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep

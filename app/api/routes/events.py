@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Query
 from app.api.deps import SeatDep, SettingsDep, UowDep
 from app.api.problems import responses
 from app.service import games as uc
+from app.service.errors import INT4_MAX
 from app.service.results import EventPage, EventView
 
 router = APIRouter(prefix="/games/{game_id}/events", tags=["events"])
@@ -25,8 +26,12 @@ def list_events(
     uow: UowDep,
     token: SeatDep,
     settings: SettingsDep,
-    after: Annotated[int, Query(ge=0, description="Return events with seq > after.")] = 0,
-    limit: Annotated[int, Query(ge=1, description="Page size (capped by the server).")] = 50,
+    after: Annotated[
+        int, Query(ge=0, le=INT4_MAX, description="Return events with seq > after.")
+    ] = 0,
+    limit: Annotated[
+        int, Query(ge=1, le=INT4_MAX, description="Page size (capped by the server).")
+    ] = 50,
 ) -> EventPage:
     """Accepted actions oldest first, each with its ruling, dice and resulting version.
     Readable by whoever may read the game. Follow `next` until it is null."""
@@ -39,7 +44,7 @@ def list_events(
     "/{seq}", summary="Read one event", response_model=EventView, responses=responses(401, 404, 422)
 )
 def get_event(
-    game_id: str, seq: Annotated[int, Path(ge=1)], uow: UowDep, token: SeatDep
+    game_id: str, seq: Annotated[int, Path(ge=1, le=INT4_MAX)], uow: UowDep, token: SeatDep
 ) -> EventView:
     """One event of the log."""
     return uc.get_event(uow, game_id, seq, token=token)

@@ -76,7 +76,7 @@ def create_game(
     response_model=GameView,
     responses={
         200: {"headers": {"ETag": {"description": 'W/"<version>": send it as If-Match.'}}},
-        **responses(304, 401, 404, 503),
+        **responses(304, 401, 404, 422, 503),
     },
 )
 def get_game(
@@ -107,7 +107,7 @@ def get_game(
     "/{game_id}/scenario",
     summary="Read a game's scenario and board",
     response_model=ScenarioView,
-    responses=responses(401, 404),
+    responses=responses(401, 404, 422),
 )
 def get_scenario(game_id: str, uow: UowDep, token: SeatDep) -> ScenarioView:
     """The scenario as validated at creation, the board derived from it and its digest."""

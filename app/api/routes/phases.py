@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.routes._outcome import APPENDED, WriteDep, appended
+from app.api.routes._outcome import APPENDED, APPENDED_WITH_BODY, WriteDep, appended
 from app.service import flow as uc
 from app.service.results import ActionResult
 
@@ -56,7 +56,7 @@ def advance_phase(game_id: str, write: WriteDep) -> Any:
     summary="End the game (umpire)",
     status_code=201,
     response_model=ActionResult,
-    responses=APPENDED,
+    responses=APPENDED_WITH_BODY,
 )
 def finish_game(
     game_id: str,

@@ -7,8 +7,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.routes._outcome import APPENDED, WriteDep, appended
+from app.api.routes._outcome import APPENDED, APPENDED_WITH_BODY, WriteDep, appended
 from app.service import flow as uc
+from app.service.errors import INT4_MAX
 from app.service.results import ActionResult
 
 router = APIRouter(prefix="/games/{game_id}", tags=["undo"])
@@ -17,7 +18,9 @@ router = APIRouter(prefix="/games/{game_id}", tags=["undo"])
 class RollbackRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    to_version: int = Field(ge=1, description="The earlier version whose state to restore.")
+    to_version: int = Field(
+        ge=1, le=INT4_MAX, description="The earlier version whose state to restore."
+    )
 
 
 @router.post(
@@ -25,7 +28,7 @@ class RollbackRequest(BaseModel):
     summary="Roll the game back to an earlier version (umpire)",
     status_code=201,
     response_model=ActionResult,
-    responses=APPENDED,
+    responses=APPENDED_WITH_BODY,
 )
 def rollback(
     game_id: str,

@@ -30,7 +30,7 @@ router = APIRouter(prefix="/games/{game_id}/sealed", tags=["sealed orders"])
     "",
     summary="List sealed decisions",
     response_model=SealedListing,
-    responses=responses(401, 404, 503),
+    responses=responses(401, 404, 422, 503),
 )
 def list_sealed(game_id: str, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep) -> Any:
     """Open decisions with who has submitted and their commitments -- never another side's
@@ -88,7 +88,7 @@ def submit_order(
     response_model=RevealView,
     responses={
         200: {"headers": {"ETag": {"description": "The new version."}}},
-        **responses(400, 401, 403, 404, 409, 412, 422, 428, 503),
+        **responses(400, 401, 403, 404, 409, 412, 413, 422, 428, 503),
     },
 )
 def open_decision(

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
 
 from anyio import to_thread
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
-from app.api.deps import SeatDep, SettingsDep, UowDep
+from app.api.deps import BoardsDep, SeatDep, SettingsDep, UowDep
 from app.api.problems import responses
 from app.db.uow import AbstractUnitOfWork
+from app.match.clock import TimeSource
 from app.service import stream as svc
+from app.service.boards import BoardCache
+from app.service.errors import INT4_MAX
 from app.service.stream import EventHub, StreamReader
 
 router = APIRouter(tags=["events"])
@@ -36,7 +39,7 @@ LISTEN_WAIT_SECONDS = 5.0
             "as an item of GET /games/{id}/events -- and `: keep-alive` comments when idle.",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         },
-        **responses(401, 404, 422),
+        **responses(401, 404, 422, 503),
     },
 )
 async def stream_events(
@@ -45,8 +48,10 @@ async def stream_events(
     uow: UowDep,
     token: SeatDep,
     settings: SettingsDep,
+    boards: BoardsDep,
     after: Annotated[
-        int | None, Query(ge=0, description="Start after this seq (Last-Event-ID wins).")
+        int | None,
+        Query(ge=0, le=INT4_MAX, description="Start after this seq (Last-Event-ID wins)."),
     ] = None,
     access_token: Annotated[
         str | None,
@@ -62,10 +67,14 @@ async def stream_events(
 ) -> Any:
     """Every event of the game, from the cursor on, then live as they are committed (by any
     server process), each filtered for the reader like the events list. Resume with
-    `Last-Event-ID` (or `?after=`): no gap, no duplicate."""
+    `Last-Event-ID` (or `?after=`): no gap, no duplicate. The game's clock is settled when
+    the stream opens and on every keep-alive tick, so a `clock_expired` event reaches a
+    listener within one keep-alive interval even if nobody else touches the game."""
     cursor = svc.parse_cursor(last_event_id, after)
     presented = token if token is not None else (access_token or None)
+    clock: TimeSource = request.app.state.clock
     reader = await to_thread.run_sync(_open, uow, game_id, presented)
+    await to_thread.run_sync(_settle, uow, game_id, clock, boards, True)
     hub: EventHub = request.app.state.events_hub
     return StreamingResponse(
         _events(
@@ -73,6 +82,7 @@ async def stream_events(
             hub,
             reader,
             cursor,
+            lambda: _settle(uow, reader.game_id, clock, boards, False),
             keepalive=settings.sse_keepalive_seconds,
             poll=settings.sse_poll_seconds,
             lifetime=settings.sse_max_seconds,
@@ -90,6 +100,12 @@ def _open(uow: AbstractUnitOfWork, game_id: str, token: str | None) -> StreamRea
     return svc.open_stream(uow, game_id, token=token)
 
 
+def _settle(
+    uow: AbstractUnitOfWork, game_id: str, clock: TimeSource, boards: BoardCache, strict: bool
+) -> None:
+    svc.settle(uow, game_id, now=float(clock()), boards=boards, strict=strict)
+
+
 def _read(uow: AbstractUnitOfWork, reader: StreamReader, after: int) -> list[Any]:
     return svc.read_batch(uow, reader, after=after)
 
@@ -99,6 +115,7 @@ async def _events(
     hub: EventHub,
     reader: StreamReader,
     cursor: int,
+    settle: Callable[[], None],
     *,
     keepalive: float,
     poll: float,
@@ -132,3 +149,6 @@ async def _events(
             if time.monotonic() - last_write >= keepalive:
                 yield svc.sse_comment("keep-alive")
                 last_write = time.monotonic()
+                # a clock that ran out while nobody wrote: settle it now (short transactions;
+                # its event wakes this stream like any other commit)
+                await to_thread.run_sync(settle)

@@ -132,8 +132,12 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
     exit_turn = ctx.state.turn + zone.trafficability
     effects: list[Effect] = []
     details: dict[str, object] = {"zone": zone.id, "earliest_exit": exit_turn}
+    on_table = zone.zone_class == "A"
+    if on_table:
+        ctx.cite("OZ.Class")
     if unit.type == "artillery":
-        ctx.rely("oz.gun-stand")
+        if zone.zone_class != "F":
+            ctx.rely("oz.gun-stand")
         load = gun_load(ctx.state, zone, ctx.options, extra=unit)
         if load <= zone.gun_limit:
             details.update(at="garrison", sector=None)
@@ -143,7 +147,12 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
                     f"{unit.id} unlimbers in {zone.id}",
                     ["OZ.Basic.D", "OZ.Display"],
                     unit=unit.id,
-                    details={"zone": zone.id, "guns": load, "limit": zone.gun_limit},
+                    details={
+                        "zone": zone.id,
+                        "guns": load,
+                        "limit": zone.gun_limit,
+                        "on_table": on_table,
+                    },
                 )
             )
         else:
@@ -154,7 +163,12 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
                     f"{unit.id} stays limbered In-Transit: the gun limit is reached",
                     ["OZ.Basic.D", "OZ.Display"],
                     unit=unit.id,
-                    details={"zone": zone.id, "guns": load, "limit": zone.gun_limit},
+                    details={
+                        "zone": zone.id,
+                        "guns": load,
+                        "limit": zone.gun_limit,
+                        "on_table": on_table,
+                    },
                 )
             )
     else:
@@ -188,7 +202,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
                     f"{unit.id} garrisons sector {sector}",
                     [*sections, "OZ.Display"],
                     unit=unit.id,
-                    details={"zone": zone.id, "sector": sector},
+                    details={"zone": zone.id, "sector": sector, "on_table": on_table},
                 )
             )
         else:
@@ -199,7 +213,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
                     f"{zone.id} is full: {unit.id} stands In-Transit, without cover",
                     [*sections, "OZ.Display"],
                     unit=unit.id,
-                    details={"zone": zone.id},
+                    details={"zone": zone.id, "on_table": on_table},
                 )
             )
     effects.append(
@@ -560,10 +574,24 @@ def judge_bombard(ctx: Ctx, a: Bombard, dice: Sequence[int]) -> Ruling:
     n, level, box = bombard_plan(ctx, a, zone)
     ctx.cite("OZ.Basic.G", "OZ.Scenario")
     ctx.rely("oz.d10")
+    notes: list[Effect] = []
+    if zone.zone_class == "A" and box == "garrison" and ctx.options.class_a_skirmish:
+        # OZ.Class (A): as an artillery target the garrison counts as in skirmish order; the
+        # caller's normal_to_hit must be the one against skirmishers.
+        ctx.rely("oz.class-a-skirmish")
+        notes.append(
+            ctx.effect(
+                "oz.skirmish_target",
+                f"the garrison of Class A zone {zone.id} counts as in skirmish order",
+                ["OZ.Class"],
+                by=sorted(u.id for u in targets if u.at == "garrison"),
+                details={"zone": zone.id},
+            )
+        )
     if not dice:
         return ctx.legal(
             f"{unit.id} may fire at {zone.id} with {n} dice.",
-            [],
+            notes,
             {"zone": zone.id, "dice": n, "level": level, "box": box, "losses": {}},
         )
     hits = sum(1 for v in dice if v % DIE < level)
@@ -578,6 +606,7 @@ def judge_bombard(ctx: Ctx, a: Bombard, dice: Sequence[int]) -> Ruling:
             losses[u.id] = take
             left -= take
     effects = [
+        *notes,
         ctx.effect(
             "oz.bombard_hits",
             f"{hits} hits on {zone.id}",
@@ -681,6 +710,7 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
             )
         )
     decision = decision_id(zone.id, ctx.state.turn)
+    sector_cites = _capacity_cites(ctx, zone)
     effects = [
         ctx.effect(
             "oz.assault_declared",
@@ -695,7 +725,7 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
         ctx.effect(
             "oz.allocation_pending",
             f"sealed decision {decision}",
-            ["OZ.Assault.B.1"],
+            ["OZ.Assault.B.1", *sector_cites],
             details={"decision": decision, "sectors": zone.capacity},
         ),
     ]

@@ -30,7 +30,8 @@ _SECTIONS: tuple[tuple[str, str, str, str], ...] = (
         "Zone display: in-transit and garrison sectors",
         "Each zone has its own status display with one In-Transit box and a garrison area cut "
         "into numbered sectors, one per point of troop capacity. Troops entering a zone leave "
-        "the table and are kept on that display.",
+        "the table and are kept on that display, except in a Class A zone, where they stay "
+        "on the table.",
         SOURCE,
     ),
     (
