@@ -1,4 +1,4 @@
-"""Every zoc and zoi rule case with an action, replayed through the HTTP API.
+"""Every zoc, zoi and objective-zones rule case with an action, replayed through the HTTP API.
 
 The rules-core tests (tests/rules/*) judge each case directly; this module shows that the same
 verdict, violations and effects come back over HTTP — a dry run first, then the real submission
@@ -33,6 +33,7 @@ def _module(path: Path) -> ModuleType:
 
 ZOC = _module(RULES / "zoc" / "zoc_case_harness.py")
 ZOI = _module(RULES / "zoi" / "test_zoi_cases.py")
+OZ = _module(RULES / "objective_zones" / "oz_case_harness.py")
 
 
 def _zoc_cases() -> list[Any]:
@@ -72,20 +73,44 @@ def _zoi_cases() -> list[Any]:
     return out
 
 
+def _oz_cases() -> list[Any]:
+    """Objective-zones action cases whose dice the service need not roll (cases with given
+    dice are judged in the rules core, where dice come in as values)."""
+    out = []
+    for folder in (OZ.CASES_DIR, OZ.HERE / "cases_review"):
+        for case in OZ.load_cases(folder):
+            data = case.data
+            if "action" not in data or "dice" in data:
+                continue
+            before = [*(data.get("before") or []), *["advance"] * int(data.get("advance", 0))]
+            out.append(
+                pytest.param(
+                    "objective-zones",
+                    OZ.scenario_of(case),
+                    data.get("options") or {},
+                    before,
+                    data["action"],
+                    case.expect,
+                    id=f"oz-{case.name}",
+                )
+            )
+    return out
+
+
 def _kinds(effects: list[Any]) -> list[str]:
     return [e if isinstance(e, str) else e["kind"] for e in effects]
 
 
 @pytest.mark.parametrize(
     ("ruleset", "scenario", "options", "before", "action", "expect"),
-    _zoc_cases() + _zoi_cases(),
+    _zoc_cases() + _zoi_cases() + _oz_cases(),
 )
 async def test_rule_case_over_http(
     client: httpx.AsyncClient,
     ruleset: str,
     scenario: dict[str, Any],
     options: dict[str, Any],
-    before: list[dict[str, Any]],
+    before: list[Any],
     action: dict[str, Any],
     expect: dict[str, Any],
 ) -> None:
@@ -104,9 +129,14 @@ async def test_rule_case_over_http(
     gid, umpire = game["id"], {"Authorization": f"Bearer {game['seats']['umpire']}"}
     version = 1
     for pre in before:
-        r = await client.post(
-            f"/games/{gid}/actions", json=pre, headers={**umpire, "If-Match": f'W/"{version}"'}
-        )
+        if pre == "advance":  # the umpire advances the phase
+            r = await client.post(
+                f"/games/{gid}/phase/advance", headers={**umpire, "If-Match": f'W/"{version}"'}
+            )
+        else:
+            r = await client.post(
+                f"/games/{gid}/actions", json=pre, headers={**umpire, "If-Match": f'W/"{version}"'}
+            )
         assert r.status_code == 201, r.text
         version += 1
 
