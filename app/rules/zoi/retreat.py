@@ -111,12 +111,24 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
         )
     by_hex: list[dict[str, Any]] = []
     zone_loss = 0
-    for h in counted:
+    # A unit cannot lose more increments than it has: once it is down to zero it is eliminated
+    # and the rest of the path is never walked (14.melee-retreat).
+    left = max(unit.increments - result_loss, 0)
+    where = [unit.hex, *action.path]
+    elim_hex: str | None = unit.hex if left == 0 else None
+    for n, h in enumerate(counted):
+        if left == 0:
+            break
         src = game.enemy_zone(h, unit.side, out.consulted)
         by = tuple(sorted({s.unit for s in src}))
         friends = [f.id for f in game.friendly_combat_in(h, unit.side, unit.id)]
         loss = 1 if by and not friends else 0
         zone_loss += loss
+        left -= loss
+        if left == 0:
+            # Leaving a hex, the unit dies on entering the next one; under the "entered"
+            # reading it dies in the hex it entered.
+            elim_hex = where[n + 1] if game.options.retreat_loss_hexes == "exited" else h
         by_hex.append({"hex": h, "zone_by": list(by), "friendly": friends, "loss": loss})
         if by and friends:
             out.sections.add("14.melee-retreat.friendly")
@@ -136,7 +148,9 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
             out.effects.append(
                 Effect(
                     kind=INCREMENT_LOST,
-                    message=f"{unit.id} loses an increment leaving {h}, in the zone of "
+                    message=f"{unit.id} loses an increment "
+                    + ("leaving" if game.options.retreat_loss_hexes == "exited" else "entering")
+                    + f" {h}, in the zone of "
                     f"{', '.join(by)}.",
                     unit=unit.id,
                     hex=h,
@@ -145,14 +159,14 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
                     details={"loss": 1},
                 )
             )
-    after = max(unit.increments - result_loss - zone_loss, 0)
+    after = left
     if after == 0:
         out.effects.append(
             Effect(
                 kind=ELIMINATED,
-                message=f"{unit.id} is reduced to zero increments and eliminated.",
+                message=f"{unit.id} is reduced to zero increments and eliminated in {elim_hex}.",
                 unit=unit.id,
-                hex=action.path[-1],
+                hex=elim_hex,
                 citations=cites(["14.melee-retreat"]),
             )
         )
@@ -163,6 +177,6 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
         "increments_before": unit.increments,
         "increments_after": after,
         "eliminated": after == 0,
-        "final_hex": action.path[-1],
+        "final_hex": action.path[-1] if elim_hex is None else elim_hex,
     }
     return out

@@ -1,5 +1,5 @@
-"""Rule 14 cases as data: one test per YAML file in ``cases/`` and ``cases_review/`` (id = case
-name).
+"""Rule 14 cases as data: one test per YAML file in ``cases/``, ``cases_review/`` and
+``cases_examiner/`` (id = case name).
 
 Each case gives a scenario (a base from ``bases/`` plus patches), options, and either an action
 or a query, with the expected verdict, violations, effects, citations and interpretations. An
@@ -22,10 +22,13 @@ from app.rules.ruling import Ruling
 from app.rules.zoi import CATALOG, INTERPRETATIONS
 
 HERE = Path(__file__).parent
-CASE_FILES = sorted((HERE / "cases").glob("*.yaml")) + sorted(
-    (HERE / "cases_review").glob("*.yaml")
-)
-"""The author's cases, then an independent examiner's review cases (``cases_review/``)."""
+CASE_FILES = [
+    path
+    for folder in ("cases", "cases_review", "cases_examiner")
+    for path in sorted((HERE / folder).glob("*.yaml"))
+]
+"""The author's cases, then two independent examiners' cases (``cases_review/``,
+``cases_examiner/``)."""
 RULESET = registry.get("zoi")
 
 
