@@ -313,6 +313,9 @@ def _priority(
         reach = 1 if e.stops else 1 + r.longest(e.hex, visited | {e.hex}, remaining - 1)
         scored.append((e, min(reach, remaining), r.free(e) if mixed else not e.ezoc))
     free_first = ctx.options.retreat_ezoc_free_first
+    if any(s[2] for s in scored) and not all(s[2] for s in scored):
+        # hexes with and without EZOC compete: the 8.2 priority decides this step
+        ctx.cite("8.2.retreat.priorities")
     if any(t[2] and not s[2] and s[1] > t[1] for s in scored for t in scored):
         # the two priorities pull apart: a hex with EZOC allows a longer retreat
         ctx.rely("zoc.retreat-ezoc-free-first")
