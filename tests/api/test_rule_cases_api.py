@@ -38,7 +38,8 @@ OZ = _module(RULES / "objective_zones" / "oz_case_harness.py")
 
 def _zoc_cases() -> list[Any]:
     out = []
-    for case in ZOC.load_cases(ZOC.CASES_DIR) + ZOC.load_cases(ZOC.REVIEW_DIR):
+    folders = (ZOC.CASES_DIR, ZOC.REVIEW_DIR, ZOC.HERE / "cases_examiner")
+    for case in [c for folder in folders for c in ZOC.load_cases(folder)]:
         data = case.data
         if "action" in data and "invalid_scenario" not in data:
             out.append(
