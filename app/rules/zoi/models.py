@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from app.rules.geometry.hexgrid import HexLayout
 
@@ -12,6 +13,20 @@ Phase = Literal[
     "charges", "movement", "defensive_fire", "offensive_fire", "melee", "morale_recovery"
 ]
 UnitType = Literal["infantry", "cavalry", "artillery", "leader"]
+
+FORMATION_ALIASES = {"square": "carre", "skirmishers": "skirmish", "skirmish_order": "skirmish"}
+
+
+def normalize_formation(value: str) -> str:
+    """Formation names as players write them: case, accents, spaces and hyphens do not matter
+    (``Carré``, ``general order``, ``road-march`` are ``carre``, ``general_order``,
+    ``road_march``); ``square`` means carré."""
+    plain = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
+    key = "_".join(plain.strip().lower().replace("-", " ").split())
+    return FORMATION_ALIASES.get(key, key)
+
+
+FormationName = Annotated[str, AfterValidator(normalize_formation)]
 Facing = Annotated[int, Field(ge=0, le=5)]
 
 
@@ -112,7 +127,7 @@ class Unit(_Model):
     hex: str
     increments: int = Field(default=1, ge=0)
     ma: int = Field(ge=0, description="Movement allowance in movement points.")
-    formation: str | None = None
+    formation: FormationName | None = None
     facing: Facing | None = None
 
 
@@ -204,7 +219,7 @@ class FormationStep(_Model):
     """Change formation in place; ``facing`` optionally sets the new facing at once."""
 
     do: Literal["formation"]
-    formation: str
+    formation: FormationName
     facing: Facing | None = None
 
 

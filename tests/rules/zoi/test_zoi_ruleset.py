@@ -291,3 +291,14 @@ def test_an_oversized_map_is_refused_before_it_is_built() -> None:
     with pytest.raises(InvalidScenario) as err:
         rs.setup(scenario, rs.parse_options({}))
     assert "more than" in str(err.value.errors)
+
+
+def test_formation_names_are_read_as_players_write_them() -> None:
+    """``Carré``/``square``, ``General Order``, ``road-march`` name the table's formations."""
+    from app.rules.zoi.models import normalize_formation
+
+    assert normalize_formation("Carré") == "carre"
+    assert normalize_formation("square") == "carre"
+    assert normalize_formation("General Order") == "general_order"
+    assert normalize_formation("road-march") == "road_march"
+    assert normalize_formation("line") == "line"
