@@ -7,19 +7,38 @@ The scenario is one JSON document. :meth:`ZocRuleset.setup` splits it into the i
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from app.rules.geometry import HexLayout
 
-Weather = Literal["clear", "mud", "snow", "storms"]
-Phase = Literal["operational_movement", "combat", "exploitation", "reserve_movement"]
-MOVEMENT_PHASES: tuple[str, ...] = ("operational_movement", "exploitation", "reserve_movement")
-HexsideFeature = Literal[
-    "mountain", "river", "major_river", "all_sea", "strait", "lake", "canal", "border"
+_ALIASES = {"storm": "storms", "allsea": "all_sea", "sea": "all_sea"}
+
+
+def _term(value: object) -> object:
+    """Terms as players write them: case, spaces and hyphens do not matter (``All-Sea``,
+    ``Partisan Base``, ``Operational Movement``); ``storm`` means storms."""
+    if not isinstance(value, str):
+        return value
+    key = "_".join(value.strip().lower().replace("-", " ").split())
+    return _ALIASES.get(key, key)
+
+
+Weather = Annotated[Literal["clear", "mud", "snow", "storms"], BeforeValidator(_term)]
+Phase = Annotated[
+    Literal["operational_movement", "combat", "exploitation", "reserve_movement"],
+    BeforeValidator(_term),
 ]
-MarkerKind = Literal["airdrop", "beachhead", "logistics", "partisan_base", "detachment"]
+MOVEMENT_PHASES: tuple[str, ...] = ("operational_movement", "exploitation", "reserve_movement")
+HexsideFeature = Annotated[
+    Literal["mountain", "river", "major_river", "all_sea", "strait", "lake", "canal", "border"],
+    BeforeValidator(_term),
+]
+MarkerKind = Annotated[
+    Literal["airdrop", "beachhead", "logistics", "partisan_base", "detachment"],
+    BeforeValidator(_term),
+]
 
 ALL_SEA_TERRAIN = "all_sea"
 """The terrain name of an All-Sea hex (where a Beachhead marker may lie)."""

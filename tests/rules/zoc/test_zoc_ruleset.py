@@ -288,3 +288,14 @@ def test_sequence_of_play_and_advance_phase() -> None:
     assert seen[2] == (1, "reserve_movement", "axis")
     assert seen[3] == (1, "operational_movement", "soviet")
     assert seen[7] == (2, "operational_movement", "axis")
+
+
+def test_terms_are_read_as_players_write_them() -> None:
+    """Weather, phases, hexside features and markers ignore case, spaces and hyphens."""
+    from app.rules.zoc.models import _term
+
+    assert _term("All-Sea") == "all_sea"
+    assert _term("Partisan Base") == "partisan_base"
+    assert _term("Operational Movement") == "operational_movement"
+    assert _term("Storm") == "storms"
+    assert _term("mud") == "mud"
