@@ -92,6 +92,26 @@ class SequenceOfPlay:
                 return p
         raise KeyError(phase_id)
 
+    def next_position(self, position: Position, sides: Sequence[str] | None = None) -> Position:
+        """Where play stands after ``position``'s phase ends. Pure.
+
+        The next phase of the same player turn; after the last phase, the first phase of the
+        next side's player turn; after the last side's turn, the first side's turn of the next
+        game turn. Turns rotate through ``sides`` (default: this sequence's ``sides``). A
+        phasing side that is not among them (e.g. None) hands the turn to the first side
+        without advancing the game turn. Raises ValueError for a phase not in the sequence.
+        """
+        order = [p.id for p in self.phases]
+        idx = order.index(position.phase)
+        if idx + 1 < len(order):
+            return Position(position.turn, order[idx + 1], position.phasing_side)
+        rotation = list(sides if sides is not None else self.sides or ())
+        side = position.phasing_side
+        side_idx = rotation.index(side) if side in rotation else -1
+        if side_idx + 1 < len(rotation):
+            return Position(position.turn, order[0], rotation[side_idx + 1])
+        return Position(position.turn + 1, order[0], rotation[0])
+
 
 @dataclass(frozen=True)
 class Position:

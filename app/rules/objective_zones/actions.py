@@ -79,18 +79,28 @@ def _capacity_cites(ctx: Ctx, zone: Zone) -> list[str]:
     return ["OZ.Class", "OZ.Capacity"]
 
 
+def _unit_zone_in_phase(ctx: Ctx, a: EnterZone | Transfer | Bombard) -> tuple[Unit, Zone] | Problem:
+    """The unit and the zone an action names, in the action's phase; else the first problem
+    (unknown unit, unknown zone, wrong phase, in that order)."""
+    unit = _unit(ctx, a.unit)
+    if isinstance(unit, Problem):
+        return unit
+    zone = _zone(ctx, a.zone)
+    if isinstance(zone, Problem):
+        return zone
+    if (p := _phase_problem(ctx, a)) is not None:
+        return p
+    return unit, zone
+
+
 # -- movement: enter, exit, transfer, withdraw ---------------------------------------------------
 
 
 def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
-    unit = _unit(ctx, a.unit)
-    if isinstance(unit, Problem):
-        return ctx.illegal(unit)
-    zone = _zone(ctx, a.zone)
-    if isinstance(zone, Problem):
-        return ctx.illegal(zone)
-    if (p := _phase_problem(ctx, a)) is not None:
-        return ctx.illegal(p)
+    found = _unit_zone_in_phase(ctx, a)
+    if isinstance(found, Problem):
+        return ctx.illegal(found)
+    unit, zone = found
     if unit.zone is not None:
         return ctx.illegal(
             Problem(
@@ -140,37 +150,25 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
             ctx.rely("oz.gun-stand")
         load = gun_load(ctx.state, zone, ctx.options, extra=unit)
         if load <= zone.gun_limit:
-            details.update(at="garrison", sector=None)
-            effects.append(
-                ctx.effect(
-                    "oz.garrisoned",
-                    f"{unit.id} unlimbers in {zone.id}",
-                    ["OZ.Basic.D", "OZ.Display"],
-                    unit=unit.id,
-                    details={
-                        "zone": zone.id,
-                        "guns": load,
-                        "limit": zone.gun_limit,
-                        "on_table": on_table,
-                    },
-                )
-            )
+            at, kind, summary = "garrison", "oz.garrisoned", f"{unit.id} unlimbers in {zone.id}"
         else:
-            details.update(at="transit", sector=None)
-            effects.append(
-                ctx.effect(
-                    "oz.limbered_in_transit",
-                    f"{unit.id} stays limbered In-Transit: the gun limit is reached",
-                    ["OZ.Basic.D", "OZ.Display"],
-                    unit=unit.id,
-                    details={
-                        "zone": zone.id,
-                        "guns": load,
-                        "limit": zone.gun_limit,
-                        "on_table": on_table,
-                    },
-                )
+            at, kind = "transit", "oz.limbered_in_transit"
+            summary = f"{unit.id} stays limbered In-Transit: the gun limit is reached"
+        details.update(at=at, sector=None)
+        effects.append(
+            ctx.effect(
+                kind,
+                summary,
+                ["OZ.Basic.D", "OZ.Display"],
+                unit=unit.id,
+                details={
+                    "zone": zone.id,
+                    "guns": load,
+                    "limit": zone.gun_limit,
+                    "on_table": on_table,
+                },
             )
+        )
     else:
         sections = _capacity_cites(ctx, zone)
         held = {u.sector for u in battalions(garrison(ctx.state, zone.id, unit.side))}
@@ -317,14 +315,10 @@ def _f_path_problem(ctx: Ctx, zone: Zone, unit: Unit, start: int | None, to: int
 
 
 def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
-    unit = _unit(ctx, a.unit)
-    if isinstance(unit, Problem):
-        return ctx.illegal(unit)
-    zone = _zone(ctx, a.zone)
-    if isinstance(zone, Problem):
-        return ctx.illegal(zone)
-    if (p := _phase_problem(ctx, a)) is not None:
-        return ctx.illegal(p)
+    found = _unit_zone_in_phase(ctx, a)
+    if isinstance(found, Problem):
+        return ctx.illegal(found)
+    unit, zone = found
     if unit.zone is None:
         return ctx.illegal(
             Problem("oz.not_in_zone", f"{unit.id} is in no zone.", ["OZ.Display"], unit=unit.id)
@@ -547,14 +541,10 @@ def bombard_dice(ctx: Ctx, a: Bombard) -> list[int]:
 
 
 def judge_bombard(ctx: Ctx, a: Bombard, dice: Sequence[int]) -> Ruling:
-    unit = _unit(ctx, a.unit)
-    if isinstance(unit, Problem):
-        return ctx.illegal(unit)
-    zone = _zone(ctx, a.zone)
-    if isinstance(zone, Problem):
-        return ctx.illegal(zone)
-    if (p := _phase_problem(ctx, a)) is not None:
-        return ctx.illegal(p)
+    found = _unit_zone_in_phase(ctx, a)
+    if isinstance(found, Problem):
+        return ctx.illegal(found)
+    unit, zone = found
     if unit.type != "artillery" or unit.zone is not None:
         return ctx.illegal(
             Problem(

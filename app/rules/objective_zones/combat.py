@@ -498,40 +498,25 @@ def resolve(
                     details={"sector": sector},
                 )
             )
-        elif options.post_melee == "sector":
+        elif options.post_melee == "sector" or by_att > by_def:
             ctx.rely("oz.d3-scope")
-            section = "OZ.PostMelee.D.2" if by_att > by_def else "OZ.PostMelee.D.3"
             info["result"] = "engaged"
-            engaged.extend(att_bns + def_bns)
+            if options.post_melee == "sector":
+                scope, lock = "sector", "attackers and defenders are engaged"
+                section = "OZ.PostMelee.D.2" if by_att > by_def else "OZ.PostMelee.D.3"
+                sections = [section, "OZ.PostMelee.D.4"]
+                engaged.extend(att_bns + def_bns)
+            else:
+                scope, lock = "zone", "the whole zone is locked in melee"
+                sections = ["OZ.PostMelee.D.2", "OZ.PostMelee.D.3", "OZ.PostMelee.D.4"]
+                zone_wide_engage = True
             effects.append(
                 ctx.effect(
                     "oz.engaged",
-                    f"sector {sector}: attackers and defenders are engaged",
-                    [section, "OZ.PostMelee.D.4"],
+                    f"sector {sector}: {lock}",
+                    sections,
                     by=att_bns + def_bns,
-                    details={"sector": sector, "scope": "sector"},
-                )
-            )
-            effects.append(
-                ctx.effect(
-                    "oz.morale_check",
-                    f"sector {sector}",
-                    ["OZ.Morale"],
-                    by=def_bns,
-                    details={"sector": sector},
-                )
-            )
-        elif by_att > by_def:
-            ctx.rely("oz.d3-scope")
-            info["result"] = "engaged"
-            zone_wide_engage = True
-            effects.append(
-                ctx.effect(
-                    "oz.engaged",
-                    f"sector {sector}: the whole zone is locked in melee",
-                    ["OZ.PostMelee.D.2", "OZ.PostMelee.D.3", "OZ.PostMelee.D.4"],
-                    by=att_bns + def_bns,
-                    details={"sector": sector, "scope": "zone"},
+                    details={"sector": sector, "scope": scope},
                 )
             )
             effects.append(

@@ -243,34 +243,27 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
 
     # -- sequence of play --------------------------------------------------------------------
 
-    def sequence_of_play(self, board: Board) -> SequenceOfPlay | None:
+    def sequence_of_play(self, board: Board) -> SequenceOfPlay:
         return SequenceOfPlay(
             phases=PHASES,
             citation=CATALOG.cite("OZ.Sequence"),
             sides=tuple(s.id for s in board.sides),
         )
 
-    def position(self, board: Board, state: State) -> Position | None:
+    def position(self, board: Board, state: State) -> Position:
         return Position(turn=state.turn, phase=state.phase, phasing_side=state.phasing_side)
 
     def advance_phase(self, board: Board, state: State) -> State:
         """The next phase; after Objective Combat the other side's player turn (turn + 1
         after the last side). Assaults left unresolved lapse with their phase."""
-        order = [p.id for p in PHASES]
-        sides = [s.id for s in board.sides]
+        nxt = self.sequence_of_play(board).next_position(self.position(board, state))
         new = state.model_copy(deep=True)
-        idx = order.index(state.phase)
-        if idx + 1 < len(order):
-            new.phase = PHASES[idx + 1].id  # type: ignore[assignment]
+        new.phase = nxt.phase  # type: ignore[assignment]
+        if nxt.phase != PHASES[0].id:
             return new
-        new.phase = PHASES[0].id  # type: ignore[assignment]
         new.assaults = []
-        i = sides.index(state.phasing_side)
-        if i + 1 < len(sides):
-            new.phasing_side = sides[i + 1]
-        else:
-            new.phasing_side = sides[0]
-            new.turn = state.turn + 1
+        new.phasing_side = nxt.phasing_side or state.phasing_side
+        new.turn = nxt.turn
         return new
 
     # -- the sealed allocation -------------------------------------------------------------

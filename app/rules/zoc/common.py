@@ -101,6 +101,18 @@ def find_unit(ctx: Context, unit_id: str) -> Unit | Problem:
     return unit
 
 
+def unit_and_path(
+    ctx: Context, unit_id: str, path: Sequence[str]
+) -> tuple[Unit, str, list[str]] | Problem:
+    """The unit (on the map), its hex and the hexes its ``path`` enters (see
+    :func:`without_start`); else the well-formedness problem of :func:`find_unit`."""
+    found = find_unit(ctx, unit_id)
+    if isinstance(found, Problem):
+        return found
+    assert found.hex is not None
+    return found, found.hex, without_start(found.hex, path)
+
+
 def without_start(start: str, path: Sequence[str]) -> list[str]:
     """The hexes entered: a path that repeats the unit's own hex first (a common front-end
     habit, e.g. ``[e3107, e3207]`` for a unit in e3107) means the same as one without it."""

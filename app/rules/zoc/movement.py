@@ -23,11 +23,10 @@ from app.rules.zoc.common import (
     Problem,
     check_path,
     effect,
-    find_unit,
     illegal,
     legal,
     names,
-    without_start,
+    unit_and_path,
 )
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
 from app.rules.zoc.zones import Context, compute_zones, unit_ids
@@ -385,13 +384,10 @@ class Mover:
 
 def judge_move(ctx: Context, action: MoveAction) -> Ruling:
     """Judge a ``move`` action (see the module docstring for the layers)."""
-    found = find_unit(ctx, action.unit)
+    found = unit_and_path(ctx, action.unit, action.path)
     if isinstance(found, Problem):
         return illegal(ctx, found)
-    unit = found
-    assert unit.hex is not None
-    start = unit.hex
-    path = without_start(start, action.path)
+    unit, start, path = found
     # 1. well-formed
     if not path:
         return illegal(

@@ -20,11 +20,10 @@ from app.rules.zoc.common import (
     Problem,
     check_path,
     effect,
-    find_unit,
     illegal,
     legal,
     names,
-    without_start,
+    unit_and_path,
 )
 from app.rules.zoc.models import RetreatAction, Unit
 from app.rules.zoc.zones import Context, unit_ids
@@ -188,13 +187,10 @@ class Retreat:
 
 def judge_retreat(ctx: Context, action: RetreatAction) -> Ruling:
     """Judge a ``retreat`` action."""
-    found = find_unit(ctx, action.unit)
+    found = unit_and_path(ctx, action.unit, action.path)
     if isinstance(found, Problem):
         return illegal(ctx, found)
-    unit = found
-    assert unit.hex is not None
-    start = unit.hex
-    path = without_start(start, action.path)
+    unit, start, path = found
     problem = check_path(ctx, start, path, unit.id)
     if problem is not None:
         return illegal(ctx, problem)

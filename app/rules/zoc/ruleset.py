@@ -163,7 +163,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
 
     # -- sequence of play -------------------------------------------------------------------
 
-    def sequence_of_play(self, board: Board) -> SequenceOfPlay | None:
+    def sequence_of_play(self, board: Board) -> SequenceOfPlay:
         """Phases of a player turn (project default; the source text gives no sequence)."""
         return SequenceOfPlay(
             phases=PHASES,
@@ -171,26 +171,17 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
             sides=tuple(s.id for s in board.sides),
         )
 
-    def position(self, board: Board, state: State) -> Position | None:
+    def position(self, board: Board, state: State) -> Position:
         return Position(turn=state.turn, phase=state.phase, phasing_side=state.phasing_side)
 
     def advance_phase(self, board: Board, state: State) -> State:
         """The next phase; after the last phase the next side's turn (turn + 1 after the last
         side). Records every unit's start position (8.2) and clears the moved list."""
-        order = [p.id for p in PHASES]
-        sides = [s.id for s in board.sides]
+        nxt = self.sequence_of_play(board).next_position(self.position(board, state))
         new = state.model_copy(deep=True)
-        idx = order.index(state.phase)
-        if idx + 1 < len(order):
-            new.phase = PHASES[idx + 1].id  # type: ignore[assignment]
-        else:
-            new.phase = PHASES[0].id  # type: ignore[assignment]
-            side_idx = sides.index(state.phasing_side) if state.phasing_side in sides else -1
-            if side_idx + 1 < len(sides):
-                new.phasing_side = sides[side_idx + 1]
-            else:
-                new.phasing_side = sides[0]
-                new.turn = state.turn + 1
+        new.turn = nxt.turn
+        new.phase = nxt.phase  # type: ignore[assignment]
+        new.phasing_side = nxt.phasing_side or state.phasing_side
         new.start_positions = {u.id: u.hex for u in new.units}
         new.moved = []
         return new

@@ -238,26 +238,36 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
             citations=_citations(sections, [v], []),
         )
 
-    def _adjudicate_move(self, game: Game, action: MoveAction) -> Ruling:
-        unit = game.units.get(action.unit)
+    def _unit_in_phase(
+        self, game: Game, unit_id: str, section: str, phase: str, doing: str
+    ) -> Unit | Ruling:
+        """The unit an action names, if it exists (else cite ``section``) and the game is in
+        ``phase`` (else cite the sequence); otherwise the ruling refusing the action."""
+        unit = game.units.get(unit_id)
         if unit is None:
             return self._illegal(
                 violation(
                     "zoi.unknown_unit",
-                    f"No unit {action.unit!r} in this game.",
-                    ["movement"],
-                    unit=action.unit,
+                    f"No unit {unit_id!r} in this game.",
+                    [section],
+                    unit=unit_id,
                 )
             )
-        if game.state.phase != "movement":
+        if game.state.phase != phase:
             return self._illegal(
                 violation(
                     "zoi.wrong_phase",
-                    f"Units move in the movement phase; the game is in {game.state.phase}.",
+                    f"{doing} in the {phase} phase; the game is in {game.state.phase}.",
                     ["sequence"],
                     unit=unit.id,
                 )
             )
+        return unit
+
+    def _adjudicate_move(self, game: Game, action: MoveAction) -> Ruling:
+        unit = self._unit_in_phase(game, action.unit, "movement", "movement", "Units move")
+        if isinstance(unit, Ruling):
+            return unit
         if unit.side != game.state.phasing:
             return self._illegal(
                 violation(
@@ -299,25 +309,11 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         )
 
     def _adjudicate_retreat(self, game: Game, action: MeleeRetreatAction) -> Ruling:
-        unit = game.units.get(action.unit)
-        if unit is None:
-            return self._illegal(
-                violation(
-                    "zoi.unknown_unit",
-                    f"No unit {action.unit!r} in this game.",
-                    ["14.melee-retreat"],
-                    unit=action.unit,
-                )
-            )
-        if game.state.phase != "melee":
-            return self._illegal(
-                violation(
-                    "zoi.wrong_phase",
-                    f"Melee retreats happen in the melee phase; the game is in {game.state.phase}.",
-                    ["sequence"],
-                    unit=unit.id,
-                )
-            )
+        unit = self._unit_in_phase(
+            game, action.unit, "14.melee-retreat", "melee", "Melee retreats happen"
+        )
+        if isinstance(unit, Ruling):
+            return unit
         out = judge_retreat(game, unit, action)
         interpretations = _interpretations(out.consulted, game.options)
         if out.violation is not None:
@@ -433,21 +429,11 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         """The next phase; after morale recovery the next side's player turn (and, after the
         last side, the next game turn). Entering the movement phase records where every unit
         starts it (rule 14: leaving a zone is allowed only at the start of the movement)."""
-        order = [p.id for p in PHASES]
-        sides = [s.id for s in board.sides]
-        idx = order.index(state.phase)
-        turn, phasing = state.turn, state.phasing
-        if idx + 1 < len(order):
-            phase = order[idx + 1]
-        else:
-            phase = order[0]
-            side_idx = sides.index(phasing) if phasing in sides else -1
-            if side_idx + 1 < len(sides):
-                phasing = sides[side_idx + 1]
-            else:
-                phasing, turn = sides[0], turn + 1
-        new = state.model_copy(update={"phase": phase, "phasing": phasing, "turn": turn})
-        if phase == "movement":
+        nxt = self.sequence_of_play(board).next_position(self.position(board, state))
+        phasing = nxt.phasing_side or state.phasing
+        update = {"phase": nxt.phase, "phasing": phasing, "turn": nxt.turn}
+        new = state.model_copy(update=update)
+        if nxt.phase == "movement":
             new = new.model_copy(update={"moved": [], "phase_start": _snapshot(new)})
         return new
 

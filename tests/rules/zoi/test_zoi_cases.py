@@ -10,7 +10,6 @@ The last test checks that every catalog section is cited by at least one case.
 
 from __future__ import annotations
 
-import copy
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import yaml
 from app.rules import InvalidQuery, registry
 from app.rules.ruling import Ruling
 from app.rules.zoi import CATALOG, INTERPRETATIONS
+from tests.rules.case_tools import merge, subset
 
 HERE = Path(__file__).parent
 CASE_FILES = [
@@ -43,12 +43,7 @@ CASES = [_load(p) for p in CASE_FILES]
 
 def _merge(base: Any, patch: Any) -> Any:
     """Deep-merge dicts; lists and scalars in the patch replace the base."""
-    if isinstance(base, dict) and isinstance(patch, dict):
-        out = dict(base)
-        for k, v in patch.items():
-            out[k] = _merge(base.get(k), v) if k in base else copy.deepcopy(v)
-        return out
-    return copy.deepcopy(patch)
+    return merge(base, patch, lists_by_id=False)
 
 
 def build_scenario(case: dict[str, Any]) -> dict[str, Any]:
@@ -61,18 +56,7 @@ def build_scenario(case: dict[str, Any]) -> dict[str, Any]:
 
 def _matches(expected: Any, actual: Any, where: str = "") -> None:
     """Recursive subset match: dict keys given must match; lists match element-wise."""
-    if isinstance(expected, dict):
-        assert isinstance(actual, dict), f"{where}: expected a mapping, got {actual!r}"
-        for k, v in expected.items():
-            assert k in actual, f"{where}.{k} missing in {actual!r}"
-            _matches(v, actual[k], f"{where}.{k}")
-    elif isinstance(expected, list):
-        assert isinstance(actual, list | tuple), f"{where}: expected a list, got {actual!r}"
-        assert len(expected) == len(actual), f"{where}: {len(actual)} items: {actual!r}"
-        for n, (e, a) in enumerate(zip(expected, actual, strict=True)):
-            _matches(e, a, f"{where}[{n}]")
-    else:
-        assert expected == actual, f"{where}: expected {expected!r}, got {actual!r}"
+    subset(expected, actual, where, lists="pairwise")
 
 
 def _effect_view(effect: dict[str, Any]) -> dict[str, Any]:
