@@ -52,5 +52,10 @@ def _load_builtins() -> None:
         importlib.import_module(module)
 
 
-BUILTIN_MODULES: list[str] = ["app.rules.zoc", "app.rules.zoi", "app.rules.objective_zones"]
+BUILTIN_MODULES: list[str] = [
+    "app.rules.zoc",
+    "app.rules.zoi",
+    "app.rules.objective_zones",
+    "app.rules.terrain",
+]
 """Modules imported on first registry use; each calls :func:`register`."""

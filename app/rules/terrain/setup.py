@@ -1,0 +1,138 @@
+"""Scenario -> board + state for the ``terrain`` ruleset, checked against A.2x, A.3x, A.4x.
+
+Every inconsistency becomes one error (``loc``, ``msg``, ``section``) of one
+:class:`InvalidScenario`; nothing is silently repaired.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shapely.geometry import Point
+
+from app.rules.base import InvalidScenario
+from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of
+from app.rules.terrain.models import (
+    DEFAULT_MOVEMENT,
+    Board,
+    Options,
+    Scenario,
+    State,
+    Unit,
+)
+from app.rules.terrain.rules import closed_reason
+
+MAX_STREAM_WIDTH = 40.0  # A.22
+FORD_BRIDGE_GAP = 50.0  # A.24
+STOCKADE_CAPACITY = (1, 5)  # A.32
+FORT_CAPACITY = (6, 12)  # A.36
+
+
+def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
+    errors: list[dict[str, Any]] = []
+
+    def err(loc: list[Any], msg: str, section: str | None = None) -> None:
+        entry: dict[str, Any] = {"loc": loc, "msg": msg}
+        if section:
+            entry["section"] = section
+        errors.append(entry)
+
+    sides = [s.id for s in scenario.sides]
+    if len(set(sides)) != len(sides):
+        err(["sides"], "duplicate side id")
+    shapes = {}
+    seen: set[str] = set()
+    for i, f in enumerate(scenario.features):
+        loc: list[Any] = ["features", i]
+        if f.id in seen:
+            err([*loc, "id"], f"duplicate feature {f.id}")
+        seen.add(f.id)
+        shape = shape_of(f)
+        if shape.is_empty or not shape.is_valid or shape.area <= 0:
+            err([*loc, "polygon" if f.polygon else "line"], "not a valid area")
+            continue
+        shapes[f.id] = shape
+        # A.22: a stream marker is at most 40 yards wide
+        if f.kind == "stream":
+            width = f.width if f.line is not None and f.width else max_width(shape)
+            if width > MAX_STREAM_WIDTH + 1e-6:
+                err([*loc, "width"], f"stream {f.id} is {width:.0f} yards wide (max 40)", "A.22")
+        # A.32 / A.36: garrison capacities
+        if f.kind == "stockade" and f.capacity is not None:
+            lo, hi = STOCKADE_CAPACITY
+            if not lo <= f.capacity <= hi:
+                err([*loc, "capacity"], "a stockade or small fort holds 1-5 stands", "A.32")
+        if f.kind == "fort" and f.capacity is not None:
+            lo, hi = FORT_CAPACITY
+            if not lo <= f.capacity <= hi:
+                err([*loc, "capacity"], "a whole large fort holds 6-12 stands", "A.36")
+        if f.kind == "earthworks" and f.works is None:
+            err([*loc, "works"], "earthworks are prepared or hasty", "A.41")
+
+    by_id = {f.id: f for f in scenario.features}
+    bridges = [fid for fid, f in by_id.items() if f.kind == "bridge" and fid in shapes]
+    fords = [fid for fid, f in by_id.items() if f.kind == "ford" and fid in shapes]
+    # A.24: no ford within 50 yards of a bridge (edge to edge)
+    for fid in fords:
+        for bid in bridges:
+            gap = shapes[fid].distance(shapes[bid])
+            if gap < FORD_BRIDGE_GAP:
+                i = scenario.features.index(by_id[fid])
+                err(["features", i], f"ford {fid} is {gap:.0f} yards from bridge {bid}", "A.24")
+    # A.23: every river has a ford and/or a bridge
+    for i, f in enumerate(scenario.features):
+        if f.kind == "river" and f.id in shapes:
+            crossing = [
+                c for c in fords + bridges if shapes[c].intersects(shapes[f.id])
+            ]
+            if not crossing:
+                err(["features", i], f"river {f.id} has no ford or bridge", "A.23")
+
+    board = Board(
+        title=scenario.title,
+        layout=scenario.layout,
+        table=scenario.table,
+        sides=list(scenario.sides),
+        features=list(scenario.features),
+        options=options,
+    )
+    defaults = {**DEFAULT_MOVEMENT, **scenario.movement_defaults}
+    units: list[Unit] = []
+    uids: set[str] = set()
+    for i, u in enumerate(scenario.units):
+        loc = ["units", i]
+        if u.id in uids:
+            err([*loc, "id"], f"duplicate unit {u.id}")
+        uids.add(u.id)
+        if u.side not in sides:
+            err([*loc, "side"], f"unknown side {u.side}")
+        x, y = u.at
+        if not (0 <= x <= scenario.table.width and 0 <= y <= scenario.table.height):
+            err([*loc, "at"], "position off the table")
+        key = "dismounted_cavalry" if u.type == "cavalry" and not u.mounted else u.type
+        unit = Unit(
+            id=u.id,
+            side=u.side,
+            type=u.type,
+            order=u.order,
+            limbered=u.limbered,
+            mounted=u.mounted,
+            at=u.at,
+            movement=u.movement if u.movement is not None else defaults.get(key, 100.0),
+            frontage=u.frontage,
+        )
+        # a unit may not start where it could never be (A.43, A.44, A.45, A.46)
+        for f in scenario.features:
+            shape = shapes.get(f.id)
+            if shape is None or not shape.covers(Point(u.at)):
+                continue
+            if f.kind in HEAVY | LIGHT | ROUGH:
+                reason = closed_reason(unit, f.kind, options)
+                if reason is not None:
+                    err([*loc, "at"], f"{u.id} may not stand in {f.id}: {reason[1]}", reason[0])
+            if f.kind == "building" and u.type == "cavalry" and u.mounted:
+                err([*loc, "mounted"], f"{u.id} must dismount to hold {f.id}", "A.43")
+        units.append(unit)
+    if errors:
+        raise InvalidScenario("inconsistent terrain scenario", errors)
+    return board, State(units=units)
