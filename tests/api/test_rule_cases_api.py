@@ -1,4 +1,4 @@
-"""Every zoc, zoi and objective-zones rule case with an action, replayed through the HTTP API.
+"""Every rule case with an action (zoc, zoi, objective-zones, terrain), replayed through HTTP.
 
 The rules-core tests (tests/rules/*) judge each case directly; this module shows that the same
 verdict, violations and effects come back over HTTP — a dry run first, then the real submission
@@ -34,6 +34,7 @@ def _module(path: Path) -> ModuleType:
 ZOC = _module(RULES / "zoc" / "zoc_case_harness.py")
 ZOI = _module(RULES / "zoi" / "test_zoi_cases.py")
 OZ = _module(RULES / "objective_zones" / "oz_case_harness.py")
+TERRAIN = _module(RULES / "terrain" / "terrain_case_harness.py")
 
 
 def _zoc_cases() -> list[Any]:
@@ -98,13 +99,34 @@ def _oz_cases() -> list[Any]:
     return out
 
 
+def _terrain_cases() -> list[Any]:
+    """Terrain action cases that need no dice (wheel checks are judged in the rules core)."""
+    out = []
+    for case in TERRAIN.load_cases():
+        data = case.data
+        if "action" not in data or data.get("dice") or case.expect.get("dice_needed"):
+            continue
+        out.append(
+            pytest.param(
+                "terrain",
+                TERRAIN.scenario_of(case),
+                data.get("options") or {},
+                [],
+                data["action"],
+                case.expect,
+                id=f"terrain-{case.name}",
+            )
+        )
+    return out
+
+
 def _kinds(effects: list[Any]) -> list[str]:
     return [e if isinstance(e, str) else e["kind"] for e in effects]
 
 
 @pytest.mark.parametrize(
     ("ruleset", "scenario", "options", "before", "action", "expect"),
-    _zoc_cases() + _zoi_cases() + _oz_cases(),
+    _zoc_cases() + _zoi_cases() + _oz_cases() + _terrain_cases(),
 )
 async def test_rule_case_over_http(
     client: httpx.AsyncClient,
