@@ -168,3 +168,28 @@ def assert_effects(
     for n, item in enumerate(stated):
         if isinstance(item, dict):
             match(item, dump["effects"][n], f"effects[{n}]")
+
+
+def assert_verdict(
+    name: str,
+    expect: dict[str, Any],
+    ruling: Ruling,
+    match: Callable[[Any, Any, str], None],
+) -> dict[str, Any]:
+    """Assert a ruling's verdict, violation codes, exact effects and cited sections against a
+    case's ``expect`` (``legal``, ``violations``, ``effects``, ``citations``, ``not_cited``);
+    every violation's citations must also be listed by the ruling. Returns the ruling as JSON."""
+    dump = ruling.model_dump(mode="json")
+    assert ruling.legal is expect["legal"], f"expected legal={expect['legal']}: {ruling.summary}"
+    assert [v.code for v in ruling.violations] == list(expect.get("violations", [])), dump
+    assert "effects" in expect, f"{name}: an action case must state its effects ([] if none)"
+    assert_effects(list(expect["effects"]), ruling, dump, match)
+    cited = {c.section for c in ruling.citations}
+    for section in expect.get("citations", []):
+        assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"
+    for section in expect.get("not_cited", []):
+        assert section not in cited, f"section {section} cited but should not be"
+    for v in ruling.violations:
+        for c in v.citations:
+            assert c.section in cited, "a violation cites a section the ruling does not list"
+    return dump

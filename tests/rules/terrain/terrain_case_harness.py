@@ -17,7 +17,7 @@ from typing import Any
 
 from app.rules import InvalidScenario, registry
 from tests.rules import case_tools
-from tests.rules.case_tools import Case, assert_effects, merge
+from tests.rules.case_tools import Case, assert_verdict, merge
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
@@ -88,19 +88,7 @@ def run_case(case: Case) -> None:
     dice = list(data.get("dice") or [])
     ruling = rs.adjudicate(board, state, action, options, dice)
     assert rs.adjudicate(board, state, action, options, dice) == ruling, "not deterministic"
-    dump = ruling.model_dump(mode="json")
-    assert ruling.legal is expect["legal"], f"expected legal={expect['legal']}: {ruling.summary}"
-    assert [v.code for v in ruling.violations] == list(expect.get("violations", [])), dump
-    assert "effects" in expect, f"{case.name}: state the effects ([] if none)"
-    assert_effects(list(expect["effects"]), ruling, dump, subset)
-    cited = {c.section for c in ruling.citations}
-    for section in expect.get("citations", []):
-        assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"
-    for section in expect.get("not_cited", []):
-        assert section not in cited, f"section {section} cited but should not be"
-    for v in ruling.violations:
-        for c in v.citations:
-            assert c.section in cited
+    dump = assert_verdict(case.name, expect, ruling, subset)
     if "violation" in expect:
         subset(expect["violation"], dump["violations"][0], "violation")
     if "details" in expect:

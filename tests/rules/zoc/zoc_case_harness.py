@@ -27,7 +27,7 @@ from typing import Any
 
 from app.rules import registry
 from tests.rules import case_tools
-from tests.rules.case_tools import Case, assert_effects, assert_invalid_scenario, merge
+from tests.rules.case_tools import Case, assert_invalid_scenario, assert_verdict, merge
 
 HERE = Path(__file__).resolve().parent
 CASES_DIR = HERE / "cases"
@@ -96,19 +96,7 @@ def run_case(case: Case) -> None:
     ruling = rs.adjudicate(board, state, action, options)
     again = rs.adjudicate(board, state, action, options)
     assert again == ruling, "adjudication is not deterministic"
-    dump = ruling.model_dump(mode="json")
-    assert ruling.legal is expect["legal"], f"expected legal={expect['legal']}: {ruling.summary}"
-    assert [v.code for v in ruling.violations] == list(expect.get("violations", [])), dump
-    assert "effects" in expect, f"{case.name}: an action case must state its effects ([] if none)"
-    assert_effects(list(expect["effects"]), ruling, dump, subset)
-    cited = {c.section for c in ruling.citations}
-    for section in expect.get("citations", []):
-        assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"
-    for section in expect.get("not_cited", []):
-        assert section not in cited, f"section {section} cited but should not be"
-    for v in ruling.violations:
-        for c in v.citations:
-            assert c.section in cited, "a violation cites a section the ruling does not list"
+    dump = assert_verdict(case.name, expect, ruling, subset)
     if "stop_hex" in expect:
         assert ruling.details.get("stop_hex") == expect["stop_hex"], ruling.details
     if "violation" in expect:
