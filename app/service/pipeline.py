@@ -120,7 +120,7 @@ def _valid_id(game_id: str) -> bool:
 
 def _find(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
     """The game row and board digest, or :class:`NotFound` (ids are checked before querying)."""
-    found = uow.games.get(game_id) if _valid_id(game_id) else None
+    found = uow.games.get(game_id, lock=uow.writing) if _valid_id(game_id) else None
     if found is None:
         raise NotFound(f"no game {game_id!r}", game=game_id)
     return found

@@ -441,7 +441,7 @@ def _replay(uow: AbstractUnitOfWork, prior: EventRow, request_digest: str) -> Se
             "rollback and will never be revealed; submit the order again with a new key",
             code="sealed.withdrawn",
             decision=payload.get("decision"),
-            instance=instance,
+            order_instance=instance,
             event=prior.seq,
         )
     body = json.loads(prior.response)
