@@ -5,6 +5,18 @@
   (the directory is created on first connect).
 * ``REFEREE_MAX_BODY_BYTES`` -- largest accepted request body; larger gets 413. Default 1 MiB.
 * ``REFEREE_BOARD_CACHE_SIZE`` -- parsed boards kept in memory (LRU). Default 128.
+* ``REFEREE_BOARD_CACHE_BYTES`` -- and at most this much board JSON (the parsed boards take a
+  about 8 times more memory; see docs/OPERATIONS.md). Default 16 MiB.
+* ``REFEREE_SCENARIO_BUDGET`` -- largest scenario size: JSON values of the document plus the
+  hexes its map areas generate (``app.service.budget``); larger gets 422
+  ``scenario.too_large``. Default 50,000.
+* ``REFEREE_TIMEOUT_HEADERS_SECONDS`` / ``REFEREE_TIMEOUT_BODY_SECONDS`` -- a connection that
+  has not sent a whole request head (or body) this long after it started is closed. Default
+  10 / 30.
+* ``REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS`` -- an idle keep-alive connection is closed after
+  this long. Default 5.
+* ``REFEREE_MAX_CONNECTIONS`` -- connections served at once by one process; more get 503.
+  Default 1,000.
 * ``REFEREE_EVENTS_PAGE_MAX`` -- largest page of ``GET /games/{id}/events``. Default 500.
 * ``REFEREE_HOST`` / ``REFEREE_PORT`` -- where ``referee serve`` listens. Default
   ``127.0.0.1:8000``.
@@ -38,6 +50,24 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")
+    board_cache_bytes: int = Field(
+        default=16 * 1024 * 1024, ge=1, description="Board JSON bytes kept parsed (LRU)."
+    )
+    scenario_budget: int = Field(
+        default=50_000, ge=1, description="Largest scenario size (JSON values + map hexes)."
+    )
+    timeout_headers_seconds: float = Field(
+        default=10.0, gt=0, description="Time a connection has to send a request head."
+    )
+    timeout_body_seconds: float = Field(
+        default=30.0, gt=0, description="Time a request has to send its whole body."
+    )
+    timeout_keep_alive_seconds: float = Field(
+        default=5.0, gt=0, description="An idle keep-alive connection is closed after this."
+    )
+    max_connections: int = Field(
+        default=1000, ge=1, description="Connections one process serves at once (then 503)."
+    )
     events_page_max: int = Field(default=500, ge=1, description="Largest events page.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

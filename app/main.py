@@ -86,7 +86,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
-    app.state.boards = BoardCache(settings.board_cache_size)
+    app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
     app.state.clock = clock or time.time
 
     problems.install(app)

@@ -203,6 +203,13 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         """Validate an action document (raises pydantic.ValidationError)."""
         return self.action_adapter().validate_python(data)  # type: ignore[no-any-return]
 
+    def generated_size(self, scenario: Any) -> int:
+        """How many elements :meth:`setup` will build that the scenario document does not list
+        one by one -- e.g. the hexes of a rectangular map area. The service adds this to the
+        document's own size and refuses a scenario over its budget before calling
+        :meth:`setup`. Default: none (every element is listed in the document)."""
+        return 0
+
     def load_board(self, data: Any) -> BoardT:
         """Re-load a stored board (already validated when the game was created)."""
         return self.board_model.model_validate(data)  # type: ignore[return-value]

@@ -81,6 +81,15 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
 
     # -- the game -------------------------------------------------------------------------
 
+    def generated_size(self, scenario: Any) -> int:
+        """The hexes of the map areas (rectangles), which the document does not list."""
+        if not isinstance(scenario, Scenario):
+            return 0
+        return sum(
+            max(0, a.cols[1] - a.cols[0] + 1) * max(0, a.rows[1] - a.rows[0] + 1)
+            for a in scenario.areas
+        )
+
     def setup(self, scenario: Any, options: ZocOptions) -> tuple[Board, State]:
         if not isinstance(scenario, Scenario):
             scenario = Scenario.model_validate(
