@@ -90,7 +90,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.clock = clock or time.time
 
     problems.install(app)
-    app.state.events_hub = EventHub(settings.database_url)
+    app.state.events_hub = EventHub(settings.database_url, engine, settings.sse_poll_seconds)
     # before `events`: /games/{id}/events/stream must not be taken for /events/{seq}
     app.include_router(stream.router)
     for module in (health, rulesets, games, actions, events, queries):
