@@ -131,6 +131,7 @@ def _write(
         prior = _prior(uow, game.row.id, seat, req.idempotency_key)
         if prior is not None:
             return _replay(prior, request_digest)
+        _require_current(game.row, if_match)  # 412 before judging anything
         outcome = body(_Command(uow, game, seat, if_match, req.idempotency_key, request_digest, at))
         uow.commit()
         return outcome

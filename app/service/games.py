@@ -46,6 +46,7 @@ from app.service.errors import (
     pointer,
     rules_errors,
 )
+from app.service.identity import identify, require_seat
 from app.service.jsonsafe import unsafe_values
 from app.service.results import (
     ActionOutcome,
@@ -59,7 +60,7 @@ from app.service.results import (
     ScenarioView,
     SideInfo,
 )
-from app.service.tokens import hash_token, new_token, same_hash
+from app.service.tokens import hash_token, new_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
@@ -165,27 +166,20 @@ def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> _Game:
 
 
 def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
-    """The seat a bearer token holds at this game; None without a token; 401 if wrong."""
+    """The seat a bearer token holds at this game; None without a token; 401 if wrong,
+    403 for a read-only spectator token (see :mod:`app.service.identity`)."""
     if token is None:
         return None
-    presented = hash_token(token)
-    # Compare the presented hash with every seat's in constant time, without stopping at a
-    # match, so the time taken says nothing about which seat (if any) it holds.
-    found: str | None = None
-    for row in uow.games.seats(game.id):
-        if same_hash(row.token_hash, presented):
-            found = row.seat
-    if found is None:
-        raise Unauthenticated("the token is not a seat of this game")
-    return found
+    return require_seat(identify(uow, game, token))
 
 
 def _reader(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
-    """The reader's seat; a private game needs one."""
-    seat = _seat(uow, game, token)
-    if seat is None and not game.public:
+    """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
+    spectator token."""
+    who = identify(uow, game, token) if token is not None else None
+    if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
-    return seat
+    return None if who is None else who.seat
 
 
 def _parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
@@ -728,9 +722,10 @@ def submit_action(
     """Judge an action and, if legal, apply it and append it to the log.
 
     Order of checks: token present -> game exists -> token is a seat -> If-Match present ->
-    idempotent replay -> game still active -> action well-formed -> seat owns the action ->
-    the seat's side may act in this phase (sequence of play) -> ruling legal -> version still
-    current (one conditional UPDATE). Nothing is written unless all pass.
+    idempotent replay -> If-Match current (412 before judging) -> game still active ->
+    action well-formed -> seat owns the action -> the seat's side may act in this phase
+    (sequence of play) -> ruling legal -> version still current (the conditional UPDATE
+    catches a write that raced in meanwhile). Nothing is written unless all pass.
 
     Dice: a ruleset's ``dice_needed`` hook names the dice; the action is first judged with
     none (legality only: an illegal action never rolls, so it cannot reveal a roll), then the
@@ -816,6 +811,8 @@ def _submit(
         prior = _prior(uow, game.row.id, seat, idempotency_key)
         if prior is not None:
             return _replay(prior, request_digest)
+        # 412 before judging: never rule on a position the client has not seen
+        _require_current(game.row, if_match)
         _require_active(game.row)
 
         parsed = _parse_action(game.ruleset, action)

@@ -519,6 +519,7 @@ def _submit(
         prior = _prior(uow, game.row.id, seat, idempotency_key)
         if prior is not None:
             return _replay(prior, request_digest)
+        _require_current(game.row, precondition)  # 412 before judging the order
         _require_active(game.row)
         decision = _decision(game, decision_id)
         if seat not in decision.sides:
@@ -665,10 +666,10 @@ def open_decision(
                 code="sealed.umpire_only",
                 seat=seat,
             )
+        _require_current(game.row, precondition)
         _require_active(game.row)
         decision = _decision(game, decision_id)
         key, rows = _current_instance(sealed_orders(uow), game.row.id, decision_id)
-        _require_current(game.row, precondition)
         reveal = _reveal(
             uow,
             game,
