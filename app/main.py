@@ -25,11 +25,15 @@ from app.api.routes import (
     rulesets,
     sealed,
     stream,
+    tokens,
+    webhooks,
 )
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
+from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
 from app.service.boards import BoardCache
+from app.service.delivery import DeliveryWorker, worker_config
 from app.service.stream import EventHub
 
 DESCRIPTION = """\
@@ -54,6 +58,8 @@ TAGS = [
     {"name": "undo", "description": "Umpire rollback and player takeback."},
     {"name": "audit", "description": "Re-adjudicate a game's whole log (umpire)."},
     {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
+    {"name": "tokens", "description": "Spectator (read-only) tokens, rotation, revocation."},
+    {"name": "webhooks", "description": "Per-seat webhooks (your turn, reveal, finish)."},
     {"name": "health", "description": "Liveness."},
 ]
 
@@ -70,7 +76,10 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if settings.webhook_worker:
+            app.state.webhook_worker.start()
         yield
+        app.state.webhook_worker.stop()
         await app.state.events_hub.aclose()
         engine.dispose()
 
@@ -86,6 +95,9 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.session_factory = make_session_factory(engine)
     app.state.boards = BoardCache(settings.board_cache_size)
     app.state.clock = clock or time.time
+    app.state.webhook_worker = DeliveryWorker(
+        lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)
+    )
 
     problems.install(app)
     app.state.events_hub = EventHub(settings.database_url)
@@ -98,6 +110,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(rollback.router)
     app.include_router(audit.router)
     app.include_router(sealed.router)
+    app.include_router(tokens.router)
+    app.include_router(webhooks.router)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,

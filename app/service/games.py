@@ -25,6 +25,7 @@ from app.rules import registry
 from app.rules.base import UMPIRE, InvalidScenario, RulesError, Ruleset
 from app.rules.ruling import Ruling
 from app.service import match as mt
+from app.service import notify
 from app.service.boards import BoardCache, digest
 from app.service.errors import (
     Conflict,
@@ -298,6 +299,17 @@ def _append(
         visible_to=visible_to,
     )
     uow.games.append_event(event)
+    with _guard("state"):
+        notify.enqueue(
+            uow,
+            ruleset=game.ruleset,
+            board=game.board,
+            event=event,
+            before=game.state,
+            after=new_state,
+            was_active=game.row.status == "active",
+            active=(status or game.row.status) == "active",
+        )
     return event
 
 
