@@ -19,6 +19,7 @@ from app.api.routes import (
     events,
     games,
     health,
+    holdings,
     phases,
     queries,
     rollback,
@@ -103,6 +104,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.events_hub = EventHub(settings.database_url)
     # before `events`: /games/{id}/events/stream must not be taken for /events/{seq}
     app.include_router(stream.router)
+    app.include_router(holdings.router)
     for module in (health, rulesets, games, actions, events, queries):
         app.include_router(module.router)
     app.include_router(phases.router)

@@ -27,7 +27,7 @@ class MintRequest(BaseModel):
     summary="Mint a read-only spectator token",
     status_code=201,
     response_model=MintedToken,
-    responses=responses(401, 403, 404, 409, 422),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
 )
 def mint(
     game_id: str,
@@ -71,7 +71,7 @@ def revoke(game_id: str, token_id: str, uow: UowDep, token: SeatDep) -> Response
     "/tokens/rotate",
     summary="Rotate your seat token",
     response_model=IssuedSeatToken,
-    responses=responses(401, 403, 404, 422),
+    responses=responses(400, 401, 403, 404, 413, 422),
 )
 def rotate(game_id: str, uow: UowDep, token: SeatDep) -> IssuedSeatToken:
     """Issue a new token for the presented seat token's seat; the old token gets 401 from
@@ -83,7 +83,7 @@ def rotate(game_id: str, uow: UowDep, token: SeatDep) -> IssuedSeatToken:
     "/seats/{seat}/token",
     summary="Reissue a seat's token (umpire)",
     response_model=IssuedSeatToken,
-    responses=responses(401, 403, 404, 422),
+    responses=responses(400, 401, 403, 404, 413, 422),
 )
 def reissue(game_id: str, seat: str, uow: UowDep, token: SeatDep) -> IssuedSeatToken:
     """The umpire replaces a seat's token (lost or leaked); the old one gets 401 from now on."""

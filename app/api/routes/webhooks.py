@@ -32,7 +32,7 @@ class RegisterWebhook(BaseModel):
     summary="Register a webhook for your seat",
     status_code=201,
     response_model=RegisteredWebhook,
-    responses=responses(401, 403, 404, 409, 422),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
 )
 def register(
     game_id: str,
