@@ -15,6 +15,7 @@ from app.api.middleware import BodySizeLimitMiddleware
 from app.api.routes import (
     actions,
     audit,
+    available,
     dice,
     events,
     games,
@@ -105,6 +106,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     # before `events`: /games/{id}/events/stream must not be taken for /events/{seq}
     app.include_router(stream.router)
     app.include_router(holdings.router)
+    app.include_router(available.router)
     for module in (health, rulesets, games, actions, events, queries):
         app.include_router(module.router)
     app.include_router(phases.router)
