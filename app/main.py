@@ -12,6 +12,7 @@ from fastapi import FastAPI
 from app import __version__
 from app.api import problems
 from app.api.middleware import BodySizeLimitMiddleware
+from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
     actions,
     audit,
@@ -121,6 +122,16 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         max_bytes=settings.max_body_bytes,
         problem_base=settings.problem_base,
     )
+    if settings.rate_limit_per_token > 0 or settings.rate_limit_per_ip > 0:
+        app.add_middleware(
+            RateLimitMiddleware,
+            per_token=settings.rate_limit_per_token,
+            token_burst=settings.rate_limit_token_burst,
+            per_ip=settings.rate_limit_per_ip,
+            ip_burst=settings.rate_limit_ip_burst,
+            problem_base=settings.problem_base,
+        )
+    app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
 
     default_openapi = app.openapi
 
