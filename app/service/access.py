@@ -23,8 +23,8 @@ from app.db.models import AccessTokenRow
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.service.errors import Conflict, Forbidden, NotFound, Unauthenticated
-from app.service.games import _find, _valid_id
 from app.service.identity import identify, require_seat
+from app.service.pipeline import _find, _valid_id
 from app.service.tokens import hash_token, new_token
 
 SPECTATOR = "spectator"

@@ -19,8 +19,8 @@ from app.rules.ruling import Citation
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import Unauthenticated
-from app.service.games import _clock_now, _guard, _load, _turn, settle_clock
 from app.service.identity import identify, require_seat
+from app.service.pipeline import _clock_now, _guard, _load, _turn, settle_clock
 from app.service.results import PositionView
 from app.service.sealed import _current_instance
 

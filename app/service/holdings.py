@@ -23,7 +23,7 @@ from app.rules.base import UMPIRE
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import FieldError, InvalidInput, Unauthenticated
-from app.service.games import _aware, _guard, _load, _turn
+from app.service.pipeline import _aware, _guard, _load, _turn
 from app.service.results import PositionView
 from app.service.sealed import _current_instance
 from app.service.tokens import hash_token, same_hash

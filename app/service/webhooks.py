@@ -23,8 +23,8 @@ from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.service.access import writer_seat
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput, NotFound
-from app.service.games import _valid_id
 from app.service.notify import NOTIFICATIONS
+from app.service.pipeline import _valid_id
 
 MAX_PER_SEAT = 5
 """Webhooks one seat may register for one game."""
