@@ -24,7 +24,7 @@ from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.service.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from app.service.identity import identify, require_seat
-from app.service.pipeline import _find, _valid_id
+from app.service.pipeline import _aware, _find, _valid_id
 from app.service.tokens import hash_token, new_token
 
 SPECTATOR = "spectator"
@@ -57,10 +57,6 @@ class IssuedSeatToken(BaseModel):
     game: str
     seat: str
     token: str = Field(description="Shown once; only its hash is stored.")
-
-
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _record(row: AccessTokenRow) -> SpectatorToken:

@@ -24,7 +24,7 @@ from app.rules.base import UMPIRE
 from app.service.access import writer_seat
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput, NotFound
 from app.service.notify import NOTIFICATIONS
-from app.service.pipeline import _valid_id
+from app.service.pipeline import _aware, _valid_id
 
 MAX_PER_SEAT = 5
 """Webhooks one seat may register for one game."""
@@ -70,10 +70,6 @@ class Delivery(BaseModel):
 
 class DeliveryLog(BaseModel):
     items: list[Delivery] = Field(description="Newest first.")
-
-
-def _aware(value: datetime) -> datetime:
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 def _view(row: WebhookRow) -> Webhook:

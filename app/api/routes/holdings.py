@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any, Literal
 
 from anyio import to_thread
@@ -13,7 +11,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from app.api.deps import BoardsDep, SettingsDep, TokensDep, UowDep
 from app.api.paging import capped
 from app.api.problems import responses
-from app.api.routes.stream import LISTEN_WAIT_SECONDS, RETRY_MS
+from app.api.routes.stream import Pacing, live
 from app.db.uow import AbstractUnitOfWork
 from app.match.clock import TimeSource
 from app.service import feed as svc
@@ -123,16 +121,21 @@ async def feed(
     game_ids = sorted({r.game_id for r in readers.values()})
     for game_id in game_ids:
         await to_thread.run_sync(_settle, uow, game_id, clock, boards)
+
+    def catch_up() -> tuple[list[str], bool]:
+        texts = []
+        for key, view in svc.read_feed(uow, readers, start, limit=streams.BATCH):
+            start[key] = view.seq
+            texts.append(svc.sse_feed_event(readers[key], view, svc.format_cursor(start)))
+        return texts, bool(texts)
+
     return StreamingResponse(
-        _events(
-            uow,
+        live(
             hub,
-            readers,
-            start,
+            game_ids,
+            catch_up,
             lambda: _settle_all(uow, game_ids, clock, boards),
-            keepalive=settings.sse_keepalive_seconds,
-            poll=settings.sse_poll_seconds,
-            lifetime=settings.sse_max_seconds,
+            Pacing.of(settings),
         ),
         media_type="text/event-stream",
         headers={
@@ -156,43 +159,3 @@ def _settle_all(
 ) -> None:
     for game_id in game_ids:
         _settle(uow, game_id, clock, boards)
-
-
-async def _events(
-    uow: AbstractUnitOfWork,
-    hub: EventHub,
-    readers: svc.FeedReaders,
-    cursor: dict[str, int],
-    settle: Callable[[], None],
-    *,
-    keepalive: float,
-    poll: float,
-    lifetime: float,
-) -> AsyncIterator[str]:
-    with hub.subscribe_many(sorted({r.game_id for r in readers.values()})) as sub:
-        await hub.ready(LISTEN_WAIT_SECONDS)
-        yield streams.sse_retry(RETRY_MS) + streams.sse_comment("stream open")
-        last_write = time.monotonic()
-        end = last_write + lifetime
-        while True:
-            while True:  # catch up, a batch per holding at a time
-                batch = await to_thread.run_sync(
-                    lambda: svc.read_feed(uow, readers, cursor, limit=streams.BATCH)
-                )
-                for key, view in batch:
-                    cursor[key] = view.seq
-                    yield svc.sse_feed_event(readers[key], view, svc.format_cursor(cursor))
-                    last_write = time.monotonic()
-                if not batch:
-                    break
-            now = time.monotonic()
-            if now >= end:
-                yield streams.sse_comment("stream end: reconnect with Last-Event-ID")
-                return
-            wait = keepalive if hub.listening else min(poll, keepalive)
-            wait = max(0.01, min(wait, keepalive - (now - last_write), end - now))
-            await sub.wait(wait)
-            if time.monotonic() - last_write >= keepalive:
-                yield streams.sse_comment("keep-alive")
-                last_write = time.monotonic()
-                await to_thread.run_sync(settle)
