@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.rules.base import (
+    AvailableActions,
     InvalidQuery,
     InvalidScenario,
     PhaseSpec,
@@ -22,6 +23,7 @@ from app.rules.base import (
 )
 from app.rules.objective_zones import actions as act
 from app.rules.objective_zones import combat
+from app.rules.objective_zones.available import available_actions
 from app.rules.objective_zones.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.objective_zones.common import (
     Ctx,
@@ -314,6 +316,11 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
         return combat.apply(board, state, decision, ruling)
 
     # -- read side ----------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: Board, state: State, options: Options, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, seat)
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return {

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from app.rules.base import (
     UMPIRE,
+    AvailableActions,
     InvalidQuery,
     PhaseSpec,
     Position,
@@ -20,6 +21,7 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.ruling import Ruling
+from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.zoc.common import Problem, effect, illegal, legal
 from app.rules.zoc.examples import SEED_EXAMPLE
@@ -196,6 +198,11 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
         return new
 
     # -- read side ------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: Board, state: State, options: ZocOptions, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, options, seat)
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return {
