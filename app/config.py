@@ -17,12 +17,20 @@
   notification can wake it (SQLite, written by another process). Default 1.
 * ``REFEREE_SSE_MAX_SECONDS`` -- an event stream ends after this long (clients reconnect with
   Last-Event-ID and lose nothing); bounds idle connections and lets a server stop. Default 3600.
+* ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
+  separated (``https://a.example,https://b.example``) or a JSON list; ``*`` allows any origin.
+  Default: none (no CORS headers; browsers allow only same-origin pages).
+* ``REFEREE_CORS_MAX_AGE`` -- how long (seconds) a browser may cache a preflight answer.
+  Default 600.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
@@ -55,6 +63,22 @@ class Settings(BaseSettings):
     sse_max_seconds: float = Field(
         default=3600.0, gt=0, description="An event stream ends after this long (resumable)."
     )
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Origins allowed to call the API from a browser (CORS); `*` for any.",
+    )
+    cors_max_age: int = Field(default=600, ge=0, description="Preflight cache lifetime (s).")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma-separated string or a JSON list (from the environment)."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [o.strip().rstrip("/") for o in text.split(",") if o.strip()]
+        return value
 
 
 def get_settings() -> Settings:
