@@ -12,7 +12,7 @@ from app.service.match import MatchOptions
 class CreateGameRequest(BaseModel):
     """Create a game of ``ruleset`` from a scenario; see ``GET /rulesets/{id}`` for schemas."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     ruleset: str = Field(min_length=1, max_length=64, description="A ruleset id.")
     scenario: dict[str, Any] = Field(description="Validated by the ruleset's scenario schema.")
