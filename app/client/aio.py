@@ -13,27 +13,12 @@ from typing import Any, TypeVar
 import anyio
 import httpx
 
+from app.client import models as m
 from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
 from app.client.sse import SseParser, StreamEvent
 from app.client.streaming import StreamPolicy, stream_call
-from app.service.results import (
-    ActionResult,
-    AuditReport,
-    CreatedGame,
-    DiceInfo,
-    DiceVerification,
-    DryRun,
-    EventPage,
-    EventView,
-    GameView,
-    QueryResult,
-    RulesetInfo,
-    RulesetSummary,
-    ScenarioView,
-)
-from app.service.sealed import RevealView, SealedListing, SubmitResult
 
 T = TypeVar("T")
 
@@ -82,10 +67,10 @@ class AsyncRefereeClient(ServiceCalls):
     async def healthz(self) -> dict[str, Any]:
         return await self.run(self._healthz())
 
-    async def rulesets(self) -> list[RulesetSummary]:
+    async def rulesets(self) -> list[m.RulesetSummary]:
         return await self.run(self._rulesets())
 
-    async def ruleset(self, ruleset_id: str) -> RulesetInfo:
+    async def ruleset(self, ruleset_id: str) -> m.RulesetInfo:
         return await self.run(self._ruleset(ruleset_id))
 
     async def ruleset_openapi(self, ruleset_id: str) -> dict[str, Any]:
@@ -99,7 +84,7 @@ class AsyncRefereeClient(ServiceCalls):
         options: Mapping[str, Any] | None = None,
         match: Mapping[str, Any] | None = None,
         public: bool = True,
-    ) -> CreatedGame:
+    ) -> m.CreatedGame:
         return await self.run(self._create_game(ruleset, scenario, options, match, public))
 
     def seat(self, game_id: str, token: str | None = None) -> AsyncSeat:
@@ -119,19 +104,19 @@ class AsyncSeat(SeatCalls):
     def etag(self) -> str | None:
         return self.etags.get(self.game_id)
 
-    async def game(self) -> GameView:
+    async def game(self) -> m.GameView:
         return await self.client.run(self._game())
 
-    async def game_if_changed(self) -> GameView | None:
+    async def game_if_changed(self) -> m.GameView | None:
         return await self.client.run(self._game_if_changed())
 
-    async def scenario(self) -> ScenarioView:
+    async def scenario(self) -> m.ScenarioView:
         return await self.client.run(self._scenario())
 
-    async def events_page(self, after: int = 0, limit: int = 100) -> EventPage:
+    async def events_page(self, after: int = 0, limit: int = 100) -> m.EventPage:
         return await self.client.run(self._events_page(after, limit))
 
-    async def events(self, after: int = 0, page: int = 100) -> AsyncIterator[EventView]:
+    async def events(self, after: int = 0, page: int = 100) -> AsyncIterator[m.EventView]:
         cursor: int | None = after
         while cursor is not None:
             listing = await self.events_page(cursor, page)
@@ -139,25 +124,25 @@ class AsyncSeat(SeatCalls):
                 yield item
             cursor = listing.next
 
-    async def event(self, seq: int) -> EventView:
+    async def event(self, seq: int) -> m.EventView:
         return await self.client.run(self._event(seq))
 
-    async def query(self, name: str, **params: Any) -> QueryResult:
+    async def query(self, name: str, **params: Any) -> m.QueryResult:
         return await self.client.run(self._query(name, params))
 
-    async def dice(self) -> DiceInfo:
+    async def dice(self) -> m.DiceInfo:
         return await self.client.run(self._dice())
 
-    async def verify_dice(self) -> DiceVerification:
+    async def verify_dice(self) -> m.DiceVerification:
         return await self.client.run(self._verify_dice())
 
-    async def sealed(self) -> SealedListing:
+    async def sealed(self) -> m.SealedListing:
         return await self.client.run(self._sealed())
 
-    async def audit(self) -> AuditReport:
+    async def audit(self) -> m.AuditReport:
         return await self.client.run(self._audit())
 
-    async def dry_run(self, action: Mapping[str, Any]) -> DryRun:
+    async def dry_run(self, action: Mapping[str, Any]) -> m.DryRun:
         return await self.client.run(self._dry_run(action))
 
     async def submit(
@@ -168,30 +153,30 @@ class AsyncSeat(SeatCalls):
         retry_stale: int = 0,
         client_seed: str | None = None,
         dice: list[int] | None = None,
-    ) -> ActionResult:
+    ) -> m.ActionResult:
         op = self._submit(action, idempotency_key, retry_stale, client_seed, dice)
         return await self.client.run(op)
 
-    async def end_phase(self, *, idempotency_key: str | None = None) -> ActionResult:
+    async def end_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._end_phase(idempotency_key))
 
-    async def advance_phase(self, *, idempotency_key: str | None = None) -> ActionResult:
+    async def advance_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._advance_phase(idempotency_key))
 
     async def finish(
         self, winner: str | None, *, idempotency_key: str | None = None
-    ) -> ActionResult:
+    ) -> m.ActionResult:
         return await self.client.run(self._finish(winner, idempotency_key))
 
     async def rollback(
         self, to_version: int, *, idempotency_key: str | None = None
-    ) -> ActionResult:
+    ) -> m.ActionResult:
         return await self.client.run(self._rollback(to_version, idempotency_key))
 
-    async def takeback(self, *, idempotency_key: str | None = None) -> ActionResult:
+    async def takeback(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._takeback(idempotency_key))
 
-    async def reveal_seed(self, *, idempotency_key: str | None = None) -> ActionResult:
+    async def reveal_seed(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._reveal_seed(idempotency_key))
 
     async def submit_sealed(
@@ -202,13 +187,13 @@ class AsyncSeat(SeatCalls):
         idempotency_key: str | None = None,
         retry_stale: int = 0,
         client_seed: str | None = None,
-    ) -> SubmitResult:
+    ) -> m.SubmitResult:
         op = self._submit_sealed(decision, order, idempotency_key, retry_stale, client_seed)
         return await self.client.run(op)
 
     async def open_sealed(
         self, decision: str, *, client_seed: str | None = None, dice: list[int] | None = None
-    ) -> RevealView:
+    ) -> m.RevealView:
         return await self.client.run(self._open_sealed(decision, client_seed, dice))
 
     def stream(

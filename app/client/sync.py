@@ -10,27 +10,12 @@ from typing import Any, TypeVar
 
 import httpx
 
+from app.client import models as m
 from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
 from app.client.sse import SseParser, StreamEvent
 from app.client.streaming import StreamPolicy, stream_call
-from app.service.results import (
-    ActionResult,
-    AuditReport,
-    CreatedGame,
-    DiceInfo,
-    DiceVerification,
-    DryRun,
-    EventPage,
-    EventView,
-    GameView,
-    QueryResult,
-    RulesetInfo,
-    RulesetSummary,
-    ScenarioView,
-)
-from app.service.sealed import RevealView, SealedListing, SubmitResult
 
 T = TypeVar("T")
 
@@ -83,10 +68,10 @@ class RefereeClient(ServiceCalls):
         """``{"status": "ok", "database": "ok"}``; ServiceUnavailable when degraded."""
         return self.run(self._healthz())
 
-    def rulesets(self) -> list[RulesetSummary]:
+    def rulesets(self) -> list[m.RulesetSummary]:
         return self.run(self._rulesets())
 
-    def ruleset(self, ruleset_id: str) -> RulesetInfo:
+    def ruleset(self, ruleset_id: str) -> m.RulesetInfo:
         """Catalog, interpretations, schemas, queries and example scenario."""
         return self.run(self._ruleset(ruleset_id))
 
@@ -102,7 +87,7 @@ class RefereeClient(ServiceCalls):
         options: Mapping[str, Any] | None = None,
         match: Mapping[str, Any] | None = None,
         public: bool = True,
-    ) -> CreatedGame:
+    ) -> m.CreatedGame:
         """A new game: its id and one token per seat (each side and ``umpire``), shown once."""
         return self.run(self._create_game(ruleset, scenario, options, match, public))
 
@@ -129,21 +114,21 @@ class Seat(SeatCalls):
 
     # -- reading -----------------------------------------------------------------------------
 
-    def game(self) -> GameView:
+    def game(self) -> m.GameView:
         """The game as this seat may see it (state, position, clock, dice commitment)."""
         return self.client.run(self._game())
 
-    def game_if_changed(self) -> GameView | None:
+    def game_if_changed(self) -> m.GameView | None:
         """The game, or None when unchanged since the ETag the client knows (304)."""
         return self.client.run(self._game_if_changed())
 
-    def scenario(self) -> ScenarioView:
+    def scenario(self) -> m.ScenarioView:
         return self.client.run(self._scenario())
 
-    def events_page(self, after: int = 0, limit: int = 100) -> EventPage:
+    def events_page(self, after: int = 0, limit: int = 100) -> m.EventPage:
         return self.client.run(self._events_page(after, limit))
 
-    def events(self, after: int = 0, page: int = 100) -> Iterator[EventView]:
+    def events(self, after: int = 0, page: int = 100) -> Iterator[m.EventView]:
         """Every event after ``after``, oldest first, following ``next``."""
         cursor: int | None = after
         while cursor is not None:
@@ -151,29 +136,29 @@ class Seat(SeatCalls):
             yield from listing.items
             cursor = listing.next
 
-    def event(self, seq: int) -> EventView:
+    def event(self, seq: int) -> m.EventView:
         return self.client.run(self._event(seq))
 
-    def query(self, name: str, **params: Any) -> QueryResult:
+    def query(self, name: str, **params: Any) -> m.QueryResult:
         """A ruleset query; a list value becomes a repeated parameter."""
         return self.client.run(self._query(name, params))
 
-    def dice(self) -> DiceInfo:
+    def dice(self) -> m.DiceInfo:
         return self.client.run(self._dice())
 
-    def verify_dice(self) -> DiceVerification:
+    def verify_dice(self) -> m.DiceVerification:
         return self.client.run(self._verify_dice())
 
-    def sealed(self) -> SealedListing:
+    def sealed(self) -> m.SealedListing:
         return self.client.run(self._sealed())
 
-    def audit(self) -> AuditReport:
+    def audit(self) -> m.AuditReport:
         """Umpire only: re-adjudicate the whole log."""
         return self.client.run(self._audit())
 
     # -- judging and acting ------------------------------------------------------------------
 
-    def dry_run(self, action: Mapping[str, Any]) -> DryRun:
+    def dry_run(self, action: Mapping[str, Any]) -> m.DryRun:
         """The ruling on an action; nothing written."""
         return self.client.run(self._dry_run(action))
 
@@ -185,7 +170,7 @@ class Seat(SeatCalls):
         retry_stale: int = 0,
         client_seed: str | None = None,
         dice: list[int] | None = None,
-    ) -> ActionResult:
+    ) -> m.ActionResult:
         """Submit an action. IllegalAction (with ``ruling``) when the rules refuse it.
         ``retry_stale=n``: after a 412 re-send up to n times on the refreshed version (the
         server judges it again on the position it now has). ``dice``: physical dice the
@@ -193,27 +178,27 @@ class Seat(SeatCalls):
         op = self._submit(action, idempotency_key, retry_stale, client_seed, dice)
         return self.client.run(op)
 
-    def end_phase(self, *, idempotency_key: str | None = None) -> ActionResult:
+    def end_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """End the current phase (the acting side, or the umpire)."""
         return self.client.run(self._end_phase(idempotency_key))
 
-    def advance_phase(self, *, idempotency_key: str | None = None) -> ActionResult:
+    def advance_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Umpire only: move to the next phase whoever's it is."""
         return self.client.run(self._advance_phase(idempotency_key))
 
-    def finish(self, winner: str | None, *, idempotency_key: str | None = None) -> ActionResult:
+    def finish(self, winner: str | None, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Umpire only: the game is over; its dice seed becomes public."""
         return self.client.run(self._finish(winner, idempotency_key))
 
-    def rollback(self, to_version: int, *, idempotency_key: str | None = None) -> ActionResult:
+    def rollback(self, to_version: int, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Umpire only: restore version ``to_version`` (a rollback event is appended)."""
         return self.client.run(self._rollback(to_version, idempotency_key))
 
-    def takeback(self, *, idempotency_key: str | None = None) -> ActionResult:
+    def takeback(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Take back this seat's last action (match option ``takeback``)."""
         return self.client.run(self._takeback(idempotency_key))
 
-    def reveal_seed(self, *, idempotency_key: str | None = None) -> ActionResult:
+    def reveal_seed(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Umpire only: the dice seed is shown to the umpire from now on."""
         return self.client.run(self._reveal_seed(idempotency_key))
 
@@ -225,14 +210,14 @@ class Seat(SeatCalls):
         idempotency_key: str | None = None,
         retry_stale: int = 0,
         client_seed: str | None = None,
-    ) -> SubmitResult:
+    ) -> m.SubmitResult:
         """A sealed order: only its commitment is published until every side has sent one."""
         op = self._submit_sealed(decision, order, idempotency_key, retry_stale, client_seed)
         return self.client.run(op)
 
     def open_sealed(
         self, decision: str, *, client_seed: str | None = None, dice: list[int] | None = None
-    ) -> RevealView:
+    ) -> m.RevealView:
         """Umpire only: reveal the orders received so far and judge them."""
         return self.client.run(self._open_sealed(decision, client_seed, dice))
 
