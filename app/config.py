@@ -37,12 +37,20 @@
   refused), ``WORKER`` (true: run the worker in this process).
 * ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
   per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``.
+* ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
+  separated (``https://a.example,https://b.example``) or a JSON list; ``*`` allows any origin.
+  Default: none (no CORS headers; browsers allow only same-origin pages).
+* ``REFEREE_CORS_MAX_AGE`` -- how long (seconds) a browser may cache a preflight answer.
+  Default 600.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
@@ -115,6 +123,22 @@ class Settings(BaseSettings):
         default=0.0, ge=0, description="Requests per second per client IP; 0 = off."
     )
     rate_limit_ip_burst: int = Field(default=120, ge=1, description="IP bucket size.")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Origins allowed to call the API from a browser (CORS); `*` for any.",
+    )
+    cors_max_age: int = Field(default=600, ge=0, description="Preflight cache lifetime (s).")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma-separated string or a JSON list (from the environment)."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [o.strip().rstrip("/") for o in text.split(",") if o.strip()]
+        return value
 
 
 def get_settings() -> Settings:

@@ -11,6 +11,7 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.api import problems
+from app.api.browser import install_cors, install_docs
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
@@ -94,6 +95,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         description=DESCRIPTION,
         openapi_tags=TAGS,
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
@@ -134,6 +137,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
             problem_base=settings.problem_base,
         )
     app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
+    install_docs(app)
+    install_cors(app, settings)  # the outermost middleware: keep it last
 
     default_openapi = app.openapi
 

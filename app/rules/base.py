@@ -51,6 +51,14 @@ class InvalidQuery(RulesError):
     code = "query.invalid"
 
 
+class QueryResultModel(BaseModel):
+    """Base of the models that document a query's answer. A query still returns plain JSON
+    (its output is unchanged); the model is that JSON's schema, for the typed per-ruleset
+    OpenAPI document, and the suite validates real answers against it (extra keys forbidden)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
 @dataclass(frozen=True)
 class QuerySpec:
     """A read-only question a front end may ask about a game (zone map, reachable hexes…)."""
@@ -60,6 +68,9 @@ class QuerySpec:
     params: type[BaseModel]
     run: Callable[[Any, Any, Any, Any], Any]
     """``run(board, state, options, params) -> JSON-able value``."""
+    result: Any = None
+    """The type of ``run``'s answer (a :class:`QueryResultModel`, or a union of them); None
+    leaves it untyped in the ruleset's OpenAPI document."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.ruling import Ruling
+from app.rules.zoc import results
 from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.zoc.common import Problem, effect, illegal, legal
@@ -212,6 +213,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "what), and the projections section 8 blocks, with the clause that blocks them.",
                 params=EzocMapParams,
                 run=_query_ezoc_map,
+                result=results.EzocMap,
             ),
             "reachable": QuerySpec(
                 name="reachable",
@@ -220,6 +222,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "range it cannot reach, with the reasons and citations.",
                 params=ReachableParams,
                 run=_query_reachable,
+                result=results.Reachable,
             ),
             "supply": QuerySpec(
                 name="supply",
@@ -227,6 +230,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "(param side): the supply line found, or the hexes that blocked it and why.",
                 params=SupplyParams,
                 run=_query_supply,
+                result=results.Supply,
             ),
         }
 
