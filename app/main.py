@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import problems
@@ -31,6 +32,8 @@ from app.db.engine import make_engine, make_session_factory
 from app.match.clock import TimeSource
 from app.service.boards import BoardCache
 from app.service.stream import EventHub
+from app.web import STATIC_DIR
+from app.web import router as console_router
 
 DESCRIPTION = """\
 A rules referee for tabletop wargames. Create a game from a scenario, then ask for **rulings**
@@ -98,6 +101,9 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(rollback.router)
     app.include_router(audit.router)
     app.include_router(sealed.router)
+    # the console (app/web): the page at /, its static files under /console/static
+    app.include_router(console_router)
+    app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
