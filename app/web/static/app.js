@@ -265,7 +265,7 @@ async function refreshView() {
 
 function buildBoard() {
   const host = $("board");
-  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: (t) => { $("hover-info").textContent = t || ""; } };
+  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex };
   if (S.board.table) {
     S.kind = "table";
     S.boardApi = createTableBoard(host, { ...common, onPoint: clickPoint });
@@ -281,6 +281,23 @@ function buildBoard() {
   $("zoom-out").onclick = () => S.boardApi.pz.zoomOut();
   $("zoom-reset").onclick = () => S.boardApi.pz.reset();
   renderLegend();
+}
+
+// What the API said about the hex under the pointer: terrain, zone, cost, or why not.
+function hoverHex(hex) {
+  $("hover-info").textContent = hex || "";
+  const box = $("hex-info");
+  if (!hex || S.kind !== "hex") return;
+  box.innerHTML = "";
+  const t = S.board.hexes[hex];
+  const bits = [h("strong", {}, hex), ` ${typeof t === "string" ? t : (t && t.terrain) || ""}`];
+  const z = S.zones && S.zones.hexes.find((x) => x.hex === hex);
+  if (z) bits.push(h("div", {}, z.title));
+  const r = S.reach && S.reach.reach[hex];
+  if (r) bits.push(h("div", {}, `reachable for ${r.cost} MP${r.must_stop ? ", must stop there" : ""}`, r.stop ? [" ", cites(r.stop.citations)] : null));
+  const why = S.reach && S.reach.unreachable[hex];
+  if (why) bits.push(h("ul", { class: "why-not" }, ...why.map((w) => h("li", { "data-code": w.code }, w.message, " ", cites(w.citations)))));
+  box.append(...bits);
 }
 
 function queryNames() {
