@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import Server, chromium, chromium_available, served_sqlite
+from tests.support.browser import chromium, chromium_available, served_sqlite
+from tests.support.process import ServerProcess
 
 
 @pytest.fixture(scope="session")
-def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
     with served_sqlite(tmp_path_factory.mktemp("console")) as server:
         yield server
 
@@ -30,7 +31,7 @@ def browser() -> Iterator[Any]:
 
 
 @pytest.fixture
-def new_page(browser: Any, console_server: Server) -> Iterator[Any]:
+def new_page(browser: Any, console_server: ServerProcess) -> Iterator[Any]:
     """Open pages in fresh browser contexts (separate session storage, like separate
     browsers); every request URL each page makes is recorded on ``page.urls``."""
     contexts: list[Any] = []

@@ -18,7 +18,8 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import Server, seat_link
+from tests.support.browser import seat_link
+from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 
@@ -29,7 +30,7 @@ UNION_ORDER = {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}}
 CONFED_ORDER = {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}}
 
 
-def _catalog(server: Server, ruleset: str) -> dict[str, dict[str, Any]]:
+def _catalog(server: ServerProcess, ruleset: str) -> dict[str, dict[str, Any]]:
     meta = httpx.get(f"{server.url}/rulesets/{ruleset}").json()
     return {c["id"]: c for c in meta["catalog"]}
 
@@ -42,7 +43,7 @@ def _no_token_in_urls(page: Any, tokens: list[str]) -> None:
 
 
 def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
-    new_page: Any, console_server: Server
+    new_page: Any, console_server: ServerProcess
 ) -> None:
     base = console_server.url
     lobby = new_page()
@@ -167,7 +168,7 @@ def _seal(page: Any, order: dict[str, Any]) -> None:
 
 
 def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
-    new_page: Any, console_server: Server
+    new_page: Any, console_server: ServerProcess
 ) -> None:
     base = console_server.url
     game = httpx.post(f"{base}/games", json={"ruleset": "objective-zones", "scenario": OZ}).json()
