@@ -1,0 +1,141 @@
+"""The console's other paths in headless Chromium: the measured terrain table (a move typed
+as points with its yards per feature, a line of sight between two clicked points), keyboard
+operation, a pasted scenario the service refuses, and a spectator's read-only page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.browser import seat_link
+from tests.support.process import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+TO_SCREEN = """([x, y]) => {
+  const svg = document.querySelector('#board svg');
+  const p = svg.createSVGPoint(); p.x = x; p.y = y;
+  const q = p.matrixTransform(svg.getScreenCTM());
+  return [q.x, q.y];
+}"""
+
+
+def _create(base: str, ruleset: str, name: str) -> dict[str, Any]:
+    scenario = json.loads((ROOT / "scenarios" / ruleset / f"{name}.json").read_text())
+    r = httpx.post(f"{base}/games", json={"ruleset": ruleset, "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game: dict[str, Any] = r.json()
+    return game
+
+
+def _ready(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true][data-stream=live]")
+
+
+def test_terrain_table_measures_a_typed_move_and_a_clicked_sight_line(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game = _create(base, "terrain", "example")
+    page = new_page()
+    _ready(page, seat_link(base, game["id"], "french", game["seats"]["french"]))
+    assert page.get_attribute("#board svg", "aria-label").startswith("Table 1200 by 800 yards")
+
+    page.focus("#unit-list [data-unit=fr-inf]")
+    page.keyboard.press("Enter")
+    page.fill("#path-input", "450,180 600,130")
+    page.keyboard.press("Tab")
+    page.wait_for_selector("#ruling .yards")
+    action = {"kind": "move", "unit": "fr-inf", "path": [[450, 180], [600, 130]]}
+    expected = httpx.post(f"{base}/games/{game['id']}/rulings", json=action).json()
+    shown = page.inner_text("#ruling .yards")
+    for feature, yards in expected["details"]["yards_by_feature"].items():
+        assert f"{feature}: {yards} yd" in shown
+    assert f"path {expected['details']['path_yards']} yd" in shown
+    assert page.get_attribute("#ruling .verdict", "data-legal") == str(expected["legal"]).lower()
+    codes = page.eval_on_selector_all("#ruling .violations li", "ns => ns.map(n => n.dataset.code)")
+    assert codes == [v["code"] for v in expected["violations"]]
+    assert page.locator("polyline.move-path").count() == 1
+
+    page.keyboard.press("Escape")
+    page.check("#los-mode")
+    for yards in ((620, 300), (1100, 700)):
+        x, y = page.evaluate(TO_SCREEN, yards)
+        page.mouse.click(x, y)
+    page.wait_for_selector("#ruling [data-los]")
+    text = page.inner_text("#ruling [data-los]")
+    m = re.search(r"([\d.]+) yards from (-?\d+),(-?\d+) to (-?\d+),(-?\d+)", text)
+    assert m, text
+    params = {"from": f"{m[2]},{m[3]}", "to": f"{m[4]},{m[5]}"}
+    los = httpx.get(f"{base}/games/{game['id']}/queries/line-of-sight", params=params).json()
+    assert float(m[1]) == los["result"]["yards"]
+    # the clicked screen points map back to the yards aimed at (to within a yard or two)
+    shown_points = [int(v) for v in m.groups()[1:]]
+    assert all(abs(a - b) <= 2 for a, b in zip(shown_points, [620, 300, 1100, 700], strict=True))
+    clear = str(los["result"]["clear"]).lower()
+    assert page.get_attribute("#ruling [data-los]", "data-los") == clear
+    assert page.locator("line.los").count() == 1
+    assert page.errors == []
+
+
+def test_keyboard_only_move_and_a_spectator_cannot_write(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game = _create(base, "zoc", "seed-example")
+    page = new_page()
+    _ready(page, seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    # a counter on the board is focusable and Enter selects it
+    page.focus(".counter[data-unit=de-inf-y]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#unit-list [data-unit=de-inf-y][aria-selected=true]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#unit-list [data-unit=de-inf-y][aria-selected=false]")
+    page.focus("#unit-list [data-unit=de-inf-2]")
+    page.keyboard.press("Enter")
+    page.focus("#path-input")
+    page.keyboard.type("e3207 e3307")
+    page.keyboard.press("Tab")
+    page.wait_for_function(
+        "document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor)"
+        ".unit === 'de-inf-2'"
+    )
+    assert page.get_attribute("#ruling .verdict", "data-legal") == "true"
+    page.focus("#submit-move")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#notice.ok")
+    page.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3307]")
+
+    watcher = new_page()
+    _ready(watcher, f"{base}/#game={game['id']}&as=spectator")
+    assert watcher.inner_text("#whoami").startswith("Spectator")
+    watcher.wait_for_selector("#log li[data-kind=move]", state="attached")
+    for button in ("#submit-move", "#action-submit", "#end-phase"):
+        assert watcher.is_disabled(button), button
+    assert page.errors == [] and watcher.errors == []
+
+
+def test_a_pasted_scenario_the_service_refuses_is_named_and_nothing_is_created(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    page = new_page()
+    page.goto(f"{console_server.url}/")
+    page.wait_for_selector("#scenario-select option", state="attached")
+    page.click("#create-title + label + details summary")
+    page.select_option("#paste-ruleset", "zoc")
+    page.fill("#paste-json", '{"title": "no map"}')
+    page.click("#create-btn")
+    page.wait_for_selector("#notice.error")
+    assert "422 scenario.invalid" in page.inner_text("#notice")
+    assert page.is_hidden("#created")
+    page.fill("#paste-json", "{not json")
+    page.click("#create-btn")
+    page.wait_for_function("document.getElementById('notice').textContent.includes('not JSON')")
+    assert page.errors == []
