@@ -142,23 +142,6 @@ def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
         assert page.errors == []
 
 
-def _advance_to_combat(base: str, game: dict[str, Any]) -> None:
-    gid = game["id"]
-    ump = {"Authorization": f"Bearer {game['seats']['umpire']}"}
-    declare = {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
-    r = httpx.post(
-        f"{base}/games/{gid}/actions",
-        json=declare,
-        headers={"Authorization": f"Bearer {game['seats']['union']}", "If-Match": 'W/"1"'},
-    )
-    assert r.status_code == 201, r.text
-    for version in range(2, 6):
-        r = httpx.post(
-            f"{base}/games/{gid}/phase/advance", headers={**ump, "If-Match": f'W/"{version}"'}
-        )
-        assert r.status_code in (200, 201), r.text
-
-
 def _seal(page: Any, order: dict[str, Any]) -> None:
     page.click("#tab-sealed")
     area = page.locator(f"[data-decision='{DECISION}'] textarea")
@@ -173,11 +156,9 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
     base = console_server.url
     game = httpx.post(f"{base}/games", json={"ruleset": "objective-zones", "scenario": OZ}).json()
     gid = game["id"]
-    _advance_to_combat(base, game)
-
-    union, confed, watcher = new_page(), new_page(), new_page()
-    union.goto(seat_link(base, gid, "union", game["seats"]["union"]))
-    confed.goto(seat_link(base, gid, "confederate", game["seats"]["confederate"]))
+    union, confed, umpire, watcher = new_page(), new_page(), new_page(), new_page()
+    for page, seat in ((union, "union"), (confed, "confederate"), (umpire, "umpire")):
+        page.goto(seat_link(base, gid, seat, game["seats"][seat]))
     watcher.goto(f"{base}/#game={gid}&as=spectator")
     bodies: list[str] = []
 
@@ -187,12 +168,29 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
                 bodies.append(resp.text())
 
     watcher.on("response", keep)
-    for page in (union, confed, watcher):
+    for page in (union, confed, umpire, watcher):
         page.wait_for_selector("body[data-ready=true][data-stream=live]")
     assert watcher.inner_text("#whoami").startswith("Spectator")
     # the zone display: Hooper's Mill, class C, its two garrison sectors
     mill = union.locator(".zone-card[data-zone=mill]")
     assert "Class C" in mill.inner_text() and mill.locator(".sector").count() == 2
+
+    # the union declares the assault with the form built from the action's JSON schema
+    union.click("#other-actions summary")
+    union.select_option("#action-kind", "declare_assault")
+    union.fill("#act-declare_assault-zone", "mill")
+    union.fill("#act-declare_assault-units", '["us-1", "us-2", "us-3"]')
+    union.click("#action-submit")
+    union.wait_for_selector("#ruling .verdict[data-legal=true]")
+    assert "§OZ.Assault.A" in union.inner_text("#ruling")
+    # the umpire advances to Objective Combat Resolution
+    umpire.click("#tab-umpire")
+    for version in range(3, 7):
+        umpire.click("#advance-phase")
+        umpire.wait_for_function(
+            f"document.getElementById('position').textContent.endsWith('v{version}')"
+        )
+    assert "Objective Combat Resolution" in umpire.inner_text("#position")
 
     _seal(union, UNION_ORDER)
     own = union.inner_text(f"[data-decision='{DECISION}'] .own-order")
@@ -234,6 +232,15 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
     watcher.click("#tab-sealed")
     watcher.wait_for_selector(f".revealed-card[data-instance='{DECISION}']")
     assert '"us-bty"' in watcher.inner_text(f".revealed-card[data-instance='{DECISION}']")
-    for page in (union, confed, watcher):
+    # the umpire ends the game: the seed is public and every roll is re-derived in the browser
+    umpire.select_option("#finish-winner", "")
+    umpire.click("#pane-umpire button:has-text('Finish')")
+    watcher.click("#tab-dice")
+    watcher.wait_for_selector("#dice .check.ok")
+    assert "the seed matches the commitment; 12 of 12 rolls re-derived" in watcher.inner_text(
+        "#dice .check.ok"
+    )
+    assert "finished" in watcher.inner_text("#position")
+    for page in (union, confed, umpire, watcher):
         _no_token_in_urls(page, list(game["seats"].values()))
         assert page.errors == []

@@ -139,3 +139,33 @@ def test_a_pasted_scenario_the_service_refuses_is_named_and_nothing_is_created(
     page.click("#create-btn")
     page.wait_for_function("document.getElementById('notice').textContent.includes('not JSON')")
     assert page.errors == []
+
+
+def test_a_stale_submission_is_refused_412_the_board_refreshes_and_says_what_changed(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game = _create(base, "zoc", "seed-example")
+    page = new_page()
+    page.route("**/events/stream", lambda route: route.abort())  # this page hears nothing live
+    page.goto(seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#unit-list [data-unit=de-inf-1]")
+    page.fill("#path-input", "e3108")
+    page.keyboard.press("Tab")
+    page.wait_for_selector("#ruling .verdict[data-legal=true]")
+
+    # meanwhile the same side moves another unit from elsewhere
+    other = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]}
+    headers = {"Authorization": f"Bearer {game['seats']['axis']}", "If-Match": 'W/"1"'}
+    r = httpx.post(f"{base}/games/{game['id']}/actions", json=other, headers=headers)
+    assert r.status_code == 201, r.text
+
+    page.click("#submit-move")
+    page.wait_for_selector("body[data-stale=true]")
+    notice = page.inner_text("#notice")
+    assert "version 1 → 2" in notice
+    assert "de-inf-2 moves e3107 -> e3207 -> e3307" in notice
+    page.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3307]")
+    assert page.locator(".counter[data-unit=de-inf-1][data-at=e3107]").count() == 1
+    assert httpx.get(f"{base}/games/{game['id']}").json()["version"] == 2
