@@ -169,3 +169,30 @@ def test_a_stale_submission_is_refused_412_the_board_refreshes_and_says_what_cha
     page.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3307]")
     assert page.locator(".counter[data-unit=de-inf-1][data-at=e3107]").count() == 1
     assert httpx.get(f"{base}/games/{game['id']}").json()["version"] == 2
+
+
+def test_zoi_board_draws_fronts_and_zones_from_the_zone_map_query(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game = _create(base, "zoi", "example")
+    page = new_page()
+    _ready(page, seat_link(base, game["id"], "french", game["seats"]["french"]))
+    assert page.input_value("#zones-side") == "austrian"
+    maps = {
+        side: httpx.get(
+            f"{base}/games/{game['id']}/queries/zone-map", params={"side": side}
+        ).json()["result"]
+        for side in ("french", "austrian")
+    }
+    fronts = {src["hexside"] for m in maps.values() for z in m["hexes"] for src in z["sources"]}
+    drawn = page.eval_on_selector_all("line.front", "ns => ns.map(n => n.dataset.hexside)")
+    assert set(drawn) == fronts and fronts
+    zone_hexes = {z["hex"] for z in maps["austrian"]["hexes"]}
+    zone_hexes |= {h for c in maps["austrian"]["carres"] for h in c["adjacent"]}
+    shown = page.eval_on_selector_all("polygon.zone", "ns => ns.map(n => n.dataset.hex)")
+    assert set(shown) == zone_hexes
+    # facing arrows on the counters that face a hexside or vertex (a carré faces all round)
+    assert page.locator(".counter[data-unit=fr-4-2] line.facing").count() == 1
+    assert page.locator(".counter[data-unit=aus-gr1] line.facing").count() == 0
+    assert page.errors == []

@@ -181,7 +181,7 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
       for (const f of fronts || []) {
         const [a, b] = f.split("/");
         const e = edge(geo, a, b);
-        if (e) el("line", { x1: e.x1, y1: e.y1, x2: e.x2, y2: e.y2, stroke: "#000", "stroke-width": 3, class: "front" }, layers.fronts);
+        if (e) el("line", { x1: e.x1, y1: e.y1, x2: e.x2, y2: e.y2, stroke: "#000", "stroke-width": 3, class: "front", "data-hexside": f }, layers.fronts);
       }
     },
     // reach: {hex: {cost, must_stop}}, unreachable: {hex: reasons}
