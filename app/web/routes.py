@@ -13,8 +13,9 @@ from pydantic import BaseModel
 from app.api.problems import responses
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-SCENARIOS_DIR = Path(__file__).resolve().parents[2] / "scenarios"
-"""The repository's ``scenarios/`` folder (present in a source checkout and the image)."""
+SCENARIO_DIRS = (Path(__file__).resolve().parents[2] / "scenarios", Path("scenarios"))
+"""Where ``scenarios/`` may be: the source checkout's, or the working directory's (the image
+installs the package into site-packages and keeps ``/app/scenarios``)."""
 
 router = APIRouter()
 
@@ -28,10 +29,13 @@ class ShippedScenario(BaseModel):
     scenario: dict[str, Any]
 
 
-def shipped_scenarios(root: Path = SCENARIOS_DIR) -> list[ShippedScenario]:
-    """Every ``scenarios/<ruleset>/<name>.json`` that parses as a JSON object, sorted."""
+def shipped_scenarios(roots: tuple[Path, ...] = SCENARIO_DIRS) -> list[ShippedScenario]:
+    """Every ``scenarios/<ruleset>/<name>.json`` that parses as a JSON object, sorted, from
+    the first of ``roots`` that exists (none: an empty list; the lobby then offers each
+    ruleset's own example)."""
     out: list[ShippedScenario] = []
-    if not root.is_dir():
+    root = next((r for r in roots if r.is_dir()), None)
+    if root is None:
         return out
     for path in sorted(root.glob("*/*.json")):
         try:
