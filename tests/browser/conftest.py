@@ -1,5 +1,5 @@
-"""Browser fixtures: one real server (subprocess, SQLite) and one headless Chromium per
-session. Without Chromium the browser tests are skipped locally and fail in CI."""
+"""Browser fixtures: one real server (subprocess, SQLite) per session and one headless
+Chromium per test module. Without Chromium the browser tests are skipped locally and fail in CI."""
 
 from __future__ import annotations
 
@@ -19,8 +19,10 @@ def console_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerP
         yield server
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Module-scoped: Playwright's sync API runs an event loop while it is open, and the async
+    tests elsewhere in the session need the thread's loop free once a browser module is done."""
     if not chromium_available():
         if os.environ.get("CI") == "true":
             pytest.fail("CI=true but Chromium is missing: .ci/run installs Debian's chromium")

@@ -360,7 +360,7 @@ async function refreshOverlays() {
   if (S.kind === "hex" && q.has("supply") && $("show-supply").checked) {
     const sides = sideIds();
     jobs.push(Promise.all(sides.map((s) => S.api.query(S.gameId, "supply", { side: s }))).then((rs) => {
-      S.supply = rs.flatMap((r) => Object.values(r.body.result.units || {}).map((u) => u.path || []).filter((p) => p.length));
+      S.supply = rs.flatMap((r) => Object.values(r.body.result.units || {}).filter((u) => (u.path || []).length).map((u) => ({ side: u.side, path: u.path })));
     }));
   }
   S.reach = null;
@@ -487,6 +487,9 @@ function renderLegend() {
     items.push(sw(PALETTE.blocked, "blocked projection (✕ dashed hexside)"));
     items.push(sw("transparent", "reachable: cost; ! must stop; ⊘ in range, not reachable", `border:3px solid ${PALETTE.reach}`));
     items.push(sw("transparent", "where the unit must stop", `border:3px solid ${PALETTE.stop};outline:2px solid #000`));
+    items.push(sw("#F0E442", "marker (letter = kind, edge = side)", "transform:rotate(45deg) scale(.8)"));
+    items.push(sw("transparent", "supply line (dotted, side colour)", `border-bottom:3px dotted ${PALETTE.sides[0]}`));
+    items.push(sw("transparent", "front hexside (zoi)", "border-bottom:3px solid #000"));
   } else if (S.kind === "table") {
     for (const k of S.boardApi.kinds) items.push(sw(FEATURE_COLOURS[k] || "#ccc", k.replace("_", " ")));
     items.push(h("span", { class: "legend-item" }, "grid: 100 yards"));

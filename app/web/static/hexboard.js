@@ -157,9 +157,16 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
       for (const m of markers || []) {
         const c = geo.center(m.hex);
         if (!c) continue;
-        const g = el("g", { class: "marker", transform: `translate(${c.x - SIZE * 0.55},${c.y + SIZE * 0.35})` }, layers.units);
-        el("polygon", { points: "0,-7 7,0 0,7 -7,0", fill: "#F0E442", stroke: "#111" }, g);
-        el("title", {}, g).textContent = `${m.kind || m.type || "marker"} ${m.side || ""} in ${m.hex}`;
+        if (m.hexside) {
+          const [a, b] = m.hexside.split("/");
+          const e = edge(geo, a, b);
+          if (e) el("line", { x1: e.x1, y1: e.y1, x2: e.x2, y2: e.y2, stroke: HEXSIDE.beachhead, "stroke-width": 4, "stroke-dasharray": "6 3", class: "marker-hexside" }, layers.units);
+        }
+        const kind = m.kind || m.type || "marker";
+        const g = el("g", { class: "marker", "data-marker": m.id || kind, transform: `translate(${c.x - SIZE * 0.55},${c.y + SIZE * 0.35})` }, layers.units);
+        el("polygon", { points: "0,-8 8,0 0,8 -8,0", fill: "#F0E442", stroke: PALETTE.sides[sideIndex(m.side)] || "#111", "stroke-width": 2 }, g);
+        text(g, 0, 3, kind.slice(0, 1).toUpperCase(), { class: "marker-letter", "text-anchor": "middle" });
+        el("title", {}, g).textContent = `${kind.replace("_", " ")} marker${m.side ? ` (${m.side})` : ""} in ${m.hex}${m.hexside ? `, hexside ${m.hexside}` : ""}`;
       }
     },
     // zones: [{hex, negated, title}], blocked: [{from, to, title}], fronts: [hexside ids]
@@ -198,11 +205,12 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
         if (c) text(layers.reach, c.x + SIZE * 0.55, c.y + 4, "⊘", { class: "unreach", "text-anchor": "middle", "data-unreach": hex });
       }
     },
+    // lines: [{side, path: [hex…]}] as the supply query found them
     drawSupply(lines) {
       clear(layers.supply);
       for (const line of lines || []) {
-        const pts = line.map((h) => geo.center(h)).filter(Boolean);
-        if (pts.length > 1) el("polyline", { points: pts.map((p) => `${p.x},${p.y}`).join(" "), fill: "none", stroke: PALETTE.reach, "stroke-width": 2, "stroke-dasharray": "1 4", "stroke-linecap": "round", class: "supply" }, layers.supply);
+        const pts = line.path.map((h) => geo.center(h)).filter(Boolean);
+        if (pts.length > 1) el("polyline", { points: pts.map((p) => `${p.x},${p.y}`).join(" "), fill: "none", stroke: PALETTE.sides[sideIndex(line.side)] || "#333", "stroke-width": 2.5, "stroke-dasharray": "1 5", "stroke-linecap": "round", class: "supply", "data-unit": null }, layers.supply);
       }
     },
     drawPath(start, path, stopHex) {
