@@ -81,23 +81,10 @@ def screenshots(base: str, browser: Any) -> list[Path]:
     IMAGES.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
 
-    game = _create(base, "zoc", _scenario("zoc", "seed-example"))
-    page = _open(browser, base, game, "axis")
-    page.click("#unit-list [data-unit=de-inf-1]")
-    page.wait_for_selector("text.cost[data-reach=e3307]")
-    for i, hex_id in enumerate(("e3207", "e3307"), start=1):
-        page.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
-        _wait_ruling(page, i)
+    page = _hex_move(browser, base, ("zoc", "seed-example", "axis"), "de-inf-1", ["e3207", "e3307"])
     page.hover("#ruling .citations .cite[data-section='8.2.operational']")
     out.append(_shot(page, "console-zoc.png"))
-
-    game = _create(base, "zoi", _scenario("zoi"))
-    page = _open(browser, base, game, "french")
-    page.click("#unit-list [data-unit=fr-4-2]")
-    page.wait_for_selector("text.cost")
-    for i, hex_id in enumerate(("0607", "0606"), start=1):
-        page.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
-        _wait_ruling(page, i)
+    page = _hex_move(browser, base, ("zoi", "example", "french"), "fr-4-2", ["0607", "0606"])
     out.append(_shot(page, "console-zoi.png"))
 
     game = _create(base, "objective-zones", _scenario("objective-zones"))
@@ -117,6 +104,20 @@ def screenshots(base: str, browser: Any) -> list[Path]:
         _wait_ruling(page, i)
     out.append(_shot(page, "console-terrain.png"))
     return out
+
+
+def _hex_move(
+    browser: Any, base: str, where: tuple[str, str, str], unit: str, hexes: list[str]
+) -> Any:
+    """Open (ruleset, scenario, seat) as that seat, select ``unit`` and click ``hexes``."""
+    ruleset, name, seat = where
+    page = _open(browser, base, _create(base, ruleset, _scenario(ruleset, name)), seat)
+    page.click(f"#unit-list [data-unit={unit}]")
+    page.wait_for_selector("text.cost")
+    for i, hex_id in enumerate(hexes, start=1):
+        page.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
+        _wait_ruling(page, i)
+    return page
 
 
 def _shot(page: Any, name: str) -> Path:

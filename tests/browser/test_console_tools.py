@@ -39,13 +39,19 @@ def _ready(page: Any, url: str) -> None:
     page.wait_for_selector("body[data-ready=true][data-stream=live]")
 
 
+def _as_seat(new_page: Any, base: str, scenario: tuple[str, str], seat: str) -> tuple[Any, Any]:
+    """A new game of (ruleset, scenario file) and a page opened with ``seat``'s link."""
+    game = _create(base, *scenario)
+    page = new_page()
+    _ready(page, seat_link(base, game["id"], seat, game["seats"][seat]))
+    return game, page
+
+
 def test_terrain_table_measures_a_typed_move_and_a_clicked_sight_line(
     new_page: Any, console_server: ServerProcess
 ) -> None:
     base = console_server.url
-    game = _create(base, "terrain", "example")
-    page = new_page()
-    _ready(page, seat_link(base, game["id"], "french", game["seats"]["french"]))
+    game, page = _as_seat(new_page, base, ("terrain", "example"), "french")
     assert page.get_attribute("#board svg", "aria-label").startswith("Table 1200 by 800 yards")
 
     page.focus("#unit-list [data-unit=fr-inf]")
@@ -89,9 +95,7 @@ def test_keyboard_only_move_and_a_spectator_cannot_write(
     new_page: Any, console_server: ServerProcess
 ) -> None:
     base = console_server.url
-    game = _create(base, "zoc", "seed-example")
-    page = new_page()
-    _ready(page, seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    game, page = _as_seat(new_page, base, ("zoc", "seed-example"), "axis")
     # a counter on the board is focusable and Enter selects it
     page.focus(".counter[data-unit=de-inf-y]")
     page.keyboard.press("Enter")
@@ -175,9 +179,7 @@ def test_zoi_board_draws_fronts_and_zones_from_the_zone_map_query(
     new_page: Any, console_server: ServerProcess
 ) -> None:
     base = console_server.url
-    game = _create(base, "zoi", "example")
-    page = new_page()
-    _ready(page, seat_link(base, game["id"], "french", game["seats"]["french"]))
+    game, page = _as_seat(new_page, base, ("zoi", "example"), "french")
     assert page.input_value("#zones-side") == "austrian"
     maps = {
         side: httpx.get(

@@ -489,7 +489,7 @@ function renderLegend() {
     items.push(sw("transparent", "where the unit must stop", `border:3px solid ${PALETTE.stop};outline:2px solid #000`));
     items.push(sw("#F0E442", "marker (letter = kind, edge = side)", "transform:rotate(45deg) scale(.8)"));
     items.push(sw("transparent", "supply line (dotted, side colour)", `border-bottom:3px dotted ${PALETTE.sides[0]}`));
-    items.push(sw("transparent", "front hexside (zoi)", "border-bottom:3px solid #000"));
+    if (S.board.front_table) items.push(sw("transparent", "front hexside", "border-bottom:3px solid #000"));
   } else if (S.kind === "table") {
     for (const k of S.boardApi.kinds) items.push(sw(FEATURE_COLOURS[k] || "#ccc", k.replace("_", " ")));
     items.push(h("span", { class: "legend-item" }, "grid: 100 yards"));
