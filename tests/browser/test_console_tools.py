@@ -123,10 +123,25 @@ def test_keyboard_only_move_and_a_spectator_cannot_write(
     watcher.wait_for_selector("#log li[data-kind=move]", state="attached")
     for button in ("#submit-move", "#action-submit", "#end-phase"):
         assert watcher.is_disabled(button), button
-    assert page.errors == [] and watcher.errors == []
+    assert watcher.locator(".rollback-here").count() == 0
+
+    # the umpire audits the log, then rolls back to the event before the move
+    umpire = new_page()
+    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    umpire.click("#tab-umpire")
+    umpire.click("#pane-umpire button:has-text('Run the audit')")
+    umpire.wait_for_selector("#pane-umpire .audit:has-text('Audit clean')")
+    umpire.click("#tab-log")
+    assert umpire.locator("#log li[data-kind=move] .rollback-here").count() == 1
+    umpire.click("#log li[data-kind=move] .rollback-here")
+    # everyone sees the rollback live: de-inf-2 is back where it started
+    for p in (page, watcher, umpire):
+        p.wait_for_selector("#log li[data-kind=rollback]", state="attached")
+        p.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3107]")
+    assert page.errors == [] and watcher.errors == [] and umpire.errors == []
 
 
-def test_a_pasted_scenario_the_service_refuses_is_named_and_nothing_is_created(
+def test_lobby_names_a_refused_pasted_scenario_and_creates_a_timed_game(
     new_page: Any, console_server: ServerProcess
 ) -> None:
     page = new_page()
@@ -142,6 +157,18 @@ def test_a_pasted_scenario_the_service_refuses_is_named_and_nothing_is_created(
     page.fill("#paste-json", "{not json")
     page.click("#create-btn")
     page.wait_for_function("document.getElementById('notice').textContent.includes('not JSON')")
+
+    # a timed game from a shipped scenario: the clocks are shown, the phasing side's running
+    page.fill("#paste-json", "")
+    page.select_option("#scenario-select", "shipped:zoc:seed-example")
+    page.fill("#create-clock", "90")
+    page.click("#create-btn")
+    page.wait_for_selector("#created tr[data-seat=soviet] a.invite")
+    page.goto(page.get_attribute("#created tr[data-seat=soviet] a.invite", "href"))
+    page.wait_for_selector("body[data-ready=true]")
+    clock = page.inner_text("#clock")
+    assert re.search(r"▶ axis 1:[23]\d:\d\d", clock), clock
+    assert "soviet 1:30:00" in clock
     assert page.errors == []
 
 

@@ -183,7 +183,13 @@ async function createGame() {
     return notify(`The pasted scenario is not JSON: ${err.message}`, "error");
   }
   const body = { ruleset, scenario, public: $("create-public").checked };
-  if ($("create-physical").checked) body.match = { physical_dice: true };
+  const match = {};
+  if ($("create-physical").checked) match.physical_dice = true;
+  const minutes = Number($("create-clock").value);
+  if ($("create-clock").value && minutes > 0) {
+    match.clock = { budget_seconds: minutes * 60, increment_seconds: Number($("create-increment").value || 0) };
+  }
+  if (Object.keys(match).length) body.match = match;
   try {
     const game = (await S.api.request("POST", "/games", { body })).body;
     showCreated(game);
@@ -730,6 +736,10 @@ function appendLog(ev) {
   if (ev.kind === "sealed_received" && ev.payload) li.append(h("div", { class: "commitment" }, `commitment ${ev.payload.commitment}`));
   if (ev.kind === "sealed_revealed") verifyReveal(ev).then((ok) => li.append(h("div", { class: `check ${ok ? "ok" : "bad"}` }, ok ? "✔ every order matches its commitment" : "✘ an order does not match its commitment")));
   if ((ev.dice || []).length) li.append(h("div", { class: "dice-used" }, `dice: ${ev.dice.map((d) => `d${d.sides}=${d.value}`).join(" ")}`));
+  if (S.seat === "umpire" && ev.version > 1) {
+    const to = ev.version - 1;
+    li.append(h("button", { type: "button", class: "rollback-here", "aria-label": `Roll back to the game as it was just before event ${ev.seq} (version ${to})`, onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: to }) }, `↶ undo from here (back to v${to})`));
+  }
   if (old) old.replaceWith(li);
   else {
     const after = [...log.children].find((n) => Number(n.dataset.seq) > ev.seq);
