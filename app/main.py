@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import problems
@@ -40,6 +41,8 @@ from app.rules import registry
 from app.service.boards import BoardCache
 from app.service.delivery import DeliveryWorker, worker_config
 from app.service.stream import EventHub
+from app.web import STATIC_DIR
+from app.web import router as console_router
 
 DESCRIPTION = """\
 A rules referee for tabletop wargames. Create a game from a scenario, then ask for **rulings**
@@ -122,6 +125,9 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(sealed.router)
     app.include_router(tokens.router)
     app.include_router(webhooks.router)
+    # the console (app/web): the page at /, its static files under /console/static
+    app.include_router(console_router)
+    app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
