@@ -29,7 +29,7 @@ from app.rules.zoc.common import (
     unit_and_path,
 )
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
-from app.rules.zoc.zones import Context, compute_zones, unit_ids
+from app.rules.zoc.zones import Context, Zones, unit_ids
 
 STORMY = ("storms", "snow")
 
@@ -94,9 +94,13 @@ class Mover:
         if start_hex == self.unit.hex:
             return bool(ctx.ezoc(start_hex, self.side))
         positions = ctx.state.start_positions
-        then = [u.model_copy(update={"hex": positions.get(u.id, u.hex)}) for u in ctx.state.units]
-        zones = compute_zones(ctx.board, ctx.topo, then, ctx.state.markers)
-        return bool(zones.ezoc(start_hex, self.side))
+        then = Zones(
+            ctx.board,
+            ctx.topo,
+            ((u, positions.get(u.id, u.hex)) for u in ctx.state.units),
+            ctx.state.markers,
+        )
+        return bool(then.ezoc(start_hex, self.side))
 
     def _enemy_sections(self) -> list[str]:
         if self.side == self.ctx.state.phasing_side:
