@@ -31,7 +31,7 @@ def hex_id(col: int, row: int, size: int) -> str:
 def zoc_scenario(
     size: int, enemies: int, *, ma: int = 12, seed: int = 7, river_every: int = 0
 ) -> dict[str, Any]:
-    """A ``size``×``size`` map with terrain costs 1-3, ``enemies`` Soviet units spread over
+    """A ``size`` x ``size`` map with terrain costs 1-3, ``enemies`` Soviet units spread over
     it, and one Axis mover ``mover`` (movement allowance ``ma``) in the middle, plus a few
     friendly units (negation). ``river_every`` > 0 adds a river hexside every n hexes."""
     rng = Lcg(seed)
@@ -86,7 +86,7 @@ def zoc_scenario(
 
 
 def zoi_scenario(size: int, enemies: int, *, ma: int = 8, seed: int = 11) -> dict[str, Any]:
-    """La Bataille map ``size``×``size`` with ``enemies`` Austrian line units and a French
+    """La Bataille map ``size`` x ``size`` with ``enemies`` Austrian line units and a French
     column ``mover`` in the middle."""
     rng = Lcg(seed)
     mid = (size + 1) // 2

@@ -292,7 +292,8 @@ class Zones:
                     self.all_beachhead_sides,
                 )
                 if section is not None:
-                    blocked.append((i, Blocked(unit.id, unit.side, source, target, section, reason)))
+                    stop = Blocked(unit.id, unit.side, source, target, section, reason)
+                    blocked.append((i, stop))
                     continue
                 if side_id in self.all_beachhead_sides and _is_sea(
                     self.board.hexsides.get(side_id, ())
