@@ -10,6 +10,7 @@ bookkeeping: the sections cited and the interpretations relied on.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -364,6 +365,36 @@ def _projection_block(
     return None, ""
 
 
+# -- the per-state index ---------------------------------------------------------------------
+
+
+class _StateIndex:
+    """What one state's rulings look up: units by id and by hex, its zones (filled in hex by
+    hex as rulings ask), the units that moved. Kept per state object (states are never
+    mutated once made), so the next ruling or query on the same game version starts warm."""
+
+    def __init__(self, board: Board, topo: Topology, state: State) -> None:
+        self.board = weakref.ref(board)
+        self.units: dict[str, Unit] = {u.id: u for u in state.units}
+        self.occupants: dict[str, list[Unit]] = {}
+        for unit in state.units:
+            if unit.hex is not None:
+                self.occupants.setdefault(unit.hex, []).append(unit)
+        self.zones = Zones(board, topo, ((u, u.hex) for u in state.units), state.markers)
+        self.beachhead_sides = frozenset(self.zones.all_beachhead_sides)
+        self.moved = frozenset(state.moved)
+
+
+_INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
+
+
+def _index(board: Board, topo: Topology, state: State) -> _StateIndex:
+    found = _INDEX_OF.get(state, lambda s: _StateIndex(board, topo, s))
+    if found.board() is not board:  # the same state judged on another board
+        found = _StateIndex(board, topo, state)
+    return found
+
+
 # -- the per-ruling context -----------------------------------------------------------------
 
 
@@ -388,15 +419,14 @@ class Context:
         self.options = options
         self.topo = topology(board)
         self._costs = _COSTS_OF(board)
-        self.units: dict[str, Unit] = {u.id: u for u in state.units}
-        self.occupants: dict[str, list[Unit]] = {}
-        for unit in state.units:
-            if unit.hex is not None:
-                self.occupants.setdefault(unit.hex, []).append(unit)
-        self.zones = Zones(board, self.topo, ((u, u.hex) for u in state.units), state.markers)
+        index = _index(board, self.topo, state)
+        self.units = index.units
+        self.occupants = index.occupants
+        self.zones = index.zones
         self.beachheads = self.zones.beachheads
-        self._beachhead_sides = frozenset(self.zones.all_beachhead_sides)
-        self._moved = set(state.moved)
+        self._beachhead_sides = index.beachhead_sides
+        self._moved = index.moved
+        self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._cited: dict[str, None] = {}
         self._interps: dict[str, None] = {}
 
@@ -452,6 +482,10 @@ class Context:
     def no_zoc_notes(self, hex_id: str, side: str) -> list[dict[str, Any]]:
         """Enemy projections into ``hex_id`` that section 8 blocks, and adjacent enemy units
         that project nothing; each with its clause (cited)."""
+        key = (hex_id, side)
+        found = self._no_zoc.get(key)
+        if found is not None:  # its sections were cited when it was first asked for
+            return list(found)
         notes: list[dict[str, Any]] = []
         for b in self.zones.blocked_into(hex_id):
             if b.side != side:
@@ -462,10 +496,14 @@ class Context:
                 if s.side != side:
                     self.cite(s.section)
                     notes.append({"unit": s.unit, "reason": s.reason, "section": s.section})
-        return notes
+        self._no_zoc[key] = notes
+        return list(notes)
 
     def enemy_ground_units(self, hex_id: str, side: str) -> list[Unit]:
-        return [u for u in self.occupants.get(hex_id, ()) if u.side != side and u.ground]
+        here = self.occupants.get(hex_id)
+        if here is None:
+            return []
+        return [u for u in here if u.side != side and u.ground]
 
     def entry_cost(self, src: str, dst: str) -> tuple[int | None, str]:
         """Movement points to enter ``dst`` from ``src``; None (and why) if impassable."""
