@@ -17,8 +17,36 @@ def _serve(args: argparse.Namespace) -> int:
     settings = get_settings()
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
+    workers = args.workers if args.workers is not None else settings.workers
+    if workers > 1:
+        refused = _workers_refused(settings.database_url, workers)
+        if refused:
+            print(refused, file=sys.stderr)
+            return 2
+        # Each worker process builds its own app (engine, caches) from the environment.
+        uvicorn.run(
+            "app.main:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level=args.log_level,
+        )
+        return 0
     uvicorn.run(create_app(settings), host=host, port=port, log_level=args.log_level)
     return 0
+
+
+def _workers_refused(database_url: str, workers: int) -> str | None:
+    """Why ``workers`` processes may not serve this database, or None."""
+    if database_url.startswith("sqlite"):
+        return (
+            f"referee serve: --workers {workers} (REFEREE_WORKERS) needs PostgreSQL: SQLite "
+            "serialises writers and its change notifications stay in one process, so several "
+            "processes on one SQLite file are refused. Use --workers 1, or set "
+            "REFEREE_DATABASE_URL to a postgresql+psycopg:// URL (docs/OPERATIONS.md)."
+        )
+    return None
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -80,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the HTTP API (does not migrate)")
     serve.add_argument("--host", default=None, help="bind address (REFEREE_HOST)")
     serve.add_argument("--port", type=int, default=None, help="port (REFEREE_PORT)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="server processes (REFEREE_WORKERS, default 1; more than one needs PostgreSQL)",
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_serve)
 
