@@ -29,45 +29,57 @@ def hex_id(col: int, row: int, size: int) -> str:
 
 
 def zoc_scenario(
-    size: int, enemies: int, *, ma: int = 12, seed: int = 7, river_every: int = 0
+    size: int,
+    enemies: int,
+    *,
+    ma: int = 12,
+    seed: int = 7,
+    river_every: int = 0,
+    units_within: int | None = None,
+    id_size: int | None = None,
 ) -> dict[str, Any]:
     """A ``size`` x ``size`` map with terrain costs 1-3, ``enemies`` Soviet units spread over
     it, and one Axis mover ``mover`` (movement allowance ``ma``) in the middle, plus a few
-    friendly units (negation). ``river_every`` > 0 adds a river hexside every n hexes."""
+    friendly units (negation). ``river_every`` > 0 adds a river hexside every n hexes.
+    ``units_within`` keeps every unit (and the mover) in the map's first n columns and rows,
+    ``id_size`` numbers hexes as on a map that large (so two maps share their hex ids)."""
     rng = Lcg(seed)
-    d = digits(size)
-    mid = (size + 1) // 2
+    span = units_within or size
+    id_size = id_size or size
+    d = digits(id_size)
+    mid = (span + 1) // 2
     hexes: dict[str, Any] = {}
     for col in range(1, size + 1):
         for row in range(1, size + 1):
             t = rng.below(10)
             if t >= 7:
-                hexes[hex_id(col, row, size)] = {"terrain": TERRAIN_BY_COST[1 + t % 2]}
+                hexes[hex_id(col, row, id_size)] = {"terrain": TERRAIN_BY_COST[1 + t % 2]}
     hexsides: dict[str, list[str]] = {}
     if river_every:
         for col in range(1, size + 1, river_every):
             for row in range(1, size):
-                hexsides[f"{hex_id(col, row, size)}/{hex_id(col, row + 1, size)}"] = ["river"]
+                a, b = hex_id(col, row, id_size), hex_id(col, row + 1, id_size)
+                hexsides[f"{a}/{b}"] = ["river"]
     taken = {(mid, mid)}
     units: list[dict[str, Any]] = [
         {"id": "mover", "side": "axis", "country": "germany", "movement_allowance": ma,
-         "steps": 2, "hex": hex_id(mid, mid, size)}
+         "steps": 2, "hex": hex_id(mid, mid, id_size)}
     ]
     for i in range(max(1, enemies // 20)):
-        col, row = 1 + rng.below(size), 1 + rng.below(size)
+        col, row = 1 + rng.below(span), 1 + rng.below(span)
         if (col, row) in taken:
             continue
         taken.add((col, row))
         units.append({"id": f"ax-{i}", "side": "axis", "country": "germany",
-                      "movement_allowance": 6, "hex": hex_id(col, row, size)})
+                      "movement_allowance": 6, "hex": hex_id(col, row, id_size)})
     placed = 0
     while placed < enemies:
-        col, row = 1 + rng.below(size), 1 + rng.below(size)
+        col, row = 1 + rng.below(span), 1 + rng.below(span)
         if (col, row) in taken:
             continue
         taken.add((col, row))
         units.append({"id": f"su-{placed}", "side": "soviet", "country": "ussr",
-                      "movement_allowance": 6, "hex": hex_id(col, row, size)})
+                      "movement_allowance": 6, "hex": hex_id(col, row, id_size)})
         placed += 1
     return {
         "title": f"bench {size}x{size}",
@@ -83,6 +95,13 @@ def zoc_scenario(
         "phase": "operational_movement",
         "phasing_side": "axis",
     }
+
+
+def mover_step(scenario: dict[str, Any]) -> list[str]:
+    """A one-hex move of the ``mover`` (to the next row), as a path."""
+    start = next(u["hex"] for u in scenario["units"] if u["id"] == "mover")
+    d = scenario["layout"]["col_digits"]
+    return [start, f"{start[:d]}{int(start[d:]) + 1:0{d}d}"]
 
 
 def zoi_scenario(size: int, enemies: int, *, ma: int = 8, seed: int = 11) -> dict[str, Any]:
