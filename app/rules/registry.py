@@ -57,5 +57,6 @@ BUILTIN_MODULES: list[str] = [
     "app.rules.zoi",
     "app.rules.objective_zones",
     "app.rules.terrain",
+    "app.rules.battlefield",
 ]
 """Modules imported on first registry use; each calls :func:`register`."""
