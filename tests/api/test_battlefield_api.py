@@ -104,7 +104,7 @@ async def test_millers_crossing_from_deployment_to_a_captured_village(
     assert "A.24" in sections(ruling)
     # a move that would wade the steep-banked creek away from a crossing is refused
     r = await client.post(f"/games/{g.id}/rulings",
-                          json={"kind": "move", "unit": "us-bty", "path": [[600, 400]]})
+                          json={"kind": "move", "unit": "us-bty", "path": [[600, 360]]})
     refused = r.json()
     assert refused["legal"] is False and "A.22" in sections(refused)
     assert_cited(refused)
