@@ -190,4 +190,19 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
     ),
 )
 
+INTERPRETATIONS = (
+    *INTERPRETATIONS,
+    Interpretation(
+        id="terrain.road-exits",
+        question="Roads 'must' leave by two table edges and cross the mid-line: a requirement "
+        "on every road, or advice?",
+        reading="A requirement on every road drawn as a line: its two ends lie on two "
+        "different edges of the table and it crosses the table's vertical or horizontal "
+        "mid-line; a scenario that breaks it is refused.",
+        alternative="Advice: the scenario check reports it and the scenario is accepted.",
+        option="roads_must_exit",
+        sections=("A.35",),
+    ),
+)
+
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}

@@ -125,6 +125,7 @@ class Options(_Model):
     limbered_guns_as_limbers: bool = True
     guns_in_heavy_woods: Literal["closed", "prolonge"] = "closed"
     los_from_inside: Literal["blocked", "sees_out"] = "blocked"
+    roads_must_exit: bool = True
 
 
 class Unit(_Model):
