@@ -83,7 +83,7 @@ def order_problems(
         return problems
     if side == assault.defender:
         return _defender_problems(zone, state, side, order, options, units)
-    return _attacker_problems(zone, assault, order, options, units)
+    return _attacker_problems(zone, assault, order, options, units, state)
 
 
 def _defender_problems(
@@ -173,14 +173,29 @@ def _defender_problems(
 
 
 def _attacker_problems(
-    zone: Zone, assault: Assault, order: Allocation, options: Options, units: dict[str, Unit]
+    zone: Zone,
+    assault: Assault,
+    order: Allocation,
+    options: Options,
+    units: dict[str, Unit],
+    state: State,
 ) -> list[Problem]:
     problems: list[Problem] = []
     for ids in order.sectors.values():
         for uid in ids:
             unit = units[uid]
             if unit.type == "artillery":
-                if unit.zone is not None:
+                if uid in state.fired_secondary:
+                    problems.append(
+                        Problem(
+                            "oz.support_fired_secondary",
+                            f"{uid} fired in this turn's Secondary Fire Phase: it cannot "
+                            "support a sector (interpretation oz.support-secondary).",
+                            ["OZ.Assault.B.5"],
+                            unit=uid,
+                        )
+                    )
+                elif unit.zone is not None:
                     problems.append(
                         Problem(
                             "oz.battery_not_outside",
@@ -626,8 +641,23 @@ def apply(board: Board, state: State, decision: str, ruling: Ruling) -> State:
             if unit.side == assault.attacker or unit.at != "garrison" or unit.zone != zone.id:
                 unit.entered_turn = state.turn
             unit.zone, unit.at, unit.sector = zone.id, "garrison", int(sector)
+            unit.engaged = False  # until this melee's result engages it again (D.2-D.4)
         if unit.id in engaged:
             unit.engaged = True
+    # OZ.Morale: the units a melee result calls on to test
+    due = dict(new.morale_due)
+    for effect in ruling.effects:
+        if effect.kind == "oz.morale_check":
+            for uid in effect.by:
+                if uid not in removed:
+                    due[uid] = "melee"
+    new.morale_due = due
+    melees = dict(new.melees)
+    if engaged - removed:
+        melees[zone.id] = assault.attacker
+    else:
+        melees.pop(zone.id, None)
+    new.melees = melees
     new.removed = [*new.removed, *sorted(removed)]
     new.units = [u for u in new.units if u.id not in removed]
     new.assaults = [a for a in new.assaults if a != assault]
