@@ -8,7 +8,7 @@ from shapely.geometry import LineString, Point
 from shapely.ops import nearest_points
 
 from app.rules.battlefield.compose import Judgement
-from app.rules.battlefield.models import Bombard, Fire, GarrisonFire
+from app.rules.battlefield.models import Bombard, Fire, GarrisonFire, Support
 from app.rules.battlefield.moves import TERRAIN, ZONES
 from app.rules.battlefield.table import (
     off_table,
@@ -108,3 +108,35 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
             j.effect("bf.road_exit_not_covered", f"the kill zone misses {zunit.zone}'s road "
                      "exit", ["OZ.Basic.E"], unit=action.unit, zone=zunit.zone)
     return f"{action.unit} fires from {zunit.zone}'s border at {action.target}"
+
+
+def judge_support(j: Judgement, action: Support) -> str:
+    """A battery on the table names itself as support of this turn's assault on a zone: the
+    zone's border must be within its range and no woods between (BF.Range, OZ.Assault.B.5)."""
+    battery = table_unit(j.state, action.unit)
+    zunit = zone_unit(j.state, action.unit)
+    zstate = j.state.zones
+    assault = next((a for a in zstate.assaults
+                    if a.zone == action.zone and a.turn == zstate.turn), None)
+    if battery is None or zunit is None or zunit.type != "artillery" or zunit.zone is not None:
+        j.violate("oz.bad_support", f"{action.unit} is not a battery on the table",
+                  ["OZ.Assault.B.5"], unit=action.unit)
+        return ""
+    if assault is None or assault.attacker != zunit.side:
+        j.violate("oz.no_assault", f"{zunit.side} declared no assault on {action.zone} this "
+                  "turn", ["OZ.Assault.A", "OZ.Assault.B.5"], unit=action.unit)
+        return ""
+    if zstate.phase != "charge_declaration":
+        j.violate("bf.wrong_phase", "support is named in the charge declaration phase",
+                  ["OZ.Sequence"], phase=zstate.phase, allowed=["charge_declaration"])
+        return ""
+    shape = outline(j.board, action.zone)
+    near = nearest_points(shape.exterior, Point(battery.at))[0]
+    _kill_zone(j, battery.id, battery.at, (near.x, near.y))
+    if not j.legal:
+        return ""
+    j.rely("oz.support-secondary")
+    j.effect("oz.support_named", f"{battery.id} supports the assault on {action.zone}; no "
+             "Secondary Fire for it this turn", ["OZ.Assault.B.5"], by=[battery.id],
+             zone=action.zone)
+    return f"{battery.id} supports the assault on {action.zone}"

@@ -101,6 +101,9 @@ class Scenario(_Model):
     melee_dice: dict[str, int] = Field(default_factory=lambda: dict(oz.DEFAULT_MELEE_DICE))
     casualties_per_hit: int = Field(default=1, ge=1, le=10)
     battery_hit_level: int = Field(default=1, ge=1, le=4)
+    morale_pass: dict[str, int] = Field(default_factory=lambda: dict(oz.DEFAULT_MORALE_PASS))
+    melees: dict[str, str] = Field(default_factory=dict)
+    morale_due: dict[str, str] = Field(default_factory=dict)
     artillery_range: float = Field(default=DEFAULT_ARTILLERY_RANGE, gt=0, le=10_000)
     kill_zone_width: float = Field(default=DEFAULT_KILL_ZONE_WIDTH, gt=0, le=1_000)
     turn: int = Field(default=1, ge=1, le=10_000)
@@ -181,6 +184,14 @@ class GarrisonFire(_Model):
     target: str
 
 
+class Support(_Model):
+    """Name a battery on the table as support of this turn's assault on ``zone`` (B.5)."""
+
+    kind: Literal["support"] = "support"
+    unit: str
+    zone: str
+
+
 ACTION_MODELS: dict[str, type[BaseModel]] = {
     "move": Move,
     "charge": Charge,
@@ -188,9 +199,15 @@ ACTION_MODELS: dict[str, type[BaseModel]] = {
     "fire": Fire,
     "bombard": Bombard,
     "garrison_fire": GarrisonFire,
+    "support": Support,
     "transfer": oz.Transfer,
     "withdraw": oz.Withdraw,
+    "unlimber": oz.Unlimber,
+    "morale_test": oz.MoraleTest,
+    "continue_melee": oz.ContinueMelee,
 }
+ZONE_ACTIONS = (oz.Transfer, oz.Withdraw, oz.Unlimber, oz.MoraleTest, oz.ContinueMelee)
+"""Actions the objective-zone part judges alone."""
 
 
 class UnitParams(_Model):

@@ -29,9 +29,15 @@ from app.rules.battlefield import queries
 from app.rules.battlefield.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.battlefield.compose import Judgement
 from app.rules.battlefield.examples import EXAMPLE
-from app.rules.battlefield.fire import judge_bombard, judge_fire, judge_garrison_fire
+from app.rules.battlefield.fire import (
+    judge_bombard,
+    judge_fire,
+    judge_garrison_fire,
+    judge_support,
+)
 from app.rules.battlefield.models import (
     ACTION_MODELS,
+    ZONE_ACTIONS,
     Board,
     Bombard,
     Charge,
@@ -42,6 +48,7 @@ from app.rules.battlefield.models import (
     Options,
     Scenario,
     State,
+    Support,
     allocation_model,
 )
 from app.rules.battlefield.moves import ZONES, apply_move, judge_hold, judge_move
@@ -105,6 +112,8 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
         return ZONES.sides(board.zones)
 
     def actor_side(self, board: Board, state: State, action: Any) -> str | None:
+        if isinstance(action, oz.ContinueMelee):
+            return None
         unit = next((u for u in state.table.units if u.id == action.unit), None)
         return unit.side if unit is not None else None
 
@@ -122,8 +131,10 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
             return j.ruling(judge_bombard(j, action))
         if isinstance(action, GarrisonFire):
             return j.ruling(judge_garrison_fire(j, action))
-        if isinstance(action, oz.Transfer | oz.Withdraw):
-            return ZONES.adjudicate(board.zones, state.zones, action, j.options.zones())
+        if isinstance(action, Support):
+            return j.ruling(judge_support(j, action))
+        if isinstance(action, ZONE_ACTIONS):
+            return ZONES.adjudicate(board.zones, state.zones, action, j.options.zones(), dice)
         raise RulesError(f"not a battlefield action: {type(action).__name__}")
 
     def apply(self, board: Board, state: State, action: Any, ruling: Ruling) -> State:
@@ -135,9 +146,15 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
         if isinstance(action, Hold):
             postures = {**state.postures, action.unit: action.posture}
             return state.model_copy(update={"postures": postures}, deep=True)
-        if isinstance(action, oz.Transfer | oz.Withdraw):
+        if isinstance(action, ZONE_ACTIONS):
             zones = ZONES.apply(board.zones, state.zones, action, ruling)
             return sync_table(board, state, zones)
+        if isinstance(action, Support):
+            zones = state.zones.model_copy(deep=True)
+            for a in zones.assaults:
+                if a.zone == action.zone and a.turn == zones.turn:
+                    a.batteries.append(action.unit)
+            return State(table=state.table, zones=zones, postures=dict(state.postures))
         if isinstance(action, Bombard):
             inner = Ruling(legal=True, summary="", details=ruling.details.get("zones", {}))
             zones = ZONES.apply(board.zones, state.zones,
@@ -152,6 +169,8 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
                 board.zones, state.zones,
                 oz.Bombard(unit=action.unit, zone=action.zone, dice=action.dice,
                            normal_to_hit=action.normal_to_hit))
+        if isinstance(action, ZONE_ACTIONS):
+            return ZONES.dice_needed(board.zones, state.zones, action)
         if isinstance(action, Move):
             ruling = self.adjudicate(board, state, action, board.options)
             pending = [e for e in ruling.effects

@@ -80,7 +80,9 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                                                       for s in scenario.sides],
                         zones=zone_specs, units=zone_units, melee_dice=scenario.melee_dice,
                         casualties_per_hit=scenario.casualties_per_hit,
-                        battery_hit_level=scenario.battery_hit_level, turn=scenario.turn,
+                        battery_hit_level=scenario.battery_hit_level,
+                        morale_pass=scenario.morale_pass, melees=scenario.melees,
+                        morale_due=scenario.morale_due, turn=scenario.turn,
                         phase=scenario.phase, phasing_side=scenario.phasing_side),
             options.zones())
     except InvalidScenario as exc:
