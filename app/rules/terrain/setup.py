@@ -131,6 +131,8 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         sides=list(scenario.sides),
         features=list(scenario.features),
         options=options,
+        obstacle_yards=dict(scenario.obstacle_yards),
+        steep_slope_cost=scenario.steep_slope_cost,
     )
     defaults = {**DEFAULT_MOVEMENT, **scenario.movement_defaults}
     units: list[Unit] = []
