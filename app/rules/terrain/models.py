@@ -52,6 +52,14 @@ DEFAULT_OBSTACLE_YARDS: dict[str, float] = {"fence": 10.0, "stone_wall": 20.0}
 """Yards of allowance a crossing of a fence or stone wall costs (scenario data; the text says
 only that they delay briefly, A.31). The scenario field repeats these defaults."""
 
+ObstacleKind = Literal["fence", "stone_wall"]
+
+
+def _default_obstacles() -> dict[ObstacleKind, float]:
+    return {"fence": DEFAULT_OBSTACLE_YARDS["fence"],
+            "stone_wall": DEFAULT_OBSTACLE_YARDS["stone_wall"]}
+
+
 DEFAULT_STEEP_SLOPE_COST = 2.0
 """Yards of allowance each yard on a steep slope costs (scenario data; the text gives none)."""
 
@@ -125,9 +133,7 @@ class Scenario(_Model):
     features: list[Feature] = Field(default_factory=list, max_length=500)
     units: list[UnitSpec] = Field(default_factory=list, max_length=500)
     movement_defaults: dict[str, float] = Field(default_factory=dict)
-    obstacle_yards: dict[Literal["fence", "stone_wall"], float] = Field(
-        default_factory=lambda: {"fence": 10.0, "stone_wall": 20.0}
-    )
+    obstacle_yards: dict[ObstacleKind, float] = Field(default_factory=_default_obstacles)
     steep_slope_cost: float = Field(default=DEFAULT_STEEP_SLOPE_COST, ge=1, le=10)
 
 
