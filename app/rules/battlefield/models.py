@@ -126,6 +126,10 @@ class State(_Model):
     table: tr.State
     zones: oz.State
     postures: dict[str, Posture] = Field(default_factory=dict)
+    moved: dict[str, float] = Field(default_factory=dict)
+    """Yards of allowance each unit has spent in this player turn."""
+    prolonged: dict[str, float] = Field(default_factory=dict)
+    """Yards each unlimbered gun has been prolonged into woods in this player turn (A.45)."""
 
 
 # -- actions ------------------------------------------------------------------------------

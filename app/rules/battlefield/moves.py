@@ -18,6 +18,7 @@ from app.rules.battlefield.compose import Judgement
 from app.rules.battlefield.models import Charge, Hold, Move, State
 from app.rules.battlefield.models import Point as XY
 from app.rules.battlefield.table import (
+    WOODS,
     at_road_exit,
     off_table,
     on_border,
@@ -32,6 +33,7 @@ from app.rules.objective_zones.common import garrison
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.terrain import models as tr
 from app.rules.terrain.geometry import TOLERANCE, pieces
+from app.rules.terrain.rules import PROLONGE_CAP
 from app.rules.terrain.ruleset import TerrainRuleset
 
 TERRAIN = TerrainRuleset()
@@ -87,6 +89,33 @@ def _leave(j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY],
         return None
     j.details["left"] = zone.id
     return unit.model_copy(update={"at": (float(start[0]), float(start[1]))}), rest
+
+
+def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
+    """Allowance and prolonge are per turn: add this move to what the unit has already spent
+    in this player turn (T.Scenario, A.45)."""
+    spent = j.state.moved.get(unit.id, 0.0)
+    cost = float(details.get("cost", 0.0))
+    j.details["spent"] = round(spent + cost, 2)
+    if spent > 0:
+        j.cite("T.Scenario")
+        if spent + cost > unit.movement + TOLERANCE:
+            j.violate("bf.allowance_spent", f"{unit.id} already moved {spent:g} yards this "
+                      f"turn; {cost:g} more exceeds its {unit.movement:g}", ["T.Scenario"],
+                      unit=unit.id, spent=spent, cost=cost, allowance=unit.movement)
+    if unit.type != "artillery" or unit.limbered:
+        return
+    woods = {f.id for f in j.board.table.features if f.kind in WOODS}
+    into = sum(y for fid, y in details.get("yards_by_feature", {}).items() if fid in woods)
+    if into <= TOLERANCE:
+        return
+    before = j.state.prolonged.get(unit.id, 0.0)
+    j.details["prolonged"] = round(before + into, 2)
+    j.cite("A.45")
+    if before + into > PROLONGE_CAP + TOLERANCE:
+        j.violate("bf.prolonge_spent", f"{unit.id} was prolonged {before:g} yards into woods "
+                  f"this turn; {into:g} more exceeds 20", ["A.45"], unit=unit.id,
+                  prolonged=before, more=into)
 
 
 def _zone_entered(j: Judgement, line: LineString, leaving: str | None) -> tuple[str, float] | None:
@@ -166,6 +195,8 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
         dice = list(j.dice)
         ruling = TERRAIN.adjudicate(j.board.table, view, taction, j.options.terrain(), dice)
         j.take(ruling, "terrain")
+        if ruling.legal and not charge:
+            _turn_budget(j, unit, ruling.details)
         if "destroyed_at" in ruling.details:
             j.details["destroyed_at"] = ruling.details["destroyed_at"]
             entered = None
@@ -262,7 +293,14 @@ def apply_move(j: Judgement, action: Move | Charge, details: dict[str, Any]) -> 
                     a.units.append(uid)
     table = state.table.model_copy(update={"units": table_units, "charges": charges})
     postures = {**state.postures, uid: "advancing"}
-    return State(table=table, zones=zstate, postures=postures)
+    moved = dict(state.moved)
+    prolonged = dict(state.prolonged)
+    if "spent" in details:
+        moved[uid] = float(details["spent"])
+    if "prolonged" in details:
+        prolonged[uid] = float(details["prolonged"])
+    return State(table=table, zones=zstate, postures=postures, moved=moved,
+                 prolonged=prolonged)
 
 
 def cover_of(j: Judgement, uid: str) -> dict[str, Any]:

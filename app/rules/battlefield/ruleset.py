@@ -78,7 +78,7 @@ def sync_table(board: Board, before: State, zones: oz.State) -> State:
             u = u.model_copy(update={"at": tuple(charges[u.id].path[-1])})
         units.append(u)
     table = before.table.model_copy(update={"units": units})
-    return State(table=table, zones=zones, postures=dict(before.postures))
+    return before.model_copy(update={"table": table, "zones": zones})
 
 
 class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
@@ -154,7 +154,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
             for a in zones.assaults:
                 if a.zone == action.zone and a.turn == zones.turn:
                     a.batteries.append(action.unit)
-            return State(table=state.table, zones=zones, postures=dict(state.postures))
+            return state.model_copy(update={"zones": zones})
         if isinstance(action, Bombard):
             inner = Ruling(legal=True, summary="", details=ruling.details.get("zones", {}))
             zones = ZONES.apply(board.zones, state.zones,
@@ -188,9 +188,10 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
 
     def advance_phase(self, board: Board, state: State) -> State:
         zones = ZONES.advance_phase(board.zones, state.zones)
-        table = state.table
-        if zones.phasing_side != state.zones.phasing_side or zones.turn != state.zones.turn:
-            table = table.model_copy(update={"charges": []})
+        if zones.phasing_side == state.zones.phasing_side and zones.turn == state.zones.turn:
+            return state.model_copy(update={"zones": zones})
+        # a new player turn: charges, allowances and prolonge start afresh
+        table = state.table.model_copy(update={"charges": []})
         return State(table=table, zones=zones, postures=dict(state.postures))
 
     def sealed_decisions(self, board: Board, state: State) -> Mapping[str, SealedDecision]:
