@@ -81,7 +81,11 @@ OWN_SECTIONS: tuple[RuleSection, ...] = (
 
 OWN_IDS: tuple[str, ...] = tuple(s.id for s in OWN_SECTIONS)
 OWN = Catalog(RULESET_ID, OWN_SECTIONS)
-CATALOG = Catalog(RULESET_ID, [*OWN_SECTIONS, *OZ_CATALOG, *TERRAIN_CATALOG])
+CATALOG = Catalog(
+    RULESET_ID,
+    # A.36 is in both parts (terrain: capacities; zones: a fort fought as a zone): one entry
+    list({s.id: s for s in [*OWN_SECTIONS, *TERRAIN_CATALOG, *OZ_CATALOG]}.values()),
+)
 
 OWN_INTERPRETATIONS: tuple[Interpretation, ...] = (
     Interpretation(

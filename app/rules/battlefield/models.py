@@ -55,6 +55,7 @@ class ZoneSpec(_Model):
     fortifies: Literal["C", "D"] | None = None
     capacity: int | None = Field(default=None, ge=1, le=12)
     adjacent: list[str] = Field(default_factory=list, max_length=32)
+    fort: bool = False
     polygon: list[Point] = Field(min_length=3, max_length=500)
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)

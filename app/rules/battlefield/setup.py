@@ -63,7 +63,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     zone_specs = [
         oz.ZoneSpec.model_validate({
             "id": z.id, "name": z.name, "class": z.zone_class, "fortifies": z.fortifies,
-            "capacity": z.capacity, "adjacent": z.adjacent,
+            "capacity": z.capacity, "adjacent": z.adjacent, "fort": z.fort,
             "road": z.id in shapes and road_exit(scenario.features, shapes[z.id]) is not None,
         })
         for z in scenario.zones

@@ -345,9 +345,8 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
             )
         )
     if unit.engaged:
-        return ctx.illegal(
-            Problem("oz.engaged", f"{unit.id} is engaged.", ["OZ.PostMelee.D.4"], unit=unit.id)
-        )
+        sections = ["OZ.PostMelee.D.4", *(["A.36"] if zone.fort else [])]
+        return ctx.illegal(Problem("oz.engaged", f"{unit.id} is engaged.", sections, unit=unit.id))
     if unit.type == "artillery":
         return ctx.illegal(
             Problem(

@@ -203,6 +203,15 @@ _SECTIONS: tuple[tuple[str, str, str, str], ...] = (
         SOURCE,
     ),
     (
+        "A.36",
+        "Large forts (Terrain Definitions A.36) as a zone",
+        "A whole fort on the table holds six to twelve stands in as many sectors, one stand "
+        "each, reassigned between turns unless locked in melee; no sector takes more than two "
+        "attacking units; once the attackers control a sector the defenders lose the fort's "
+        "modifiers.",
+        "Measured horse-and-musket rules, Terrain Definitions A.36 (seed 003)",
+    ),
+    (
         "OZ.Sequence",
         "Sequence of play (project)",
         "Project order of a player turn: Charge Declaration, Movement, Initial Fire, "

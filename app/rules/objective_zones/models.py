@@ -66,6 +66,9 @@ class ZoneSpec(_Strict):
     )
     adjacent: list[str] = Field(default_factory=list, max_length=32)
     road: bool = Field(default=False, description="The zone has a road exit.")
+    fort: bool = Field(
+        default=False, description="A whole large fort (A.36): capacity 6-12, one per sector."
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -119,6 +122,8 @@ class Zone(_Strict):
     road: bool
     gun_limit: int
     """Firing sections (or batteries, see oz.gun-stand) the garrison may hold (OZ.Basic.D)."""
+    fort: bool = False
+    """A whole large fort (A.36)."""
 
 
 class Board(_Strict):

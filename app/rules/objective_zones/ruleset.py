@@ -100,7 +100,16 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             adjacent=list(z.adjacent),
             road=z.road,
             gun_limit=4 if cls == "F" else 2,
+            fort=z.fort,
         )
+        if z.fort and not (z.capacity is not None and 6 <= z.capacity <= 12):
+            errors.append(
+                {
+                    "loc": ["zones", i, "capacity"],
+                    "msg": "a whole large fort holds 6-12 stands (give its capacity)",
+                    "section": "A.36",
+                }
+            )
     for i, z in enumerate(scenario.zones):
         for n in z.adjacent:
             if n not in {x.id for x in scenario.zones}:

@@ -99,6 +99,9 @@ class Feature(_Model):
         default="gentle", description="Hills: gentle (A.11) or steep (A.12) slopes."
     )
     sunken: bool = Field(default=False, description="Roads: a sunken section (A.12, A.47).")
+    partial: bool = Field(
+        default=False, description="Forts: only a section of the wall is on the table (A.36)."
+    )
 
     @model_validator(mode="after")
     def _one_shape(self) -> Feature:

@@ -398,6 +398,10 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
             else:
                 ctx.effect("terrain.protective_position", f"{unit.id} occupies hasty works "
                            f"{f.id}", ("A.41", "A.47"), unit=unit.id, feature=f.id)
+        elif f.kind == "fort" and f.partial:
+            ctx.rely("terrain.in-feature")
+            ctx.effect("terrain.earthworks", f"{unit.id} holds the fort wall section {f.id}: "
+                       "prepared earthworks", ("A.36", "A.41"), unit=unit.id, feature=f.id)
         elif f.kind == "stone_wall" or (f.kind == "road" and f.sunken):
             ctx.rely("terrain.in-feature")
             clause = "A.31" if f.kind == "stone_wall" else "A.12"

@@ -91,7 +91,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             lo, hi = STOCKADE_CAPACITY
             if not lo <= f.capacity <= hi:
                 err([*loc, "capacity"], "a stockade or small fort holds 1-5 stands", "A.32")
-        if f.kind == "fort" and f.capacity is not None:
+        if f.kind == "fort" and f.capacity is not None and not f.partial:
             lo, hi = FORT_CAPACITY
             if not lo <= f.capacity <= hi:
                 err([*loc, "capacity"], "a whole large fort holds 6-12 stands", "A.36")
