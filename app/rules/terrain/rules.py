@@ -471,6 +471,11 @@ def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
     ctx.rely(*los["interpretations"])
     ctx.cite(*los["citations"])
     for block in los["blocked_by"]:
+        if unit.type == "artillery" and block["kind"] in HEAVY | LIGHT:
+            # A.44 / A.45: woods stop an artillery kill zone, not only the sight line
+            ctx.violate("terrain.kill_zone_blocked", f"{block['feature']} stops {unit.id}'s "
+                        "kill zone", (block["section"],), unit=unit.id, feature=block["feature"])
+            continue
         ctx.violate("terrain.los_blocked", f"{block['feature']} blocks the line of sight",
                     (block["section"],), unit=unit.id, feature=block["feature"])
     ctx.details.update(line_of_sight=los)
