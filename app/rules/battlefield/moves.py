@@ -32,7 +32,7 @@ from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.common import garrison
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.terrain import models as tr
-from app.rules.terrain.geometry import TOLERANCE, pieces
+from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
 from app.rules.terrain.rules import PROLONGE_CAP
 from app.rules.terrain.ruleset import TerrainRuleset
 
@@ -303,36 +303,51 @@ def apply_move(j: Judgement, action: Move | Charge, details: dict[str, Any]) -> 
                  prolonged=prolonged)
 
 
+def _rating(feature: tr.Feature) -> str | None:
+    """``protective`` (A.47: buildings, hasty works, walls, sunken roads, cover), ``earthworks``
+    (prepared works, fort wall sections: A.41, A.36) or None."""
+    if feature.kind in ("building", "protective_cover", "stone_wall"):
+        return "protective"
+    if feature.kind == "road" and feature.sunken:
+        return "protective"
+    if feature.kind == "earthworks":
+        return "earthworks" if feature.works == "prepared" else "protective"
+    if feature.kind == "fort" and feature.partial:
+        return "earthworks"
+    return None
+
+
 def cover_of(j: Judgement, uid: str) -> dict[str, Any]:
-    """Does the unit get protective cover now (A.47): in cover, Holding, not engaged."""
+    """The cover a unit has now: protective cover counts in a melee only while the unit is
+    Holding and not engaged (A.47); prepared earthworks do not depend on posture (A.41)."""
     unit = table_unit(j.state, uid)
     zunit = zone_unit(j.state, uid)
     if unit is None:
         raise KeyError(uid)
     posture = j.state.postures.get(uid, "holding")
     engaged = bool(zunit and zunit.engaged)
-    features: list[str] = []
+    found: dict[str, list[str]] = {"protective": [], "earthworks": []}
     if uid not in off_table(j.board, j.state):
-        moved = unit
-        for pl_feature in j.board.table.features:
-            if pl_feature.kind not in ("building", "earthworks", "protective_cover"):
-                continue
-            from app.rules.terrain.geometry import shape_of, unit_in
-
-            if unit_in(moved, shape_of(pl_feature), j.options.terrain()):
-                features.append(pl_feature.id)
+        opts = j.options.terrain()
+        for feature in j.board.table.features:
+            rating = _rating(feature)
+            if rating is not None and unit_in(unit, shape_of(feature), opts):
+                found[rating].append(feature.id)
     zone_cover = bool(zunit and zunit.zone and zunit.at == "garrison"
                       and j.board.zones.zones[zunit.zone].zone_class != "A")
     j.cite("A.47", "BF.Posture")
     if zone_cover:
         j.cite("OZ.Capacity")
+    if found["earthworks"]:
+        j.cite("A.41")
     j.rely("bf.move-advances")
+    in_cover = bool(found["protective"]) or zone_cover
     return {
         "unit": uid,
         "posture": "engaged" if engaged else posture,
-        "features": features,
+        "features": found["protective"],
+        "earthworks": found["earthworks"],
         "zone_garrison": zone_cover,
-        "in_cover": bool(features) or zone_cover,
-        "cover_in_melee": (bool(features) or zone_cover) and posture == "holding"
-        and not engaged,
+        "in_cover": in_cover,
+        "cover_in_melee": in_cover and posture == "holding" and not engaged,
     }
