@@ -8,7 +8,7 @@ from typing import Any
 from shapely.geometry import Point, Polygon
 
 from app.rules.base import InvalidScenario
-from app.rules.battlefield.models import Board, Options, Scenario, State
+from app.rules.battlefield.models import EDGE_TOLERANCE, Board, Options, Scenario, State
 from app.rules.battlefield.table import road_exit
 from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.ruleset import build as build_zones
@@ -36,6 +36,12 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 errors.append({"loc": ["zones", i, "polygon"], "section": "BF.Table",
                                "msg": f"zone {z.id} overlaps zone {other}"})
         shapes[z.id] = shape
+    for i, z in enumerate(scenario.zones):
+        for other in z.adjacent:
+            if z.id in shapes and other in shapes \
+                    and shapes[z.id].distance(shapes[other]) > EDGE_TOLERANCE:
+                errors.append({"loc": ["zones", i, "adjacent"], "section": "BF.Table",
+                               "msg": f"zone {z.id} does not touch its neighbour {other}"})
     classes = {z.id: z.zone_class for z in scenario.zones}
     on_table: list[tr.UnitSpec] = []
     for i, u in enumerate(scenario.units):
