@@ -29,6 +29,7 @@ from app.api.routes import (
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
 from app.match.clock import TimeSource
+from app.rules import registry
 from app.service.boards import BoardCache
 from app.service.stream import EventHub
 
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     epoch; default ``time.time``): tests inject a fake one and never wait.
     """
     settings = settings or get_settings()
+    registry.load_builtins()  # eagerly: the first requests must find every ruleset
     engine = make_engine(settings.database_url, echo=settings.sql_echo)
 
     @asynccontextmanager

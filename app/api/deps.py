@@ -12,7 +12,7 @@ from app.config import Settings
 from app.db.uow import AbstractUnitOfWork, SqlAlchemyUnitOfWork
 from app.service.boards import BoardCache
 from app.service.errors import Unauthenticated
-from app.service.games import IfMatch
+from app.service.pipeline import IfMatch
 
 _bearer = HTTPBearer(
     auto_error=False,

@@ -41,7 +41,7 @@ _CLIENT_SEED = re.compile(r"^[\x21-\x7e]{1,64}$")
 class MatchOptions(BaseModel):
     """Per-game match options (``match`` in ``POST /games``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     clock: clk.TimeControl | None = Field(
         default=None, description="Correspondence time control; null = untimed."

@@ -26,7 +26,8 @@ from app.db import notify
 from app.db.uow import AbstractUnitOfWork
 from app.service.boards import BoardCache
 from app.service.errors import INT4_MAX, FieldError, InvalidInput, ServiceError
-from app.service.games import _event_view, _find, _reader, settle_clock
+from app.service.games import _event_view
+from app.service.pipeline import _find, _reader, settle_clock
 from app.service.results import EventView
 
 BATCH = 100

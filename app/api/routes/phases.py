@@ -15,7 +15,7 @@ router = APIRouter(prefix="/games/{game_id}", tags=["phases"])
 
 
 class FinishRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     winner: str | None = Field(default=None, description="The winning side, or null.")
 

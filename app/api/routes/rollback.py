@@ -16,7 +16,7 @@ router = APIRouter(prefix="/games/{game_id}", tags=["undo"])
 
 
 class RollbackRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     to_version: int = Field(
         ge=1, le=INT4_MAX, description="The earlier version whose state to restore."
