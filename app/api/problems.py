@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api.etags import format_etag
 from app.rules.base import RulesError
-from app.rules.ruling import Ruling
+from app.rules.ruling import Citation, Ruling
 from app.service import errors as svc
 from app.service.errors import FieldError, field_errors, pointer
 
@@ -38,6 +38,15 @@ class ProblemFieldError(BaseModel):
     in_: str = Field(alias="in", examples=["body"], description="body, query, header or path.")
     message: str
     type: str = Field(examples=["greater_than_equal"])
+    code: str | None = Field(
+        default=None,
+        examples=["terrain.scenario.ford_near_bridge"],
+        description="For a refusal by the rules (an inconsistent scenario): its stable code.",
+    )
+    citations: list[Citation] | None = Field(
+        default=None,
+        description="For a refusal by the rules: the rule sections that forbid it.",
+    )
 
 
 class Problem(BaseModel):
@@ -152,7 +161,7 @@ def problem(
     )
 
 
-def _errors_json(errors: list[FieldError]) -> list[dict[str, str]]:
+def _errors_json(errors: list[FieldError]) -> list[dict[str, Any]]:
     return [e.as_json() for e in errors]
 
 

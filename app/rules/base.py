@@ -42,7 +42,9 @@ class InvalidScenario(RulesError):
 
     def __init__(self, message: str, errors: Sequence[Mapping[str, Any]] = ()) -> None:
         super().__init__(message)
-        self.errors = list(errors)
+        self.errors: list[dict[str, Any]] = [dict(e) for e in errors]
+        """Every problem, as the judgement kit writes them (:meth:`Judgement.problems`):
+        ``code``, ``message``, ``location`` (RFC 6901 pointer in the scenario), ``citations``."""
 
 
 class InvalidQuery(RulesError):

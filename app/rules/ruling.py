@@ -32,6 +32,10 @@ class Violation(_Value):
     step: int | None = Field(default=None, description="Index of the offending step, if any.")
     hex: str | None = None
     unit: str | None = None
+    location: str | None = Field(
+        default=None,
+        description="RFC 6901 JSON pointer into the judged document (scenario, order), if any.",
+    )
     citations: tuple[Citation, ...] = ()
     details: dict[str, Any] = Field(default_factory=dict)
 

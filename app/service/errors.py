@@ -11,6 +11,7 @@ from typing import Any, ClassVar
 
 from pydantic import ValidationError
 
+from app.rules.judgement import pointer as rules_pointer
 from app.rules.ruling import Ruling
 
 INT4_MAX = 2_147_483_647
@@ -21,25 +22,33 @@ value is a 422 naming the parameter, never a database overflow."""
 
 @dataclass(frozen=True)
 class FieldError:
-    """One bad field: a JSON-pointer location, a message and a machine-readable type."""
+    """One bad field: an RFC 6901 JSON-pointer location, a message, a machine-readable type,
+    and -- for a refusal by the rules -- its stable ``code`` and the rule sections that forbid
+    it (``citations``: ruleset, section, title)."""
 
     location: str
     message: str
     type: str = "invalid"
     source: str = "body"
+    code: str | None = None
+    citations: tuple[Mapping[str, Any], ...] = ()
 
-    def as_json(self) -> dict[str, str]:
-        return {
+    def as_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "location": self.location,
             "in": self.source,
             "message": self.message,
             "type": self.type,
         }
+        if self.code is not None:
+            out["code"] = self.code
+            out["citations"] = [dict(c) for c in self.citations]
+        return out
 
 
 def pointer(parts: Iterable[Any]) -> str:
     """``("scenario", "pawns", 0, "at")`` -> ``/scenario/pawns/0/at`` (RFC 6901 escaping)."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+    return rules_pointer(parts)
 
 
 def field_errors(
@@ -63,20 +72,20 @@ def field_errors(
 def rules_errors(
     errors: Iterable[Mapping[str, Any]], prefix: Sequence[Any] = ()
 ) -> list[FieldError]:
-    """Errors a ruleset attached to ``InvalidScenario`` (``loc``/``msg`` or ``location``)."""
+    """The problems a ruleset attached to ``InvalidScenario`` (as the judgement kit writes
+    them: ``code``, ``message``, ``location`` -- a JSON pointer inside the scenario --
+    and ``citations``), located under ``prefix``."""
     out: list[FieldError] = []
     for err in errors:
-        loc = err.get("loc", err.get("location", ()))
-        if isinstance(loc, str):
-            parts: list[Any] = [p for p in loc.strip("/").replace(".", "/").split("/") if p]
-        else:
-            parts = list(loc or ())
-        message = err.get("msg", err.get("message", "invalid"))
+        location = str(err.get("location") or "")
+        code = str(err.get("code") or "scenario.invalid")
         out.append(
             FieldError(
-                location=pointer([*prefix, *parts]),
-                message=str(message),
-                type=str(err.get("type", err.get("code", "scenario.invalid"))),
+                location=pointer(prefix) + location,
+                message=str(err.get("message", "invalid")),
+                type=code,
+                code=code,
+                citations=tuple(err.get("citations") or ()),
             )
         )
     return out

@@ -100,10 +100,18 @@ async def test_inconsistent_scenario_from_setup_is_422(client: httpx.AsyncClient
         },
     )
     body = assert_problem(r, 422, "scenario.invalid")
-    assert {e["location"] for e in body["errors"]} == {
-        "/scenario/pawns/0/at",
-        "/scenario/pawns/1/id",
-        "/scenario/pawns/1/side",
+    assert {
+        (e["location"], e["code"], tuple(c["section"] for c in e["citations"]))
+        for e in body["errors"]
+    } == {
+        ("/scenario/pawns/0/at", "tiny.scenario.invalid_at", ("1", "2.1")),
+        ("/scenario/pawns/1/id", "tiny.scenario.invalid_id", ("1",)),
+        ("/scenario/pawns/1/side", "tiny.scenario.invalid_side", ("1",)),
+    }
+    assert body["errors"][0]["citations"][0] == {
+        "ruleset": "tiny",
+        "section": "1",
+        "title": "The track",
     }
 
 

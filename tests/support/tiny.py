@@ -35,7 +35,6 @@ from app.rules import (
     Interpretation,
     InterpretationRef,
     InvalidQuery,
-    InvalidScenario,
     PhaseSpec,
     Position,
     QuerySpec,
@@ -47,6 +46,7 @@ from app.rules import (
     Violation,
 )
 from app.rules.geometry import DEFAULT_LAYOUT
+from app.rules.judgement import Judgement
 
 CATALOG = Catalog(
     "tiny",
@@ -190,18 +190,17 @@ class TinyRuleset(Ruleset[TinyBoard, TinyState, Any, TinyOptions]):
 
     def setup(self, scenario: Any, options: TinyOptions) -> tuple[TinyBoard, TinyState]:
         assert isinstance(scenario, TinyScenario)
-        errors: list[dict[str, Any]] = []
+        check = Judgement(CATALOG)
         seen: set[str] = set()
         for i, pawn in enumerate(scenario.pawns):
             if pawn.id in seen:
-                errors.append({"loc": ["pawns", i, "id"], "msg": f"duplicate pawn {pawn.id}"})
+                check.invalid(["pawns", i, "id"], f"duplicate pawn {pawn.id}", "1")
             seen.add(pawn.id)
             if pawn.at >= scenario.length:
-                errors.append({"loc": ["pawns", i, "at"], "msg": "square is off the track"})
+                check.invalid(["pawns", i, "at"], "square is off the track", "1", "2.1")
             if pawn.side not in scenario.sides:
-                errors.append({"loc": ["pawns", i, "side"], "msg": f"unknown side {pawn.side}"})
-        if errors:
-            raise InvalidScenario("the scenario is inconsistent", errors)
+                check.invalid(["pawns", i, "side"], f"unknown side {pawn.side}", "1")
+        check.raise_if_refused("the tiny scenario is inconsistent")
         board = TinyBoard(
             length=scenario.length,
             sides=list(scenario.sides),

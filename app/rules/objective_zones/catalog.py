@@ -222,7 +222,8 @@ _SECTIONS: tuple[tuple[str, str, str, str], ...] = (
         "OZ.Scenario",
         "Scenario data (project)",
         "Numbers the text leaves open (melee dice per grade, casualties per hit, the level "
-        "battery dice hit at) come from the scenario, with documented defaults.",
+        "battery dice hit at) come from the scenario, with documented defaults; a scenario's "
+        "ids are unique and its references (sides, zones, units, grades) resolve.",
         PROJECT,
     ),
 )

@@ -11,7 +11,6 @@ from pydantic import BaseModel
 from app.rules.base import (
     AvailableActions,
     InvalidQuery,
-    InvalidScenario,
     PhaseSpec,
     Position,
     QuerySpec,
@@ -21,6 +20,7 @@ from app.rules.base import (
     SequenceOfPlay,
     Sides,
 )
+from app.rules.judgement import Judgement
 from app.rules.objective_zones import actions as act
 from app.rules.objective_zones import combat, engaged, results
 from app.rules.objective_zones.available import available_actions
@@ -77,14 +77,14 @@ PHASES: tuple[PhaseSpec, ...] = (
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     """Scenario -> board + state, every cross-reference checked."""
-    errors: list[dict[str, Any]] = []
+    check = Judgement(CATALOG)
     sides = [s.id for s in scenario.sides]
     if len(set(sides)) != len(sides):
-        errors.append({"loc": ["sides"], "msg": "duplicate side id"})
+        check.invalid(["sides"], "duplicate side id", "OZ.Scenario")
     zones: dict[str, Zone] = {}
     for i, z in enumerate(scenario.zones):
         if z.id in zones:
-            errors.append({"loc": ["zones", i, "id"], "msg": f"duplicate zone {z.id}"})
+            check.invalid(["zones", i, "id"], f"duplicate zone {z.id}", "OZ.Scenario")
         cls = z.zone_class
         cap: int
         if cls == "C":
@@ -105,45 +105,42 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             fort=z.fort,
         )
         if z.fort and not (z.capacity is not None and 6 <= z.capacity <= 12):
-            errors.append(
-                {
-                    "loc": ["zones", i, "capacity"],
-                    "msg": "a whole large fort holds 6-12 stands (give its capacity)",
-                    "section": "A.36",
-                }
+            check.invalid(
+                ["zones", i, "capacity"],
+                "a whole large fort holds 6-12 stands (give its capacity)",
+                "A.36",
+                code="objective-zones.scenario.fort_capacity",
             )
     for i, z in enumerate(scenario.zones):
         for n in z.adjacent:
             if n not in {x.id for x in scenario.zones}:
-                errors.append({"loc": ["zones", i, "adjacent"], "msg": f"unknown zone {n}"})
+                check.invalid(["zones", i, "adjacent"], f"unknown zone {n}", "OZ.Scenario")
     units: list[Unit] = []
     seen: set[str] = set()
     for i, u in enumerate(scenario.units):
-        loc = ["units", i]
+        loc: list[str | int] = ["units", i]
         if u.id in seen:
-            errors.append({"loc": [*loc, "id"], "msg": f"duplicate unit {u.id}"})
+            check.invalid([*loc, "id"], f"duplicate unit {u.id}", "OZ.Scenario")
         seen.add(u.id)
         if u.side not in sides:
-            errors.append({"loc": [*loc, "side"], "msg": f"unknown side {u.side}"})
+            check.invalid([*loc, "side"], f"unknown side {u.side}", "OZ.Scenario")
         if u.type != "artillery" and u.grade not in scenario.melee_dice:
-            errors.append({"loc": [*loc, "grade"], "msg": f"no melee dice for grade {u.grade}"})
+            check.invalid([*loc, "grade"], f"no melee dice for grade {u.grade}", "OZ.Scenario")
         if u.type == "artillery" and u.sections < 1:
-            errors.append({"loc": [*loc, "sections"], "msg": "a battery needs firing sections"})
+            check.invalid([*loc, "sections"], "a battery needs firing sections", "OZ.Scenario")
         if (u.zone is None) != (u.at == "board"):
-            errors.append(
-                {
-                    "loc": [*loc, "at"],
-                    "msg": "a unit in a zone is in transit or "
-                    "garrison; one on the board names no zone",
-                }
+            check.invalid(
+                [*loc, "at"],
+                "a unit in a zone is in transit or garrison; one on the board names no zone",
+                "OZ.Display",
             )
         elif u.zone is not None and u.zone not in zones:
-            errors.append({"loc": [*loc, "zone"], "msg": f"unknown zone {u.zone}"})
+            check.invalid([*loc, "zone"], f"unknown zone {u.zone}", "OZ.Scenario")
         elif u.zone is not None and u.at == "garrison" and u.type != "artillery":
             zone = zones[u.zone]
             if u.sector is None or u.sector > zone.capacity:
-                errors.append(
-                    {"loc": [*loc, "sector"], "msg": f"garrison sector must be 1-{zone.capacity}"}
+                check.invalid(
+                    [*loc, "sector"], f"garrison sector must be 1-{zone.capacity}", "OZ.Capacity"
                 )
         units.append(
             Unit(
@@ -162,15 +159,14 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         )
     for zid, side in scenario.melees.items():
         if zid not in zones or side not in sides:
-            errors.append({"loc": ["melees", zid], "msg": "an unknown zone or side"})
+            check.invalid(["melees", zid], "an unknown zone or side", "OZ.Scenario")
     for uid, cause in scenario.morale_due.items():
         if uid not in seen or cause not in ("melee", "artillery"):
-            errors.append({"loc": ["morale_due", uid], "msg": "an unknown unit or cause"})
+            check.invalid(["morale_due", uid], "an unknown unit or cause", "OZ.Scenario")
     phasing = scenario.phasing_side or sides[0]
     if phasing not in sides:
-        errors.append({"loc": ["phasing_side"], "msg": f"unknown side {phasing}"})
-    if errors:
-        raise InvalidScenario("inconsistent objective-zones scenario", errors)
+        check.invalid(["phasing_side"], f"unknown side {phasing}", "OZ.Scenario")
+    check.raise_if_refused("the objective-zones scenario is inconsistent")
     board = Board(
         title=scenario.title,
         options=options,

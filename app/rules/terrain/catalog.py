@@ -70,7 +70,8 @@ SECTIONS: tuple[RuleSection, ...] = (
     _S(id="T.Scenario", title="Numbers left to the scenario",
        summary="Project rule (not in the text): the yards a fence or wall crossing costs, the "
        "cost of steep slopes and movement allowances are scenario data with documented "
-       "defaults.", source="project rule (not in the source text)"),
+       "defaults; a scenario's ids are unique, its references (sides) resolve and its "
+       "units stand on the table.", source="project rule (not in the source text)"),
     _S(id="A.4", title="Tactical terrain definitions",
        summary="Heading of the features that change movement, sight and protection."),
     _S(id="A.41", title="Earthworks and fortifications",

@@ -10,7 +10,8 @@ from typing import Any
 
 from shapely.geometry import LineString, Point
 
-from app.rules.base import InvalidScenario
+from app.rules.judgement import Judgement
+from app.rules.terrain.catalog import CATALOG
 from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of
 from app.rules.terrain.models import (
     DEFAULT_MOVEMENT,
@@ -58,52 +59,70 @@ def road_problem(feature: Feature, width: float, height: float) -> str | None:
 
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
-    errors: list[dict[str, Any]] = []
-
-    def err(loc: list[Any], msg: str, section: str | None = None) -> None:
-        entry: dict[str, Any] = {"loc": loc, "msg": msg}
-        if section:
-            entry["section"] = section
-        errors.append(entry)
+    check = Judgement(CATALOG)
 
     sides = [s.id for s in scenario.sides]
     if len(set(sides)) != len(sides):
-        err(["sides"], "duplicate side id")
+        check.invalid(["sides"], "duplicate side id", "T.Scenario")
     shapes = {}
     seen: set[str] = set()
     for i, f in enumerate(scenario.features):
         loc: list[Any] = ["features", i]
         if f.id in seen:
-            err([*loc, "id"], f"duplicate feature {f.id}")
+            check.invalid([*loc, "id"], f"duplicate feature {f.id}", "T.Scenario")
         seen.add(f.id)
         shape = shape_of(f)
         if shape.is_empty or not shape.is_valid or shape.area <= 0:
-            err([*loc, "polygon" if f.polygon else "line"], "not a valid area")
+            check.invalid(
+                [*loc, "polygon" if f.polygon else "line"], "not a valid area", "T.Scenario"
+            )
             continue
         shapes[f.id] = shape
         # A.22: a stream marker is at most 40 yards wide
         if f.kind == "stream":
             width = f.width if f.line is not None and f.width else max_width(shape)
             if width > MAX_STREAM_WIDTH + 1e-6:
-                err([*loc, "width"], f"stream {f.id} is {width:.0f} yards wide (max 40)", "A.22")
+                check.invalid(
+                    [*loc, "width"],
+                    f"stream {f.id} is {width:.0f} yards wide (max 40)",
+                    "A.22",
+                    code="terrain.scenario.stream_too_wide",
+                )
         # A.32 / A.36: garrison capacities
         if f.kind == "stockade" and f.capacity is not None:
             lo, hi = STOCKADE_CAPACITY
             if not lo <= f.capacity <= hi:
-                err([*loc, "capacity"], "a stockade or small fort holds 1-5 stands", "A.32")
+                check.invalid(
+                    [*loc, "capacity"],
+                    "a stockade or small fort holds 1-5 stands",
+                    "A.32",
+                    code="terrain.scenario.stockade_capacity",
+                )
         if f.kind == "fort" and f.capacity is not None and not f.partial:
             lo, hi = FORT_CAPACITY
             if not lo <= f.capacity <= hi:
-                err([*loc, "capacity"], "a whole large fort holds 6-12 stands", "A.36")
+                check.invalid(
+                    [*loc, "capacity"],
+                    "a whole large fort holds 6-12 stands",
+                    "A.36",
+                    code="terrain.scenario.fort_capacity",
+                )
         if f.kind == "earthworks" and f.works is None:
-            err([*loc, "works"], "earthworks are prepared or hasty", "A.41")
+            check.invalid(
+                [*loc, "works"],
+                "earthworks are prepared or hasty",
+                "A.41",
+                code="terrain.scenario.works_kind",
+            )
 
     # A.35: a road leaves by two different edges and crosses a mid-line (terrain.road-exits)
     if options.roads_must_exit:
         for i, f in enumerate(scenario.features):
             problem = road_problem(f, scenario.table.width, scenario.table.height)
             if problem is not None:
-                err(["features", i, "line"], problem, "A.35")
+                check.invalid(
+                    ["features", i, "line"], problem, "A.35", code="terrain.scenario.road_exits"
+                )
 
     by_id = {f.id: f for f in scenario.features}
     bridges = [fid for fid, f in by_id.items() if f.kind == "bridge" and fid in shapes]
@@ -114,15 +133,23 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             gap = shapes[fid].distance(shapes[bid])
             if gap < FORD_BRIDGE_GAP:
                 i = scenario.features.index(by_id[fid])
-                err(["features", i], f"ford {fid} is {gap:.0f} yards from bridge {bid}", "A.24")
+                check.invalid(
+                    ["features", i],
+                    f"ford {fid} is {gap:.0f} yards from bridge {bid}",
+                    "A.24",
+                    code="terrain.scenario.ford_near_bridge",
+                )
     # A.23: every river has a ford and/or a bridge
     for i, f in enumerate(scenario.features):
         if f.kind == "river" and f.id in shapes:
-            crossing = [
-                c for c in fords + bridges if shapes[c].intersects(shapes[f.id])
-            ]
+            crossing = [c for c in fords + bridges if shapes[c].intersects(shapes[f.id])]
             if not crossing:
-                err(["features", i], f"river {f.id} has no ford or bridge", "A.23")
+                check.invalid(
+                    ["features", i],
+                    f"river {f.id} has no ford or bridge",
+                    "A.23",
+                    code="terrain.scenario.river_uncrossable",
+                )
 
     board = Board(
         title=scenario.title,
@@ -140,13 +167,13 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     for i, u in enumerate(scenario.units):
         loc = ["units", i]
         if u.id in uids:
-            err([*loc, "id"], f"duplicate unit {u.id}")
+            check.invalid([*loc, "id"], f"duplicate unit {u.id}", "T.Scenario")
         uids.add(u.id)
         if u.side not in sides:
-            err([*loc, "side"], f"unknown side {u.side}")
+            check.invalid([*loc, "side"], f"unknown side {u.side}", "T.Scenario")
         x, y = u.at
         if not (0 <= x <= scenario.table.width and 0 <= y <= scenario.table.height):
-            err([*loc, "at"], "position off the table")
+            check.invalid([*loc, "at"], "position off the table", "T.Scenario")
         key = "dismounted_cavalry" if u.type == "cavalry" and not u.mounted else u.type
         unit = Unit(
             id=u.id,
@@ -167,10 +194,19 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             if f.kind in HEAVY | LIGHT | ROUGH:
                 reason = closed_reason(unit, f.kind, options)
                 if reason is not None:
-                    err([*loc, "at"], f"{u.id} may not stand in {f.id}: {reason[1]}", reason[0])
+                    check.invalid(
+                        [*loc, "at"],
+                        f"{u.id} may not stand in {f.id}: {reason[1]}",
+                        reason[0],
+                        code="terrain.scenario.closed_ground",
+                    )
             if f.kind == "building" and u.type == "cavalry" and u.mounted:
-                err([*loc, "mounted"], f"{u.id} must dismount to hold {f.id}", "A.43")
+                check.invalid(
+                    [*loc, "mounted"],
+                    f"{u.id} must dismount to hold {f.id}",
+                    "A.43",
+                    code="terrain.scenario.mounted_in_building",
+                )
         units.append(unit)
-    if errors:
-        raise InvalidScenario("inconsistent terrain scenario", errors)
+    check.raise_if_refused("the terrain scenario is inconsistent")
     return board, State(units=units)

@@ -245,8 +245,11 @@ _SECTIONS: tuple[tuple[str, str, str, str], ...] = (
     (
         "basic.umpire",
         "Umpire actions",
-        "The umpire starts phases (which records every unit's position at the start of the "
-        "phase), sets the weather, and places units and markers.",
+        "The umpire sets the game up from a scenario whose references resolve (unique ids; "
+        "every unit, marker, supply source and start position on a side, country and hex the "
+        "scenario has; a movement cost for every terrain), starts phases (which records every "
+        "unit's position at the start of the phase), sets the weather, and places units and "
+        "markers.",
         PROJECT,
     ),
 )

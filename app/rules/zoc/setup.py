@@ -7,10 +7,13 @@ together as one :class:`app.rules.InvalidScenario`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from app.rules.base import InvalidScenario
 from app.rules.geometry import Hex, HexIdError, HexLayout, Hexside
+from app.rules.judgement import Judgement
+from app.rules.zoc.catalog import CATALOG
 from app.rules.zoc.models import (
     ALL_SEA_TERRAIN,
     Board,
@@ -23,12 +26,32 @@ from app.rules.zoc.models import (
 MAX_HEXES = 40_000
 
 
-class _Errors:
-    def __init__(self) -> None:
-        self.items: list[dict[str, Any]] = []
+SCENARIO = ("basic.umpire",)
+"""The section every scenario refusal cites: the umpire's set-up, whose references resolve."""
 
-    def add(self, loc: str, msg: str) -> None:
-        self.items.append({"loc": loc, "msg": msg})
+
+class _Errors:
+    """Scenario problems, gathered by the judgement kit (all of them, each cited)."""
+
+    def __init__(self) -> None:
+        self.judgement = Judgement(CATALOG)
+
+    def add(
+        self, loc: Sequence[str | int], msg: str, code: str, sections: Sequence[str] = SCENARIO
+    ) -> None:
+        self.judgement.problem(f"zoc.scenario.{code}", loc, msg, sections)
+
+    def raise_if_any(self) -> None:
+        """Raise InvalidScenario; each problem's ``loc`` in the dotted form the zoc rule cases
+        name (``units[1].side``), its ``location`` an RFC 6901 pointer (``/units/1/side``)."""
+        try:
+            self.judgement.raise_if_refused("the zoc scenario is inconsistent")
+        except InvalidScenario as exc:
+            for err in exc.errors:
+                err["loc"] = "".join(
+                    f"[{p}]" if isinstance(p, int) else f".{p}" for p in err["loc"]
+                ).lstrip(".")
+            raise
 
 
 def build(scenario: Scenario) -> tuple[Board, State]:
@@ -39,67 +62,76 @@ def build(scenario: Scenario) -> tuple[Board, State]:
     hexsides = _hexsides(scenario, layout, hexes, errors)
     side_ids = [s.id for s in scenario.sides]
     if len(set(side_ids)) != len(side_ids):
-        errors.add("sides", "duplicate side id")
+        errors.add(["sides"], "duplicate side id", "duplicate_id")
     sides = set(side_ids)
     for hex_id, info in hexes.items():
         if info.country is not None and info.country not in scenario.countries:
-            errors.add(f"hexes.{hex_id}.country", f"unknown country {info.country!r}")
+            errors.add(
+                ["hexes", hex_id, "country"], f"unknown country {info.country!r}", "unknown_country"
+            )
         if info.terrain not in scenario.movement_costs.terrain:
             errors.add(
-                f"hexes.{hex_id}.terrain",
+                ["hexes", hex_id, "terrain"],
                 f"terrain {info.terrain!r} has no entry in movement_costs.terrain",
+                "terrain_without_cost",
+                ("basic.umpire", "basic.movement-points"),
             )
     if scenario.phasing_side not in sides:
-        errors.add("phasing_side", f"unknown side {scenario.phasing_side!r}")
+        errors.add(["phasing_side"], f"unknown side {scenario.phasing_side!r}", "unknown_side")
     seen: set[str] = set()
     for i, unit in enumerate(scenario.units):
-        loc = f"units[{i}]"
+        loc: list[str | int] = ["units", i]
         if unit.id in seen:
-            errors.add(f"{loc}.id", f"duplicate unit id {unit.id!r}")
+            errors.add([*loc, "id"], f"duplicate unit id {unit.id!r}", "duplicate_id")
         seen.add(unit.id)
         if unit.side not in sides:
-            errors.add(f"{loc}.side", f"unknown side {unit.side!r}")
+            errors.add([*loc, "side"], f"unknown side {unit.side!r}", "unknown_side")
         if unit.country is not None and unit.country not in scenario.countries:
-            errors.add(f"{loc}.country", f"unknown country {unit.country!r}")
+            errors.add([*loc, "country"], f"unknown country {unit.country!r}", "unknown_country")
         if unit.hex is not None and unit.hex not in hexes:
-            errors.add(f"{loc}.hex", f"hex {unit.hex!r} is not on the map")
+            errors.add([*loc, "hex"], f"hex {unit.hex!r} is not on the map", "off_map")
     markers: list[Marker] = []
     marker_ids: set[str] = set()
     for i, marker in enumerate(scenario.markers):
         if marker.id in marker_ids:
-            errors.add(f"markers[{i}].id", f"duplicate marker id {marker.id!r}")
+            errors.add(["markers", i, "id"], f"duplicate marker id {marker.id!r}", "duplicate_id")
         marker_ids.add(marker.id)
         problem = marker_problem(marker, layout, hexes, sides)
         if problem:
-            errors.add(f"markers[{i}]", problem)
+            errors.add(
+                ["markers", i], problem, "bad_marker", ("basic.umpire", "8.1.clar.markers")
+            )
         else:
             markers.append(normalized_marker(marker))
     zones = {info.weather_zone for info in hexes.values() if info.weather_zone is not None}
     for zone in scenario.weather:
         if zone not in zones:
-            errors.add(f"weather.{zone}", f"no hex lies in weather zone {zone!r}")
+            errors.add(
+                ["weather", zone], f"no hex lies in weather zone {zone!r}", "unknown_weather_zone"
+            )
     for side, sources in scenario.supply.sources.items():
         if side not in sides:
-            errors.add(f"supply.sources.{side}", f"unknown side {side!r}")
+            errors.add(["supply", "sources", side], f"unknown side {side!r}", "unknown_side")
         for hex_id in sources:
             if hex_id not in hexes:
-                errors.add(f"supply.sources.{side}", f"hex {hex_id!r} is not on the map")
+                errors.add(
+                    ["supply", "sources", side],
+                    f"hex {hex_id!r} is not on the map",
+                    "off_map",
+                    ("basic.umpire", "basic.supply"),
+                )
     start = {u.id: u.hex for u in scenario.units}
     for unit_id, pos in (scenario.start_positions or {}).items():
         if unit_id not in start:
-            errors.add(f"start_positions.{unit_id}", "unknown unit")
+            errors.add(["start_positions", unit_id], "unknown unit", "unknown_unit")
         elif pos is not None and pos not in hexes:
-            errors.add(f"start_positions.{unit_id}", f"hex {pos!r} is not on the map")
+            errors.add(["start_positions", unit_id], f"hex {pos!r} is not on the map", "off_map")
         else:
             start[unit_id] = pos
     for unit_id in scenario.moved:
         if unit_id not in start:
-            errors.add("moved", f"unknown unit {unit_id!r}")
-    if errors.items:
-        raise InvalidScenario(
-            f"the scenario has {len(errors.items)} problem(s): {errors.items[0]['msg']}",
-            errors.items,
-        )
+            errors.add(["moved"], f"unknown unit {unit_id!r}", "unknown_unit")
+    errors.raise_if_any()
     board = Board(
         title=scenario.title,
         layout=scenario.layout,
@@ -128,10 +160,12 @@ def _hexes(scenario: Scenario, layout: HexLayout, errors: _Errors) -> dict[str, 
     for i, area in enumerate(scenario.areas):
         (c0, c1), (r0, r1) = area.cols, area.rows
         if c0 > c1 or r0 > r1 or c0 < 0 or r0 < 0:
-            errors.add(f"areas[{i}]", "column and row ranges must be [low, high], not negative")
+            errors.add(
+                ["areas", i], "column and row ranges must be [low, high], not negative", "bad_area"
+            )
             continue
         if (c1 - c0 + 1) * (r1 - r0 + 1) + len(hexes) > MAX_HEXES:
-            errors.add(f"areas[{i}]", f"the map may hold at most {MAX_HEXES} hexes")
+            errors.add(["areas", i], f"the map may hold at most {MAX_HEXES} hexes", "map_too_large")
             continue
         info = HexInfo(terrain=area.terrain, country=area.country, weather_zone=area.weather_zone)
         for col in range(c0, c1 + 1):
@@ -139,13 +173,13 @@ def _hexes(scenario: Scenario, layout: HexLayout, errors: _Errors) -> dict[str, 
                 try:
                     hexes[layout.format(Hex(area.prefix, col, row))] = info
                 except HexIdError as exc:
-                    errors.add(f"areas[{i}]", str(exc))
+                    errors.add(["areas", i], str(exc), "bad_hex_id")
                     break
     for hex_id, spec in scenario.hexes.items():
         try:
             layout.parse(hex_id)
         except HexIdError as exc:
-            errors.add(f"hexes.{hex_id}", str(exc))
+            errors.add(["hexes", hex_id], str(exc), "bad_hex_id")
             continue
         old = hexes.get(hex_id, HexInfo())
         hexes[hex_id] = HexInfo(
@@ -154,7 +188,7 @@ def _hexes(scenario: Scenario, layout: HexLayout, errors: _Errors) -> dict[str, 
             weather_zone=spec.weather_zone if spec.weather_zone is not None else old.weather_zone,
         )
     if not hexes:
-        errors.add("areas", "the map has no hexes")
+        errors.add(["areas"], "the map has no hexes", "empty_map")
     return hexes
 
 
@@ -165,11 +199,13 @@ def _hexsides(
     for key, features in scenario.hexsides.items():
         side_id = hexside_id(key, layout)
         if side_id is None:
-            errors.add(f"hexsides.{key}", "expected 'hexA/hexB' naming two adjacent hexes")
+            errors.add(
+                ["hexsides", key], "expected 'hexA/hexB' naming two adjacent hexes", "bad_hexside"
+            )
             continue
         a, b = side_id.split("/")
         if a not in hexes and b not in hexes:
-            errors.add(f"hexsides.{key}", "neither hex is on the map")
+            errors.add(["hexsides", key], "neither hex is on the map", "off_map")
             continue
         merged = list(out.get(side_id, ()))
         for feature in features:

@@ -130,7 +130,9 @@ _SECTIONS: tuple[tuple[str, str, str], ...] = (
         "Outside rule 14: a move is a list of steps (enter an adjacent hex, face, change "
         "formation, limber, unlimber), each paid from the movement allowance using the "
         "scenario's terrain and change cost tables; enemy-occupied and prohibited hexes may not "
-        "be entered; a unit moves once per movement phase.",
+        "be entered; a unit moves once per movement phase. The scenario gives the map (ranges "
+        "ascending, every terrain in the cost table) and the units (unique ids, each on a side "
+        "and a map hex, never sharing a hex with an enemy).",
     ),
     (
         "sequence",

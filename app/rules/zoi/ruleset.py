@@ -10,7 +10,6 @@ from pydantic import BaseModel
 from app.rules.base import (
     UMPIRE,
     AvailableActions,
-    InvalidScenario,
     PhaseSpec,
     Position,
     QuerySpec,
@@ -20,6 +19,7 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.catalog import Catalog, Interpretation
+from app.rules.judgement import Judgement
 from app.rules.ruling import Effect, InterpretationRef, Ruling, Violation
 from app.rules.zoi import tables
 from app.rules.zoi.available import available_actions
@@ -118,26 +118,28 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
     def setup(self, scenario: Any, options: ZoiOptions) -> tuple[ZoiBoard, ZoiState]:
         """Build board and initial state; raise :class:`InvalidScenario` if inconsistent."""
         sc = scenario if isinstance(scenario, ZoiScenario) else ZoiScenario.model_validate(scenario)
-        errors: list[dict[str, Any]] = []
+        check = Judgement(CATALOG)
 
-        def err(loc: str, msg: str) -> None:
-            errors.append({"loc": loc, "msg": msg})
+        def err(
+            loc: Sequence[str | int], msg: str, code: str, sections: Sequence[str] = ("movement",)
+        ) -> None:
+            check.problem(f"zoi.scenario.{code}", loc, msg, sections)
 
         layout = sc.map.layout.layout()
         hexes: dict[str, str] = {}
         c0, c1 = sc.map.columns
         r0, r1 = sc.map.rows
         if c0 > c1 or r0 > r1 or c0 < 0 or r0 < 0:
-            err("map", "column and row ranges must be non-negative and ascending")
+            err(["map"], "column and row ranges must be non-negative and ascending", "bad_map")
         elif (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_HEXES:
-            err("map", f"the map has more than {MAX_HEXES} hexes")
+            err(["map"], f"the map has more than {MAX_HEXES} hexes", "map_too_large")
             c1 = c0 - 1  # build nothing: the scenario is refused below
         for c in range(c0, c1 + 1):
             for r in range(r0, r1 + 1):
                 try:
                     h = layout.format(_hex(sc.map.prefix, c, r))
                 except ValueError as exc:
-                    err("map", str(exc))
+                    err(["map"], str(exc), "bad_hex_id")
                     break
                 hexes[h] = sc.map.default_terrain
         terrain_costs: dict[str, dict[str, int | None]] = {
@@ -146,11 +148,16 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         terrain_costs.update(sc.terrain_costs)
         for h, t in sc.map.terrain.items():
             if h not in hexes:
-                err(f"map.terrain.{h}", f"{h} is not a hex of the map")
+                err(["map", "terrain", h], f"{h} is not a hex of the map", "off_map")
             hexes[h] = t
         for h, t in sorted(hexes.items()):
             if t not in terrain_costs:
-                err(f"map.terrain.{h}", f"terrain {t!r} has no row in the terrain cost table")
+                err(
+                    ["map", "terrain", h],
+                    f"terrain {t!r} has no row in the terrain cost table",
+                    "terrain_without_cost",
+                    ("movement",),
+                )
                 break
         front: dict[str, FrontSpec] = {
             k: FrontSpec.model_validate(v) for k, v in tables.FRONT_TABLE.items()
@@ -169,7 +176,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         )
         side_ids = [s.id for s in sc.sides]
         if len(set(side_ids)) != len(side_ids):
-            err("sides", "duplicate side id")
+            err(["sides"], "duplicate side id", "duplicate_id")
         board = ZoiBoard(
             name=sc.name,
             layout=sc.map.layout,
@@ -182,23 +189,20 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         )
         phasing = sc.phasing or side_ids[0]
         if phasing not in side_ids:
-            err("phasing", f"unknown side {phasing!r}")
+            err(["phasing"], f"unknown side {phasing!r}", "unknown_side")
         state = ZoiState(turn=sc.turn, phase=sc.phase, phasing=phasing, units=sc.units)
         game = Game(board, state, options)
         seen: set[str] = set()
         for n, u in enumerate(sc.units):
-            for msg in _unit_errors(game, u, side_ids):
-                err(f"units.{n}", f"{u.id}: {msg}")
+            for field, code, msg, sections in _unit_errors(game, u, side_ids):
+                err(["units", n, field], f"{u.id}: {msg}", code, sections)
             if u.id in seen:
-                err(f"units.{n}", f"duplicate unit id {u.id!r}")
+                err(["units", n, "id"], f"duplicate unit id {u.id!r}", "duplicate_id")
             seen.add(u.id)
         for h, us in game.by_hex.items():
             if len({u.side for u in us}) > 1:
-                err("units", f"units of different sides share {h}")
-        if errors:
-            raise InvalidScenario(
-                "scenario is inconsistent: " + "; ".join(e["msg"] for e in errors[:5]), errors
-            )
+                err(["units"], f"units of different sides share {h}", "mixed_stack")
+        check.raise_if_refused("the zoi scenario is inconsistent")
         if state.phase == "movement":
             state = state.model_copy(update={"phase_start": _snapshot(state)})
         return board, state
@@ -535,31 +539,42 @@ def _move_details(walk: Walk) -> dict[str, Any]:
     }
 
 
-def _unit_errors(game: Game, u: Unit, side_ids: list[str]) -> list[str]:
-    out = []
+_UnitError = tuple[str, str, str, tuple[str, ...]]
+"""(field, code, message, sections) of one problem with a scenario unit."""
+
+_FRONT = ("movement", "14.front")
+
+
+def _unit_errors(game: Game, u: Unit, side_ids: list[str]) -> list[_UnitError]:
+    out: list[_UnitError] = []
     if u.side not in side_ids:
-        out.append(f"unknown side {u.side!r}")
+        out.append(("side", "unknown_side", f"unknown side {u.side!r}", ("movement",)))
     if u.hex not in game.board.hexes:
-        out.append(f"hex {u.hex!r} is not on the map")
+        out.append(("hex", "off_map", f"hex {u.hex!r} is not on the map", ("movement",)))
     subtypes = tables.SUBTYPES[u.type]
     if subtypes and u.subtype not in subtypes:
-        out.append(f"{u.type} needs a subtype among {', '.join(subtypes)}")
+        msg = f"{u.type} needs a subtype among {', '.join(subtypes)}"
+        out.append(("subtype", "bad_subtype", msg, ("movement",)))
     if not subtypes and u.subtype is not None:
-        out.append(f"{u.type} takes no subtype")
+        out.append(("subtype", "bad_subtype", f"{u.type} takes no subtype", ("movement",)))
     if not is_combat(u):
         if u.formation is not None or u.facing is not None:
-            out.append("leaders have no formation and no facing")
+            msg = "leaders have no formation and no facing"
+            out.append(("formation", "leader_formation", msg, _FRONT))
         return out
     if u.formation is None:
-        out.append("a combat unit needs a formation")
+        out.append(("formation", "no_formation", "a combat unit needs a formation", _FRONT))
         return out
     spec = game.front_spec(u)
     if spec is None:
-        out.append(f"formation {u.formation!r} is not in the facing table for {u.type}")
+        msg = f"formation {u.formation!r} is not in the facing table for {u.type}"
+        out.append(("formation", "unknown_formation", msg, _FRONT))
     elif needs_facing(spec) and u.facing is None:
-        out.append(f"a unit in {u.formation} needs a facing (0..5)")
+        msg = f"a unit in {u.formation} needs a facing (0..5)"
+        out.append(("facing", "no_facing", msg, _FRONT))
     elif not needs_facing(spec) and u.facing is not None:
-        out.append(f"a unit in {u.formation} has no facing")
+        out.append(("facing", "facing", f"a unit in {u.formation} has no facing", _FRONT))
     if u.increments < 1:
-        out.append("a combat unit needs at least one increment")
+        msg = "a combat unit needs at least one increment"
+        out.append(("increments", "no_increments", msg, ("movement",)))
     return out

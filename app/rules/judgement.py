@@ -1,0 +1,292 @@
+"""The judgement kit: the one way a ruleset builds a :class:`Ruling`.
+
+A :class:`Judgement` is the per-ruling bookkeeping every ruleset needs: it **cites** the
+sections that shaped the outcome, records the **interpretations** relied on (with the option
+that selects each and its value in this game), collects **effects** and **rejections** (each
+with a stable code, a message, its own citations and where it applies), and **finishes**
+into the one :class:`Ruling`. Actions, queries, scenario validation and sealed orders all use
+it, so every ruling and every refusal is cited the same way.
+
+The policy (docs/ARCHITECTURE.md, "Rulings"): a refusal lists *every* rule of the source text
+that forbids the action, not only the first check that tripped, each with its citation; a
+ruling cites every section that shaped its outcome, refused or not; a query result names the
+interpretations it relied on.
+
+Pure: no I/O, clock or randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from app.rules.catalog import Catalog, Interpretation
+from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
+
+_LEGACY = frozenset({"loc", "msg", "section"})
+
+
+class Citable(Protocol):
+    """Anything that turns a section id into a :class:`Citation` (KeyError if unknown)."""
+
+    def cite(self, section_id: str) -> Citation: ...
+
+
+class Catalogs:
+    """Several catalogs cited as one: a section is cited from the first catalog listing it,
+    so a composed ruleset's citations keep their home ruleset."""
+
+    def __init__(self, *catalogs: Catalog) -> None:
+        self.catalogs = catalogs
+        self.ruleset = catalogs[0].ruleset
+
+    def __contains__(self, section_id: object) -> bool:
+        return any(section_id in c for c in self.catalogs)
+
+    def cite(self, section_id: str) -> Citation:
+        for catalog in self.catalogs:
+            if section_id in catalog:
+                return catalog.cite(section_id)
+        raise KeyError(section_id)
+
+
+def pointer(parts: Iterable[Any]) -> str:
+    """``("units", 1, "side")`` -> ``/units/1/side``: an RFC 6901 JSON pointer."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def interpretation_ref(interp: Interpretation, options: BaseModel | None) -> InterpretationRef:
+    """The reference a ruling carries: the reading and the option value in force."""
+    value = getattr(options, interp.option, None) if interp.option and options else None
+    return InterpretationRef(id=interp.id, text=interp.reading, option=interp.option, value=value)
+
+
+class Judgement:
+    """One ruling being built: citations, interpretations, effects and rejections.
+
+    ``source`` resolves section ids (a :class:`Catalog` or :class:`Catalogs`); an unknown id
+    raises KeyError, so nothing cites a section its catalog does not list.
+    ``interpretations`` maps interpretation ids to the catalog's readings; ``options`` are
+    the per-game options whose values an interpretation reference reports.
+    """
+
+    def __init__(
+        self,
+        source: Citable,
+        interpretations: Mapping[str, Interpretation] | Iterable[Interpretation] = (),
+        options: BaseModel | None = None,
+    ) -> None:
+        self.source = source
+        self.interpretation_by_id: Mapping[str, Interpretation] = (
+            interpretations
+            if isinstance(interpretations, Mapping)
+            else {i.id: i for i in interpretations}
+        )
+        self.options = options
+        self._cited: dict[Citation, None] = {}
+        self._relied: dict[str, InterpretationRef] = {}
+        self.violations: list[Violation] = []
+        self.effects: list[Effect] = []
+        self.details: dict[str, Any] = {}
+        self._paths: dict[str, list[str | int]] = {}
+
+    # -- citations and readings -----------------------------------------------------------
+
+    def cite(self, *sections: str) -> tuple[Citation, ...]:
+        """Cite sections (in first-cited order); returns their citations."""
+        out = tuple(self.source.cite(s) for s in sections)
+        cited = self._cited
+        for c in out:
+            if c not in cited:
+                cited[c] = None
+        return out
+
+    def cite_all(self, citations: Iterable[Citation]) -> None:
+        """Record citations already built (e.g. those of a part's ruling)."""
+        for c in citations:
+            self._cited.setdefault(c, None)
+
+    def rely(self, *interpretation_ids: str) -> None:
+        """Record that the outcome depends on these readings (KeyError if unknown)."""
+        for iid in interpretation_ids:
+            if iid not in self._relied:
+                interp = self.interpretation_by_id[iid]
+                self._relied[iid] = interpretation_ref(interp, self.options)
+
+    def relied_on(self, ref: InterpretationRef) -> None:
+        """Record an interpretation reference already built (e.g. from a part's ruling)."""
+        self._relied.setdefault(ref.id, ref)
+
+    def citations(self) -> tuple[Citation, ...]:
+        return tuple(self._cited)
+
+    def cited_ids(self) -> list[str]:
+        return [c.section for c in self._cited]
+
+    def interpretations(self) -> tuple[InterpretationRef, ...]:
+        return tuple(self._relied.values())
+
+    def relied_ids(self) -> list[str]:
+        return list(self._relied)
+
+    # -- outcomes -------------------------------------------------------------------------
+
+    def effect(
+        self,
+        kind: str,
+        message: str,
+        sections: Sequence[str],
+        *,
+        unit: str | None = None,
+        hex: str | None = None,
+        step: int | None = None,
+        by: Iterable[str] = (),
+        details: Mapping[str, Any] | None = None,
+    ) -> Effect:
+        """Record a consequence (cited) and return it."""
+        e = Effect(
+            kind=kind,
+            message=message,
+            unit=unit,
+            hex=hex,
+            step=step,
+            by=tuple(by),
+            citations=self.cite(*sections),
+            details=dict(details or {}),
+        )
+        self.effects.append(e)
+        return e
+
+    def reject(
+        self,
+        code: str,
+        message: str,
+        sections: Sequence[str],
+        *,
+        unit: str | None = None,
+        hex: str | None = None,
+        step: int | None = None,
+        location: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> Violation:
+        """Record one rule that forbids the action: a stable ``code``, a message in our own
+        words, the ``sections`` that forbid it (at least one) and where it applies (unit,
+        hex, step, or an RFC 6901 ``location`` inside the judged document)."""
+        if not sections:
+            raise ValueError(f"rejection {code!r} cites no section")
+        v = Violation(
+            code=code,
+            message=message,
+            step=step,
+            hex=hex,
+            unit=unit,
+            location=location,
+            citations=self.cite(*sections),
+            details=dict(details or {}),
+        )
+        self.violations.append(v)
+        return v
+
+    def problem(
+        self,
+        code: str,
+        location: Sequence[str | int],
+        message: str,
+        sections: Sequence[str],
+        **details: Any,
+    ) -> Violation:
+        """A rejection of a document (scenario, order) at ``location`` (its path parts)."""
+        at = pointer(location)
+        self._paths[at] = list(location)
+        return self.reject(code, message, sections, location=at, details=details)
+
+    def adopt(self, problem: Mapping[str, Any], location: Sequence[str | int]) -> None:
+        """Take over a problem another judgement reported (as :meth:`problems` writes it),
+        placed at ``location`` in this judgement's document."""
+        fields = {k: v for k, v in problem.items() if k not in _LEGACY}
+        v = Violation.model_validate({**fields, "location": pointer(location)})
+        self._paths[pointer(location)] = list(location)
+        self.cite_all(v.citations)
+        self.violations.append(v)
+
+    def invalid(
+        self,
+        location: Sequence[str | int],
+        message: str,
+        *sections: str,
+        code: str | None = None,
+    ) -> Violation:
+        """A scenario problem at ``location``; the code defaults to
+        ``<ruleset>.scenario.invalid_<field>`` (the last named field of the location)."""
+        if code is None:
+            field = next((p for p in reversed(location) if isinstance(p, str)), "scenario")
+            ruleset = getattr(self.source, "ruleset", "")
+            code = f"{ruleset}.scenario.invalid_{field}"
+        return self.problem(code, location, message, sections)
+
+    def problems(self) -> list[dict[str, Any]]:
+        """The rejections as JSON (``code``, ``message``, ``location``, ``citations``…), as
+        :class:`~app.rules.base.InvalidScenario` carries them; plus ``loc`` (the location's
+        parts), ``msg`` and ``section`` (the first citation), which the rule-case harnesses
+        read."""
+        out = []
+        for v in self.violations:
+            d = v.model_dump(mode="json", exclude_none=True)
+            d["loc"] = self._paths.get(v.location or "", [])
+            d["msg"] = v.message
+            d["section"] = v.citations[0].section if v.citations else None
+            out.append(d)
+        return out
+
+    def raise_if_refused(self, summary: str) -> None:
+        """Raise :class:`~app.rules.base.InvalidScenario` carrying every problem, if any."""
+        if self.violations:
+            from app.rules.base import InvalidScenario
+
+            raise InvalidScenario(
+                f"{summary}: {len(self.violations)} problem(s), first: "
+                f"{self.violations[0].message}",
+                self.problems(),
+            )
+
+    @property
+    def refused(self) -> bool:
+        return bool(self.violations)
+
+    def take(self, ruling: Ruling, part: str | None = None) -> Ruling:
+        """Fold a part's ruling into this one (its details under ``part`` when given)."""
+        self.cite_all(ruling.citations)
+        self.violations.extend(ruling.violations)
+        self.effects.extend(ruling.effects)
+        for ref in ruling.interpretations:
+            self.relied_on(ref)
+        if part is not None:
+            self.details[part] = ruling.details
+        return ruling
+
+    def finish(
+        self,
+        summary: str,
+        details: Mapping[str, Any] | None = None,
+        *,
+        refused_summary: str | None = None,
+    ) -> Ruling:
+        """The one :class:`Ruling`: legal iff nothing was rejected. A refused ruling's
+        summary is ``refused_summary`` or every rejection's message joined."""
+        legal = not self.violations
+        if not legal:
+            summary = refused_summary or "; ".join(v.message for v in self.violations)
+        merged = dict(self.details)
+        if details:
+            merged.update(details)
+        return Ruling(
+            legal=legal,
+            summary=summary,
+            violations=tuple(self.violations),
+            effects=tuple(self.effects),
+            citations=self.citations(),
+            interpretations=self.interpretations(),
+            details=merged,
+        )
