@@ -62,15 +62,17 @@ def effect(
 
 def illegal(
     ctx: Context,
-    p: Problem,
+    p: Problem | Sequence[Problem],
     effects: Sequence[Effect] = (),
     details: dict[str, Any] | None = None,
 ) -> Ruling:
-    v = violation(ctx, p)
+    """A refusal listing every problem (policy: every rule that forbids the action)."""
+    problems = [p] if isinstance(p, Problem) else list(p)
+    violations = tuple(violation(ctx, q) for q in problems)
     return Ruling(
         legal=False,
-        summary=p.message,
-        violations=(v,),
+        summary=" ".join(q.message for q in problems),
+        violations=violations,
         effects=tuple(effects),
         citations=ctx.citations(),
         interpretations=ctx.interpretations(),

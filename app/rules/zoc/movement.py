@@ -1,6 +1,8 @@
 """Section 8.2 for moving units: Operational Movement, Mud, Storms/Snow, Reserve, Exploitation.
 
-Legality comes in layers, each check an early return tagged with its rule:
+Legality comes in layers, each check tagged with its rule. A malformed action stops at the
+first problem (there is nothing left to judge); past that, every layer is judged and a refusal
+lists every rule that forbids the move (policy in docs/ARCHITECTURE.md):
 
 1. well-formed: the unit exists and is on the map, every hex id parses and is on the map, the
    path is contiguous, an overrun names an enemy unit whose hex ends the path;
@@ -413,33 +415,35 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
             return illegal(ctx, target_or_problem)
         target = target_or_problem
     mover = Mover(ctx, unit, target)
-    # 2. pseudo-legal
+    # 2. pseudo-legal -- every rule that forbids the move is reported, not only the first
+    problems: list[Problem] = []
     problem = mover.may_move()
     if problem is not None:
-        return illegal(ctx, problem)
+        problems.append(problem)
     if target is not None and mover.phase not in ("operational_movement", "exploitation"):
-        return illegal(
-            ctx,
+        problems.append(
             Problem(
                 "zoc.overrun_not_allowed",
                 f"No overrun in the {mover.phase} phase.",
                 ["basic.overrun"],
                 unit=unit.id,
-            ),
+            )
         )
     total = 0
     costs: list[int] = []
+    judged = len(path)  # steps 8.2 judges: those up to a hex the unit may not enter at all
     prev = start
     for i, hex_id in enumerate(path, start=1):
         final_overrun = target is not None and i == len(path)
         cost = mover.basic_step(prev, hex_id, i, final_overrun)
         if isinstance(cost, Problem):
-            return illegal(ctx, cost)
+            problems.append(cost)  # the cost from here on is unknown: no allowance check
+            judged = i - 1
+            break
         total += cost
         costs.append(cost)
         if total > unit.movement_allowance:
-            return illegal(
-                ctx,
+            problems.append(
                 Problem(
                     "zoc.insufficient_mp",
                     f"Step {i}: entering {hex_id} brings the cost to {total}, over "
@@ -449,19 +453,22 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
                     hex=hex_id,
                     unit=unit.id,
                     details={"cost": total, "movement_allowance": unit.movement_allowance},
-                ),
+                )
             )
+            break
         prev = hex_id
-    ctx.cite("basic.path", "basic.movement-points")
-    # 3. legal: 8.2
+    if mover.phase not in MOVEMENT_PHASES:
+        return illegal(ctx, problems)  # no 8.2 rule applies outside the movement phases
+    if not problems:
+        ctx.cite("basic.path", "basic.movement-points")
+    # 3. legal: 8.2 (its first violation; the steps after it are not judged)
     effects: list[Effect] = []
     steps: list[dict[str, Any]] = []
     stop: Stop | None = None
     prev = start
-    for i, hex_id in enumerate(path, start=1):
+    for i, hex_id in enumerate(path[:judged], start=1):
         if stop is not None:
-            return illegal(
-                ctx,
+            problems.append(
                 Problem(
                     "zoc.must_stop",
                     f"{unit.id} must stop in {stop.hex} (step {stop.step}): {stop.message}; "
@@ -471,17 +478,15 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
                     hex=stop.hex,
                     unit=unit.id,
                     details={"reason": stop.reason, "by": stop.by, "continued_to": hex_id},
-                ),
-                effects,
-                _details(unit, start, path, costs, steps, None),
+                )
             )
+            break
         final_overrun = target is not None and i == len(path)
         outcome = mover.zoc_step(prev, hex_id, i, first=i == 1, attack_only=final_overrun)
         effects.extend(outcome.effects)
         if outcome.problem is not None:
-            return illegal(
-                ctx, outcome.problem, effects, _details(unit, start, path, costs, steps, None)
-            )
+            problems.append(outcome.problem)
+            break
         steps.append(
             {
                 "step": i,
@@ -494,6 +499,8 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
         )
         stop = outcome.stop
         prev = hex_id
+    if problems:
+        return illegal(ctx, problems, effects, _details(unit, start, path, costs, steps, None))
     if stop is not None:
         effects.append(
             effect(

@@ -153,6 +153,9 @@ def trace(ctx: Context, unit: Unit) -> SupplyResult:
                     walk = parent[walk]
                 path.reverse()
                 result.in_supply, result.path, result.source = True, path, nbr
+                if _any_ezoc(result):
+                    # the line had to go around enemy zones: 8.2's supply clause shaped it
+                    ctx.cite("8.2.supply", "8.1")
                 result.blocked.clear()
                 _negation_sections(ctx, unit, path)
                 return result
@@ -209,37 +212,38 @@ def judge_trace_supply(ctx: Context, action: TraceSupplyAction) -> Ruling:
     if problem is not None:
         return illegal(ctx, problem)
     ctx.cite("basic.supply")
+    problems: list[Problem] = []  # every rule the claimed line breaks, once each
     if len(path) > ctx.board.supply.max_length:
-        return illegal(
-            ctx,
+        problems.append(
             Problem(
                 "zoc.supply_too_long",
                 f"The supply line is {len(path)} hexes long; the maximum is "
                 f"{ctx.board.supply.max_length}.",
                 ["basic.supply"],
                 unit=unit.id,
-            ),
+            )
         )
     prev = unit.hex
     for i, hex_id in enumerate(path, start=1):
         problem = supply_entry(ctx, unit, prev, hex_id, i)
-        if problem is not None:
+        if problem is not None and all(p.code != problem.code for p in problems):
             problem.unit = unit.id
-            return illegal(ctx, problem)
+            problems.append(problem)
         prev = hex_id
     sources = ctx.board.supply.sources.get(unit.side, [])
     end = path[-1] if path else unit.hex
     if end not in sources:
-        return illegal(
-            ctx,
+        problems.append(
             Problem(
                 "zoc.supply_no_source",
                 f"The supply line ends in {end}, which is not a supply source of {unit.side}.",
                 ["basic.supply"],
                 hex=end,
                 unit=unit.id,
-            ),
+            )
         )
+    if problems:
+        return illegal(ctx, problems)
     full = [unit.hex, *path]
     _negation_sections(ctx, unit, full)
     return legal(
