@@ -221,13 +221,30 @@ class Walk:
 
     # -- steps --------------------------------------------------------------------------
 
-    def advance(self, i: int, step: Step) -> Violation | None:
-        """Walk one step; return the violation that makes it illegal, or None."""
+    def advance(self, i: int, step: Step) -> tuple[Violation, ...]:
+        """Walk one step; return every violation that makes it illegal (none: it is legal).
+        A step into a hex the unit may not enter is also judged by rule 14's exit rule, so
+        a refusal names both (policy: every rule that forbids the action)."""
         if isinstance(step, EnterStep):
             return self._enter(i, step.hex)
-        return self._change(i, step)
+        v = self._change(i, step)
+        return () if v is None else (v,)
 
-    def _enter(self, i: int, target: str) -> Violation | None:
+    def _enter(self, i: int, target: str) -> tuple[Violation, ...]:
+        u = self.unit
+        basic = self._enter_basic(i, target)
+        if basic is None or basic.code in ("zoi.must_stop", "zoi.off_map", "zoi.not_adjacent"):
+            return self._enter_zone(i, target) if basic is None else (basic,)
+        # the step breaks a movement rule; rule 14 may forbid leaving the zone as well
+        here = self.hex
+        if is_combat(u) and is_foot(u) and self._zone(here):
+            exit_v = self._check_exit(i, here, target)
+            if exit_v is not None:
+                return (basic, exit_v)
+        return (basic,)
+
+    def _enter_basic(self, i: int, target: str) -> Violation | None:
+        """The first movement rule (series rules) that forbids entering ``target``."""
         u, g = self.unit, self.game
         if self.stopped:
             return violation(
@@ -296,6 +313,13 @@ class Walk:
                 cost=cost,
                 mp_left=self.mp_left,
             )
+        return None
+
+    def _enter_zone(self, i: int, target: str) -> tuple[Violation, ...]:
+        """Rule 14 for a step the movement rules allow, and the step itself."""
+        u, g = self.unit, self.game
+        cost = g.terrain_cost(u, target)
+        assert cost is not None
         here = self.hex
         src_here: list[ZoneSource] = []
         if is_combat(u):
@@ -303,7 +327,7 @@ class Walk:
             if src_here and is_foot(u):
                 v = self._check_exit(i, here, target)
                 if v is not None:
-                    return v
+                    return (v,)
             carres = self._carres(here)
             if src_here:
                 self._exit_chances(i, here, src_here, carres)
@@ -326,7 +350,7 @@ class Walk:
                 slide = self._entered_zone(i, target, src_here, src_new)
         if not slide:
             self.slid_only = False
-        return None
+        return ()
 
     def _check_exit(self, i: int, here: str, target: str) -> Violation | None:
         """14.exit.infantry-artillery: foot units leave a zone only at the start."""

@@ -115,7 +115,7 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
             if n in walk.path:
                 continue
             nxt = walk.fork()
-            if nxt.advance(nxt.entered, EnterStep(do="enter", hex=n)) is not None:
+            if nxt.advance(nxt.entered, EnterStep(do="enter", hex=n)):
                 continue
             here = labels.setdefault(n, [])
             if any(_dominates(old, nxt) for old in here):

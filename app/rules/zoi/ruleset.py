@@ -87,7 +87,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
     """
 
     id: ClassVar[str] = "zoi"
-    version: ClassVar[str] = "1.0.0"
+    version: ClassVar[str] = "1.1.0"
     title: ClassVar[str] = "La Bataille: Zone d'Influence (rule 14)"
     description: ClassVar[str] = (
         "Napoleonic hex rules where a unit's zone of influence follows its facing and "
@@ -281,8 +281,9 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         unit = self._unit_in_phase(game, action.unit, "movement", "movement", "Units move")
         if isinstance(unit, Ruling):
             return unit
+        pre: list[Violation] = []  # every rule that forbids the move, not only the first
         if unit.side != game.state.phasing:
-            return self._illegal(
+            pre.append(
                 violation(
                     "zoi.not_phasing",
                     f"{unit.id} belongs to {unit.side}; {game.state.phasing} is phasing.",
@@ -291,7 +292,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
                 )
             )
         if unit.id in game.state.moved:
-            return self._illegal(
+            pre.append(
                 violation(
                     "zoi.already_moved",
                     f"{unit.id} has already moved this phase.",
@@ -300,18 +301,22 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
                 )
             )
         walk = Walk.start(game, unit)
+        vs: tuple[Violation, ...] = ()
         for i, step in enumerate(action.steps):
-            v = walk.advance(i, step)
-            if v is not None:
-                return Ruling(
-                    legal=False,
-                    summary=v.message,
-                    violations=(v,),
-                    effects=tuple(walk.effects),
-                    citations=_citations(["14", *walk.sections], [v], walk.effects),
-                    interpretations=_interpretations(walk.consulted, game.options),
-                    details=_move_details(walk),
-                )
+            vs = walk.advance(i, step)
+            if vs:
+                break
+        if pre or vs:
+            refused = (*pre, *vs)
+            return Ruling(
+                legal=False,
+                summary=" ".join(v.message for v in refused),
+                violations=refused,
+                effects=tuple(walk.effects),
+                citations=_citations(["14", *walk.sections], refused, walk.effects),
+                interpretations=_interpretations(walk.consulted, game.options),
+                details=_move_details(walk),
+            )
         return Ruling(
             legal=True,
             summary=_move_summary(walk, action),

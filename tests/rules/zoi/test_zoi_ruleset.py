@@ -82,7 +82,8 @@ def test_example_dry_run_then_real_submission() -> None:
 
     # hussars stop the cuirassiers' second move? No: a unit moves once per phase.
     again = RS.adjudicate(board, state, cuirassiers, options)
-    assert [v.code for v in again.violations] == ["zoi.already_moved"]
+    # ... and the same path no longer starts next to the cuirassiers' hex: both are named
+    assert [v.code for v in again.violations] == ["zoi.already_moved", "zoi.not_adjacent"]
 
     phase = RS.parse_action({"kind": "set_phase", "phase": "movement", "phasing": "austrian"})
     assert RS.actor_side(board, state, phase) == UMPIRE
