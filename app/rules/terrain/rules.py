@@ -31,6 +31,7 @@ from app.rules.terrain.geometry import (
     sight_line,
     unit_in,
     yards,
+    yards_text,
 )
 from app.rules.terrain.models import Board, Options, State, Unit
 
@@ -234,6 +235,7 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                 ctx.rely("terrain.limbered-guns")
             if unit.type == "artillery" and not unit.limbered and kind in HEAVY:
                 ctx.rely("terrain.guns-heavy-woods")
+                ctx.cite("A.44")  # the reading of A.44 decides whether guns may go in
             reason = closed_reason(unit, kind, opts)
             if reason is not None:
                 ctx.violate("terrain.closed", f"{unit.id} may not enter {fid}: {reason[1]}",
@@ -254,8 +256,8 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                            (clause,), unit=unit.id, feature=fid, cap=limit,
                            yards_in_feature=yards(c.yards), counted=yards(counted))
                 if counted > limit + TOLERANCE:
-                    ctx.violate("terrain.over_cap", f"{unit.id} goes {counted:.0f} yards, over "
-                                f"the {limit:g}-yard maximum in {fid}", (clause,),
+                    ctx.violate("terrain.over_cap", f"{unit.id} goes {yards_text(counted)} yards, "
+                                f"over the {limit:g}-yard maximum in {fid}", (clause,),
                                 unit=unit.id, feature=fid, cap=limit, counted=yards(counted))
             else:
                 ctx.cite("A.45" if kind in LIGHT else "A.46" if kind in ROUGH else "A.44")
@@ -289,8 +291,8 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                    allowance=yards(allowance))
     ctx.details.update(cost=yards(cost), allowance=yards(allowance))
     if not charge and cost > allowance + TOLERANCE:
-        ctx.violate("terrain.over_allowance", f"{unit.id} needs {cost:.0f} yards of "
-                    f"{allowance:.0f}", ("A.24",) if ford_yards > TOLERANCE else (),
+        ctx.violate("terrain.over_allowance", f"{unit.id} needs {yards_text(cost)} yards of "
+                    f"{yards_text(allowance)}", ("A.24",) if ford_yards > TOLERANCE else (),
                     unit=unit.id, cost=yards(cost), allowance=yards(allowance))
 
     if ctx.violations or charge:
@@ -308,9 +310,15 @@ def _water(ctx: Ctx, unit: Unit, c: Crossing, line: LineString) -> None:
         if pl.kind in ("ford", "bridge"):
             water = water.difference(pl.shape)
     wet = sum(p.length for p in pieces(line, water))
-    if wet <= TOLERANCE:
-        return
     f = c.where.feature
+    if wet <= TOLERANCE:
+        # crossed only at fords or bridges: the clause that allows no other crossing decides
+        if f.kind == "river":
+            ctx.rely("terrain.river-crossing")
+            ctx.cite("A.23")
+        elif f.steep_banks or not f.fordable:
+            ctx.cite("A.22")
+        return
     if f.kind == "river":
         ctx.rely("terrain.river-crossing")
         ctx.violate("terrain.river_crossing", f"river {f.id} is crossed only at a ford or "
@@ -386,6 +394,7 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
     line = sight_line(a, b)
     blocked_by: list[dict[str, Any]] = []
     ignored: list[str] = []
+    ignored_sections: set[str] = set()
     relied: list[str] = []
     for pl in placed(board):
         if pl.kind not in SIGHT_BLOCKING:
@@ -396,10 +405,11 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
         holds_end = point_in(a, pl.shape) or point_in(b, pl.shape)
         if holds_end:
             relied.append("terrain.los-own-feature")
-            if options.los_from_inside == "sees_out":
-                ignored.append(pl.id)
-                continue
         clause = "A.44" if pl.kind in HEAVY else "A.45" if pl.kind in LIGHT else "A.42"
+        if holds_end and options.los_from_inside == "sees_out":
+            ignored.append(pl.id)
+            ignored_sections.add(clause)
+            continue
         blocked_by.append({"feature": pl.id, "kind": pl.kind, "section": clause,
                            "yards": yards(inside)})
     return {
@@ -407,7 +417,7 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
         "blocked_by": blocked_by,
         "ignored": ignored,
         "yards": yards(line.length),
-        "citations": sorted({x["section"] for x in blocked_by}) or ["A.4"],
+        "citations": sorted({x["section"] for x in blocked_by} | ignored_sections) or ["A.4"],
         "interpretations": sorted(set(relied)),
     }
 
@@ -420,6 +430,8 @@ def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
                         "may not fire", ("A.24",), unit=unit.id, feature=pl.id)
     los = line_of_sight(ctx.board, ctx.options, unit.at, target.at)
     ctx.rely(*los["interpretations"])
+    # the sight clauses it weighed, blocking or (under a reading) let through
+    ctx.cite(*(s for s in los["citations"] if s != "A.4"))
     for block in los["blocked_by"]:
         ctx.violate("terrain.los_blocked", f"{block['feature']} blocks the line of sight",
                     (block["section"],), unit=unit.id, feature=block["feature"])
