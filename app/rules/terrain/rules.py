@@ -146,6 +146,18 @@ class Ctx:
                       interpretations=tuple(refs), details=self.details)
 
 
+def in_feature(ctx: Ctx, unit: Unit, shape: Any) -> bool:
+    """Is ``unit`` in the feature? Names ``terrain.in-feature`` whenever the answer is yes or
+    the other reading would answer differently (the ruling then depends on the reading)."""
+    inside = unit_in(unit, shape, ctx.options)
+    other = ctx.options.model_copy(
+        update={"in_feature": "centre" if ctx.options.in_feature == "footprint" else "footprint"}
+    )
+    if inside or unit_in(unit, shape, other) != inside:
+        ctx.rely("terrain.in-feature")
+    return inside
+
+
 def find_unit(state: State, uid: str) -> Unit | None:
     return next((u for u in state.units if u.id == uid), None)
 
@@ -268,10 +280,9 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
             ford_yards += c.yards
             blockers = [
                 u.id for u in ctx.state.units
-                if u.id != unit.id and not u.destroyed and unit_in(u, c.where.shape, opts)
+                if u.id != unit.id and not u.destroyed and in_feature(ctx, u, c.where.shape)
             ]
             if blockers:
-                ctx.rely("terrain.in-feature")
                 ctx.violate("terrain.ford_blocked", f"{', '.join(blockers)} halted in ford "
                             f"{fid}: nobody may pass through it", ("A.24",), unit=unit.id,
                             feature=fid, by=blockers)
@@ -357,11 +368,11 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
     """Where the unit halts: fords, buildings, works, cover."""
     moved = unit.model_copy(update={"at": (end[0], end[1])})
     for pl in placed(ctx.board):
-        if not unit_in(moved, pl.shape, ctx.options):
-            continue
         f = pl.feature
-        if f.kind in ("ford", "building", "earthworks", "protective_cover"):
-            ctx.rely("terrain.in-feature")
+        if f.kind not in ("ford", "building", "earthworks", "protective_cover"):
+            continue
+        if not in_feature(ctx, moved, pl.shape):
+            continue
         if f.kind == "ford":
             ctx.effect("terrain.stopped_in_ford", f"{unit.id} halts in ford {f.id}: it may "
                        "not fire and blocks the ford", ("A.24",), unit=unit.id, feature=f.id)
@@ -424,8 +435,7 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
 
 def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
     for pl in placed(ctx.board):
-        if pl.kind == "ford" and unit_in(unit, pl.shape, ctx.options):
-            ctx.rely("terrain.in-feature")
+        if pl.kind == "ford" and in_feature(ctx, unit, pl.shape):
             ctx.violate("terrain.no_fire_in_ford", f"{unit.id} is halted in ford {pl.id} and "
                         "may not fire", ("A.24",), unit=unit.id, feature=pl.id)
     los = line_of_sight(ctx.board, ctx.options, unit.at, target.at)
