@@ -7,7 +7,7 @@ import pytest
 
 from app.rules import registry
 from app.rules.terrain.catalog import GUIDANCE_SECTIONS
-from tests.rules import convert_cases
+from tests.rules import convert_cases, frozen
 from tests.rules.rule_cases import AUTHORS, PACKAGES, Case, all_cases, iter_cited, run_case
 
 CASES = all_cases()
@@ -80,3 +80,24 @@ def test_every_interpretation_is_exercised_both_ways(ruleset: str) -> None:
             value = (case.data.get("options") or {}).get(interp.option, default_value)
             seen.add(value == default_value)
         assert seen == {True, False}, f"{interp.id}: readings seen {seen}"
+
+
+def test_frozen_cases_are_unchanged() -> None:
+    """Reviewer and examiner cases match their committed digests: an edit to what they assert
+    needs a new `revised:` note and `python -m tests.rules.frozen` (docs/TESTING.md)."""
+    bad = frozen.problems(frozen.load_record(), frozen.frozen_cases())
+    assert not bad, "\n".join(bad)
+
+
+def test_frozen_record_refuses_an_unexplained_edit() -> None:
+    cases = frozen.frozen_cases()
+    cid, case = next(iter(cases.items()))
+    record = {cid: {"digest": frozen.digest(case), "revised": case.data.get("revised")}}
+    edited = dict(case.data, expect={**case.expect, "legal": not case.expect.get("legal")})
+    changed = {cid: Case(case.ruleset, case.file, edited)}
+    assert frozen.problems(record, changed) == [
+        f"{cid}: expectations edited without a new `revised:` note (why?)"
+    ]
+    explained = {cid: Case(case.ruleset, case.file, dict(edited, revised="the text says so"))}
+    assert "not recorded yet" in frozen.problems(record, explained)[0]
+    assert frozen.problems(record, {}) == [f"{cid}: frozen case removed"]
