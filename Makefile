@@ -5,7 +5,7 @@ BIN     = $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test install install-dev migrate lint typecheck bench clean
+.PHONY: run test test-long mutate install install-dev migrate lint typecheck bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,17 @@ test: install-dev
 	$(BIN)/ruff check app tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
+
+## The property tests with 20 times more examples and a random seed (docs/TESTING.md)
+test-long: install-dev
+	HYPOTHESIS_PROFILE=long nice -n 10 $(BIN)/python -m pytest -q -p no:randomly \
+		tests/rules/test_geometry.py tests/rules/zoc/test_zoc_ruleset.py \
+		tests/rules/objective_zones/test_oz_properties.py tests/rules/terrain/test_terrain_properties.py
+
+## Mutation testing of app/rules, one part per ruleset (PART=zoc|zoi|objective_zones|terrain|core
+## runs one part); scores in docs/TESTING.md
+mutate: install-dev
+	nice -n 10 $(BIN)/python bench/mutate.py $(PART)
 
 lint: install-dev
 	$(BIN)/ruff check app tests bench
