@@ -15,7 +15,8 @@ naming its ``author`` (``implementer``, ``reviewer`` or ``examiner``). A file ho
   the phase); ``dice``;
 * exactly one of ``action``, ``query`` (``{name, params}``), ``sealed`` (objective-zones
   sealed orders, see :func:`_run_sealed`) or ``invalid_scenario`` (a list of ``{loc,
-  section}``: an error whose location starts with ``loc`` and cites ``section``; a bare string
+  section, msg_has}``: an error whose location starts with ``loc``, cites ``section`` and whose
+  message contains ``msg_has``; a bare string
   is a legacy location matched as a substring);
 * ``expect`` -- for rulings: ``legal``, ``violations`` (codes, in order), ``effects`` (the
   complete list in order; an item is a kind or a mapping of fields the effect must have, its
@@ -282,6 +283,7 @@ def _run_invalid(case: Case) -> None:
             assert any(
                 list(e["loc"])[: len(loc)] == loc
                 and ("section" not in want or e.get("section") == want["section"])
+                and want.get("msg_has", "") in str(e.get("msg", ""))
                 for e in exc.errors
             ), f"no error {want}; errors: {exc.errors}"
         return
