@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.service.games import IfMatch
+from app.service.pipeline import IfMatch
 
 
 def format_etag(version: int) -> str:

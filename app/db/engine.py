@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import functools
+import json
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
+
+JSON_SERIALIZER = functools.partial(json.dumps, allow_nan=False)
+"""Every JSON column is written with this: ``NaN``/``Infinity`` raise instead of being stored
+(PostgreSQL would refuse them, SQLite would keep text no JSON reader accepts)."""
 
 WRITE_OPTION = "referee_write"
 """Connection execution option: the transaction will write (SQLite takes the lock up front)."""
@@ -41,7 +47,9 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = normalize_url(url)
     if parsed.drivername.startswith("sqlite"):
         return _sqlite_engine(parsed, echo=echo)
-    return create_engine(parsed, echo=echo, pool_pre_ping=True)
+    return create_engine(
+        parsed, echo=echo, pool_pre_ping=True, json_serializer=JSON_SERIALIZER
+    )
 
 
 def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
@@ -49,6 +57,7 @@ def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
         url,
         echo=echo,
         connect_args={"check_same_thread": False, "timeout": 30},
+        json_serializer=JSON_SERIALIZER,
     )
     path = sqlite_file(url)
 

@@ -32,13 +32,19 @@ class GameRepository:
 
     # -- read -----------------------------------------------------------------------------
 
-    def get(self, game_id: str) -> tuple[GameRow, str] | None:
-        """The game's current row and its board digest (the board JSON is not loaded)."""
+    def get(self, game_id: str, *, lock: bool = False) -> tuple[GameRow, str] | None:
+        """The game's current row and its board digest (the board JSON is not loaded).
+
+        ``lock`` (write transactions): ``SELECT ... FOR UPDATE`` of the game row on
+        PostgreSQL, so concurrent writes of one game queue here and each reads the version
+        the one before it committed (SQLite's ``BEGIN IMMEDIATE`` already serializes them)."""
         stmt = (
             select(GameRow, ScenarioRow.digest)
             .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
             .where(GameRow.id == game_id)
         )
+        if lock:
+            stmt = stmt.with_for_update(of=GameRow)
         row = self.session.execute(stmt).first()
         if row is None:
             return None

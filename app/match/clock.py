@@ -13,16 +13,27 @@ from pydantic import BaseModel, ConfigDict, Field
 
 TimeSource = Callable[[], float]
 
+MAX_SECONDS = 366 * 24 * 3600
+"""The longest budget, increment or cap (a year): clock fields are finite and bounded, and a
+side's remaining time never grows past it (issue 9: a 1e308 budget overflowed to Infinity)."""
+
 
 class TimeControl(BaseModel):
     """Per-game time control (game option ``clock``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
 
-    budget_seconds: float = Field(gt=0, description="Initial time budget of each side.")
-    increment_seconds: float = Field(default=0, ge=0, description="Added after each action.")
+    budget_seconds: float = Field(
+        gt=0, le=MAX_SECONDS, description="Initial time budget of each side (at most a year)."
+    )
+    increment_seconds: float = Field(
+        default=0, ge=0, le=MAX_SECONDS, description="Added after each action."
+    )
     cap_seconds: float | None = Field(
-        default=None, gt=0, description="A side's remaining time never exceeds this."
+        default=None,
+        gt=0,
+        le=MAX_SECONDS,
+        description="A side's remaining time never exceeds this (nor a year in any case).",
     )
     on_expiry: Literal["forfeit", "notify_umpire"] = "notify_umpire"
 
@@ -66,8 +77,7 @@ def charge(
     left = remaining(state, now)
     if side in left and left[side] > 0:
         left[side] = left[side] + control.increment_seconds
-        if control.cap_seconds is not None:
-            left[side] = min(left[side], control.cap_seconds)
+        left[side] = min(left[side], control.cap_seconds or MAX_SECONDS)
     return ClockState(
         remaining=left,
         running=next_running,

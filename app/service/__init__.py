@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from app.service.boards import BoardCache
 from app.service.games import (
-    IfMatch,
     create_game,
     dry_run,
     get_event,
@@ -14,6 +13,7 @@ from app.service.games import (
     run_query,
     submit_action,
 )
+from app.service.pipeline import IfMatch
 from app.service.rulesets import describe_ruleset, list_rulesets
 
 __all__ = [

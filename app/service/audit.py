@@ -31,7 +31,7 @@ from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import Conflict, Forbidden, Unauthenticated
 from app.service.flow import _all_events
-from app.service.games import _Game, _load, _seat
+from app.service.pipeline import Game, _load, _seat
 from app.service.results import AuditDifference, AuditReport
 
 MAX_DIFFERENCES = 100
@@ -51,7 +51,7 @@ def _diff(row: EventRow, field: str, message: str, recorded: Any, replayed: Any)
     )
 
 
-def _check_rolls(game: _Game, row: EventRow) -> AuditDifference | None:
+def _check_rolls(game: Game, row: EventRow) -> AuditDifference | None:
     """Every derived roll of the event re-derives from the game's seed."""
     if game.row.dice_seed is None:
         return None
@@ -72,7 +72,7 @@ def _check_rolls(game: _Game, row: EventRow) -> AuditDifference | None:
 
 
 def _replay_event(
-    game: _Game, row: EventRow, state: Any, states: Mapping[int, Any]
+    game: Game, row: EventRow, state: Any, states: Mapping[int, Any]
 ) -> tuple[Any, AuditDifference | None]:
     """Replay one event: (the replayed state, the ruling/dice difference if any)."""
     ruleset = game.ruleset
@@ -118,7 +118,7 @@ def _replay_event(
     return state, None
 
 
-def replay(game: _Game, rows: list[EventRow]) -> AuditReport:
+def replay(game: Game, rows: list[EventRow]) -> AuditReport:
     """Re-adjudicate ``rows`` (the whole log, in order) from the game's initial state."""
     ruleset = game.ruleset
     differences: list[AuditDifference] = []
@@ -152,11 +152,23 @@ def replay(game: _Game, rows: list[EventRow]) -> AuditReport:
             break
         states[row.version] = current
         state = ruleset.load_state(current)
+    changed = game.row.ruleset_version != ruleset.version
+    if changed:  # say why: the rules changed (a version bump), not the log or the service
+        differences = [
+            d.model_copy(
+                update={
+                    "message": f"{d.message} after the ruleset version changed from "
+                    f"{game.row.ruleset_version} to {ruleset.version}"
+                }
+            )
+            for d in differences
+        ]
     return AuditReport(
         game=game.row.id,
         ruleset=ruleset.id,
         recorded_version=game.row.ruleset_version,
         replayed_version=ruleset.version,
+        version_changed=changed,
         events=len(rows),
         ok=not differences,
         first_difference=differences[0] if differences else None,

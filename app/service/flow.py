@@ -4,13 +4,13 @@ Each mutating use case follows the same order as ``submit_action``: token presen
 expiry settled -> game exists -> token is a seat -> If-Match present -> idempotent replay ->
 the seat may do this -> the game allows it -> version still current. Each appends exactly one
 event (``phase``, ``game_finished``, ``seed_revealed``, ``rollback``, ``takeback``) through
-``games._record``, so every event bumps the version by one.
+``pipeline.Write.record`` inside the shared write frame (``pipeline.run_write``), so every
+event bumps the version by one and concurrent retries with one Idempotency-Key get one answer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from app.db.models import EventRow, GameRow
@@ -26,23 +26,20 @@ from app.service.errors import (
     FieldError,
     Forbidden,
     InvalidInput,
-    Unauthenticated,
 )
-from app.service.games import (
+from app.service.games import _out_of_sequence, _replay
+from app.service.pipeline import (
+    Game,
     IfMatch,
-    _begin_write,
+    Write,
+    WriteRequest,
     _clock_now,
     _find,
-    _Game,
     _guard,
-    _out_of_sequence,
-    _prior,
     _reader,
-    _record,
-    _replay,
     _require_active,
-    _require_current,
     _turn,
+    run_write,
     settle_clock,
 )
 from app.service.results import (
@@ -57,90 +54,28 @@ REVEAL_MARKERS = (".revealed", ".reveal")
 """Effect kinds ending so mark a ruling that revealed hidden information (no takeback)."""
 
 
-@dataclass(frozen=True)
-class _Request:
-    """What every mutating match-flow use case is called with besides its own arguments."""
-
-    uow: AbstractUnitOfWork
-    game_id: str
-    token: str | None
-    if_match: IfMatch | None
-    idempotency_key: str | None
-    boards: BoardCache
-    now: float | None
-
-
-@dataclass(frozen=True)
-class _Command:
-    """A command inside its open write transaction: the game, the acting seat, and what its
-    event records (time, Idempotency-Key and request digest)."""
-
-    uow: AbstractUnitOfWork
-    game: _Game
-    seat: str
-    if_match: IfMatch
-    idempotency_key: str | None
-    request_digest: str
-    now: float
-
-    def require_current(self) -> None:
-        _require_current(self.game.row, self.if_match)
-
-    def record(
-        self,
-        *,
-        kind: str,
-        new_state: Any,
-        ruling: Ruling,
-        payload: dict[str, Any],
-        extra: dict[str, Any],
-        status: str | None = None,
-    ) -> ActionOutcome:
-        return _record(
-            self.uow,
-            self.game,
-            seat=self.seat,
-            kind=kind,
-            new_state=new_state,
-            ruling=ruling,
-            now=self.now,
-            payload=payload,
-            status=status,
-            extra=extra,
-            idempotency_key=self.idempotency_key,
-            request_digest=self.request_digest,
-        )
-
-
 def _write(
-    req: _Request,
+    req: WriteRequest,
     what: str,
     request: dict[str, Any],
-    body: Callable[[_Command], ActionOutcome],
+    body: Callable[[Write], ActionOutcome],
 ) -> ActionOutcome:
-    """The common frame of a mutating match-flow use case (see the module docstring)."""
-    if req.token is None:
-        raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
-    uow, at = req.uow, _clock_now(req.now)
-    settle_clock(uow, req.game_id, now=at, boards=req.boards)
-    with uow.begin(write=True):
-        game, seat, if_match = _begin_write(
-            uow, req.game_id, token=req.token, if_match=req.if_match, boards=req.boards
-        )
-        request_digest = digest({"seat": seat, **request})
-        prior = _prior(uow, game.row.id, seat, req.idempotency_key)
-        if prior is not None:
-            return _replay(prior, request_digest)
-        outcome = body(_Command(uow, game, seat, if_match, req.idempotency_key, request_digest, at))
-        uow.commit()
-        return outcome
+    """A match-flow command in the shared write frame (``pipeline.run_write``); its
+    Idempotency-Key is bound to the seat and ``request``."""
+    return run_write(
+        req,
+        what=what,
+        request_digest=lambda seat: digest({"seat": seat, **request}),
+        body=body,
+        replay=_replay,
+    )
 
 
-def _sides(game: _Game) -> tuple[str, ...]:
+def _sides(game: Game) -> tuple[str, ...]:
     return tuple(game.ruleset.sides(game.board).names)
 
 
-def _running(game: _Game) -> str | None:
+def _running(game: Game) -> str | None:
     state = mt.clock_state(game.row)
     return state.running if state else None
 
@@ -168,7 +103,7 @@ def end_phase(
     """
     how = "advance" if umpire_advance else "end"
 
-    def body(cmd: _Command) -> ActionOutcome:
+    def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if umpire_advance and seat != UMPIRE:
             raise Forbidden("only the umpire may advance the phase", code="phase.umpire_only")
@@ -219,7 +154,7 @@ def end_phase(
             extra={"clock": clock_json},
         )
 
-    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, f"phase {how}", {"phase": how}, body)
 
 
@@ -237,7 +172,7 @@ def finish_game(
     """The umpire declares the game over (``POST /games/{id}/finish``), naming the winner or
     none. The clock stops and the dice seed becomes public (its event carries it)."""
 
-    def body(cmd: _Command) -> ActionOutcome:
+    def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
             raise Forbidden("only the umpire may end the game", code="game.umpire_only")
@@ -263,7 +198,7 @@ def finish_game(
             extra={"winner": winner, "clock": mt.clock_stopped(game.row, cmd.now)},
         )
 
-    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "ending the game", {"finish": winner}, body)
 
 
@@ -388,7 +323,7 @@ def reveal_seed(
     know the umpire can now work out later rolls; the seed itself is then served to the
     umpire only, by ``GET /games/{id}/dice``."""
 
-    def body(cmd: _Command) -> ActionOutcome:
+    def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
             raise Forbidden("only the umpire may have the seed revealed", code="dice.umpire_only")
@@ -409,7 +344,7 @@ def reveal_seed(
             extra={"seed_revealed": True},
         )
 
-    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "revealing the seed", {"dice": "reveal"}, body)
 
 
@@ -426,7 +361,7 @@ def _state_at(game: GameRow, uow: AbstractUnitOfWork, version: int) -> dict[str,
 
 
 def _restore(
-    cmd: _Command, *, kind: str, version: int, summary: str, payload: dict[str, Any]
+    cmd: Write, *, kind: str, version: int, summary: str, payload: dict[str, Any]
 ) -> ActionOutcome:
     """Append a ``kind`` event (rollback, takeback) whose state is that of ``version``."""
     game = cmd.game
@@ -469,7 +404,7 @@ def rollback(
     revealed; their sides may submit again) and listed in the event's ``withdrawn``.
     """
 
-    def body(cmd: _Command) -> ActionOutcome:
+    def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
             raise Forbidden("only the umpire may roll the game back", code="rollback.umpire_only")
@@ -495,7 +430,7 @@ def rollback(
             cmd, kind="rollback", version=to_version, summary=summary, payload=payload
         )
 
-    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a rollback", {"rollback": to_version}, body)
 
 
@@ -568,7 +503,7 @@ def takeback(
     event restoring the state before that action. Repeated takebacks walk further back.
     """
 
-    def body(cmd: _Command) -> ActionOutcome:
+    def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat == UMPIRE:
             raise Forbidden(
@@ -613,5 +548,5 @@ def takeback(
             payload={"event": last.seq, "to_version": last.version - 1},
         )
 
-    req = _Request(uow, game_id, token, if_match, idempotency_key, boards, now)
+    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a takeback", {"takeback": True}, body)

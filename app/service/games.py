@@ -7,49 +7,61 @@ becomes a client error, never a server error.
 
 from __future__ import annotations
 
-import time
+import hashlib
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from sqlalchemy.exc import IntegrityError
 
 from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow
 from app.db.uow import AbstractUnitOfWork
-from app.match import clock
 from app.rules import registry
-from app.rules.base import UMPIRE, InvalidScenario, RulesError, Ruleset
+from app.rules.base import UMPIRE, InvalidScenario
 from app.rules.ruling import Ruling
 from app.service import match as mt
-from app.service.boards import BoardCache, digest
+from app.service.boards import BoardCache, canonical_json, digest
+from app.service.budget import DEFAULT_BUDGET, check_document, check_generated
 from app.service.errors import (
-    Conflict,
     EventNotFound,
     FieldError,
     Forbidden,
     IdempotencyKeyReused,
     IllegalAction,
     InvalidInput,
-    NotFound,
     OutOfSequence,
-    PreconditionFailed,
-    PreconditionRequired,
     QueryNotFound,
-    RulesetUnavailable,
     RulesRejected,
-    Unauthenticated,
     field_errors,
     pointer,
     rules_errors,
 )
-from app.service.jsonsafe import unsafe_values
+from app.service.pipeline import (
+    ACCEPTED,
+    INITIAL_VERSION,
+    AnyRuleset,
+    Game,
+    IfMatch,
+    Write,
+    WriteRequest,
+    _aware,
+    _clock_now,
+    _find,
+    _guard,
+    _load,
+    _now,
+    _reader,
+    _record,
+    _require_active,
+    _require_current,
+    _storable,
+    _turn,
+    _view,
+    run_write,
+    settle_clock,
+)
 from app.service.results import (
     ActionOutcome,
-    ActionResult,
     CreatedGame,
     DryRun,
     EventPage,
@@ -59,133 +71,9 @@ from app.service.results import (
     ScenarioView,
     SideInfo,
 )
-from app.service.tokens import hash_token, new_token, same_hash
-
-AnyRuleset = Ruleset[Any, Any, Any, Any]
-
-INITIAL_VERSION = 1
-"""A new game's version; each accepted action adds one, so event ``seq`` = version - 1."""
-
-ACCEPTED = 201
-"""The outcome status of an accepted action (stored with the event for replays)."""
-
-SYSTEM_SEAT = "system"
-"""The ``seat`` of events nobody submitted (a clock running out)."""
-
-TimeSource = Callable[[], float]
-_T = TypeVar("_T")
-
-
-@dataclass(frozen=True)
-class IfMatch:
-    """A parsed ``If-Match`` precondition: ``*`` or a set of game versions."""
-
-    versions: frozenset[int] = frozenset()
-    any: bool = False
-
-    def matches(self, version: int) -> bool:
-        return self.any or version in self.versions
-
-
-@dataclass
-class _Game:
-    row: GameRow
-    ruleset: AnyRuleset
-    board: Any
-    state: Any
-    options: Any
-
+from app.service.tokens import hash_token, new_token
 
 # -- helpers ------------------------------------------------------------------------------
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _aware(value: datetime) -> datetime:
-    """SQLite hands back naive datetimes; every timestamp here is UTC."""
-    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
-
-
-@contextmanager
-def _guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
-    """Turn a ruleset's complaint about client input into a typed client error."""
-    try:
-        yield
-    except ValidationError as exc:
-        raise InvalidInput(f"invalid {stage}", field_errors(exc, prefix)) from exc
-    except RulesError as exc:
-        raise RulesRejected(str(exc) or exc.code, code=exc.code) from exc
-    except (ValueError, LookupError) as exc:
-        raise RulesRejected(
-            f"the ruleset could not judge this {stage}: {exc}", code="rules.unjudgeable"
-        ) from exc
-
-
-def _valid_id(game_id: str) -> bool:
-    try:
-        return str(uuid.UUID(game_id)) == game_id
-    except ValueError:
-        return False
-
-
-def _find(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
-    """The game row and board digest, or :class:`NotFound` (ids are checked before querying)."""
-    found = uow.games.get(game_id) if _valid_id(game_id) else None
-    if found is None:
-        raise NotFound(f"no game {game_id!r}", game=game_id)
-    return found
-
-
-def _storable(data: Any, prefix: tuple[Any, ...] = (), code: str = "request.invalid") -> None:
-    """Refuse values no database could store (NUL, lone surrogates, NaN) before anything."""
-    errors = unsafe_values(data, prefix)
-    if errors:
-        raise InvalidInput("the document holds values that cannot be stored", errors, code=code)
-
-
-def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> _Game:
-    row, board_digest = _find(uow, game_id)
-    try:
-        ruleset = registry.get(row.ruleset_id)
-    except registry.UnknownRuleset:
-        raise RulesetUnavailable(
-            f"this server has no ruleset {row.ruleset_id!r}", ruleset=row.ruleset_id
-        ) from None
-    key = (ruleset.id, row.ruleset_version, board_digest)
-    board = boards.get(key, lambda: ruleset.load_board(uow.games.board_json(row.scenario_id)))
-    return _Game(
-        row=row,
-        ruleset=ruleset,
-        board=board,
-        state=ruleset.load_state(row.state),
-        options=ruleset.parse_options(row.options),
-    )
-
-
-def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
-    """The seat a bearer token holds at this game; None without a token; 401 if wrong."""
-    if token is None:
-        return None
-    presented = hash_token(token)
-    # Compare the presented hash with every seat's in constant time, without stopping at a
-    # match, so the time taken says nothing about which seat (if any) it holds.
-    found: str | None = None
-    for row in uow.games.seats(game.id):
-        if same_hash(row.token_hash, presented):
-            found = row.seat
-    if found is None:
-        raise Unauthenticated("the token is not a seat of this game")
-    return found
-
-
-def _reader(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
-    """The reader's seat; a private game needs one."""
-    seat = _seat(uow, game, token)
-    if seat is None and not game.public:
-        raise Unauthenticated("this game is private: present a seat token", code="auth.required")
-    return seat
 
 
 def _parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
@@ -207,25 +95,10 @@ def _parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
         raise InvalidInput("invalid action", errors, code="action.invalid") from exc
 
 
-def _dice_needed(game: _Game, state: Any, action: Any) -> list[int]:
+def _dice_needed(game: Game, state: Any, action: Any) -> list[int]:
     """The die sizes an action needs (the ruleset's ``dice_needed`` hook)."""
     with _guard("action"):
         return [int(s) for s in game.ruleset.dice_needed(game.board, state, action) if int(s) > 0]
-
-
-def _turn(game: _Game, state: Any) -> mt.Turn | None:
-    """Where the game stands in its sequence of play (None: the ruleset declares none)."""
-    with _guard("state"):
-        return mt.where(game.ruleset, game.board, state)
-
-
-def _require_active(row: GameRow) -> None:
-    if row.status != "active":
-        raise Conflict(
-            f"the game is {row.status}: nothing more may be played",
-            code="game.finished",
-            winner=row.winner,
-        )
 
 
 def _out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequence:
@@ -246,258 +119,8 @@ def _out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequen
     )
 
 
-def _winner_of(game: _Game, loser: str) -> str | None:
-    """The winner when ``loser`` forfeits: the other side of a two-sided game."""
-    others = [s for s in game.ruleset.sides(game.board).names if s != loser]
-    return others[0] if len(others) == 1 else None
 
-
-def _append(
-    uow: AbstractUnitOfWork,
-    game: _Game,
-    *,
-    expected: int,
-    seat: str,
-    kind: str,
-    new_state: Any,
-    ruling: Ruling,
-    action: Mapping[str, Any] | None = None,
-    payload: Mapping[str, Any] | None = None,
-    rolls: Sequence[Any] = (),
-    status: str | None = None,
-    columns: Mapping[str, Any] | None = None,
-    idempotency_key: str | None = None,
-    request_digest: str | None = None,
-    visible_to: list[str] | None = None,
-    response: Callable[[int, int], str] | None = None,
-) -> EventRow:
-    """Move the game from version ``expected`` to the next and append the event that did it,
-    in the open write transaction (one conditional UPDATE; 412 if another write came first).
-    Every write appends through here, so each bumps the version by exactly one
-    (seq = version - 1). ``response(seq, version)`` gives the answer stored for replays."""
-    with _guard("state"):
-        state_json = new_state.model_dump(mode="json")
-    if not uow.games.advance(
-        game.row.id,
-        expected_version=expected,
-        state=state_json,
-        status=status or game.row.status,
-        extra=dict(columns or {}),
-    ):
-        raise PreconditionFailed("another write was accepted first; reload the game")
-    seq = expected - INITIAL_VERSION + 1
-    event = EventRow(
-        game_id=game.row.id,
-        seq=seq,
-        seat=seat,
-        kind=kind,
-        action=dict(action or {}),
-        ruling=ruling.model_dump(mode="json"),
-        dice=mt.rolls_json(rolls),
-        version=expected + 1,
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
-        response=response(seq, expected + 1) if response is not None else None,
-        created_at=_now(),
-        payload=dict(payload) if payload is not None else None,
-        state_after=state_json,
-        visible_to=visible_to,
-    )
-    uow.games.append_event(event)
-    return event
-
-
-def _record(
-    uow: AbstractUnitOfWork,
-    game: _Game,
-    *,
-    seat: str,
-    kind: str,
-    new_state: Any,
-    ruling: Ruling,
-    now: float,
-    action: Mapping[str, Any] | None = None,
-    payload: Mapping[str, Any] | None = None,
-    rolls: Sequence[Any] = (),
-    status: str | None = None,
-    extra: Mapping[str, Any] | None = None,
-    idempotency_key: str | None = None,
-    request_digest: str | None = None,
-    visible_to: list[str] | None = None,
-) -> ActionOutcome:
-    """Append an action or match event (see :func:`_append`) whose answer is the
-    :class:`ActionResult`: the new state as ``seat`` sees it, the ruling, position and clock.
-
-    Action events have ``payload`` null; match events (phase, rollback, takeback,
-    clock_expired, seed_revealed, game_finished) carry their details in ``payload``.
-    """
-    with _guard("state"):
-        turn = mt.where(game.ruleset, game.board, new_state)
-    columns = dict(extra or {})
-
-    def answer(seq: int, version: int) -> str:
-        return ActionResult(
-            event=seq,
-            version=version,
-            ruling=ruling,
-            state=_view(game, new_state, seat),
-            position=mt.position_view(turn),
-            clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
-        ).model_dump_json()
-
-    event = _append(
-        uow,
-        game,
-        expected=game.row.version,
-        seat=seat,
-        kind=kind,
-        new_state=new_state,
-        ruling=ruling,
-        action=action,
-        payload=payload,
-        rolls=rolls,
-        status=status,
-        columns=columns,
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
-        visible_to=visible_to,
-        response=answer,
-    )
-    assert event.response is not None
-    return ActionOutcome(
-        status=ACCEPTED, body=event.response, event=event.seq, version=event.version
-    )
-
-
-def _begin_write(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str,
-    if_match: IfMatch | None,
-    boards: BoardCache,
-    hint: str = "",
-) -> tuple[_Game, str, IfMatch]:
-    """Inside an open write transaction: the game, the seat ``token`` holds (401 if none)
-    and the If-Match precondition (428 without one; ``hint`` ends its message)."""
-    game = _load(uow, game_id, boards)
-    seat = _seat(uow, game.row, token)
-    assert seat is not None
-    if if_match is None:
-        raise PreconditionRequired(
-            f"send If-Match with the ETag of GET /games/{{id}}{hint}", version=game.row.version
-        )
-    return game, seat, if_match
-
-
-def _prior(
-    uow: AbstractUnitOfWork, game_id: str, seat: str, idempotency_key: str | None
-) -> EventRow | None:
-    """The event an earlier request of ``seat`` with this Idempotency-Key appended, if any.
-    Keys are per seat: two seats of a game may use the same key independently."""
-    if idempotency_key is None:
-        return None
-    return uow.games.event_by_key(game_id, seat, idempotency_key)
-
-
-def _require_current(row: GameRow, if_match: IfMatch) -> None:
-    """412 unless the game is still at a version the client's If-Match names."""
-    if not if_match.matches(row.version):
-        raise PreconditionFailed(
-            f"the game is at version {row.version}; reload it", version=row.version
-        )
-
-
-def _replaying_races(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    token: str,
-    idempotency_key: str | None,
-    write: Callable[[], _T],
-    replay: Callable[[EventRow, str], _T],
-) -> _T:
-    """Run ``write``. If it lost a race (412, or the Idempotency-Key's unique index), a
-    concurrent retry with the same key may have won it: answer with that one's outcome
-    (``replay(prior event, seat)``); otherwise re-raise."""
-    try:
-        return write()
-    except (PreconditionFailed, IntegrityError):
-        if idempotency_key is not None:
-            with uow.begin():
-                seat = _seat(uow, _find(uow, game_id)[0], token)
-                prior = None if seat is None else _prior(uow, game_id, seat, idempotency_key)
-                if prior is not None and seat is not None:
-                    return replay(prior, seat)
-        raise
-
-
-def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: BoardCache) -> bool:
-    """Handle clock expiry lazily: called before any read or write of a game.
-
-    When a side's time has run out and nobody has handled it yet, appends a ``clock_expired``
-    event (visible to every reader) in its own transaction: with ``on_expiry: forfeit`` the
-    game ends (status ``finished``, the other side of a two-sided game recorded as winner);
-    with ``notify_umpire`` the game goes on and the event tells the umpire. True if it wrote.
-    """
-    if not _valid_id(game_id):
-        return False
-    with uow.begin():
-        found = uow.games.get(game_id)
-        if found is None or not mt.newly_expired(found[0], now):
-            return False
-    with uow.begin(write=True):
-        game = _load(uow, game_id, boards)
-        sides = mt.newly_expired(game.row, now)
-        control = mt.options_of(game.row).clock
-        state = mt.clock_state(game.row)
-        if not sides or control is None or state is None:
-            return False
-        forfeit = control.on_expiry == "forfeit"
-        winner = _winner_of(game, sides[0]) if forfeit and len(sides) == 1 else None
-        running = None if forfeit else state.running
-        new_clock = clock.switch(state, now, running).model_copy(
-            update={"expired": sorted({*state.expired, *sides})}
-        )
-        who = ", ".join(sides)
-        outcome = f"{who} forfeit{'s' if len(sides) == 1 else ''}" + (
-            f"; {winner} wins" if winner else ""
-        )
-        ruling = Ruling(
-            legal=True,
-            summary=f"The clock of {who} ran out: "
-            + (outcome if forfeit else "the umpire is notified and play goes on")
-            + ".",
-            details={"sides": sides, "on_expiry": control.on_expiry, "winner": winner},
-        )
-        extra: dict[str, Any] = {"clock": new_clock.model_dump(mode="json")}
-        if forfeit:
-            extra["winner"] = winner
-        _record(
-            uow,
-            game,
-            seat=SYSTEM_SEAT,
-            kind="clock_expired",
-            new_state=game.state,
-            ruling=ruling,
-            now=now,
-            payload={"sides": sides, "on_expiry": control.on_expiry, "winner": winner},
-            status="finished" if forfeit else None,
-            extra=extra,
-        )
-        uow.commit()
-        return True
-
-
-def _clock_now(now: float | None) -> float:
-    return time.time() if now is None else now
-
-
-def _view(game: _Game, state: Any, seat: str | None) -> dict[str, Any]:
-    with _guard("state"):
-        return dict(game.ruleset.view(game.board, state, seat))
-
-
-def _game_view(game: _Game, seat: str | None, now: float | None = None) -> GameView:
+def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameView:
     sides = game.ruleset.sides(game.board)
     return GameView(
         id=game.row.id,
@@ -532,10 +155,12 @@ def create_game(
     boards: BoardCache | None = None,
     match: Mapping[str, Any] | mt.MatchOptions | None = None,
     now: float | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> CreatedGame:
     """Validate a scenario, set the game up and issue one token per seat (shown once).
 
-    Also draws the game's secret dice seed (publishing only its SHA-256 commitment), stores
+    A scenario over the size ``budget`` (``app.service.budget``) is refused before it is set
+    up. Also draws the game's secret dice seed (publishing only its SHA-256 commitment), stores
     the match options and the initial state (where audits and rollbacks start) and, for a
     timed game, starts the clock of the side expected to act first.
     """
@@ -548,6 +173,7 @@ def create_game(
             code="ruleset.unknown",
         ) from None
 
+    size = check_document(scenario, budget)
     _storable({"scenario": scenario, "options": options or {}}, code="scenario.invalid")
     errors: list[FieldError] = []
     parsed_scenario: BaseModel | None = None
@@ -570,6 +196,7 @@ def create_game(
         errors += field_errors(exc, ["match"])
     if errors or parsed_scenario is None:
         raise InvalidInput("the scenario or options are invalid", errors, code="scenario.invalid")
+    check_generated(ruleset, parsed_scenario, size, budget)
 
     try:
         with _guard("scenario", ["scenario"]):
@@ -595,17 +222,20 @@ def create_game(
         )
 
     board_json = board.model_dump(mode="json")
+    board_canonical = canonical_json(board_json)
+    board_bytes = len(board_canonical)
     with _guard("scenario", ["scenario"]):
         first = mt.expected_side(mt.where(ruleset, board, state), sides.names, None, sides.names[0])
     seed, commitment = mt.new_seed()
     clock_json = mt.start_clock(match_options, sides.names, first, _clock_now(now))
     state_json = state.model_dump(mode="json")
+    _storable({"board": board_json, "state": state_json}, code="scenario.invalid")
     created = _now()
     scenario_row = ScenarioRow(
         id=str(uuid.uuid4()),
         ruleset_id=ruleset.id,
         ruleset_version=ruleset.version,
-        digest=digest(board_json),
+        digest=hashlib.sha256(board_canonical).hexdigest(),
         scenario=parsed_scenario.model_dump(mode="json"),
         board=board_json,
         created_at=created,
@@ -639,7 +269,7 @@ def create_game(
         uow.games.add(scenario_row, game, seats)
         uow.commit()
     if boards is not None:
-        boards.put((ruleset.id, ruleset.version, scenario_row.digest), board)
+        boards.put((ruleset.id, ruleset.version, scenario_row.digest), board, board_bytes)
     return CreatedGame(
         id=game.id,
         ruleset=ruleset.id,
@@ -742,80 +372,16 @@ def submit_action(
     side's time.
     """
     _storable(action, code="action.invalid")
-    if token is None:
-        raise Unauthenticated("submitting an action needs a seat token", code="auth.required")
-    at = _clock_now(now)
     seed = mt.parse_client_seed(client_seed)
     extras: dict[str, Any] = {}
     if seed:
         extras["client_seed"] = seed
     if entered_dice is not None:
         extras["dice"] = list(entered_dice)
-    settle_clock(uow, game_id, now=at, boards=boards)
-    return _replaying_races(
-        uow,
-        game_id,
-        token,
-        idempotency_key,
-        lambda: _submit(
-            uow,
-            game_id,
-            action,
-            token,
-            if_match,
-            idempotency_key,
-            boards,
-            at,
-            seed,
-            entered_dice,
-            extras,
-        ),
-        lambda prior, seat: _replay(prior, _request_digest(seat, action, extras)),
-    )
 
-
-def _request_digest(seat: str, action: Any, extras: Mapping[str, Any] | None = None) -> str:
-    """What an Idempotency-Key is bound to: the seat, the body and any dice headers."""
-    if extras:
-        return digest({"seat": seat, "action": action, **extras})
-    return digest({"seat": seat, "action": action})
-
-
-def _replay(prior: EventRow, request_digest: str) -> ActionOutcome:
-    if prior.request_digest != request_digest or prior.response is None:
-        raise IdempotencyKeyReused(
-            "this Idempotency-Key was used for another request", event=prior.seq
-        )
-    return ActionOutcome(
-        status=ACCEPTED,
-        body=prior.response,
-        event=prior.seq,
-        version=prior.version,
-        replayed=True,
-    )
-
-
-def _submit(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    action: Any,
-    token: str,
-    if_match: IfMatch | None,
-    idempotency_key: str | None,
-    boards: BoardCache,
-    now: float,
-    client_seed: str,
-    entered_dice: Sequence[int] | None,
-    extras: Mapping[str, Any],
-) -> ActionOutcome:
-    with uow.begin(write=True):
-        game, seat, if_match = _begin_write(
-            uow, game_id, token=token, if_match=if_match, boards=boards
-        )
-        request_digest = _request_digest(seat, action, extras)
-        prior = _prior(uow, game.row.id, seat, idempotency_key)
-        if prior is not None:
-            return _replay(prior, request_digest)
+    def body(w: Write) -> ActionOutcome:
+        uow, game, seat, if_match, now = w.uow, w.game, w.seat, w.if_match, w.now
+        request_digest = w.request_digest
         _require_active(game.row)
 
         parsed = _parse_action(game.ruleset, action)
@@ -842,7 +408,7 @@ def _submit(
                 before = None  # this ruleset cannot judge without its dice
             if before is not None and not before.legal:
                 raise IllegalAction(before, version=game.row.version)
-        rolls = mt.roll(game.row, sizes, seat=seat, client_seed=client_seed, entered=entered_dice)
+        rolls = mt.roll(game.row, sizes, seat=seat, client_seed=seed, entered=entered_dice)
         dice = tuple(r.value for r in rolls)
         with _guard("action"):
             ruling: Ruling = game.ruleset.adjudicate(
@@ -889,13 +455,41 @@ def _submit(
             idempotency_key=idempotency_key,
             request_digest=request_digest,
         )
-        uow.commit()
         return outcome
+
+    return run_write(
+        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        what="submitting an action",
+        request_digest=lambda seat: _request_digest(seat, action, extras),
+        body=body,
+        replay=_replay,
+    )
+
+
+def _request_digest(seat: str, action: Any, extras: Mapping[str, Any] | None = None) -> str:
+    """What an Idempotency-Key is bound to: the seat, the body and any dice headers."""
+    if extras:
+        return digest({"seat": seat, "action": action, **extras})
+    return digest({"seat": seat, "action": action})
+
+
+def _replay(prior: EventRow, request_digest: str) -> ActionOutcome:
+    if prior.request_digest != request_digest or prior.response is None:
+        raise IdempotencyKeyReused(
+            "this Idempotency-Key was used for another request", event=prior.seq
+        )
+    return ActionOutcome(
+        status=ACCEPTED,
+        body=prior.response,
+        event=prior.seq,
+        version=prior.version,
+        replayed=True,
+    )
 
 
 def _consume_dice(
     uow: AbstractUnitOfWork,
-    game: _Game,
+    game: Game,
     seat: str,
     parsed: Any,
     ruling: Ruling,

@@ -1,8 +1,13 @@
-"""Reject JSON values that a database cannot store faithfully.
+"""Reject JSON values that a database cannot store faithfully, or that no game needs.
 
 PostgreSQL's ``jsonb`` refuses the NUL character, UTF-8 cannot carry lone surrogates, and
 ``NaN``/``Infinity`` (which Python's JSON parser accepts) are not JSON. Such values are client
-errors, named by location, on every database alike.
+errors, named by location, on every database alike. Every stored document is also bounded:
+integers within the exact range of a JSON number (|n| <= 2**53, what every JSON client reads
+back unchanged), text at most :data:`MAX_TEXT` characters (a 4,000-digit turn or a 900 KB
+title is refused), nesting at most :data:`MAX_DEPTH` deep. The database engines refuse
+non-finite numbers too (``allow_nan=False``, see ``app.db.engine``): this is the check that
+names the field first.
 """
 
 from __future__ import annotations
@@ -13,9 +18,15 @@ from typing import Any
 from app.service.errors import FieldError, pointer
 
 MAX_DEPTH = 64
+MAX_INT = 2**53
+"""Largest magnitude of a stored integer (exactly representable in every JSON reader)."""
+MAX_TEXT = 10_000
+"""Longest stored string, in characters (titles, ids, labels; nothing legitimate is longer)."""
 
 
 def _bad_text(value: str) -> str | None:
+    if len(value) > MAX_TEXT:
+        return f"text may be at most {MAX_TEXT} characters long"
     if "\x00" in value:
         return "text may not contain the NUL character (\\u0000)"
     try:
@@ -38,6 +49,17 @@ def unsafe_values(data: Any, prefix: tuple[Any, ...] = ()) -> list[FieldError]:
             problem = _bad_text(value)
             if problem:
                 out.append(FieldError(pointer(path), problem, "json.unsupported_text"))
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int):
+            if abs(value) > MAX_INT:
+                out.append(
+                    FieldError(
+                        pointer(path),
+                        f"integers must lie between -2**53 and 2**53 ({MAX_INT})",
+                        "json.number_too_large",
+                    )
+                )
         elif isinstance(value, float):
             if not math.isfinite(value):
                 out.append(FieldError(pointer(path), "numbers must be finite", "json.not_finite"))

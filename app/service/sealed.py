@@ -51,7 +51,6 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
-from sqlalchemy.exc import IntegrityError
 
 from app.db.models import EventRow, GameRow, SealedOrderRow
 from app.db.sealed import SealedOrderRepository, sealed_orders
@@ -66,26 +65,23 @@ from app.service.errors import (
     IdempotencyKeyReused,
     InvalidInput,
     NotFound,
-    PreconditionFailed,
     RulesRejected,
-    Unauthenticated,
     field_errors,
 )
-from app.service.games import (
+from app.service.pipeline import (
+    Game,
     IfMatch,
-    _append,
+    Write,
+    WriteRequest,
     _aware,
-    _begin_write,
     _clock_now,
-    _Game,
     _guard,
     _load,
     _now,
-    _prior,
     _reader,
-    _replaying_races,
-    _require_current,
     _storable,
+    append_event,
+    run_write,
     settle_clock,
 )
 
@@ -97,8 +93,6 @@ RECIPE = "referee-sealed-v1"
 """Name of the commitment recipe (see the module docstring and docs/match-flow.md)."""
 
 NONCE_BYTES = 32
-RACE_RETRIES = 3
-"""Attempts of a submission with ``If-Match: *`` that lost a race with another write."""
 RECEIVED = "sealed_received"
 REVEALED = "sealed_revealed"
 ANY_VERSION = " (or `*`)"
@@ -298,12 +292,12 @@ def _current_instance(
     return f"{decision_id}#{len(groups) + 1}", []
 
 
-def _open_decisions(game: _Game) -> Mapping[str, SealedDecision]:
+def _open_decisions(game: Game) -> Mapping[str, SealedDecision]:
     with _guard("state"):
         return dict(game.ruleset.sealed_decisions(game.board, game.state))
 
 
-def _decision(game: _Game, decision_id: str) -> SealedDecision:
+def _decision(game: Game, decision_id: str) -> SealedDecision:
     decision = _open_decisions(game).get(decision_id)
     if decision is None:
         raise NotFound(
@@ -332,7 +326,7 @@ def _require_active(row: GameRow) -> None:
 
 def _reveal(
     uow: AbstractUnitOfWork,
-    game: _Game,
+    game: Game,
     expected: int,
     decision: SealedDecision,
     key: str,
@@ -382,7 +376,7 @@ def _reveal(
         "missing": missing,
         "applied": resolution.applied,
     }
-    event = _append(
+    event = append_event(
         uow,
         game,
         expected=expected,
@@ -410,7 +404,7 @@ def _reveal(
 
 
 def _needs_umpire_dice(
-    game: _Game, decision: SealedDecision, rows: Sequence[SealedOrderRow]
+    game: Game, decision: SealedDecision, rows: Sequence[SealedOrderRow]
 ) -> bool:
     """With physical dice, a reveal whose resolution needs dice waits for the umpire."""
     if not mt.options_of(game.row).physical_dice:
@@ -426,10 +420,29 @@ def _request_digest(seat: str, decision_id: str, order: Any) -> str:
     return digest({"seat": seat, "sealed": decision_id, "order": order})
 
 
-def _replay(prior: EventRow, request_digest: str) -> SealedOutcome:
+def _replay(uow: AbstractUnitOfWork, prior: EventRow, request_digest: str) -> SealedOutcome:
+    """The stored answer of an earlier submission with this key -- unless a rollback has
+    withdrawn that order since (409 ``sealed.withdrawn``: it will never be revealed, and the
+    side may submit again under a new key)."""
     if prior.kind != RECEIVED or prior.request_digest != request_digest or not prior.response:
         raise IdempotencyKeyReused(
             "this Idempotency-Key was used for another request", event=prior.seq
+        )
+    payload = prior.payload or {}
+    instance, commit = str(payload.get("instance")), payload.get("commitment")
+    kept = any(
+        r.decision == instance and r.commitment == commit
+        for r in sealed_orders(uow).for_game(prior.game_id)
+        if r.seat == prior.seat
+    )
+    if not kept:
+        raise Conflict(
+            f"the order this Idempotency-Key submitted (event {prior.seq}) was withdrawn by a "
+            "rollback and will never be revealed; submit the order again with a new key",
+            code="sealed.withdrawn",
+            decision=payload.get("decision"),
+            order_instance=instance,
+            event=prior.seq,
         )
     body = json.loads(prior.response)
     return SealedOutcome(
@@ -461,177 +474,135 @@ def submit_order(
     the decision and the seat's own side only, never another side's order.
     """
     _storable(order, code="sealed.order_invalid")
-    if token is None:
-        raise Unauthenticated("submitting a sealed order needs a seat token", code="auth.required")
     seed = mt.parse_client_seed(client_seed)
-    at = _clock_now(now)
-    settle_clock(uow, game_id, now=at, boards=boards)
 
-    def attempts() -> SealedOutcome:
-        for attempt in range(RACE_RETRIES):
-            try:
-                return _submit(
-                    uow,
-                    game_id,
-                    decision_id,
-                    order,
-                    token,
-                    if_match,
-                    idempotency_key,
-                    seed,
-                    boards,
-                    at,
-                )
-            except (PreconditionFailed, IntegrityError):
-                # With `If-Match: *` the client accepts any version: another side's order
-                # committed first is no conflict, so try again on the new version.
-                if if_match is None or not if_match.any or attempt == RACE_RETRIES - 1:
-                    raise
-        raise AssertionError("unreachable")
+    def body(w: Write) -> SealedOutcome:
+        return _submit(w, decision_id, order, seed)
 
-    return _replaying_races(
-        uow,
-        game_id,
-        token,
-        idempotency_key,
-        attempts,
-        lambda prior, seat: _replay(prior, _request_digest(seat, decision_id, order)),
+    return run_write(
+        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        what="submitting a sealed order",
+        request_digest=lambda seat: _request_digest(seat, decision_id, order),
+        body=body,
+        replay=lambda prior, digest_: _replay(uow, prior, digest_),
+        hint=ANY_VERSION,
     )
 
 
-def _submit(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    decision_id: str,
-    order: Any,
-    token: str,
-    if_match: IfMatch | None,
-    idempotency_key: str | None,
-    client_seed: str,
-    boards: BoardCache,
-    now: float,
-) -> SealedOutcome:
-    with uow.begin(write=True):
-        game, seat, precondition = _begin_write(
-            uow, game_id, token=token, if_match=if_match, boards=boards, hint=ANY_VERSION
-        )
-        request_digest = _request_digest(seat, decision_id, order)
-        prior = _prior(uow, game.row.id, seat, idempotency_key)
-        if prior is not None:
-            return _replay(prior, request_digest)
-        _require_active(game.row)
-        decision = _decision(game, decision_id)
-        if seat not in decision.sides:
-            raise Forbidden(
-                f"only the sides {list(decision.sides)} submit orders for {decision_id!r}"
-                + ("; the umpire may open it early instead" if seat == UMPIRE else ""),
-                code="sealed.not_a_party",
-                decision=decision_id,
-                seat=seat,
-            )
-        repo = sealed_orders(uow)
-        key, rows = _current_instance(repo, game.row.id, decision_id)
-        if any(r.seat == seat for r in rows):
-            raise Conflict(
-                f"{seat} has already submitted its order for {decision_id!r}; orders are final",
-                code="sealed.already_submitted",
-                decision=decision_id,
-                side=seat,
-            )
-        with _guard("order"):  # a validator's own crash is a client error, not a 500
-            try:
-                parsed = decision.order_model.model_validate(
-                    order,
-                    context={
-                        "board": game.board,
-                        "state": game.state,
-                        "side": seat,
-                        "options": game.options,
-                    },
-                )
-            except ValidationError as exc:
-                raise InvalidInput(
-                    f"invalid order for {decision_id!r}",
-                    field_errors(exc),
-                    code="sealed.order_invalid",
-                ) from exc
-        _require_current(game.row, precondition)
-
-        document = parsed.model_dump(mode="json")
-        canonical = canonical_json(document)
-        nonce = secrets.token_hex(NONCE_BYTES)
-        commit = commitment(nonce, canonical)
-        received = _now()
-        row = SealedOrderRow(
-            game_id=game.row.id,
-            decision=key,
+def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedOutcome:
+    uow, game, seat, now = w.uow, w.game, w.seat, w.now
+    _require_active(game.row)
+    decision = _decision(game, decision_id)
+    if seat not in decision.sides:
+        raise Forbidden(
+            f"only the sides {list(decision.sides)} submit orders for {decision_id!r}"
+            + ("; the umpire may open it early instead" if seat == UMPIRE else ""),
+            code="sealed.not_a_party",
+            decision=decision_id,
             seat=seat,
-            commitment=commit,
-            nonce=nonce,
-            order=document,
-            received_at=received,
         )
-        repo.add(row)
-        rows = [*rows, row]
-        complete = all(any(r.seat == side for r in rows) for side in decision.sides)
-        waits = complete and _needs_umpire_dice(game, decision, rows)
-        receipt_ruling = Ruling(
-            legal=True,
-            summary=f"Sealed order of {seat} for {decision.title} received.",
-            citations=(decision.citation,) if decision.citation else (),
+    repo = sealed_orders(uow)
+    key, rows = _current_instance(repo, game.row.id, decision_id)
+    if any(r.seat == seat for r in rows):
+        raise Conflict(
+            f"{seat} has already submitted its order for {decision_id!r}; orders are final",
+            code="sealed.already_submitted",
+            decision=decision_id,
+            side=seat,
         )
-        receipt_payload = {
-            "decision": decision_id,
-            "instance": key,
-            "side": seat,
-            "commitment": commit,
-            "recipe": RECIPE,
-        }
-        received_event = _append(
+    with _guard("order"):  # a validator's own crash is a client error, not a 500
+        try:
+            parsed = decision.order_model.model_validate(
+                order,
+                context={
+                    "board": game.board,
+                    "state": game.state,
+                    "side": seat,
+                    "options": game.options,
+                },
+            )
+        except ValidationError as exc:
+            raise InvalidInput(
+                f"invalid order for {decision_id!r}",
+                field_errors(exc),
+                code="sealed.order_invalid",
+            ) from exc
+    w.require_current()
+
+    document = parsed.model_dump(mode="json")
+    canonical = canonical_json(document)
+    nonce = secrets.token_hex(NONCE_BYTES)
+    commit = commitment(nonce, canonical)
+    received = _now()
+    row = SealedOrderRow(
+        game_id=game.row.id,
+        decision=key,
+        seat=seat,
+        commitment=commit,
+        nonce=nonce,
+        order=document,
+        received_at=received,
+    )
+    repo.add(row)
+    rows = [*rows, row]
+    complete = all(any(r.seat == side for r in rows) for side in decision.sides)
+    waits = complete and _needs_umpire_dice(game, decision, rows)
+    receipt_ruling = Ruling(
+        legal=True,
+        summary=f"Sealed order of {seat} for {decision.title} received.",
+        citations=(decision.citation,) if decision.citation else (),
+    )
+    receipt_payload = {
+        "decision": decision_id,
+        "instance": key,
+        "side": seat,
+        "commitment": commit,
+        "recipe": RECIPE,
+    }
+    received_event = append_event(
+        uow,
+        game,
+        expected=game.row.version,
+        seat=seat,
+        kind=RECEIVED,
+        new_state=game.state,
+        ruling=receipt_ruling,
+        payload=receipt_payload,
+        idempotency_key=w.idempotency_key,
+        request_digest=w.request_digest,
+    )
+    reveal: RevealView | None = None
+    if complete and not waits:
+        reveal = _reveal(
             uow,
             game,
-            expected=game.row.version,
+            received_event.version,
+            decision,
+            key,
+            rows,
+            opened_by=None,
             seat=seat,
-            kind=RECEIVED,
-            new_state=game.state,
-            ruling=receipt_ruling,
-            payload=receipt_payload,
-            idempotency_key=idempotency_key,
-            request_digest=request_digest,
+            client_seed=client_seed,
+            now=now,
         )
-        reveal: RevealView | None = None
-        if complete and not waits:
-            reveal = _reveal(
-                uow,
-                game,
-                received_event.version,
-                decision,
-                key,
-                rows,
-                opened_by=None,
-                seat=seat,
-                client_seed=client_seed,
-                now=now,
-            )
-        version = reveal.version if reveal is not None else received_event.version
-        result = SubmitResult(
-            decision=decision_id,
-            instance=key,
-            side=seat,
-            commitment=commit,
-            nonce=nonce,
-            canonical=canonical,
-            order=document,
-            event=received_event.seq,
-            version=version,
-            reveal=reveal,
-            awaiting_umpire=waits,
-        )
-        body = result.model_dump_json()
-        # Replayed only to a retry with the same key whose digest (seat + order) matches.
-        received_event.response = body
-        uow.commit()
-        return SealedOutcome(body=body, event=received_event.seq, version=version)
+    version = reveal.version if reveal is not None else received_event.version
+    result = SubmitResult(
+        decision=decision_id,
+        instance=key,
+        side=seat,
+        commitment=commit,
+        nonce=nonce,
+        canonical=canonical,
+        order=document,
+        event=received_event.seq,
+        version=version,
+        reveal=reveal,
+        awaiting_umpire=waits,
+    )
+    body = result.model_dump_json()
+    # Replayed only to a retry with the same key whose digest (seat + order) matches.
+    received_event.response = body
+    return SealedOutcome(body=body, event=received_event.seq, version=version)
 
 
 def open_decision(
@@ -648,31 +619,23 @@ def open_decision(
 ) -> RevealView:
     """The umpire reveals a decision's orders now, whoever has submitted (missing sides are
     named in the reveal); the orders are judged as in a complete reveal."""
-    if token is None:
-        raise Unauthenticated(
-            "opening sealed orders needs the umpire's token", code="auth.required"
-        )
     seed = mt.parse_client_seed(client_seed)
-    at = _clock_now(now)
-    settle_clock(uow, game_id, now=at, boards=boards)
-    with uow.begin(write=True):
-        game, seat, precondition = _begin_write(
-            uow, game_id, token=token, if_match=if_match, boards=boards, hint=ANY_VERSION
-        )
-        if seat != UMPIRE:
+
+    def body(w: Write) -> RevealView:
+        if w.seat != UMPIRE:
             raise Forbidden(
                 "only the umpire may open sealed orders early",
                 code="sealed.umpire_only",
-                seat=seat,
+                seat=w.seat,
             )
-        _require_active(game.row)
-        decision = _decision(game, decision_id)
-        key, rows = _current_instance(sealed_orders(uow), game.row.id, decision_id)
-        _require_current(game.row, precondition)
-        reveal = _reveal(
-            uow,
-            game,
-            game.row.version,
+        _require_active(w.game.row)
+        decision = _decision(w.game, decision_id)
+        key, rows = _current_instance(sealed_orders(w.uow), w.game.row.id, decision_id)
+        w.require_current()
+        return _reveal(
+            w.uow,
+            w.game,
+            w.game.row.version,
             decision,
             key,
             rows,
@@ -680,10 +643,20 @@ def open_decision(
             seat=UMPIRE,
             client_seed=seed,
             entered=entered_dice,
-            now=at,
+            now=w.now,
         )
-        uow.commit()
-        return reveal
+
+    def no_replay(prior: EventRow, _: str) -> RevealView:
+        raise AssertionError("opening sealed orders takes no Idempotency-Key")
+
+    return run_write(
+        WriteRequest(uow, game_id, token, if_match, None, boards, now),
+        what="opening sealed orders",
+        request_digest=lambda seat: "",
+        body=body,
+        replay=no_replay,
+        hint=ANY_VERSION,
+    )
 
 
 def list_sealed(

@@ -19,7 +19,10 @@ sections, so it is visibly unreviewed rather than silently loose.
 
 Idempotent: files already in the new format are never touched, a case whose name is already
 present with the same data is skipped, and a second run finds nothing to do. A name present
-with different data is an error (rename one of them).
+with different data stops it with an error, unless ``--replace``: then the old file's version
+(e.g. a case another branch edited after the conversion) replaces the converted one. The case
+is appended to its topic file again, so review its place and re-apply marks it had (exact
+citations, ``summary_has``).
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ TOPICS: dict[str, list[tuple[str, str]]] = {
         (r"movement|sequence|reachable|phase|moves|path|step", "movement-and-sequence"),
     ],
     "objective-zones": [
+        (r"fort", "large-forts"),
+        (r"batter|morale", "batteries-and-morale"),
         (r"assault|allocation|melee|sealed", "assault-and-allocation"),
         (r"zone|movement|capacity|artillery|musketry", "zones-and-movement"),
     ],
@@ -69,8 +74,21 @@ TOPICS: dict[str, list[tuple[str, str]]] = {
         (r"a41|a42|a43|a47|cover|building|works", "cover-and-buildings"),
         (r"a44|a45|woods", "woods"),
         (r"a46|rough", "rough"),
+        (r"a11|a12|a31|slope", "slopes-and-obstacles"),
+        (r"a35|road", "roads"),
+    ],
+    "battlefield": [
+        (r"quer|setup", "queries-and-setup"),
+        (r"zone_clauses|zone", "zone-clauses"),
+        (r"charge|fire", "charges-and-fire"),
+        (r"table|move", "table-moves"),
     ],
 }
+SHIPPED = {
+    "objective-zones": "scenarios/objective-zones/example.json",
+    "battlefield": "scenarios/battlefield/millers-crossing.json",
+}
+"""Rulesets whose old cases patched the shipped example implicitly."""
 
 
 def topic_of(ruleset: str, stem: str, name: str) -> str:
@@ -112,8 +130,8 @@ def convert(
             out["patch_lists"] = "replace"
         if "after" in c:
             expect["after"] = c.pop("after")
-    if ruleset == "objective-zones" and "scenario" not in c and "scenario_ref" not in c:
-        out["scenario_ref"] = "scenarios/objective-zones/example.json"
+    if ruleset in SHIPPED and "scenario" not in c and "scenario_ref" not in c:
+        out["scenario_ref"] = SHIPPED[ruleset]
     if "scenario_ref" in c and c["scenario_ref"] in moved:
         c["scenario_ref"] = moved[c["scenario_ref"]]
     advance = int(c.pop("advance", 0) or 0)
@@ -121,6 +139,8 @@ def convert(
         c["before"] = [*(c.get("before") or []), *["advance"] * advance]
     if "stop_hex" in expect:
         expect.setdefault("details", {})["stop_hex"] = expect.pop("stop_hex")
+    if "state" in expect and ruleset == "battlefield":
+        expect["after"] = expect.pop("state")  # already a subset of the whole state
     if "state" in expect:
         state = expect.pop("state")
         after = expect.setdefault("after", {})
@@ -151,11 +171,25 @@ def _loose_if_needed(ruleset: str, case: dict[str, Any], file: str) -> None:
     )
 
 
+MARKS = ("citations_loose", "summary_has")
+"""Expectations added to converted cases after the conversion (marks, exact-citation review)."""
+
+
 def _unmarked(case: dict[str, Any]) -> dict[str, Any]:
-    """A case without the marks the converter adds (for the idempotence comparison)."""
+    """A case without what conversion and review add: marks, ``snapshot``, and the citations
+    (compared apart: the old case's sections must all still be expected)."""
     out = copy.deepcopy(case)
-    (out.get("expect") or {}).pop("citations_loose", None)
+    out.pop("snapshot", None)
+    expect = out.get("expect") or {}
+    for key in (*MARKS, "citations"):
+        expect.pop(key, None)
     return out
+
+
+def _same(existing: dict[str, Any], incoming: dict[str, Any]) -> bool:
+    old = set((incoming.get("expect") or {}).get("citations") or [])
+    new = set((existing.get("expect") or {}).get("citations") or [])
+    return _unmarked(existing) == _unmarked(incoming) and old <= new
 
 
 def _write(path: Path, cases: list[dict[str, Any]], sources: list[str]) -> None:
@@ -167,7 +201,7 @@ def _write(path: Path, cases: list[dict[str, Any]], sources: list[str]) -> None:
     path.write_text(head + body, encoding="utf-8")
 
 
-def run(check_only: bool = False) -> int:
+def run(check_only: bool = False, replace: bool = False) -> int:
     pending = 0
     for ruleset, package in PACKAGES.items():
         folder = RULES / package
@@ -206,10 +240,16 @@ def run(check_only: bool = False) -> int:
                     m = re.search(r"^# Converted by .*? from: (.*)$", text, re.M)
                     sources = m.group(1).split(", ") if m else []
                 same = next((e for e in existing if e["name"] == case["name"]), None)
-                if same is not None:
-                    if _unmarked(same) != _unmarked(case):
-                        raise SystemExit(f"{case['name']}: already in {target} with other data")
+                if same is not None and _same(same, case):
                     continue
+                if same is not None and not replace:
+                    raise SystemExit(
+                        f"{case['name']}: already in {target} with other data (an old file "
+                        "edited after the conversion? --replace takes the old file's version)"
+                    )
+                if same is not None:
+                    existing = [e for e in existing if e["name"] != case["name"]]
+                    print(f"replaced {case['name']} in {target.relative_to(REPO)}")
                 _loose_if_needed(ruleset, case, str(target.relative_to(REPO)))
                 src = str(path.relative_to(folder))
                 _write(target, [*existing, case], sorted({*sources, src}))
@@ -225,8 +265,13 @@ def run(check_only: bool = False) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report old-format files")
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="a case already converted but edited since in an old file: take the old file's",
+    )
     args = parser.parse_args(argv)
-    pending = run(check_only=args.check)
+    pending = run(check_only=args.check, replace=args.replace)
     if args.check:
         return 1 if pending else 0
     print(f"{pending} old-format file(s) converted" if pending else "nothing to convert")

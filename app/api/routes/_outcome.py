@@ -15,7 +15,7 @@ from app.api.etags import format_etag
 from app.api.problems import responses
 from app.db.uow import AbstractUnitOfWork
 from app.service.boards import BoardCache
-from app.service.games import IfMatch
+from app.service.pipeline import IfMatch
 from app.service.results import ActionOutcome
 from app.service.sealed import SealedOutcome
 

@@ -1,0 +1,565 @@
+"""The write pipeline: the one frame every write of a game runs in.
+
+Every write -- an action (``games.submit_action``), a match-flow command (``flow``: phases,
+finish, rollback, takeback, seed reveal), a sealed order (``sealed``) -- goes through
+:func:`run_write`, in this order: token present (401) -> the game's clock settled -> in one
+write transaction: game exists (404) -> token is a seat (401) -> ``If-Match`` present (428)
+-> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
+still current (412 before anything is judged; a finished game is left to the write's own
+409) -> the write's own checks and ruling -> the version still current (one conditional
+UPDATE, 412, for a write that raced in meanwhile) -> commit.
+
+The replay race is handled here once: when a write loses a race (412 from the conditional
+UPDATE, or the unique index of the Idempotency-Key), a concurrent retry with the same key may
+have won it, so the stored answer of that one is returned; with ``If-Match: *`` (the client
+accepts any version) a lost race is retried on the new version instead of answering 412.
+:func:`append_event` is the only place a game's version moves and an event is appended; the
+documents it stores are checked storable and bounded first (``jsonsafe``).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from sqlalchemy.exc import IntegrityError
+
+from app.db.models import EventRow, GameRow
+from app.db.uow import AbstractUnitOfWork
+from app.match import clock
+from app.rules import registry
+from app.rules.base import RulesError, Ruleset
+from app.rules.ruling import Ruling
+from app.service import match as mt
+from app.service import notify
+from app.service.boards import BoardCache, canonical_json
+from app.service.errors import (
+    Conflict,
+    InvalidInput,
+    NotFound,
+    PreconditionFailed,
+    PreconditionRequired,
+    RulesetUnavailable,
+    RulesRejected,
+    Unauthenticated,
+    field_errors,
+)
+from app.service.identity import identify, require_seat
+from app.service.jsonsafe import unsafe_values
+from app.service.results import ActionOutcome, ActionResult
+
+AnyRuleset = Ruleset[Any, Any, Any, Any]
+
+INITIAL_VERSION = 1
+"""A new game's version; each accepted action adds one, so event ``seq`` = version - 1."""
+
+ACCEPTED = 201
+"""The outcome status of an accepted action (stored with the event for replays)."""
+
+SYSTEM_SEAT = "system"
+"""The ``seat`` of events nobody submitted (a clock running out)."""
+
+TimeSource = Callable[[], float]
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class IfMatch:
+    """A parsed ``If-Match`` precondition: ``*`` or a set of game versions."""
+
+    versions: frozenset[int] = frozenset()
+    any: bool = False
+
+    def matches(self, version: int) -> bool:
+        return self.any or version in self.versions
+
+
+@dataclass
+class Game:
+    row: GameRow
+    ruleset: AnyRuleset
+    board: Any
+    state: Any
+    options: Any
+
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _aware(value: datetime) -> datetime:
+    """SQLite hands back naive datetimes; every timestamp here is UTC."""
+    return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+
+
+@contextmanager
+def _guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
+    """Turn a ruleset's complaint about client input into a typed client error."""
+    try:
+        yield
+    except ValidationError as exc:
+        raise InvalidInput(f"invalid {stage}", field_errors(exc, prefix)) from exc
+    except RulesError as exc:
+        raise RulesRejected(str(exc) or exc.code, code=exc.code) from exc
+    except (ValueError, LookupError) as exc:
+        raise RulesRejected(
+            f"the ruleset could not judge this {stage}: {exc}", code="rules.unjudgeable"
+        ) from exc
+
+
+def _valid_id(game_id: str) -> bool:
+    try:
+        return str(uuid.UUID(game_id)) == game_id
+    except ValueError:
+        return False
+
+
+def _find(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
+    """The game row and board digest, or :class:`NotFound` (ids are checked before querying)."""
+    found = uow.games.get(game_id, lock=uow.writing) if _valid_id(game_id) else None
+    if found is None:
+        raise NotFound(f"no game {game_id!r}", game=game_id)
+    return found
+
+
+def _storable(data: Any, prefix: tuple[Any, ...] = (), code: str = "request.invalid") -> None:
+    """Refuse values no database could store (NUL, lone surrogates, NaN) before anything."""
+    errors = unsafe_values(data, prefix)
+    if errors:
+        raise InvalidInput("the document holds values that cannot be stored", errors, code=code)
+
+
+def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
+    row, board_digest = _find(uow, game_id)
+    try:
+        ruleset = registry.get(row.ruleset_id)
+    except registry.UnknownRuleset:
+        raise RulesetUnavailable(
+            f"this server has no ruleset {row.ruleset_id!r}", ruleset=row.ruleset_id
+        ) from None
+    key = (ruleset.id, row.ruleset_version, board_digest)
+
+    def parse() -> tuple[Any, int]:
+        data = uow.games.board_json(row.scenario_id)
+        return ruleset.load_board(data), len(canonical_json(data))
+
+    board = boards.get(key, parse)
+    return Game(
+        row=row,
+        ruleset=ruleset,
+        board=board,
+        state=ruleset.load_state(row.state),
+        options=ruleset.parse_options(row.options),
+    )
+
+
+def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+    """The seat a bearer token holds at this game; None without a token; 401 if wrong,
+    403 for a read-only spectator token (see :mod:`app.service.identity`)."""
+    if token is None:
+        return None
+    return require_seat(identify(uow, game, token))
+
+
+def _reader(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+    """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
+    spectator token."""
+    who = identify(uow, game, token) if token is not None else None
+    if who is None and not game.public:
+        raise Unauthenticated("this game is private: present a seat token", code="auth.required")
+    return None if who is None else who.seat
+
+
+def _turn(game: Game, state: Any) -> mt.Turn | None:
+    """Where the game stands in its sequence of play (None: the ruleset declares none)."""
+    with _guard("state"):
+        return mt.where(game.ruleset, game.board, state)
+
+
+
+def _require_active(row: GameRow) -> None:
+    if row.status != "active":
+        raise Conflict(
+            f"the game is {row.status}: nothing more may be played",
+            code="game.finished",
+            winner=row.winner,
+        )
+
+
+
+def append_event(
+    uow: AbstractUnitOfWork,
+    game: Game,
+    *,
+    expected: int,
+    seat: str,
+    kind: str,
+    new_state: Any,
+    ruling: Ruling,
+    action: Mapping[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
+    rolls: Sequence[Any] = (),
+    status: str | None = None,
+    columns: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+    request_digest: str | None = None,
+    visible_to: list[str] | None = None,
+    response: Callable[[int, int], str] | None = None,
+) -> EventRow:
+    """Move the game from version ``expected`` to the next and append the event that did it,
+    in the open write transaction (one conditional UPDATE; 412 if another write came first).
+    Every write appends through here, so each bumps the version by exactly one
+    (seq = version - 1). ``response(seq, version)`` gives the answer stored for replays."""
+    with _guard("state"):
+        state_json = new_state.model_dump(mode="json")
+    ruling_json = ruling.model_dump(mode="json")
+    unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
+    if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
+        raise InvalidInput(
+            "this request would store values that cannot be stored", unstorable,
+            code="result.unstorable",
+        )
+    if not uow.games.advance(
+        game.row.id,
+        expected_version=expected,
+        state=state_json,
+        status=status or game.row.status,
+        extra=dict(columns or {}),
+    ):
+        raise PreconditionFailed("another write was accepted first; reload the game")
+    seq = expected - INITIAL_VERSION + 1
+    event = EventRow(
+        game_id=game.row.id,
+        seq=seq,
+        seat=seat,
+        kind=kind,
+        action=dict(action or {}),
+        ruling=ruling_json,
+        dice=mt.rolls_json(rolls),
+        version=expected + 1,
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
+        response=response(seq, expected + 1) if response is not None else None,
+        created_at=_now(),
+        payload=dict(payload) if payload is not None else None,
+        state_after=state_json,
+        visible_to=visible_to,
+    )
+    uow.games.append_event(event)
+    with _guard("state"):  # webhook notifications: outbox rows in this same transaction
+        notify.enqueue(
+            uow,
+            ruleset=game.ruleset,
+            board=game.board,
+            event=event,
+            before=game.state,
+            after=new_state,
+            was_active=game.row.status == "active",
+            active=(status or game.row.status) == "active",
+        )
+    return event
+
+
+def _record(
+    uow: AbstractUnitOfWork,
+    game: Game,
+    *,
+    seat: str,
+    kind: str,
+    new_state: Any,
+    ruling: Ruling,
+    now: float,
+    action: Mapping[str, Any] | None = None,
+    payload: Mapping[str, Any] | None = None,
+    rolls: Sequence[Any] = (),
+    status: str | None = None,
+    extra: Mapping[str, Any] | None = None,
+    idempotency_key: str | None = None,
+    request_digest: str | None = None,
+    visible_to: list[str] | None = None,
+) -> ActionOutcome:
+    """Append an action or match event (see :func:`append_event`) whose answer is the
+    :class:`ActionResult`: the new state as ``seat`` sees it, the ruling, position and clock.
+
+    Action events have ``payload`` null; match events (phase, rollback, takeback,
+    clock_expired, seed_revealed, game_finished) carry their details in ``payload``.
+    """
+    with _guard("state"):
+        turn = mt.where(game.ruleset, game.board, new_state)
+    columns = dict(extra or {})
+
+    def answer(seq: int, version: int) -> str:
+        return ActionResult(
+            event=seq,
+            version=version,
+            ruling=ruling,
+            state=_view(game, new_state, seat),
+            position=mt.position_view(turn),
+            clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
+        ).model_dump_json()
+
+    event = append_event(
+        uow,
+        game,
+        expected=game.row.version,
+        seat=seat,
+        kind=kind,
+        new_state=new_state,
+        ruling=ruling,
+        action=action,
+        payload=payload,
+        rolls=rolls,
+        status=status,
+        columns=columns,
+        idempotency_key=idempotency_key,
+        request_digest=request_digest,
+        visible_to=visible_to,
+        response=answer,
+    )
+    assert event.response is not None
+    return ActionOutcome(
+        status=ACCEPTED, body=event.response, event=event.seq, version=event.version
+    )
+
+
+def _begin_write(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str,
+    if_match: IfMatch | None,
+    boards: BoardCache,
+    hint: str = "",
+) -> tuple[Game, str, IfMatch]:
+    """Inside an open write transaction: the game, the seat ``token`` holds (401 if none)
+    and the If-Match precondition (428 without one; ``hint`` ends its message)."""
+    game = _load(uow, game_id, boards)
+    seat = _seat(uow, game.row, token)
+    assert seat is not None
+    if if_match is None:
+        raise PreconditionRequired(
+            f"send If-Match with the ETag of GET /games/{{id}}{hint}", version=game.row.version
+        )
+    return game, seat, if_match
+
+
+def _prior(
+    uow: AbstractUnitOfWork, game_id: str, seat: str, idempotency_key: str | None
+) -> EventRow | None:
+    """The event an earlier request of ``seat`` with this Idempotency-Key appended, if any.
+    Keys are per seat: two seats of a game may use the same key independently."""
+    if idempotency_key is None:
+        return None
+    return uow.games.event_by_key(game_id, seat, idempotency_key)
+
+
+def _require_current(row: GameRow, if_match: IfMatch) -> None:
+    """412 unless the game is still at a version the client's If-Match names."""
+    if not if_match.matches(row.version):
+        raise PreconditionFailed(
+            f"the game is at version {row.version}; reload it", version=row.version
+        )
+
+
+def _clock_now(now: float | None) -> float:
+    return time.time() if now is None else now
+
+
+def _view(game: Game, state: Any, seat: str | None) -> dict[str, Any]:
+    with _guard("state"):
+        return dict(game.ruleset.view(game.board, state, seat))
+
+
+
+
+def _winner_of(game: Game, loser: str) -> str | None:
+    """The winner when ``loser`` forfeits: the other side of a two-sided game."""
+    others = [s for s in game.ruleset.sides(game.board).names if s != loser]
+    return others[0] if len(others) == 1 else None
+
+
+def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: BoardCache) -> bool:
+    """Handle clock expiry lazily: called before any read or write of a game.
+
+    When a side's time has run out and nobody has handled it yet, appends a ``clock_expired``
+    event (visible to every reader) in its own transaction: with ``on_expiry: forfeit`` the
+    game ends (status ``finished``, the other side of a two-sided game recorded as winner);
+    with ``notify_umpire`` the game goes on and the event tells the umpire. True if it wrote.
+    """
+    if not _valid_id(game_id):
+        return False
+    with uow.begin():
+        found = uow.games.get(game_id)
+        if found is None or not mt.newly_expired(found[0], now):
+            return False
+    with uow.begin(write=True):
+        game = _load(uow, game_id, boards)
+        sides = mt.newly_expired(game.row, now)
+        control = mt.options_of(game.row).clock
+        state = mt.clock_state(game.row)
+        if not sides or control is None or state is None:
+            return False
+        forfeit = control.on_expiry == "forfeit"
+        winner = _winner_of(game, sides[0]) if forfeit and len(sides) == 1 else None
+        running = None if forfeit else state.running
+        new_clock = clock.switch(state, now, running).model_copy(
+            update={"expired": sorted({*state.expired, *sides})}
+        )
+        who = ", ".join(sides)
+        outcome = f"{who} forfeit{'s' if len(sides) == 1 else ''}" + (
+            f"; {winner} wins" if winner else ""
+        )
+        ruling = Ruling(
+            legal=True,
+            summary=f"The clock of {who} ran out: "
+            + (outcome if forfeit else "the umpire is notified and play goes on")
+            + ".",
+            details={"sides": sides, "on_expiry": control.on_expiry, "winner": winner},
+        )
+        extra: dict[str, Any] = {"clock": new_clock.model_dump(mode="json")}
+        if forfeit:
+            extra["winner"] = winner
+        _record(
+            uow,
+            game,
+            seat=SYSTEM_SEAT,
+            kind="clock_expired",
+            new_state=game.state,
+            ruling=ruling,
+            now=now,
+            payload={"sides": sides, "on_expiry": control.on_expiry, "winner": winner},
+            status="finished" if forfeit else None,
+            extra=extra,
+        )
+        uow.commit()
+        return True
+
+
+# -- the frame -----------------------------------------------------------------------------
+
+RACE_RETRIES = 5
+"""How often a write with ``If-Match: *`` is retried after losing a race to another write."""
+
+
+@dataclass(frozen=True)
+class WriteRequest:
+    """What every write is called with besides its own arguments."""
+
+    uow: AbstractUnitOfWork
+    game_id: str
+    token: str | None
+    if_match: IfMatch | None
+    idempotency_key: str | None
+    boards: BoardCache
+    now: float | None
+
+
+@dataclass(frozen=True)
+class Write:
+    """A write inside its open write transaction: the game, the acting seat, and what its
+    event records (time, Idempotency-Key and request digest)."""
+
+    uow: AbstractUnitOfWork
+    game: Game
+    seat: str
+    if_match: IfMatch
+    idempotency_key: str | None
+    request_digest: str
+    now: float
+
+    def require_current(self) -> None:
+        _require_current(self.game.row, self.if_match)
+
+    def record(
+        self,
+        *,
+        kind: str,
+        new_state: Any,
+        ruling: Ruling,
+        payload: Mapping[str, Any] | None = None,
+        extra: Mapping[str, Any] | None = None,
+        status: str | None = None,
+        action: Mapping[str, Any] | None = None,
+        rolls: Sequence[Any] = (),
+        visible_to: list[str] | None = None,
+    ) -> ActionOutcome:
+        """Append this write's event (see :func:`_record`), keyed by its Idempotency-Key."""
+        return _record(
+            self.uow,
+            self.game,
+            seat=self.seat,
+            kind=kind,
+            new_state=new_state,
+            ruling=ruling,
+            now=self.now,
+            action=action,
+            payload=payload,
+            rolls=rolls,
+            status=status,
+            extra=extra,
+            idempotency_key=self.idempotency_key,
+            request_digest=self.request_digest,
+            visible_to=visible_to,
+        )
+
+
+def run_write(
+    req: WriteRequest,
+    *,
+    what: str,
+    request_digest: Callable[[str], str],
+    body: Callable[[Write], _T],
+    replay: Callable[[EventRow, str], _T],
+    hint: str = "",
+) -> _T:
+    """Run one write in the shared frame (see the module docstring).
+
+    ``what`` names the write in the 401 without a token; ``request_digest(seat)`` is what the
+    Idempotency-Key is bound to; ``body`` does the write's own checks and appends its event
+    (:meth:`Write.record` or :func:`append_event`) in the open transaction, committed here;
+    ``replay(prior event, digest)`` answers a retry from the stored event (or refuses it)."""
+    if req.token is None:
+        raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
+    token, uow, at = req.token, req.uow, _clock_now(req.now)
+    settle_clock(uow, req.game_id, now=at, boards=req.boards)
+
+    def attempt() -> _T:
+        with uow.begin(write=True):
+            game, seat, if_match = _begin_write(
+                uow, req.game_id, token=token, if_match=req.if_match, boards=req.boards, hint=hint
+            )
+            digest_ = request_digest(seat)
+            prior = _prior(uow, game.row.id, seat, req.idempotency_key)
+            if prior is not None:
+                return replay(prior, digest_)
+            if game.row.status == "active":
+                # 412 before judging: never rule on a position the client has not seen (a
+                # finished game lets the write answer 409 game.finished, whatever the version)
+                _require_current(game.row, if_match)
+            outcome = body(Write(uow, game, seat, if_match, req.idempotency_key, digest_, at))
+            uow.commit()
+            return outcome
+
+    for n in range(RACE_RETRIES):
+        try:
+            return attempt()
+        except (PreconditionFailed, IntegrityError):
+            # Lost a race. A concurrent retry with the same key may be the winner: answer
+            # with its stored outcome. Otherwise `If-Match: *` tries again on the new version.
+            if req.idempotency_key is not None:
+                with uow.begin():
+                    seat = _seat(uow, _find(uow, req.game_id)[0], token)
+                    prior = _prior(uow, req.game_id, seat or "", req.idempotency_key)
+                    if prior is not None and seat is not None:
+                        return replay(prior, request_digest(seat))
+            retry = req.if_match is not None and req.if_match.any and n < RACE_RETRIES - 1
+            if not retry:
+                raise
+    raise AssertionError("unreachable")
