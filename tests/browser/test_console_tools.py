@@ -225,3 +225,33 @@ def test_zoi_board_draws_fronts_and_zones_from_the_zone_map_query(
     assert page.locator(".counter[data-unit=fr-4-2] line.facing").count() == 1
     assert page.locator(".counter[data-unit=aus-gr1] line.facing").count() == 0
     assert page.errors == []
+
+
+def test_a_retreat_from_the_schema_form_takes_the_path_clicked_on_the_board(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game, page = _as_seat(new_page, base, ("zoc", "seed-example"), "axis")
+    page.click("#unit-list [data-unit=de-inf-1]")
+    page.wait_for_selector("text.cost[data-reach=e3008]")
+    page.click("#other-actions summary")
+    page.select_option("#action-kind", "retreat")
+    assert page.input_value("#act-retreat-unit") == "de-inf-1"
+    page.click("polygon.hex[data-hex=e3008]", force=True)
+    page.wait_for_function("document.body.dataset.rulingFor")
+    assert page.input_value("#act-retreat-path") == '["e3008"]'
+    page.fill("#act-retreat-length", "1")
+    action = {"kind": "retreat", "unit": "de-inf-1", "path": ["e3008"], "length": 1}
+    expected = httpx.post(f"{base}/games/{game['id']}/rulings", json=action).json()
+    page.click("#action-dry")
+    page.wait_for_function(
+        "s => document.querySelector('#ruling .verdict').textContent.includes(s)",
+        arg=expected["summary"],
+    )
+    assert page.get_attribute("#ruling .verdict", "data-legal") == str(expected["legal"]).lower()
+    assert expected["summary"] in page.inner_text("#ruling .verdict")
+    cited = page.eval_on_selector_all(
+        "#ruling .citations .cite", "ns => ns.map(n => n.dataset.section)"
+    )
+    assert cited == [c["section"] for c in expected["citations"]]
+    assert page.errors == []

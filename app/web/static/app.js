@@ -579,6 +579,9 @@ function parsePath(text) {
 
 async function pathChanged() {
   $("path-input").value = pathText();
+  // the path built on the board also fills the path of a retreat, a charge… in the form
+  const field = $("action-form").querySelector("[name=path]");
+  if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
   drawPath();
   if (!S.path.length) {
     S.ruling = null;
@@ -702,6 +705,7 @@ function prefillActionForm() {
   if (!schema) return;
   const pre = {};
   if (S.selected && schema.properties && schema.properties.unit) pre.unit = S.selected;
+  if (S.path.length && schema.properties && schema.properties.path) pre.path = S.path;
   S.actionForm = schemaForm(schema, pre, `act-${kind}`);
   const host = $("action-form");
   host.innerHTML = "";
