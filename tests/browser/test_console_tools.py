@@ -71,6 +71,17 @@ def test_terrain_table_measures_a_typed_move_and_a_clicked_sight_line(
     assert page.locator("polyline.move-path").count() == 1
 
     page.keyboard.press("Escape")
+    page.wait_for_selector("#unit-list [data-unit=fr-inf][aria-selected=false]")
+    # with no unit selected, a click asks what the ground there means
+    x, y = page.evaluate(TO_SCREEN, (200, 200))
+    page.mouse.click(x, y)
+    page.wait_for_selector("#hex-info li[data-feature=hw1]")
+    at = httpx.get(
+        f"{base}/games/{game['id']}/queries/terrain-at", params={"at": "200,200"}
+    ).json()["result"]
+    assert [f["feature"] for f in at["features"]] == ["hw1"]
+    assert at["features"][0]["by_unit_type"]["formed infantry"] in page.inner_text("#hex-info")
+
     page.check("#los-mode")
     for yards in ((620, 300), (1100, 700)):
         x, y = page.evaluate(TO_SCREEN, yards)

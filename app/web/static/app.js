@@ -234,6 +234,7 @@ async function openGame(id, token) {
   S.api = new Api(token);
   S.gameId = id;
   S.events = new Map();
+  S.panelsVersion = null;
   S.selected = null;
   S.path = [];
   $("lobby").hidden = true;
@@ -407,6 +408,11 @@ function unitById(id) {
 
 function renderAll() {
   renderPosition();
+  // the panels read the sealed orders and dice again only when the game has moved on
+  if (S.panelsVersion !== S.view.version) {
+    S.panelsVersion = S.view.version;
+    renderPanels();
+  }
   const api = S.boardApi;
   if (S.kind === "zones") {
     const reveals = {};
@@ -425,7 +431,6 @@ function renderAll() {
     drawPath();
   }
   renderUnitList();
-  renderPanels();
 }
 
 function drawPath() {
@@ -563,10 +568,25 @@ async function clickPoint(p) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
-  if (!S.selected) return;
+  if (!S.selected) return showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
   pathChanged();
+}
+
+// With no unit selected, a click on the table asks what the ground there means.
+async function showTerrainAt(p) {
+  if (!queryNames().has("terrain-at")) return;
+  try {
+    const res = (await S.api.query(S.gameId, "terrain-at", { at: p })).body.result;
+    const box = $("hex-info");
+    box.innerHTML = "";
+    box.append(h("strong", {}, `${p[0]}, ${p[1]} yd: `), res.features.length ? "" : "open ground ", cites(res.citations),
+      h("ul", { class: "terrain-at" }, ...res.features.map((f) => h("li", { "data-feature": f.feature }, `${f.feature} (${f.kind.replace("_", " ")})${f.blocks_sight ? ", blocks sight" : ""}: `,
+        Object.entries(f.by_unit_type).map(([who, what]) => `${who} ${what}`).join("; ")))));
+  } catch (err) {
+    notify(problemText(err), "error");
+  }
 }
 
 function pathText() {
