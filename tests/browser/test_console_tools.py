@@ -266,3 +266,38 @@ def test_a_retreat_from_the_schema_form_takes_the_path_clicked_on_the_board(
     )
     assert cited == [c["section"] for c in expected["citations"]]
     assert page.errors == []
+
+
+def test_what_a_seat_may_do_now_and_a_spectator_link_to_a_private_game(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    scenario = json.loads((ROOT / "scenarios" / "zoc" / "seed-example.json").read_text())
+    body = {"ruleset": "zoc", "scenario": scenario, "public": False}
+    game = httpx.post(f"{base}/games", json=body).json()
+    axis = new_page()
+    _ready(axis, seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    available = httpx.get(
+        f"{base}/games/{game['id']}/actions/available",
+        headers={"Authorization": f"Bearer {game['seats']['axis']}"},
+    ).json()
+    shown = axis.inner_text("#available")
+    assert f"You may act now: {', '.join(available['kinds'])}" in shown
+    may = set(axis.eval_on_selector_all(".unit-btn.can-act", "ns => ns.map(n => n.dataset.unit)"))
+    assert may == {u["unit"] for u in available["units"]} == {"de-inf-y", "de-inf-1", "de-inf-2"}
+
+    # without a token the private game is closed; the seat mints a read-only link
+    closed = new_page()
+    closed.goto(f"{base}/#game={game['id']}&as=spectator")
+    closed.wait_for_selector("#notice.error")
+    assert "401" in closed.inner_text("#notice")
+    axis.click("#invite-spectator")
+    link = axis.get_attribute("#invite-box a.spectator-invite", "href")
+    watcher = new_page()
+    _ready(watcher, link)
+    assert watcher.inner_text("#whoami").startswith("Spectator")
+    assert watcher.locator(".counter[data-unit=su-18a]").count() == 1
+    assert watcher.is_disabled("#submit-move")
+    leaked = [u for u in watcher.urls if "token=" in u.split("#", 1)[0]]
+    assert leaked == []
+    assert axis.errors == [] and watcher.errors == []
