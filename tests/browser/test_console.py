@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import seat_link
+from tests.support.browser import OZ_ORDERS, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 OZ = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
 DECISION = "allocation:mill:t1"
-UNION_ORDER = {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}}
-CONFED_ORDER = {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}}
+UNION_ORDER = OZ_ORDERS["union"]
+CONFED_ORDER = OZ_ORDERS["confederate"]
 
 
 def _catalog(server: ServerProcess, ruleset: str) -> dict[str, dict[str, Any]]:

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import seat_link
+from tests.support.browser import oz_assault, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -301,3 +301,31 @@ def test_what_a_seat_may_do_now_and_a_spectator_link_to_a_private_game(
     leaked = [u for u in watcher.urls if "token=" in u.split("#", 1)[0]]
     assert leaked == []
     assert axis.errors == [] and watcher.errors == []
+
+
+def test_the_umpire_enters_physical_dice_to_open_a_sealed_assault(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    scenario = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
+    body = {"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}}
+    game = httpx.post(f"{base}/games", json=body).json()
+    oz_assault(base, game, seal=True)
+    umpire = new_page()
+    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    umpire.click("#tab-sealed")
+    decision = "[data-decision='allocation:mill:t1']"
+    assert "awaiting the umpire's dice" in umpire.inner_text(decision)
+    umpire.click("#tab-umpire")
+    umpire.fill("#physical-dice", ",".join(["7"] * 12))
+    umpire.click("#tab-sealed")
+    umpire.click(f"{decision} button:has-text('Open now')")
+    umpire.click("#tab-log")
+    umpire.wait_for_selector("#log li[data-kind=sealed_revealed] .check.ok")
+    used = umpire.inner_text("#log li[data-kind=sealed_revealed] .dice-used")
+    assert used == "dice: " + " ".join(["d10=7"] * 12)
+    umpire.click("#tab-dice")
+    umpire.wait_for_selector("#dice .rolls li")
+    rolls = umpire.eval_on_selector_all("#dice .rolls li", "ns => ns.map(n => n.textContent)")
+    assert len(rolls) == 12 and all("d10 = 7 (entered by the umpire)" in r for r in rolls)
+    assert umpire.errors == []
