@@ -235,6 +235,20 @@ def test_zoi_board_draws_fronts_and_zones_from_the_zone_map_query(
     # facing arrows on the counters that face a hexside or vertex (a carré faces all round)
     assert page.locator(".counter[data-unit=fr-4-2] line.facing").count() == 1
     assert page.locator(".counter[data-unit=aus-gr1] line.facing").count() == 0
+
+    # pan and zoom from the keyboard: + zooms in, an arrow pans, 0 resets
+    def view_box() -> list[float]:
+        return [float(v) for v in page.get_attribute("#board svg", "viewBox").split()]
+
+    home = view_box()
+    page.focus("#board")
+    page.keyboard.press("+")
+    zoomed = view_box()
+    assert zoomed[2] < home[2] and zoomed[3] < home[3]
+    page.keyboard.press("ArrowRight")
+    assert view_box()[0] > zoomed[0]
+    page.keyboard.press("0")
+    assert view_box() == home
     assert page.errors == []
 
 
