@@ -20,6 +20,8 @@
 * ``REFEREE_EVENTS_PAGE_MAX`` -- largest page of ``GET /games/{id}/events``. Default 500.
 * ``REFEREE_HOST`` / ``REFEREE_PORT`` -- where ``referee serve`` listens. Default
   ``127.0.0.1:8000``.
+* ``REFEREE_WORKERS`` -- server processes of ``referee serve`` (PostgreSQL only; SQLite
+  refuses more than one). Default 1.
 * ``REFEREE_PROBLEM_BASE`` -- prefix of problem ``type`` URIs.
   Default ``https://referee.dev/problems/``.
 * ``REFEREE_SQL_ECHO`` -- log every SQL statement. Default false.
@@ -87,6 +89,9 @@ class Settings(BaseSettings):
     events_page_max: int = Field(default=500, ge=1, description="Largest events page.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    workers: int = Field(
+        default=1, ge=1, le=64, description="Server processes (more than one: PostgreSQL only)."
+    )
     problem_base: str = Field(
         default="https://referee.dev/problems/",
         description="Problem `type` URIs are this prefix plus the problem code.",

@@ -25,6 +25,7 @@ the Docker image) runs with.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import resource
 import time
@@ -172,6 +173,27 @@ def guarded_protocol(settings: Settings) -> type[GuardedH11Protocol]:
     )
 
 
+class SettingsH11Protocol(GuardedH11Protocol):
+    """The guarded protocol configured from the environment's settings when a connection is
+    made, for ``referee serve --workers N``: its worker processes receive the protocol by
+    import path, so the class built by :func:`guarded_protocol` cannot reach them."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        configured = _settings_protocol()
+        self.head_timeout = configured.head_timeout
+        self.body_timeout = configured.body_timeout
+        self.max_connections = configured.max_connections
+        self.problem_base = configured.problem_base
+        super().connection_made(transport)
+
+
+@functools.cache
+def _settings_protocol() -> type[GuardedH11Protocol]:
+    from app.config import get_settings
+
+    return guarded_protocol(get_settings())
+
+
 def raise_file_limit(wanted: int) -> None:
     """Raise the soft open-files limit towards ``wanted`` (the hard limit caps it), so the
     connection cap, not the kernel, decides when connections are refused."""
@@ -185,9 +207,9 @@ def server_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Confi
     """uvicorn's configuration for ``app``: the guarded h11 protocol, the keep-alive timeout
     and a file limit with room for the connection cap plus the database and the process."""
     raise_file_limit(settings.max_connections + 256)
+    options.setdefault("http", guarded_protocol(settings))
     return uvicorn.Config(
         app,
-        http=guarded_protocol(settings),
         timeout_keep_alive=settings.timeout_keep_alive_seconds,  # type: ignore[arg-type]
         **options,
     )

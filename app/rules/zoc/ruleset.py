@@ -364,9 +364,10 @@ def _query_ezoc_map(board: Any, state: Any, options: Any, params: Any) -> dict[s
     side = p.side
     if side not in {s.id for s in ctx.board.sides}:
         raise InvalidQuery(f"unknown side {side!r}")
+    zones = ctx.zone_map()
     hexes: dict[str, Any] = {}
-    for hex_id in sorted(ctx.zones.into):
-        ezoc = ctx.ezoc(hex_id, side)
+    for hex_id in sorted(zones.into):
+        ezoc = zones.ezoc(hex_id, side)
         if not ezoc:
             continue
         negators = ctx.negators(hex_id, side, None)
@@ -378,7 +379,7 @@ def _query_ezoc_map(board: Any, state: Any, options: Any, params: Any) -> dict[s
         ignored = ctx.ignored_markers(hex_id)
         if ignored:
             sections.append("8.1.clar.markers")
-        via_beachhead = sorted(u.id for u in ezoc if (u.id, hex_id) in ctx.zones.via_beachhead)
+        via_beachhead = sorted(u.id for u in ezoc if (u.id, hex_id) in zones.via_beachhead)
         if via_beachhead:
             sections.extend(["8.exc.sea", "8.clar.beachhead"])
         hexes[hex_id] = {
@@ -391,13 +392,13 @@ def _query_ezoc_map(board: Any, state: Any, options: Any, params: Any) -> dict[s
             "citations": [c.section for c in ctx.cite(*sections)],
         }
     blocked = []
-    for b in ctx.zones.blocked:
+    for b in zones.blocked:
         if b.side == side:
             continue
         ctx.cite(b.section)
         blocked.append(b.as_json())
     silent = []
-    for s in ctx.zones.silent:
+    for s in zones.silent:
         if s.side == side:
             continue
         ctx.cite(s.section)
