@@ -136,6 +136,9 @@ def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
     soviet.wait_for_selector(".counter[data-unit=de-inf-1][data-at=e3307]")
     assert "v2" in soviet.inner_text("#position")
 
+    # the console is a client of the pinned API version
+    calls = [u for u in axis.urls if "/games/" in u]
+    assert calls and all(u.startswith(f"{base}/v1/games/") for u in calls)
     # tokens travel only in the Authorization header, never in a URL
     for page in (lobby, axis, soviet):
         _no_token_in_urls(page, list(tokens.values()))
