@@ -23,7 +23,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.browser import chromium, oz_assault, seat_link, served_sqlite
+from tests.support.chromium import chromium, oz_assault, seat_link, served_sqlite
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import OZ_ORDERS, seat_link
+from tests.support.chromium import OZ_ORDERS, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import oz_assault, seat_link
+from tests.support.chromium import oz_assault, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
