@@ -1,7 +1,12 @@
-"""An in-process LRU cache of parsed boards, keyed by ruleset and board digest.
+"""In-process LRU caches: parsed boards keyed by ruleset and board digest, and parsed states
+keyed by game and version.
 
 Boards are immutable, so a request on a game whose board was parsed before skips reading
-and validating the (possibly large) board JSON.
+and validating the (possibly large) board JSON. A game's state changes only with its version
+(every write bumps it with one conditional UPDATE), so the state parsed for (game, version)
+serves every later request at that version; rulesets never mutate a state they are given
+(``apply`` returns a new one), and the rules core keeps its per-state lookups (units by hex,
+zones found so far) on that same object, so the next request starts warm.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 BoardKey = tuple[str, str, str]
 """(ruleset id, ruleset version, board digest)."""
+StateKey = tuple[str, int, str, str]
+"""(game id, game version, ruleset id, ruleset version)."""
 
 
 def canonical_json(data: Any) -> bytes:
@@ -28,17 +35,22 @@ def digest(data: Any) -> str:
 
 
 class BoardCache:
-    """Thread-safe LRU of parsed boards."""
+    """Thread-safe LRU of parsed boards (and, in :attr:`states`, of parsed game states)."""
 
-    def __init__(self, maxsize: int = 128) -> None:
+    def __init__(self, maxsize: int = 128, states: int | None = None) -> None:
         self.maxsize = maxsize
-        self._items: OrderedDict[BoardKey, Any] = OrderedDict()
+        self._items: OrderedDict[Any, Any] = OrderedDict()
+        self.states: BoardCache | None = (
+            BoardCache(states if states is not None else 4 * maxsize, states=0)
+            if states != 0
+            else None
+        )
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: BoardKey, load: Callable[[], Any]) -> Any:
-        """The cached board for ``key``, or ``load()`` it and keep it."""
+    def get(self, key: Any, load: Callable[[], Any]) -> Any:
+        """The cached value for ``key``, or ``load()`` it and keep it."""
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
@@ -49,7 +61,13 @@ class BoardCache:
         self.put(key, board)
         return board
 
-    def put(self, key: BoardKey, board: Any) -> None:
+    def state(self, key: StateKey, load: Callable[[], Any]) -> Any:
+        """The parsed state of a game at a version (kept in :attr:`states`)."""
+        if self.states is None:
+            return load()
+        return self.states.get(key, load)
+
+    def put(self, key: Any, board: Any) -> None:
         with self._lock:
             self._items[key] = board
             self._items.move_to_end(key)
@@ -62,3 +80,5 @@ class BoardCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+        if self.states is not None:
+            self.states.clear()
