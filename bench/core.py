@@ -27,7 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 SECTION = "Rules core, in process (median of repeated batches; spread = min-max of batches)"
 
 
-def measure(fn: Callable[[], Any], budget: float = 0.6, repeat: int = 7) -> tuple[float, float, float]:
+def measure(
+    fn: Callable[[], Any], budget: float = 0.6, repeat: int = 7
+) -> tuple[float, float, float]:
     """Median, min and max seconds per call over ``repeat`` batches sized to ``budget``."""
     fn()
     t0 = time.perf_counter()
