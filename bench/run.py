@@ -7,7 +7,7 @@ data, a moment apart, are what we track (docs/PERFORMANCE.md). Run: ``make bench
 
 * rules core (``bench/core.py``): reachable / ezoc-map / rulings against a plain-Python floor
   and a compiled graph library on the same graph;
-* HTTP (``bench/http.py``): GET game, dry run and submission under wrk against bare endpoints
+* HTTP (``bench/web.py``): GET game, dry run and submission under wrk against bare endpoints
   of the same app, on SQLite and PostgreSQL; growth; concurrency with 1, 2 and 4 processes.
 """
 
@@ -56,7 +56,7 @@ def main() -> int:
         rows += core()
         print(markdown(rows), flush=True)
     if not args.core_only:
-        from bench.http import run_all as http
+        from bench.web import run_all as http
 
         http_rows = http(quick=args.quick)
         rows += http_rows
