@@ -13,6 +13,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.main import create_app
+    from app.server import server_config
 
     settings = get_settings()
     host = args.host or settings.host
@@ -23,17 +24,27 @@ def _serve(args: argparse.Namespace) -> int:
         if refused:
             print(refused, file=sys.stderr)
             return 2
-        # Each worker process builds its own app (engine, caches) from the environment.
-        uvicorn.run(
+        # Each worker process builds its own app (engine, caches) and its own guarded
+        # protocol from the environment: a class built at run time cannot cross to them.
+        config = server_config(
             "app.main:create_app",
+            settings,
+            http="app.server:SettingsH11Protocol",
             factory=True,
+            workers=workers,
             host=host,
             port=port,
-            workers=workers,
             log_level=args.log_level,
         )
+        from uvicorn.supervisors.multiprocess import Multiprocess
+
+        sock = config.bind_socket()
+        Multiprocess(config, sockets=[sock]).run()
         return 0
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=args.log_level)
+    config = server_config(
+        create_app(settings), settings, host=host, port=port, log_level=args.log_level
+    )
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -87,6 +98,11 @@ def _audit(args: argparse.Namespace) -> int:
             f"game {report.game} ({report.ruleset} {report.recorded_version}, replayed with "
             f"{report.replayed_version}): {report.events} events"
         )
+        if report.version_changed:
+            print(
+                f"NOTE: the ruleset version changed ({report.recorded_version} -> "
+                f"{report.replayed_version}); differences below follow from that change"
+            )
         if report.ok:
             print("OK: every ruling, state and roll replays identically")
         for diff in report.differences:
