@@ -46,8 +46,10 @@ lint: install-dev
 	$(BIN)/ruff check app tests bench
 	$(BIN)/mypy
 
+## Benchmarks (ratios to same-run baselines, docs/PERFORMANCE.md); HTTP ones need `wrk`
 bench: install-dev
-	$(BIN)/python bench/run.py
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	nice -n 5 $(BIN)/python bench/run.py
 
 ## The console in headless Chromium: board images to docs/images/, in-browser timings
 screenshots: install-dev

@@ -155,7 +155,10 @@ def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
         row=row,
         ruleset=ruleset,
         board=board,
-        state=ruleset.load_state(row.state),
+        state=boards.state(
+            (row.id, row.version, ruleset.id, row.ruleset_version),
+            lambda: ruleset.load_state(row.state),
+        ),
         options=ruleset.parse_options(row.options),
     )
 
