@@ -27,6 +27,7 @@ from app.client import (
 )
 from app.config import Settings
 from app.main import create_app
+from tests.support.proxy import proxy_to
 from tests.support.server import running_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -228,3 +229,30 @@ def test_the_stream_resumes_after_the_server_ends_it_and_can_be_cancelled(
         stream.close()  # cancels the blocked read from this thread
         reader.join(15)
         assert not reader.is_alive()
+
+
+def test_the_stream_resumes_after_the_connection_drops(base_url: str) -> None:
+    with proxy_to(base_url) as (proxied, proxy), RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE)
+        axis = referee.seat(game.id, game.seats["axis"])
+        with RefereeClient(proxied) as watcher:
+            stream = watcher.seat(game.id).stream(policy=StreamPolicy(min_delay=0.05))
+            seen: list[StreamEvent] = []
+            first, both = threading.Event(), threading.Event()
+
+            def read() -> None:
+                for event in stream:
+                    seen.append(event)
+                    (first if len(seen) == 1 else both).set()
+
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            axis.submit(MOVE)
+            assert first.wait(15)
+            proxy.cut()  # the network drops the stream's connection
+            axis.end_phase()
+            assert both.wait(15), seen
+            stream.close()
+            reader.join(15)
+        assert [(e.id, e.event) for e in seen] == [("1", "move"), ("2", "phase")]
+        assert stream.reconnects >= 1 and not reader.is_alive()
