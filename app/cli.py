@@ -13,12 +13,51 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.main import create_app
+    from app.server import server_config
 
     settings = get_settings()
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=args.log_level)
+    workers = args.workers if args.workers is not None else settings.workers
+    if workers > 1:
+        refused = _workers_refused(settings.database_url, workers)
+        if refused:
+            print(refused, file=sys.stderr)
+            return 2
+        # Each worker process builds its own app (engine, caches) and its own guarded
+        # protocol from the environment: a class built at run time cannot cross to them.
+        config = server_config(
+            "app.main:create_app",
+            settings,
+            http="app.server:SettingsH11Protocol",
+            factory=True,
+            workers=workers,
+            host=host,
+            port=port,
+            log_level=args.log_level,
+        )
+        from uvicorn.supervisors.multiprocess import Multiprocess
+
+        sock = config.bind_socket()
+        Multiprocess(config, sockets=[sock]).run()
+        return 0
+    config = server_config(
+        create_app(settings), settings, host=host, port=port, log_level=args.log_level
+    )
+    uvicorn.Server(config).run()
     return 0
+
+
+def _workers_refused(database_url: str, workers: int) -> str | None:
+    """Why ``workers`` processes may not serve this database, or None."""
+    if database_url.startswith("sqlite"):
+        return (
+            f"referee serve: --workers {workers} (REFEREE_WORKERS) needs PostgreSQL: SQLite "
+            "serialises writers and its change notifications stay in one process, so several "
+            "processes on one SQLite file are refused. Use --workers 1, or set "
+            "REFEREE_DATABASE_URL to a postgresql+psycopg:// URL (docs/OPERATIONS.md)."
+        )
+    return None
 
 
 def _migrate(args: argparse.Namespace) -> int:
@@ -59,6 +98,11 @@ def _audit(args: argparse.Namespace) -> int:
             f"game {report.game} ({report.ruleset} {report.recorded_version}, replayed with "
             f"{report.replayed_version}): {report.events} events"
         )
+        if report.version_changed:
+            print(
+                f"NOTE: the ruleset version changed ({report.recorded_version} -> "
+                f"{report.replayed_version}); differences below follow from that change"
+            )
         if report.ok:
             print("OK: every ruling, state and roll replays identically")
         for diff in report.differences:
@@ -80,6 +124,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the HTTP API (does not migrate)")
     serve.add_argument("--host", default=None, help="bind address (REFEREE_HOST)")
     serve.add_argument("--port", type=int, default=None, help="port (REFEREE_PORT)")
+    serve.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="server processes (REFEREE_WORKERS, default 1; more than one needs PostgreSQL)",
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_serve)
 

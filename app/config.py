@@ -5,9 +5,23 @@
   (the directory is created on first connect).
 * ``REFEREE_MAX_BODY_BYTES`` -- largest accepted request body; larger gets 413. Default 1 MiB.
 * ``REFEREE_BOARD_CACHE_SIZE`` -- parsed boards kept in memory (LRU). Default 128.
+* ``REFEREE_BOARD_CACHE_BYTES`` -- and at most this much board JSON (the parsed boards take a
+  about 8 times more memory; see docs/OPERATIONS.md). Default 16 MiB.
+* ``REFEREE_SCENARIO_BUDGET`` -- largest scenario size: JSON values of the document plus the
+  hexes its map areas generate (``app.service.budget``); larger gets 422
+  ``scenario.too_large``. Default 50,000.
+* ``REFEREE_TIMEOUT_HEADERS_SECONDS`` / ``REFEREE_TIMEOUT_BODY_SECONDS`` -- a connection that
+  has not sent a whole request head (or body) this long after it started is closed. Default
+  10 / 30.
+* ``REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS`` -- an idle keep-alive connection is closed after
+  this long. Default 5.
+* ``REFEREE_MAX_CONNECTIONS`` -- connections served at once by one process; more get 503.
+  Default 1,000.
 * ``REFEREE_EVENTS_PAGE_MAX`` -- largest page of ``GET /games/{id}/events``. Default 500.
 * ``REFEREE_HOST`` / ``REFEREE_PORT`` -- where ``referee serve`` listens. Default
   ``127.0.0.1:8000``.
+* ``REFEREE_WORKERS`` -- server processes of ``referee serve`` (PostgreSQL only; SQLite
+  refuses more than one). Default 1.
 * ``REFEREE_PROBLEM_BASE`` -- prefix of problem ``type`` URIs.
   Default ``https://referee.dev/problems/``.
 * ``REFEREE_SQL_ECHO`` -- log every SQL statement. Default false.
@@ -17,6 +31,14 @@
   notification can wake it (SQLite, written by another process). Default 1.
 * ``REFEREE_SSE_MAX_SECONDS`` -- an event stream ends after this long (clients reconnect with
   Last-Event-ID and lose nothing); bounds idle connections and lets a server stop. Default 3600.
+* ``REFEREE_GAMES_PAGE_MAX`` -- largest page of ``GET /games``; also the most tokens one
+  request may present. Default 100.
+* ``REFEREE_WEBHOOK_*`` -- the delivery worker: ``POLL_SECONDS`` (1), ``TIMEOUT_SECONDS`` (5),
+  ``MAX_ATTEMPTS`` (8), ``BACKOFF_SECONDS`` (2; doubles per retry), ``BACKOFF_MAX_SECONDS``
+  (3600), ``ALLOW_PRIVATE_ADDRESSES`` (false: loopback, private and link-local receivers are
+  refused), ``WORKER`` (true: run the worker in this process).
+* ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
+  per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``.
 * ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
   separated (``https://a.example,https://b.example``) or a JSON list; ``*`` allows any origin.
   Default: none (no CORS headers; browsers allow only same-origin pages).
@@ -46,9 +68,30 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")
+    board_cache_bytes: int = Field(
+        default=16 * 1024 * 1024, ge=1, description="Board JSON bytes kept parsed (LRU)."
+    )
+    scenario_budget: int = Field(
+        default=50_000, ge=1, description="Largest scenario size (JSON values + map hexes)."
+    )
+    timeout_headers_seconds: float = Field(
+        default=10.0, gt=0, description="Time a connection has to send a request head."
+    )
+    timeout_body_seconds: float = Field(
+        default=30.0, gt=0, description="Time a request has to send its whole body."
+    )
+    timeout_keep_alive_seconds: float = Field(
+        default=5.0, gt=0, description="An idle keep-alive connection is closed after this."
+    )
+    max_connections: int = Field(
+        default=1000, ge=1, description="Connections one process serves at once (then 503)."
+    )
     events_page_max: int = Field(default=500, ge=1, description="Largest events page.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    workers: int = Field(
+        default=1, ge=1, le=64, description="Server processes (more than one: PostgreSQL only)."
+    )
     problem_base: str = Field(
         default="https://referee.dev/problems/",
         description="Problem `type` URIs are this prefix plus the problem code.",
@@ -63,6 +106,28 @@ class Settings(BaseSettings):
     sse_max_seconds: float = Field(
         default=3600.0, gt=0, description="An event stream ends after this long (resumable)."
     )
+    games_page_max: int = Field(
+        default=100, ge=1, le=1000, description="Largest page of GET /games; most tokens."
+    )
+    webhook_worker: bool = Field(default=True, description="Run the delivery worker here.")
+    webhook_poll_seconds: float = Field(default=1.0, gt=0, description="Outbox poll interval.")
+    webhook_timeout_seconds: float = Field(default=5.0, gt=0, description="Per delivery try.")
+    webhook_max_attempts: int = Field(default=8, ge=1, le=100, description="Tries per delivery.")
+    webhook_backoff_seconds: float = Field(
+        default=2.0, gt=0, description="Delay before the first retry; doubles each retry."
+    )
+    webhook_backoff_max_seconds: float = Field(default=3600.0, gt=0, description="Retry cap.")
+    webhook_allow_private_addresses: bool = Field(
+        default=False, description="Allow loopback/private/link-local receivers (tests, LAN)."
+    )
+    rate_limit_per_token: float = Field(
+        default=0.0, ge=0, description="Requests per second per bearer token; 0 = off."
+    )
+    rate_limit_token_burst: int = Field(default=60, ge=1, description="Token bucket size.")
+    rate_limit_per_ip: float = Field(
+        default=0.0, ge=0, description="Requests per second per client IP; 0 = off."
+    )
+    rate_limit_ip_burst: int = Field(default=120, ge=1, description="IP bucket size.")
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Origins allowed to call the API from a browser (CORS); `*` for any.",

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.ruling import Citation, Ruling
@@ -157,6 +157,32 @@ class Sides:
     labels: Mapping[str, str] = field(default_factory=dict)
 
 
+class UnitActions(BaseModel):
+    """One unit that may act now, the action kinds open to it and the sections that say so."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unit: str
+    kinds: tuple[str, ...]
+    citations: tuple[Citation, ...] = ()
+
+
+class AvailableActions(BaseModel):
+    """What a seat may do now (:meth:`Ruleset.available_actions`): the action kinds open to
+    it, the units that may act with their kinds, the sections behind the answer, and notes
+    in the project's own words (e.g. which readings or defaults shaped it). A hint for front
+    ends: the ruling on a submitted action stays the authority."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kinds: tuple[str, ...] = Field(default=(), description="Action kinds open to the seat.")
+    units: tuple[UnitActions, ...] = Field(
+        default=(), description="Units that may act now (empty if the ruleset lists none)."
+    )
+    citations: tuple[Citation, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
 class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     """One ruleset: id, version, catalog, schemas and pure adjudication.
 
@@ -213,6 +239,13 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     def parse_action(self, data: Any) -> ActionT:
         """Validate an action document (raises pydantic.ValidationError)."""
         return self.action_adapter().validate_python(data)  # type: ignore[no-any-return]
+
+    def generated_size(self, scenario: Any) -> int:
+        """How many elements :meth:`setup` will build that the scenario document does not list
+        one by one -- e.g. the hexes of a rectangular map area. The service adds this to the
+        document's own size and refuses a scenario over its budget before calling
+        :meth:`setup`. Default: none (every element is listed in the document)."""
+        return 0
 
     def load_board(self, data: Any) -> BoardT:
         """Re-load a stored board (already validated when the game was created)."""
@@ -312,6 +345,23 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return False
 
     # -- read side ------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: BoardT, state: StateT, options: OptionsT, seat: str
+    ) -> AvailableActions:
+        """What ``seat`` (a side, or the umpire who acts for every side) may do now. Pure.
+
+        The service calls this only while the sequence of play lets the seat act and adds
+        the phase, sealed decisions and whether the seat may end the phase. Default: every
+        action kind, no unit list, citing the sequence of play if there is one. Rulesets
+        override it to list the units that may act and cite the sections that decide it."""
+        sequence = self.sequence_of_play(board)
+        return AvailableActions(
+            kinds=tuple(self.action_models),
+            citations=(sequence.citation,) if sequence is not None else (),
+            notes=("This ruleset does not list the units that may act; a dry run judges any "
+                   "one action.",),
+        )
 
     def queries(self) -> Mapping[str, QuerySpec]:
         """Named read-only queries for front ends."""

@@ -47,6 +47,11 @@ class Catalog:
             if section.id in self._sections:
                 raise ValueError(f"duplicate catalog section {section.id!r}")
             self._sections[section.id] = section
+        # Citations are immutable values: build each once, not once per cited step.
+        self._citations = {
+            s.id: Citation(ruleset=ruleset, section=s.id, title=s.title)
+            for s in self._sections.values()
+        }
 
     def __iter__(self) -> Iterator[RuleSection]:
         return iter(self._sections.values())
@@ -63,8 +68,7 @@ class Catalog:
 
     def cite(self, section_id: str) -> Citation:
         """A citation to a listed section (KeyError if it is not listed: no dangling cites)."""
-        section = self._sections[section_id]
-        return Citation(ruleset=self.ruleset, section=section.id, title=section.title)
+        return self._citations[section_id]
 
     def ids(self) -> list[str]:
         return list(self._sections)

@@ -70,5 +70,6 @@ BUILTIN_MODULES: list[str] = [
     "app.rules.zoi",
     "app.rules.objective_zones",
     "app.rules.terrain",
+    "app.rules.battlefield",
 ]
 """Modules imported by :func:`load_builtins`; each calls :func:`register`."""

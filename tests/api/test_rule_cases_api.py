@@ -1,4 +1,5 @@
-"""Every rule case with an action (zoc, zoi, objective-zones, terrain), replayed through HTTP.
+"""Every rule case with an action (zoc, zoi, objective-zones, terrain, battlefield), replayed
+through HTTP.
 
 The rules-core tests (tests/rules/*) judge each case directly; this module shows that the same
 verdict, violations and effects come back over HTTP — a dry run first, then the real submission
@@ -35,6 +36,7 @@ ZOC = _module(RULES / "zoc" / "zoc_case_harness.py")
 ZOI = _module(RULES / "zoi" / "test_zoi_cases.py")
 OZ = _module(RULES / "objective_zones" / "oz_case_harness.py")
 TERRAIN = _module(RULES / "terrain" / "terrain_case_harness.py")
+BATTLEFIELD = _module(RULES / "battlefield" / "bf_case_harness.py")
 
 
 def _zoc_cases() -> list[Any]:
@@ -120,13 +122,34 @@ def _terrain_cases() -> list[Any]:
     return out
 
 
+def _battlefield_cases() -> list[Any]:
+    """Battlefield action cases whose dice the service need not roll."""
+    out = []
+    for case in BATTLEFIELD.load_cases():
+        data = case.data
+        if "action" not in data or data.get("dice"):
+            continue
+        out.append(
+            pytest.param(
+                "battlefield",
+                BATTLEFIELD.scenario_of(case),
+                data.get("options") or {},
+                data.get("before") or [],
+                data["action"],
+                case.expect,
+                id=f"battlefield-{case.name}",
+            )
+        )
+    return out
+
+
 def _kinds(effects: list[Any]) -> list[str]:
     return [e if isinstance(e, str) else e["kind"] for e in effects]
 
 
 @pytest.mark.parametrize(
     ("ruleset", "scenario", "options", "before", "action", "expect"),
-    _zoc_cases() + _zoi_cases() + _oz_cases() + _terrain_cases(),
+    _zoc_cases() + _zoi_cases() + _oz_cases() + _terrain_cases() + _battlefield_cases(),
 )
 async def test_rule_case_over_http(
     client: httpx.AsyncClient,

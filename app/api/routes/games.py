@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Header, Response
 from fastapi.responses import JSONResponse
 
-from app.api.deps import BoardsDep, NowDep, SeatDep, UowDep
+from app.api.deps import BoardsDep, NowDep, SeatDep, SettingsDep, UowDep
 from app.api.etags import format_etag, parse_etags
 from app.api.examples import create_game_examples
 from app.api.problems import responses
@@ -42,6 +42,7 @@ def create_game(
     uow: UowDep,
     boards: BoardsDep,
     now: NowDep,
+    settings: SettingsDep,
 ) -> Any:
     """Validate the scenario with the ruleset (422 names every bad field), set the game up and
     issue one bearer token per side plus one for the umpire. Tokens are stored hashed.
@@ -56,6 +57,7 @@ def create_game(
         boards=boards,
         match=body.match,
         now=now,
+        budget=settings.scenario_budget,
     )
     return JSONResponse(
         created.model_dump(mode="json"),

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal
 
 # Axial direction vectors, clockwise. Flat: N, NE, SE, S, SW, NW. Pointy: NE, E, SE, SW, W, NW.
@@ -220,6 +220,9 @@ class HexLayout:
 
     def within(self, center: str, radius: int) -> list[str]:
         """Every numbered hex at distance <= radius of ``center`` (center included)."""
+        return list(_within(self, center, radius))
+
+    def _within(self, center: str, radius: int) -> list[str]:
         h = self.parse(center)
         q0, r0 = self.to_axial(h)
         out: list[str] = []
@@ -269,6 +272,11 @@ class HexLayout:
     def description(self) -> str:
         side = "columns" if self.orientation == "flat" else "rows"
         return f"{self.orientation}-topped hexes in {side}, {self.offset} {side} shifted"
+
+
+@lru_cache(maxsize=256)
+def _within(layout: HexLayout, center: str, radius: int) -> tuple[str, ...]:
+    return tuple(layout._within(center, radius))
 
 
 DEFAULT_LAYOUT = HexLayout()

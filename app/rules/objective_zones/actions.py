@@ -23,12 +23,19 @@ from app.rules.objective_zones.models import (
     EnterZone,
     ExitZone,
     GarrisonFire,
+    MoraleTest,
     Musketry,
     State,
     Transfer,
     Unit,
+    Unlimber,
     Withdraw,
     Zone,
+)
+from app.rules.objective_zones.support import (
+    must_flee,
+    secondary_fire_ban,
+    support_problems,
 )
 from app.rules.ruling import Effect, Ruling
 
@@ -247,7 +254,11 @@ def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
             )
         )
     earliest = (unit.entered_turn or 0) + zone.trafficability
-    if ctx.state.turn < earliest:
+    fleeing = must_flee(ctx.state, unit)
+    if fleeing:
+        ctx.rely("oz.flee-trafficability")
+        ctx.cite("OZ.Basic.F")
+    if ctx.state.turn < earliest and not fleeing:
         return ctx.illegal(
             Problem(
                 "oz.trafficability",
@@ -334,9 +345,8 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
             )
         )
     if unit.engaged:
-        return ctx.illegal(
-            Problem("oz.engaged", f"{unit.id} is engaged.", ["OZ.PostMelee.D.4"], unit=unit.id)
-        )
+        sections = ["OZ.PostMelee.D.4", *(["A.36"] if zone.fort else [])]
+        return ctx.illegal(Problem("oz.engaged", f"{unit.id} is engaged.", sections, unit=unit.id))
     if unit.type == "artillery":
         return ctx.illegal(
             Problem(
@@ -545,6 +555,8 @@ def judge_bombard(ctx: Ctx, a: Bombard, dice: Sequence[int]) -> Ruling:
     if isinstance(found, Problem):
         return ctx.illegal(found)
     unit, zone = found
+    if (ban := secondary_fire_ban(ctx, unit)) is not None:
+        return ctx.illegal(ban)
     if unit.type != "artillery" or unit.zone is not None:
         return ctx.illegal(
             Problem(
@@ -678,6 +690,8 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
                     unit=u.id,
                 )
             )
+    if bad := support_problems(ctx, side, a.batteries):
+        return ctx.illegal(*bad)
     if not any(u.type == "infantry" for u in units):
         return ctx.illegal(
             Problem("oz.no_infantry", "An assault needs infantry.", ["OZ.Assault.B.4"])
@@ -719,6 +733,16 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
             details={"decision": decision, "sectors": zone.capacity},
         ),
     ]
+    if a.batteries:
+        ctx.rely("oz.support-secondary")
+        effects.append(
+            ctx.effect(
+                "oz.support_named",
+                "named batteries support the assault; no Secondary Fire for them this turn",
+                ["OZ.Assault.B.5"],
+                by=a.batteries,
+            )
+        )
     flee = [u.id for u in defenders if u.type == "artillery" and u.at == "transit"]
     if flee:
         effects.append(
@@ -760,6 +784,12 @@ def apply_action(ctx: Ctx, action: object, ruling: Ruling) -> State:
         u.men = max(u.men - 1, 0)
         u.zone, u.at, u.sector, u.engaged, u.entered_turn = None, "board", None, False, None
     elif isinstance(action, Bombard):
+        if ctx.state.phase == "secondary_fire":
+            new.fired_secondary = [*new.fired_secondary, action.unit]
+        due = dict(new.morale_due)
+        for uid in d.get("losses", {}):
+            due[uid] = "artillery"
+        new.morale_due = due
         for uid, lost in d.get("losses", {}).items():
             units[uid].men -= int(lost)
         gone = [uid for uid, u in units.items() if u.men <= 0 and uid in d.get("losses", {})]
@@ -774,6 +804,12 @@ def apply_action(ctx: Ctx, action: object, ruling: Ruling) -> State:
                 defender=d["defender"],
                 units=list(action.units),
                 turn=ctx.state.turn,
+                batteries=list(action.batteries),
             )
         )
+    elif isinstance(action, Unlimber):
+        u = units[action.unit]
+        u.at, u.sector = "garrison", None
+    elif isinstance(action, MoraleTest):
+        new.morale_due = {k: v for k, v in new.morale_due.items() if k != action.unit}
     return new

@@ -203,6 +203,15 @@ _SECTIONS: tuple[tuple[str, str, str, str], ...] = (
         SOURCE,
     ),
     (
+        "A.36",
+        "Large forts (Terrain Definitions A.36) as a zone",
+        "A whole fort on the table holds six to twelve stands in as many sectors, one stand "
+        "each, reassigned between turns unless locked in melee; no sector takes more than two "
+        "attacking units; once the attackers control a sector the defenders lose the fort's "
+        "modifiers.",
+        "Measured horse-and-musket rules, Terrain Definitions A.36 (seed 003)",
+    ),
+    (
         "OZ.Sequence",
         "Sequence of play (project)",
         "Project order of a player turn: Charge Declaration, Movement, Initial Fire, "
@@ -355,6 +364,38 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         alternative="(no option: the text presumes both sides allocate)",
         option=None,
         sections=("OZ.Assault.B.1",),
+    ),
+    Interpretation(
+        id="oz.support-secondary",
+        question="Supporting batteries may not fire at other targets in the Secondary Fire "
+        "Phase, but the troop allocation that assigns them comes after that phase: how is "
+        "the ban applied?",
+        reading="A battery named as support when the assault is declared may not fire in "
+        "that turn's Secondary Fire Phase, and a battery that did fire in it may not be "
+        "allocated to support a sector.",
+        alternative="(no option: both halves follow from the text's order of phases)",
+        option=None,
+        sections=("OZ.Assault.B.5",),
+    ),
+    Interpretation(
+        id="oz.flee-trafficability",
+        question="In-Transit batteries of an assaulted zone 'must flee': does trafficability "
+        "still hold them?",
+        reading="No: a fleeing battery leaves whatever its entry turn (it still leaves by the "
+        "road when the zone has one).",
+        alternative="(no option)",
+        option=None,
+        sections=("OZ.Basic.F", "OZ.Trafficability"),
+    ),
+    Interpretation(
+        id="oz.morale-test",
+        question="The text says who tests morale in a zone, not how the test is rolled.",
+        reading="One d10 read 0-9; the unit passes on its grade's `morale_pass` reading or "
+        "more (scenario data, default elite 3, veteran 4, trained 5, green 6). The "
+        "consequence of a failure belongs to the main rules and is left to the umpire.",
+        alternative="(no option: change the scenario's morale_pass)",
+        option=None,
+        sections=("OZ.Morale", "OZ.Scenario"),
     ),
     Interpretation(
         id="oz.outside-reinforcements",

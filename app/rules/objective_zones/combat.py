@@ -9,7 +9,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.rules.objective_zones.common import Ctx, Problem, battalions, garrison, pending_assault
+from app.rules.objective_zones.common import (
+    Ctx,
+    Problem,
+    battalions,
+    garrison,
+    pending_assault,
+    sector_status,
+)
 from app.rules.objective_zones.models import (
     RAISE,
     Allocation,
@@ -83,7 +90,7 @@ def order_problems(
         return problems
     if side == assault.defender:
         return _defender_problems(zone, state, side, order, options, units)
-    return _attacker_problems(zone, assault, order, options, units)
+    return _attacker_problems(zone, assault, order, options, units, state)
 
 
 def _defender_problems(
@@ -173,14 +180,29 @@ def _defender_problems(
 
 
 def _attacker_problems(
-    zone: Zone, assault: Assault, order: Allocation, options: Options, units: dict[str, Unit]
+    zone: Zone,
+    assault: Assault,
+    order: Allocation,
+    options: Options,
+    units: dict[str, Unit],
+    state: State,
 ) -> list[Problem]:
     problems: list[Problem] = []
     for ids in order.sectors.values():
         for uid in ids:
             unit = units[uid]
             if unit.type == "artillery":
-                if unit.zone is not None:
+                if uid in state.fired_secondary:
+                    problems.append(
+                        Problem(
+                            "oz.support_fired_secondary",
+                            f"{uid} fired in this turn's Secondary Fire Phase: it cannot "
+                            "support a sector (interpretation oz.support-secondary).",
+                            ["OZ.Assault.B.5"],
+                            unit=uid,
+                        )
+                    )
+                elif unit.zone is not None:
                     problems.append(
                         Problem(
                             "oz.battery_not_outside",
@@ -200,6 +222,18 @@ def _attacker_problems(
                 )
     if problems:
         return problems
+    if zone.fort:
+        for sector, ids in sorted(order.sectors.items()):
+            if len(ids) > 2:
+                problems.append(
+                    Problem(
+                        "oz.fort_two_attackers",
+                        f"Sector {sector} of the fort {zone.id} takes at most two attacking "
+                        f"units, not {len(ids)}.",
+                        ["A.36"],
+                        details={"sector": sector},
+                    )
+                )
     for sector in range(1, zone.capacity + 1):
         ids = order.sectors.get(sector, [])
         present = [units[uid] for uid in ids]
@@ -243,8 +277,16 @@ class Roll:
     raised: int
 
 
-def level_of(unit: Unit, zone: Zone, role: str, board: Board, options: Options) -> tuple[int, int]:
-    """(to-hit level 1-4, levels raised) of a unit fighting in ``zone`` (OZ.Assault.C)."""
+def fort_sector_lost(state: State, zone: Zone, attacker: str) -> bool:
+    """A.36: the attacker controls a sector of a whole large fort."""
+    return zone.fort and attacker in sector_status(state, zone).values()
+
+
+def level_of(
+    unit: Unit, zone: Zone, role: str, board: Board, options: Options, fort_lost: bool = False
+) -> tuple[int, int]:
+    """(to-hit level 1-4, levels raised) of a unit fighting in ``zone`` (OZ.Assault.C); the
+    defenders of a fort with a sector lost to the attacker lose the fort's raise (A.36)."""
     if unit.type == "artillery":
         return board.battery_hit_level, 0
     if unit.men <= 10:
@@ -257,6 +299,8 @@ def level_of(unit: Unit, zone: Zone, role: str, board: Board, options: Options) 
     in_garrison = role == "defender" and unit.zone == zone.id and unit.at == "garrison"
     if in_garrison or (unit.engaged and options.engaged_get_zone_modifier):
         raised = RAISE[zone.zone_class]
+    if fort_lost and role == "defender":
+        raised = 0
     cap = 4
     if options.level_four_needs_strength and unit.men < options.level_three_from:
         cap = 3
@@ -292,6 +336,7 @@ def dice_plan(
     zone = board.zones[assault.zone]
     units = {u.id: u for u in state.units}
     eff = effective_orders(state, assault, orders)
+    lost = fort_sector_lost(state, zone, assault.attacker)
     rolls: list[Roll] = []
     for sector in range(1, zone.capacity + 1):
         for role, side in (("attacker", assault.attacker), ("defender", assault.defender)):
@@ -306,7 +351,7 @@ def dice_plan(
                         dice = 2 * unit.sections
                 else:
                     dice = board.melee_dice.get(unit.grade, 0)
-                level, raised = level_of(unit, zone, role, board, options)
+                level, raised = level_of(unit, zone, role, board, options, lost)
                 rolls.append(Roll(sector, side, role, uid, dice, level, raised))
     return rolls
 
@@ -425,6 +470,16 @@ def resolve(
             ctx.rely("oz.engaged-modifier")
         if r.dice and units[r.unit].type != "artillery" and units[r.unit].men == 20:
             ctx.rely("oz.level-overlap")
+    if fort_sector_lost(state, zone, assault.attacker):
+        effects.append(
+            ctx.effect(
+                "oz.fort_modifiers_lost",
+                f"{assault.attacker} controls a sector of the fort {zone.id}: its defenders "
+                "fight without the fort's modifiers",
+                ["A.36"],
+                details={"zone": zone.id},
+            )
+        )
     if options.defender_guns_add_dice or any(
         units[uid].type == "artillery" for uid in _all(eff.get(assault.defender, {}))
     ):
@@ -626,8 +681,23 @@ def apply(board: Board, state: State, decision: str, ruling: Ruling) -> State:
             if unit.side == assault.attacker or unit.at != "garrison" or unit.zone != zone.id:
                 unit.entered_turn = state.turn
             unit.zone, unit.at, unit.sector = zone.id, "garrison", int(sector)
+            unit.engaged = False  # until this melee's result engages it again (D.2-D.4)
         if unit.id in engaged:
             unit.engaged = True
+    # OZ.Morale: the units a melee result calls on to test
+    due = dict(new.morale_due)
+    for effect in ruling.effects:
+        if effect.kind == "oz.morale_check":
+            for uid in effect.by:
+                if uid not in removed:
+                    due[uid] = "melee"
+    new.morale_due = due
+    melees = dict(new.melees)
+    if engaged - removed:
+        melees[zone.id] = assault.attacker
+    else:
+        melees.pop(zone.id, None)
+    new.melees = melees
     new.removed = [*new.removed, *sorted(removed)]
     new.units = [u for u in new.units if u.id not in removed]
     new.assaults = [a for a in new.assaults if a != assault]

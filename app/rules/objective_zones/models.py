@@ -22,6 +22,9 @@ CAPACITY: dict[str, int] = {"A": 1, "B": 2, "C": 2, "D": 3, "F": 4}
 RAISE: dict[str, int] = {"A": 0, "B": 1, "C": 1, "D": 1, "E": 2, "F": 2}
 """Levels a garrison's ability is raised by zone class (OZ.Assault.C)."""
 DEFAULT_MELEE_DICE: dict[str, int] = {"elite": 4, "veteran": 3, "trained": 2, "green": 1}
+DEFAULT_MORALE_PASS: dict[str, int] = {"elite": 3, "veteran": 4, "trained": 5, "green": 6}
+"""Lowest d10 reading (0-9) that passes a morale test, by grade (scenario data: the seed
+names who tests, not how)."""
 
 
 class _Strict(BaseModel):
@@ -63,6 +66,9 @@ class ZoneSpec(_Strict):
     )
     adjacent: list[str] = Field(default_factory=list, max_length=32)
     road: bool = Field(default=False, description="The zone has a road exit.")
+    fort: bool = Field(
+        default=False, description="A whole large fort (A.36): capacity 6-12, one per sector."
+    )
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
@@ -92,6 +98,13 @@ class Scenario(_Strict):
     melee_dice: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MELEE_DICE))
     casualties_per_hit: int = Field(default=1, ge=1, le=10)
     battery_hit_level: int = Field(default=1, ge=1, le=4)
+    morale_pass: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MORALE_PASS))
+    melees: dict[str, str] = Field(
+        default_factory=dict, description="Zone -> attacking side of an engaged melee going on."
+    )
+    morale_due: dict[str, str] = Field(
+        default_factory=dict, description="Unit -> why it owes a morale test (melee, artillery)."
+    )
     turn: int = Field(default=1, ge=1, le=10_000)
     phase: PhaseId = "charge_declaration"
     phasing_side: str | None = None
@@ -109,6 +122,8 @@ class Zone(_Strict):
     road: bool
     gun_limit: int
     """Firing sections (or batteries, see oz.gun-stand) the garrison may hold (OZ.Basic.D)."""
+    fort: bool = False
+    """A whole large fort (A.36)."""
 
 
 class Board(_Strict):
@@ -120,6 +135,7 @@ class Board(_Strict):
     melee_dice: dict[str, int]
     casualties_per_hit: int
     battery_hit_level: int
+    morale_pass: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MORALE_PASS))
 
 
 class Unit(_Strict):
@@ -142,6 +158,8 @@ class Assault(_Strict):
     defender: str
     units: list[str]
     turn: int
+    batteries: list[str] = Field(default_factory=list)
+    """Batteries named as support at the declaration (OZ.Assault.B.5)."""
 
 
 class State(_Strict):
@@ -151,6 +169,12 @@ class State(_Strict):
     units: list[Unit]
     assaults: list[Assault] = Field(default_factory=list)
     removed: list[str] = Field(default_factory=list)
+    fired_secondary: list[str] = Field(default_factory=list)
+    """Batteries that fired in this player turn's Secondary Fire Phase (OZ.Assault.B.5)."""
+    morale_due: dict[str, str] = Field(default_factory=dict)
+    """Unit -> why it must test morale (OZ.Morale): ``melee`` or ``artillery``."""
+    melees: dict[str, str] = Field(default_factory=dict)
+    """Zone -> the attacking side of an engaged melee still going on there (D.4)."""
 
 
 # -- actions ------------------------------------------------------------------------------
@@ -214,6 +238,9 @@ class DeclareAssault(_Strict):
     kind: Literal["declare_assault"] = "declare_assault"
     zone: str
     units: list[str] = Field(min_length=1, max_length=32)
+    batteries: list[str] = Field(
+        default_factory=list, max_length=12, description="Batteries named as support."
+    )
 
 
 class Withdraw(_Strict):
@@ -221,6 +248,27 @@ class Withdraw(_Strict):
 
     kind: Literal["withdraw"] = "withdraw"
     unit: str
+
+
+class Unlimber(_Strict):
+    """An In-Transit battery of an assaulted zone unlimbers into the garrison (OZ.Basic.F)."""
+
+    kind: Literal["unlimber"] = "unlimber"
+    unit: str
+
+
+class MoraleTest(_Strict):
+    """A unit due a morale test rolls it (OZ.Morale; one d10)."""
+
+    kind: Literal["morale_test"] = "morale_test"
+    unit: str
+
+
+class ContinueMelee(_Strict):
+    """An engaged melee in a zone is fought again (OZ.PostMelee.D.4)."""
+
+    kind: Literal["continue_melee"] = "continue_melee"
+    zone: str
 
 
 Action = EnterZone | ExitZone | Transfer | Musketry | GarrisonFire | Bombard | DeclareAssault
@@ -233,6 +281,9 @@ ACTION_MODELS: dict[str, type[BaseModel]] = {
     "bombard": Bombard,
     "declare_assault": DeclareAssault,
     "withdraw": Withdraw,
+    "unlimber": Unlimber,
+    "morale_test": MoraleTest,
+    "continue_melee": ContinueMelee,
 }
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from app.rules.base import (
+    AvailableActions,
     InvalidQuery,
     InvalidScenario,
     PhaseSpec,
@@ -21,10 +22,13 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.objective_zones import actions as act
-from app.rules.objective_zones import combat, results
+from app.rules.objective_zones import combat, engaged, results
+from app.rules.objective_zones.available import available_actions
 from app.rules.objective_zones.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
+from app.rules.objective_zones.combat import DIE
 from app.rules.objective_zones.common import (
     Ctx,
+    Problem,
     battalions,
     contested,
     garrison,
@@ -40,21 +44,26 @@ from app.rules.objective_zones.models import (
     AllocationOptionsParams,
     Board,
     Bombard,
+    ContinueMelee,
     DeclareAssault,
     EnterZone,
     ExitZone,
     GarrisonFire,
+    MoraleTest,
     Musketry,
     Options,
     Scenario,
     State,
     Transfer,
     Unit,
+    Unlimber,
     Withdraw,
     Zone,
     ZoneParams,
     allocation_model,
 )
+from app.rules.objective_zones.morale import judge_morale_test
+from app.rules.objective_zones.support import judge_unlimber
 from app.rules.ruling import Ruling
 
 PHASES: tuple[PhaseSpec, ...] = (
@@ -93,7 +102,16 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             adjacent=list(z.adjacent),
             road=z.road,
             gun_limit=4 if cls == "F" else 2,
+            fort=z.fort,
         )
+        if z.fort and not (z.capacity is not None and 6 <= z.capacity <= 12):
+            errors.append(
+                {
+                    "loc": ["zones", i, "capacity"],
+                    "msg": "a whole large fort holds 6-12 stands (give its capacity)",
+                    "section": "A.36",
+                }
+            )
     for i, z in enumerate(scenario.zones):
         for n in z.adjacent:
             if n not in {x.id for x in scenario.zones}:
@@ -142,6 +160,12 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 engaged=u.engaged,
             )
         )
+    for zid, side in scenario.melees.items():
+        if zid not in zones or side not in sides:
+            errors.append({"loc": ["melees", zid], "msg": "an unknown zone or side"})
+    for uid, cause in scenario.morale_due.items():
+        if uid not in seen or cause not in ("melee", "artillery"):
+            errors.append({"loc": ["morale_due", uid], "msg": "an unknown unit or cause"})
     phasing = scenario.phasing_side or sides[0]
     if phasing not in sides:
         errors.append({"loc": ["phasing_side"], "msg": f"unknown side {phasing}"})
@@ -155,8 +179,16 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         melee_dice=dict(scenario.melee_dice),
         casualties_per_hit=scenario.casualties_per_hit,
         battery_hit_level=scenario.battery_hit_level,
+        morale_pass=dict(scenario.morale_pass),
     )
-    state = State(turn=scenario.turn, phase=scenario.phase, phasing_side=phasing, units=units)
+    state = State(
+        turn=scenario.turn,
+        phase=scenario.phase,
+        phasing_side=phasing,
+        units=units,
+        melees=dict(scenario.melees),
+        morale_due=dict(scenario.morale_due),
+    )
     return board, state
 
 
@@ -164,7 +196,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.0.0"
+    version = "1.1.0"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "
@@ -195,6 +227,8 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
         )
 
     def actor_side(self, board: Board, state: State, action: Any) -> str | None:
+        if isinstance(action, ContinueMelee):
+            return None
         uid = action.units[0] if isinstance(action, DeclareAssault) else action.unit
         for unit in state.units:
             if unit.id == uid:
@@ -229,16 +263,33 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
             return act.judge_bombard(ctx, action, dice)
         if isinstance(action, DeclareAssault):
             return act.judge_declare(ctx, action)
+        if isinstance(action, Unlimber):
+            return judge_unlimber(ctx, action)
+        if isinstance(action, MoraleTest):
+            return judge_morale_test(ctx, action, dice)
+        if isinstance(action, ContinueMelee):
+            return engaged.judge_continue(ctx, action, dice)
         raise RulesError(f"not an objective-zones action: {type(action).__name__}")
 
     def apply(self, board: Board, state: State, action: Any, ruling: Ruling) -> State:
         if not ruling.legal:
             raise RulesError("an illegal action cannot be applied")
-        return act.apply_action(Ctx(board, state, board.options), action, ruling)
+        ctx = Ctx(board, state, board.options)
+        if isinstance(action, ContinueMelee):
+            found = engaged.melee_round(ctx, action.zone)
+            if isinstance(found, Problem):
+                raise RulesError(found.message)
+            return combat.apply(board, found[0], found[1], ruling)
+        return act.apply_action(ctx, action, ruling)
 
     def dice_needed(self, board: Board, state: State, action: Any) -> Sequence[int]:
+        ctx = Ctx(board, state, board.options)
         if isinstance(action, Bombard):
-            return act.bombard_dice(Ctx(board, state, board.options), action)
+            return act.bombard_dice(ctx, action)
+        if isinstance(action, MoraleTest):
+            return [DIE] if action.unit in state.morale_due else []
+        if isinstance(action, ContinueMelee):
+            return engaged.dice_needed(ctx, action)
         return ()
 
     # -- sequence of play --------------------------------------------------------------------
@@ -262,6 +313,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
         if nxt.phase != PHASES[0].id:
             return new
         new.assaults = []
+        new.fired_secondary = []
         new.phasing_side = nxt.phasing_side or state.phasing_side
         new.turn = nxt.turn
         return new
@@ -314,6 +366,11 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
         return combat.apply(board, state, decision, ruling)
 
     # -- read side ----------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: Board, state: State, options: Options, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, seat)
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return {

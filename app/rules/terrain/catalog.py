@@ -19,10 +19,12 @@ SECTIONS: tuple[RuleSection, ...] = (
     _S(id="A.11", title="Rolling hills layout",
        summary="The usual battlefield: up to eight gentle hills and a main road that leaves the "
        "table (or branches into secondary roads); a stream, orchards, ploughed land, fences "
-       "and walls are optional."),
+       "and walls are optional. Gentle slopes do not slow troops; hills stand above the "
+       "ground around them."),
     _S(id="A.12", title="Rough layout",
-       summary="Many movement-hindering features with roughly half the table left open; a road "
-       "crosses open ground and may be sunken in places."),
+       summary="Many movement-hindering features with roughly half the table left open; hills "
+       "may have steep slopes and several levels; a road crosses open ground and may be "
+       "sunken in places."),
     _S(id="A.13", title="Wooded layout",
        summary="Many patches of heavy or light woods, while seven tenths or more of the table "
        "stays open; streams, exiting roads and rough patches are optional."),
@@ -49,7 +51,7 @@ SECTIONS: tuple[RuleSection, ...] = (
        "large forts."),
     _S(id="A.31", title="Farms",
        summary="Farmhouse, barns and fields; a wooden house is mostly a landmark, and fences "
-       "or low walls only slow troops briefly."),
+       "or low walls only slow troops briefly when crossed."),
     _S(id="A.32", title="Stockades and small forts",
        summary="Supply bases that become the scenario's focus; they hold a garrison of one to "
        "five stands and should sit with farms, roads or water."),
@@ -65,6 +67,10 @@ SECTIONS: tuple[RuleSection, ...] = (
        summary="A whole fort holds six to twelve stands in as many sectors, one stand per "
        "sector, at most two attacking units per sector; wall sections alone count as "
        "prepared earthworks."),
+    _S(id="T.Scenario", title="Numbers left to the scenario",
+       summary="Project rule (not in the text): the yards a fence or wall crossing costs, the "
+       "cost of steep slopes and movement allowances are scenario data with documented "
+       "defaults.", source="project rule (not in the source text)"),
     _S(id="A.4", title="Tactical terrain definitions",
        summary="Heading of the features that change movement, sight and protection."),
     _S(id="A.41", title="Earthworks and fortifications",
@@ -98,9 +104,10 @@ SECTIONS: tuple[RuleSection, ...] = (
 CATALOG = Catalog(RULESET_ID, SECTIONS)
 
 GUIDANCE_SECTIONS: tuple[str, ...] = (
-    "A.1", "A.11", "A.12", "A.13", "A.14", "A.2", "A.21", "A.3", "A.31", "A.33", "A.34",
+    "A.1", "A.13", "A.14", "A.2", "A.21", "A.3", "A.33", "A.34",
 )
-"""Scenario-design guidance: cited by the ``scenario-check`` query, never by a move."""
+"""Scenario-design guidance: cited by the ``scenario-check`` query, never by a move. A.11,
+A.12 and A.31 also name terrain with effects (slopes, fences and walls, sunken roads)."""
 
 INTERPRETATIONS: tuple[Interpretation, ...] = (
     Interpretation(
@@ -187,6 +194,49 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         alternative="A feature that holds either end of the sight line does not block it.",
         option="los_from_inside",
         sections=("A.42", "A.44", "A.45"),
+    ),
+)
+
+INTERPRETATIONS = (
+    *INTERPRETATIONS,
+    Interpretation(
+        id="terrain.wall-delay",
+        question="Fences and low walls are 'more of a temporary delay than a serious "
+        "obstacle': what does crossing one cost?",
+        reading="Each crossing costs the scenario's obstacle_yards of allowance (default: "
+        "fence 10, stone wall 20); every unit may cross.",
+        alternative="(no option: set obstacle_yards to 0 to ignore them)",
+        option=None,
+        sections=("A.31", "A.11"),
+    ),
+    Interpretation(
+        id="terrain.steep-slope",
+        question="Steep slopes hinder movement (A.12) by how much?",
+        reading="Each yard on a steep hill costs steep_slope_cost yards (scenario data, "
+        "default 2); gentle slopes cost nothing extra.",
+        alternative="(no option: set steep_slope_cost)",
+        option=None,
+        sections=("A.12", "A.11"),
+    ),
+    Interpretation(
+        id="terrain.hill-sight",
+        question="Hills dominate the countryside: what do they do to sight lines?",
+        reading="A hill blocks a sight line that crosses it between two points off it; a "
+        "unit on the hill sees and is seen over it.",
+        alternative="Hills never block sight.",
+        option="hills_block_sight",
+        sections=("A.11", "A.33"),
+    ),
+    Interpretation(
+        id="terrain.road-exits",
+        question="Roads 'must' leave by two table edges and cross the mid-line: a requirement "
+        "on every road, or advice?",
+        reading="A requirement on every road drawn as a line: its two ends lie on two "
+        "different edges of the table and it crosses the table's vertical or horizontal "
+        "mid-line; a scenario that breaks it is refused.",
+        alternative="Advice: the scenario check reports it and the scenario is accepted.",
+        option="roads_must_exit",
+        sections=("A.35",),
     ),
 )
 

@@ -31,6 +31,8 @@ FeatureKind = Literal[
     "stockade",
     "fort",
     "hill",
+    "fence",
+    "stone_wall",
     "open",
 ]
 UnitType = Literal["infantry", "cavalry", "artillery", "wagon", "limber"]
@@ -45,6 +47,21 @@ DEFAULT_MOVEMENT: dict[str, float] = {
     "limber": 180.0,
 }
 """Movement allowances in yards when a scenario gives none (the text gives no rates)."""
+
+DEFAULT_OBSTACLE_YARDS: dict[str, float] = {"fence": 10.0, "stone_wall": 20.0}
+"""Yards of allowance a crossing of a fence or stone wall costs (scenario data; the text says
+only that they delay briefly, A.31). The scenario field repeats these defaults."""
+
+ObstacleKind = Literal["fence", "stone_wall"]
+
+
+def _default_obstacles() -> dict[ObstacleKind, float]:
+    return {"fence": DEFAULT_OBSTACLE_YARDS["fence"],
+            "stone_wall": DEFAULT_OBSTACLE_YARDS["stone_wall"]}
+
+
+DEFAULT_STEEP_SLOPE_COST = 2.0
+"""Yards of allowance each yard on a steep slope costs (scenario data; the text gives none)."""
 
 DEFAULT_FORD_WIDTH = 30.0
 """A ford drawn as a line with no width counts as 30 yards wide (A.24)."""
@@ -78,6 +95,13 @@ class Feature(_Model):
     works: Literal["prepared", "hasty"] | None = None
     hasty_works: bool = False
     capacity: int | None = Field(default=None, ge=0, le=100)
+    slope: Literal["gentle", "steep"] = Field(
+        default="gentle", description="Hills: gentle (A.11) or steep (A.12) slopes."
+    )
+    sunken: bool = Field(default=False, description="Roads: a sunken section (A.12, A.47).")
+    partial: bool = Field(
+        default=False, description="Forts: only a section of the wall is on the table (A.36)."
+    )
 
     @model_validator(mode="after")
     def _one_shape(self) -> Feature:
@@ -112,6 +136,8 @@ class Scenario(_Model):
     features: list[Feature] = Field(default_factory=list, max_length=500)
     units: list[UnitSpec] = Field(default_factory=list, max_length=500)
     movement_defaults: dict[str, float] = Field(default_factory=dict)
+    obstacle_yards: dict[ObstacleKind, float] = Field(default_factory=_default_obstacles)
+    steep_slope_cost: float = Field(default=DEFAULT_STEEP_SLOPE_COST, ge=1, le=10)
 
 
 class Options(_Model):
@@ -125,6 +151,8 @@ class Options(_Model):
     limbered_guns_as_limbers: bool = True
     guns_in_heavy_woods: Literal["closed", "prolonge"] = "closed"
     los_from_inside: Literal["blocked", "sees_out"] = "blocked"
+    roads_must_exit: bool = True
+    hills_block_sight: bool = True
 
 
 class Unit(_Model):
@@ -147,6 +175,8 @@ class Board(_Model):
     sides: list[Side]
     features: list[Feature]
     options: Options = Field(default_factory=Options)
+    obstacle_yards: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OBSTACLE_YARDS))
+    steep_slope_cost: float = DEFAULT_STEEP_SLOPE_COST
 
 
 class Charge(_Model):

@@ -26,6 +26,7 @@ from app.rules.terrain.models import (
     Unit,
 )
 from app.rules.terrain.rules import closed_reason, line_of_sight, movement_cap
+from app.rules.terrain.setup import road_problem
 
 _TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("formed infantry", {"type": "infantry", "order": "formed"}),
@@ -146,7 +147,8 @@ def run_scenario_check(board: Board, state: State, options: Options,
         if f.line is not None:
             ends = [f.line[0], f.line[-1]]
             on_edge = sum(1 for e in ends if edge.distance(Point(e)) < 1)
-            note("A.35", on_edge == 2, f"road {p.id} leaves by {on_edge} edge(s)")
+            problem = road_problem(f, board.table.width, board.table.height)
+            note("A.35", problem is None, problem or f"road {p.id} leaves by {on_edge} edge(s)")
         for w in shapes:
             if w.kind not in ("stream", "river") or not p.shape.intersects(w.shape):
                 continue

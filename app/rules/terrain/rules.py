@@ -35,6 +35,7 @@ from app.rules.terrain.geometry import (
 from app.rules.terrain.models import Board, Options, State, Unit
 
 WHEELED = frozenset({"wagon", "limber", "artillery"})
+OBSTACLES = frozenset({"fence", "stone_wall"})
 HEAVY_SKIRMISH_CAP = 60.0  # A.44
 LIGHT_FORMED_CAP = 40.0  # A.45
 PROLONGE_CAP = 20.0  # A.45
@@ -223,9 +224,33 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
         return line, cross
 
     ford_yards = 0.0
+    extra = 0.0
+    extra_sections: list[str] = []
     for c in cross:
         kind = c.where.kind
         fid = c.where.id
+        if kind in OBSTACLES and c.entries:
+            # A.31 (A.11): fences and low walls delay; the delay is scenario data
+            ctx.rely("terrain.wall-delay")
+            delay = ctx.board.obstacle_yards.get(kind, 0.0) * len(c.entries)
+            extra += delay
+            extra_sections.append("A.31")
+            ctx.effect("terrain.obstacle_crossed", f"{unit.id} crosses {kind.replace('_', ' ')} "
+                       f"{fid}: {delay:g} yards of its allowance", ("A.31", "A.11", "T.Scenario"),
+                       unit=unit.id, feature=fid, yards=yards(delay))
+            continue
+        if kind == "hill":
+            if c.where.feature.slope == "steep":
+                ctx.rely("terrain.steep-slope")
+                added = (ctx.board.steep_slope_cost - 1) * c.yards
+                extra += added
+                extra_sections.append("A.12")
+                ctx.effect("terrain.steep_slope", f"{unit.id} climbs the steep slopes of {fid}",
+                           ("A.12", "T.Scenario"), unit=unit.id, feature=fid,
+                           yards=yards(c.yards), extra=yards(added))
+            else:
+                ctx.cite("A.11")  # gentle slopes: no effect on movement
+            continue
         # A.44 / A.45 / A.46: closed ground
         if kind in HEAVY | LIGHT | ROUGH:
             if unit.type in ("infantry", "cavalry") and unit.order == "unformed":
@@ -278,10 +303,10 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
 
     # allowance (scenario data), with A.24 halving in fords
     allowance = unit.movement
-    cost = total
+    cost = total + extra
     if ford_yards > TOLERANCE:
         if opts.ford_halving == "ford_part":
-            cost = total + ford_yards
+            cost = total + extra + ford_yards
         else:
             allowance = unit.movement / 2
         ctx.effect("terrain.halved", "movement is halved in the ford", ("A.24",),
@@ -289,8 +314,9 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                    allowance=yards(allowance))
     ctx.details.update(cost=yards(cost), allowance=yards(allowance))
     if not charge and cost > allowance + TOLERANCE:
+        sections = [*(("A.24",) if ford_yards > TOLERANCE else ()), *extra_sections]
         ctx.violate("terrain.over_allowance", f"{unit.id} needs {cost:.0f} yards of "
-                    f"{allowance:.0f}", ("A.24",) if ford_yards > TOLERANCE else (),
+                    f"{allowance:.0f}", tuple(dict.fromkeys(sections)),
                     unit=unit.id, cost=yards(cost), allowance=yards(allowance))
 
     if ctx.violations or charge:
@@ -372,6 +398,16 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
             else:
                 ctx.effect("terrain.protective_position", f"{unit.id} occupies hasty works "
                            f"{f.id}", ("A.41", "A.47"), unit=unit.id, feature=f.id)
+        elif f.kind == "fort" and f.partial:
+            ctx.rely("terrain.in-feature")
+            ctx.effect("terrain.earthworks", f"{unit.id} holds the fort wall section {f.id}: "
+                       "prepared earthworks", ("A.36", "A.41"), unit=unit.id, feature=f.id)
+        elif f.kind == "stone_wall" or (f.kind == "road" and f.sunken):
+            ctx.rely("terrain.in-feature")
+            clause = "A.31" if f.kind == "stone_wall" else "A.12"
+            what = "behind stone wall" if f.kind == "stone_wall" else "in sunken road"
+            ctx.effect("terrain.protective_position", f"{unit.id} is {what} {f.id}",
+                       (clause, "A.47"), unit=unit.id, feature=f.id)
         elif f.kind == "protective_cover":
             ctx.effect("terrain.protective_position", f"{unit.id} is in protective cover "
                        f"{f.id}", ("A.47",), unit=unit.id, feature=f.id)
@@ -402,12 +438,25 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
         clause = "A.44" if pl.kind in HEAVY else "A.45" if pl.kind in LIGHT else "A.42"
         blocked_by.append({"feature": pl.id, "kind": pl.kind, "section": clause,
                            "yards": yards(inside)})
+    if options.hills_block_sight:
+        for pl in placed(board):
+            if pl.kind != "hill" or line.length <= 0:
+                continue
+            if sum(p.length for p in pieces(line, pl.shape)) <= TOLERANCE:
+                continue
+            relied.append("terrain.hill-sight")
+            if point_in(a, pl.shape) or point_in(b, pl.shape):
+                continue  # a unit on the hill sees over it (and is seen)
+            blocked_by.append({"feature": pl.id, "kind": "hill", "section": "A.11",
+                               "yards": yards(line.intersection(pl.shape).length)})
     return {
         "clear": not blocked_by,
         "blocked_by": blocked_by,
         "ignored": ignored,
         "yards": yards(line.length),
-        "citations": sorted({x["section"] for x in blocked_by}) or ["A.4"],
+        "citations": sorted({x["section"] for x in blocked_by}
+                            | ({"A.11"} if "terrain.hill-sight" in relied else set()))
+        or ["A.4"],
         "interpretations": sorted(set(relied)),
     }
 
@@ -420,7 +469,13 @@ def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
                         "may not fire", ("A.24",), unit=unit.id, feature=pl.id)
     los = line_of_sight(ctx.board, ctx.options, unit.at, target.at)
     ctx.rely(*los["interpretations"])
+    ctx.cite(*los["citations"])
     for block in los["blocked_by"]:
+        if unit.type == "artillery" and block["kind"] in HEAVY | LIGHT:
+            # A.44 / A.45: woods stop an artillery kill zone, not only the sight line
+            ctx.violate("terrain.kill_zone_blocked", f"{block['feature']} stops {unit.id}'s "
+                        "kill zone", (block["section"],), unit=unit.id, feature=block["feature"])
+            continue
         ctx.violate("terrain.los_blocked", f"{block['feature']} blocks the line of sight",
                     (block["section"],), unit=unit.id, feature=block["feature"])
     ctx.details.update(line_of_sight=los)

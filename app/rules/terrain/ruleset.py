@@ -7,9 +7,10 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.rules.base import QuerySpec, RulesError, Ruleset, Sides
+from app.rules.base import AvailableActions, QuerySpec, RulesError, Ruleset, Sides
 from app.rules.ruling import Ruling
 from app.rules.terrain import results
+from app.rules.terrain.available import available_actions
 from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.terrain.examples import EXAMPLE
 from app.rules.terrain.geometry import path_line
@@ -36,7 +37,7 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
     """Measured table-top terrain: woods, rough, water, buildings and works, in yards."""
 
     id = RULESET_ID
-    version = "0.1.0"
+    version = "0.2.0"
     title = "Terrain Definitions (measured horse-and-musket rules)"
     description = (
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "
@@ -125,6 +126,11 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
                     u = u.model_copy(update={"at": tuple(action.path[-1])})
             units.append(u)
         return state.model_copy(update={"units": units}, deep=True)
+
+    def available_actions(
+        self, board: Board, state: State, options: Options, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, seat)
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return {

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapely.geometry import Point
+from shapely.geometry import LineString, Point
 
 from app.rules.base import InvalidScenario
 from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of
 from app.rules.terrain.models import (
     DEFAULT_MOVEMENT,
     Board,
+    Feature,
     Options,
     Scenario,
     State,
@@ -26,6 +27,34 @@ MAX_STREAM_WIDTH = 40.0  # A.22
 FORD_BRIDGE_GAP = 50.0  # A.24
 STOCKADE_CAPACITY = (1, 5)  # A.32
 FORT_CAPACITY = (6, 12)  # A.36
+
+
+def edges_of(point: tuple[float, float], width: float, height: float) -> set[str]:
+    """The table edges a point lies on (within a yard)."""
+    x, y = point
+    out = set()
+    for name, gap in (("west", x), ("east", width - x), ("south", y), ("north", height - y)):
+        if abs(gap) <= 1.0:
+            out.add(name)
+    return out
+
+
+def road_problem(feature: Feature, width: float, height: float) -> str | None:
+    """Why a road drawn as a line breaks A.35 (None when it does not, or is not a line road)."""
+    if feature.kind != "road" or feature.line is None:
+        return None
+    first = edges_of(feature.line[0], width, height)
+    last = edges_of(feature.line[-1], width, height)
+    if not first or not last:
+        return f"road {feature.id} must leave the table at both ends"
+    if not any(a != b for a in first for b in last):
+        return f"road {feature.id} leaves by one edge only; it needs two different edges"
+    line = LineString(feature.line)
+    mid_x = LineString([(width / 2, 0), (width / 2, height)])
+    mid_y = LineString([(0, height / 2), (width, height / 2)])
+    if not (line.intersects(mid_x) or line.intersects(mid_y)):
+        return f"road {feature.id} does not cross the table's mid-line"
+    return None
 
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
@@ -62,12 +91,19 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             lo, hi = STOCKADE_CAPACITY
             if not lo <= f.capacity <= hi:
                 err([*loc, "capacity"], "a stockade or small fort holds 1-5 stands", "A.32")
-        if f.kind == "fort" and f.capacity is not None:
+        if f.kind == "fort" and f.capacity is not None and not f.partial:
             lo, hi = FORT_CAPACITY
             if not lo <= f.capacity <= hi:
                 err([*loc, "capacity"], "a whole large fort holds 6-12 stands", "A.36")
         if f.kind == "earthworks" and f.works is None:
             err([*loc, "works"], "earthworks are prepared or hasty", "A.41")
+
+    # A.35: a road leaves by two different edges and crosses a mid-line (terrain.road-exits)
+    if options.roads_must_exit:
+        for i, f in enumerate(scenario.features):
+            problem = road_problem(f, scenario.table.width, scenario.table.height)
+            if problem is not None:
+                err(["features", i, "line"], problem, "A.35")
 
     by_id = {f.id: f for f in scenario.features}
     bridges = [fid for fid, f in by_id.items() if f.kind == "bridge" and fid in shapes]
@@ -95,6 +131,8 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         sides=list(scenario.sides),
         features=list(scenario.features),
         options=options,
+        obstacle_yards=dict(scenario.obstacle_yards),
+        steep_slope_cost=scenario.steep_slope_cost,
     )
     defaults = {**DEFAULT_MOVEMENT, **scenario.movement_defaults}
     units: list[Unit] = []

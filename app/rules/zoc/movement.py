@@ -29,7 +29,7 @@ from app.rules.zoc.common import (
     unit_and_path,
 )
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
-from app.rules.zoc.zones import Context, compute_zones, unit_ids
+from app.rules.zoc.zones import Context, Zones, unit_ids
 
 STORMY = ("storms", "snow")
 
@@ -94,9 +94,13 @@ class Mover:
         if start_hex == self.unit.hex:
             return bool(ctx.ezoc(start_hex, self.side))
         positions = ctx.state.start_positions
-        then = [u.model_copy(update={"hex": positions.get(u.id, u.hex)}) for u in ctx.state.units]
-        zones = compute_zones(ctx.board, ctx.topo, then, ctx.state.markers)
-        return bool(zones.ezoc(start_hex, self.side))
+        then = Zones(
+            ctx.board,
+            ctx.topo,
+            ((u, positions.get(u.id, u.hex)) for u in ctx.state.units),
+            ctx.state.markers,
+        )
+        return bool(then.ezoc(start_hex, self.side))
 
     def _enemy_sections(self) -> list[str]:
         if self.side == self.ctx.state.phasing_side:
@@ -622,14 +626,15 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
     reasons: dict[str, dict[str, dict[str, Any]]] = {}
 
     def note(hex_id: str, code: str, message: str, sections: list[str]) -> None:
-        reasons.setdefault(hex_id, {}).setdefault(
-            code,
-            {
-                "code": code,
-                "message": message,
-                "citations": [c.section for c in ctx.cite(*sections)],
-            },
-        )
+        found = reasons.setdefault(hex_id, {})
+        if code in found:
+            ctx.cite(*sections)  # a later reason of the same kind may cite more sections
+            return
+        found[code] = {
+            "code": code,
+            "message": message,
+            "citations": [c.section for c in ctx.cite(*sections)],
+        }
 
     heap: list[tuple[int, int, str, bool]] = [(0, 0, start, False)]
     seq = 0
@@ -682,6 +687,22 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
                     stops[nxt] = outcome.stop
                 seq += 1
                 heapq.heappush(heap, (total, seq, nbr, nxt[1]))
+    paths: dict[Node, list[str]] = {(start, False): []}
+
+    def path_to(node: Node) -> list[str]:
+        """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
+        chain: list[Node] = []
+        walk = node
+        while walk not in paths:
+            chain.append(walk)
+            parent = prev[walk]
+            assert parent is not None
+            walk = parent
+        path = paths[walk]
+        for n in reversed(chain):
+            path = paths[n] = [*path, n[0]]
+        return path
+
     result: dict[str, dict[str, Any]] = {}
     for (hex_id, terminal), total in best.items():
         if hex_id == start:
@@ -689,12 +710,7 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
         entry = result.get(hex_id)
         if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
             continue
-        path: list[str] = []
-        walk: Node | None = (hex_id, terminal)
-        while walk is not None and prev[walk] is not None:
-            path.append(walk[0])
-            walk = prev[walk]
-        path.reverse()
+        path = path_to((hex_id, terminal))
         found_stop = stops.get((hex_id, terminal))
         result[hex_id] = {
             "cost": total,
@@ -711,18 +727,22 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
         }
     layout = ctx.board.layout.layout()
     unreachable: dict[str, list[dict[str, Any]]] = {}
+    out_of_reach: list[str] | None = None
+    on_map = ctx.board.hexes
     for hex_id in layout.within(start, unit.movement_allowance):
-        if hex_id == start or hex_id in result or not ctx.on_map(hex_id):
+        if hex_id == start or hex_id in result or hex_id not in on_map:
             continue
         found = reasons.get(hex_id)
         if found:
             unreachable[hex_id] = sorted(found.values(), key=lambda r: str(r["code"]))
         else:
+            if out_of_reach is None:
+                out_of_reach = [c.section for c in ctx.cite("basic.movement-points")]
             unreachable[hex_id] = [
                 {
                     "code": "zoc.out_of_reach",
                     "message": f"No legal path reaches {hex_id} within the movement allowance.",
-                    "citations": [c.section for c in ctx.cite("basic.movement-points")],
+                    "citations": list(out_of_reach),
                 }
             ]
     return {

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from app.rules.base import (
     UMPIRE,
+    AvailableActions,
     InvalidQuery,
     PhaseSpec,
     Position,
@@ -21,6 +22,7 @@ from app.rules.base import (
 )
 from app.rules.ruling import Ruling
 from app.rules.zoc import results
+from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.zoc.common import Problem, effect, illegal, legal
 from app.rules.zoc.examples import SEED_EXAMPLE
@@ -81,6 +83,15 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
     action_models = ACTION_MODELS
 
     # -- the game -------------------------------------------------------------------------
+
+    def generated_size(self, scenario: Any) -> int:
+        """The hexes of the map areas (rectangles), which the document does not list."""
+        if not isinstance(scenario, Scenario):
+            return 0
+        return sum(
+            max(0, a.cols[1] - a.cols[0] + 1) * max(0, a.rows[1] - a.rows[0] + 1)
+            for a in scenario.areas
+        )
 
     def setup(self, scenario: Any, options: ZocOptions) -> tuple[Board, State]:
         if not isinstance(scenario, Scenario):
@@ -188,6 +199,11 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
         return new
 
     # -- read side ------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: Board, state: State, options: ZocOptions, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, options, seat)
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return {
@@ -348,9 +364,10 @@ def _query_ezoc_map(board: Any, state: Any, options: Any, params: Any) -> dict[s
     side = p.side
     if side not in {s.id for s in ctx.board.sides}:
         raise InvalidQuery(f"unknown side {side!r}")
+    zones = ctx.zone_map()
     hexes: dict[str, Any] = {}
-    for hex_id in sorted(ctx.zones.into):
-        ezoc = ctx.ezoc(hex_id, side)
+    for hex_id in sorted(zones.into):
+        ezoc = zones.ezoc(hex_id, side)
         if not ezoc:
             continue
         negators = ctx.negators(hex_id, side, None)
@@ -362,7 +379,7 @@ def _query_ezoc_map(board: Any, state: Any, options: Any, params: Any) -> dict[s
         ignored = ctx.ignored_markers(hex_id)
         if ignored:
             sections.append("8.1.clar.markers")
-        via_beachhead = sorted(u.id for u in ezoc if (u.id, hex_id) in ctx.zones.via_beachhead)
+        via_beachhead = sorted(u.id for u in ezoc if (u.id, hex_id) in zones.via_beachhead)
         if via_beachhead:
             sections.extend(["8.exc.sea", "8.clar.beachhead"])
         hexes[hex_id] = {
@@ -375,13 +392,13 @@ def _query_ezoc_map(board: Any, state: Any, options: Any, params: Any) -> dict[s
             "citations": [c.section for c in ctx.cite(*sections)],
         }
     blocked = []
-    for b in ctx.zones.blocked:
+    for b in zones.blocked:
         if b.side == side:
             continue
         ctx.cite(b.section)
         blocked.append(b.as_json())
     silent = []
-    for s in ctx.zones.silent:
+    for s in zones.silent:
         if s.side == side:
             continue
         ctx.cite(s.section)

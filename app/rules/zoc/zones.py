@@ -1,13 +1,16 @@
 """Section 8 and 8.1: who projects a ZOC where, which zones are enemy, and what negates them.
 
-:class:`Topology` is the board's adjacency (computed once per map and cached). :class:`Zones`
-holds every projection of the current state (computed once per adjudication). :class:`Context`
-bundles board, state, options, topology and zones with the per-ruling bookkeeping: the sections
-cited and the interpretations relied on.
+:class:`Topology` is the board's adjacency (computed once per board and cached). :class:`Zones`
+answers "which units project a ZOC into this hex" lazily, hex by hex, from the units in the six
+neighbouring hexes, so a ruling or a search pays for the hexes it looks at, not for every unit
+of the game; :func:`compute_zones` gives the whole map at once (the ``ezoc-map`` query).
+:class:`Context` bundles board, state, options, topology and zones with the per-ruling
+bookkeeping: the sections cited and the interpretations relied on.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -15,6 +18,7 @@ from typing import Any
 
 from app.rules.geometry import Hexside
 from app.rules.geometry.hexgrid import AXIAL_DIRECTIONS
+from app.rules.memo import ByIdentity
 from app.rules.ruling import Citation, InterpretationRef
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.models import (
@@ -68,9 +72,71 @@ def _topology(layout_spec: LayoutSpec, hex_ids: tuple[str, ...]) -> Topology:
     return Topology(neighbors)
 
 
-def topology(board: Board) -> Topology:
-    """The board's adjacency, cached per map."""
+def _board_topology(board: Board) -> Topology:
     return _topology(board.layout, tuple(board.hexes))
+
+
+_TOPOLOGY_OF = ByIdentity(_board_topology)
+
+
+def topology(board: Board) -> Topology:
+    """The board's adjacency, cached per board (boards are immutable)."""
+    return _TOPOLOGY_OF(board)
+
+
+@dataclass(frozen=True)
+class EntryCost:
+    """Movement points to enter a hex across one hexside, before the Beachhead exception."""
+
+    cost: int | None
+    why: str
+    across_all_sea: bool
+    """The hexside has an All-Sea feature: a Beachhead Hexside may lift it (state-dependent)."""
+
+
+class _BoardCosts:
+    """Entry costs of one board, filled in as hexes are entered (boards never change)."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.sides: dict[tuple[str, str], str] = {}
+        self.costs: dict[tuple[str, str], EntryCost] = {}
+
+    def side_id(self, src: str, dst: str) -> str:
+        key = (src, dst)
+        found = self.sides.get(key)
+        if found is None:
+            found = self.sides[key] = Hexside.between(src, dst).id
+        return found
+
+    def entry(self, src: str, dst: str) -> EntryCost:
+        key = (src, dst)
+        found = self.costs.get(key)
+        if found is None:
+            found = self.costs[key] = self._entry(src, dst, beachhead_sides=frozenset())
+        return found
+
+    def _entry(self, src: str, dst: str, beachhead_sides: frozenset[str]) -> EntryCost:
+        costs = self.board.movement_costs
+        terrain = self.board.hexes[dst].terrain
+        base = costs.terrain.get(terrain)
+        side_id = self.side_id(src, dst)
+        features = self.board.hexsides.get(side_id, ())
+        sea = "all_sea" in features
+        if base is None:
+            return EntryCost(None, f"terrain {terrain!r} of {dst} is impassable", sea)
+        extra = 0
+        for feature in features:
+            if feature == "all_sea" and side_id in beachhead_sides:
+                continue
+            add = costs.hexside.get(feature, 0)
+            if add is None:
+                return EntryCost(None, f"{feature} hexside {side_id} cannot be crossed", sea)
+            extra += add
+        return EntryCost(base + extra, "", sea)
+
+
+_COSTS_OF = ByIdentity(_BoardCosts)
 
 
 # -- projections ----------------------------------------------------------------------------
@@ -108,7 +174,7 @@ class Silent:
 
 
 @dataclass
-class Zones:
+class ZoneMap:
     """Every ZOC projection of one state: hex -> units projecting into it (any side)."""
 
     into: dict[str, list[Unit]] = field(default_factory=dict)
@@ -138,24 +204,27 @@ def beachhead_hexsides(board: Board, markers: Iterable[Marker]) -> dict[str, set
     return out
 
 
+def _silence(board: Board, unit: Unit) -> Silent | None:
+    """Section 8's reason a unit on the map projects no ZOC at all, if any."""
+    country = board.countries.get(unit.country) if unit.country else None
+    if not unit.ground:
+        return Silent(unit.id, unit.side, "8", "not a ground unit")
+    if country is not None and country.policy_affected:
+        return Silent(unit.id, unit.side, "8.exc.policy-unit", "unit of a Policy Affected country")
+    return None
+
+
 def compute_zones(
     board: Board, topo: Topology, units: Iterable[Unit], markers: Iterable[Marker]
-) -> Zones:
-    """Apply section 8 to every unit on the map."""
-    zones = Zones()
+) -> ZoneMap:
+    """Apply section 8 to every unit on the map (the whole map at once)."""
+    zones = ZoneMap()
     beachheads = beachhead_hexsides(board, markers)
     all_beachhead_sides = {s for sides in beachheads.values() for s in sides}
     for unit in units:
         if unit.hex is None or unit.hex not in board.hexes:
             continue
-        silent: Silent | None = None
-        country = board.countries.get(unit.country) if unit.country else None
-        if not unit.ground:
-            silent = Silent(unit.id, unit.side, "8", "not a ground unit")
-        elif country is not None and country.policy_affected:
-            silent = Silent(
-                unit.id, unit.side, "8.exc.policy-unit", "unit of a Policy Affected country"
-            )
+        silent = _silence(board, unit)
         if silent is not None:
             zones.silent.append(silent)
             zones.silent_at.setdefault(unit.hex, []).append(silent)
@@ -173,6 +242,94 @@ def compute_zones(
                 zones.via_beachhead.add((unit.id, target))
             zones.into.setdefault(target, []).append(unit)
     return zones
+
+
+class Zones:
+    """Section 8 hex by hex: the projections into a hex are found from the units in its six
+    neighbours when first asked for, then kept. Gives the same units, in the same order (the
+    order of the state's unit list), as :func:`compute_zones` does for the whole map."""
+
+    def __init__(
+        self,
+        board: Board,
+        topo: Topology,
+        positions: Iterable[tuple[Unit, str | None]],
+        markers: Iterable[Marker],
+    ) -> None:
+        self.board = board
+        self.topo = topo
+        self.beachheads = beachhead_hexsides(board, markers)
+        self.all_beachhead_sides = {s for sides in self.beachheads.values() for s in sides}
+        self._at: dict[str, list[tuple[int, Unit]]] = {}
+        for i, (unit, hex_id) in enumerate(positions):
+            if hex_id is not None and hex_id in board.hexes:
+                self._at.setdefault(hex_id, []).append((i, unit))
+        self._silence: dict[str, Silent | None] = {}
+        self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
+        self._ezoc: dict[tuple[str, str], list[Unit]] = {}
+        self._via: set[tuple[str, str]] = set()
+
+    def silence(self, unit: Unit) -> Silent | None:
+        if unit.id not in self._silence:
+            self._silence[unit.id] = _silence(self.board, unit)
+        return self._silence[unit.id]
+
+    def _projections(self, target: str) -> tuple[list[Unit], list[Blocked]]:
+        found = self._into.get(target)
+        if found is not None:
+            return found
+        into: list[tuple[int, Unit]] = []
+        blocked: list[tuple[int, Blocked]] = []
+        for source, side_id in self.topo.neighbors.get(target, ()):
+            for i, unit in self._at.get(source, ()):
+                if self.silence(unit) is not None:
+                    continue
+                section, reason = _projection_block(
+                    self.board,
+                    source,
+                    target,
+                    side_id,
+                    self.beachheads,
+                    self.all_beachhead_sides,
+                )
+                if section is not None:
+                    stop = Blocked(unit.id, unit.side, source, target, section, reason)
+                    blocked.append((i, stop))
+                    continue
+                if side_id in self.all_beachhead_sides and _is_sea(
+                    self.board.hexsides.get(side_id, ())
+                ):
+                    self._via.add((unit.id, target))
+                into.append((i, unit))
+        into.sort(key=lambda p: p[0])
+        blocked.sort(key=lambda p: p[0])
+        found = self._into[target] = ([u for _, u in into], [b for _, b in blocked])
+        return found
+
+    def into(self, hex_id: str) -> list[Unit]:
+        """Units projecting a ZOC into ``hex_id`` (any side)."""
+        return self._projections(hex_id)[0]
+
+    def blocked_into(self, hex_id: str) -> list[Blocked]:
+        """Projections into ``hex_id`` that section 8 stops."""
+        return self._projections(hex_id)[1]
+
+    def silent_at(self, hex_id: str) -> list[Silent]:
+        """Units in ``hex_id`` that project no ZOC at all."""
+        out = []
+        for _, unit in self._at.get(hex_id, ()):
+            silent = self.silence(unit)
+            if silent is not None:
+                out.append(silent)
+        return out
+
+    def ezoc(self, hex_id: str, side: str) -> list[Unit]:
+        """Units exerting an EZOC in ``hex_id`` for units of ``side`` (8.1: all other sides)."""
+        key = (hex_id, side)
+        found = self._ezoc.get(key)
+        if found is None:
+            found = self._ezoc[key] = [u for u in self.into(hex_id) if u.side != side]
+        return found
 
 
 def _is_sea(features: Iterable[str]) -> bool:
@@ -208,6 +365,36 @@ def _projection_block(
     return None, ""
 
 
+# -- the per-state index ---------------------------------------------------------------------
+
+
+class _StateIndex:
+    """What one state's rulings look up: units by id and by hex, its zones (filled in hex by
+    hex as rulings ask), the units that moved. Kept per state object (states are never
+    mutated once made), so the next ruling or query on the same game version starts warm."""
+
+    def __init__(self, board: Board, topo: Topology, state: State) -> None:
+        self.board = weakref.ref(board)
+        self.units: dict[str, Unit] = {u.id: u for u in state.units}
+        self.occupants: dict[str, list[Unit]] = {}
+        for unit in state.units:
+            if unit.hex is not None:
+                self.occupants.setdefault(unit.hex, []).append(unit)
+        self.zones = Zones(board, topo, ((u, u.hex) for u in state.units), state.markers)
+        self.beachhead_sides = frozenset(self.zones.all_beachhead_sides)
+        self.moved = frozenset(state.moved)
+
+
+_INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
+
+
+def _index(board: Board, topo: Topology, state: State) -> _StateIndex:
+    found = _INDEX_OF.get(state, lambda s: _StateIndex(board, topo, s))
+    if found.board() is not board:  # the same state judged on another board
+        found = _StateIndex(board, topo, state)
+    return found
+
+
 # -- the per-ruling context -----------------------------------------------------------------
 
 
@@ -231,28 +418,32 @@ class Context:
         self.state = state
         self.options = options
         self.topo = topology(board)
-        self.units: dict[str, Unit] = {u.id: u for u in state.units}
-        self.occupants: dict[str, list[Unit]] = {}
-        for unit in state.units:
-            if unit.hex is not None:
-                self.occupants.setdefault(unit.hex, []).append(unit)
-        self.zones = compute_zones(board, self.topo, state.units, state.markers)
-        self.beachheads = beachhead_hexsides(board, state.markers)
+        self._costs = _COSTS_OF(board)
+        index = _index(board, self.topo, state)
+        self.units = index.units
+        self.occupants = index.occupants
+        self.zones = index.zones
+        self.beachheads = self.zones.beachheads
+        self._beachhead_sides = index.beachhead_sides
+        self._moved = index.moved
+        self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self._cited: dict[str, None] = {}
         self._interps: dict[str, None] = {}
+
+    def zone_map(self) -> ZoneMap:
+        """Every projection of the state at once (the ``ezoc-map`` query)."""
+        return compute_zones(self.board, self.topo, self.state.units, self.state.markers)
 
     # -- bookkeeping --------------------------------------------------------------------
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
-        out: list[Citation] = []
-        for sid in section_ids:
-            for parent in _parents(sid):
-                if parent in CATALOG:
-                    self._cited.setdefault(parent, None)
-            self._cited.setdefault(sid, None)
-            out.append(CATALOG.cite(sid))
-        return tuple(out)
+        recorded, citations = _cites(section_ids)
+        cited = self._cited
+        for sid in recorded:
+            if sid not in cited:
+                cited[sid] = None
+        return citations
 
     def citations(self) -> tuple[Citation, ...]:
         return tuple(CATALOG.cite(s) for s in self._cited)
@@ -291,52 +482,46 @@ class Context:
     def no_zoc_notes(self, hex_id: str, side: str) -> list[dict[str, Any]]:
         """Enemy projections into ``hex_id`` that section 8 blocks, and adjacent enemy units
         that project nothing; each with its clause (cited)."""
+        key = (hex_id, side)
+        found = self._no_zoc.get(key)
+        if found is not None:  # its sections were cited when it was first asked for
+            return list(found)
         notes: list[dict[str, Any]] = []
-        for b in self.zones.blocked_into.get(hex_id, ()):
+        for b in self.zones.blocked_into(hex_id):
             if b.side != side:
                 self.cite(b.section)
                 notes.append({"unit": b.unit, "reason": b.reason, "section": b.section})
         for nbr, _side in self.topo.neighbors.get(hex_id, ()):
-            for s in self.zones.silent_at.get(nbr, ()):
+            for s in self.zones.silent_at(nbr):
                 if s.side != side:
                     self.cite(s.section)
                     notes.append({"unit": s.unit, "reason": s.reason, "section": s.section})
-        return notes
+        self._no_zoc[key] = notes
+        return list(notes)
 
     def enemy_ground_units(self, hex_id: str, side: str) -> list[Unit]:
-        return [u for u in self.occupants.get(hex_id, ()) if u.side != side and u.ground]
+        here = self.occupants.get(hex_id)
+        if here is None:
+            return []
+        return [u for u in here if u.side != side and u.ground]
 
     def entry_cost(self, src: str, dst: str) -> tuple[int | None, str]:
         """Movement points to enter ``dst`` from ``src``; None (and why) if impassable."""
-        costs = self.board.movement_costs
-        terrain = self.board.hexes[dst].terrain
-        base = costs.terrain.get(terrain)
-        if base is None:
-            return None, f"terrain {terrain!r} of {dst} is impassable"
-        side_id = Hexside.between(src, dst).id
-        extra = 0
-        for feature in self.board.hexsides.get(side_id, ()):
-            if feature == "all_sea" and self._is_beachhead_side(side_id):
-                continue
-            add = costs.hexside.get(feature, 0)
-            if add is None:
-                return None, f"{feature} hexside {side_id} cannot be crossed"
-            extra += add
-        return base + extra, ""
+        found = self._costs.entry(src, dst)
+        if found.across_all_sea and self._beachhead_sides:
+            found = self._costs._entry(src, dst, self._beachhead_sides)
+        return found.cost, found.why
 
     def passable(self, src: str, dst: str) -> tuple[bool, str]:
         cost, why = self.entry_cost(src, dst)
         return cost is not None, why
-
-    def _is_beachhead_side(self, side_id: str) -> bool:
-        return any(side_id in sides for sides in self.beachheads.values())
 
     def negators(
         self, hex_id: str, side: str, exclude: str | None, *, for_supply_or_retreat: bool = False
     ) -> list[Negator]:
         """What negates EZOC in ``hex_id`` for ``side`` (8.1), apart from unit ``exclude``."""
         out: list[Negator] = []
-        moved = set(self.state.moved)
+        moved = self._moved
         for unit in self.occupants.get(hex_id, ()):
             if unit.side != side or unit.id == exclude:
                 continue
@@ -371,6 +556,25 @@ class Context:
 def _parents(section_id: str) -> list[str]:
     parts = section_id.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+_CITES: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[Citation, ...]]] = {}
+
+
+def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Citation, ...]]:
+    """For a group of sections, once: the ids to record (each listed parent before its
+    section) and the citations (the catalog is constant, so this is computed once per group
+    of sections, not once per searched step)."""
+    found = _CITES.get(section_ids)
+    if found is None:
+        recorded: list[str] = []
+        for sid in section_ids:
+            recorded += [p for p in _parents(sid) if p in CATALOG]
+            recorded.append(sid)
+        found = (tuple(recorded), tuple(CATALOG.cite(sid) for sid in section_ids))
+        if len(_CITES) < 4096:
+            _CITES[section_ids] = found
+    return found
 
 
 def unit_ids(units: Iterable[Unit]) -> list[str]:

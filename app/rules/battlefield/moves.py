@@ -1,0 +1,353 @@
+"""Moves and charges on the table that meet zones (BF.Enter, BF.Leave, BF.Charge).
+
+A path is judged in three parts, each by the rules that own it: leaving a zone (the
+objective-zone exit rules, from a point of its border), the stretch on the table (the terrain
+rules, measured up to the border of the zone it enters) and entering a zone (garrison or
+In-Transit) or, for a charge, declaring or joining the assault on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from shapely.geometry import LineString, Point
+from shapely.ops import substring
+
+from app.rules.battlefield.compose import Judgement
+from app.rules.battlefield.models import Charge, Hold, Move, State
+from app.rules.battlefield.models import Point as XY
+from app.rules.battlefield.table import (
+    WOODS,
+    at_road_exit,
+    off_table,
+    on_border,
+    outline,
+    outlines,
+    table_unit,
+    table_view,
+    zone_unit,
+)
+from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.common import garrison
+from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
+from app.rules.terrain import models as tr
+from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
+from app.rules.terrain.rules import PROLONGE_CAP
+from app.rules.terrain.ruleset import TerrainRuleset
+
+TERRAIN = TerrainRuleset()
+ZONES = ObjectiveZonesRuleset()
+
+
+def _phase(j: Judgement, kind: str, phases: tuple[str, ...]) -> bool:
+    phase = j.state.zones.phase
+    if phase in phases:
+        return True
+    j.violate("bf.wrong_phase", f"a {kind} belongs to the {' or '.join(phases)} phase, not "
+              f"{phase}", ["OZ.Sequence"], phase=phase, allowed=list(phases))
+    return False
+
+
+def _leave(j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY],
+           charge: bool) -> tuple[tr.Unit, list[XY]] | None:
+    """Judge leaving ``zunit.zone``; return the unit placed where its table path starts and
+    the waypoints still to judge, or None when leaving is refused."""
+    assert zunit.zone is not None
+    zone = j.board.zones.zones[zunit.zone]
+    shape = outline(j.board, zone.id)
+    j.cite("BF.Leave")
+    if zone.zone_class == "A":
+        start, rest = unit.at, list(path)
+        line = LineString([unit.at, *path])
+        inside = pieces(line, shape)
+        exit_at = line.interpolate(inside[0].end) if inside else Point(unit.at)
+        exit_point: XY = (exit_at.x, exit_at.y)
+    else:
+        start, rest = path[0], list(path[1:])
+        exit_point = start
+        if not on_border(shape, start):
+            j.violate("bf.not_on_border", f"{unit.id} leaves {zone.id} from a point of its "
+                      "border: the path's first point is not on it", ["BF.Leave"],
+                      unit=unit.id, zone=zone.id)
+            return None
+        if not rest:
+            j.violate("bf.no_path", f"{unit.id} names no point beyond {zone.id}'s border",
+                      ["BF.Leave"], unit=unit.id)
+            return None
+    by_road = False
+    if zunit.type in ("cavalry", "artillery") and zone.road:
+        j.rely("bf.road-exit")
+        by_road = at_road_exit(j.board.table.features, shape, exit_point)
+    zstate = j.state.zones
+    if charge:  # leaving as part of a charge (OZ.Trafficability): judged as a move out
+        zstate = zstate.model_copy(update={"phase": "movement"})
+    ruling = ZONES.adjudicate(j.board.zones, zstate, oz.ExitZone(unit=unit.id, by_road=by_road),
+                              j.options.zones())
+    j.take(ruling, "zone_exit")
+    if not ruling.legal:
+        return None
+    j.details["left"] = zone.id
+    return unit.model_copy(update={"at": (float(start[0]), float(start[1]))}), rest
+
+
+def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
+    """Allowance and prolonge are per turn: add this move to what the unit has already spent
+    in this player turn (T.Scenario, A.45)."""
+    spent = j.state.moved.get(unit.id, 0.0)
+    cost = float(details.get("cost", 0.0))
+    j.details["spent"] = round(spent + cost, 2)
+    if spent > 0:
+        j.cite("T.Scenario")
+        if spent + cost > unit.movement + TOLERANCE:
+            j.violate("bf.allowance_spent", f"{unit.id} already moved {spent:g} yards this "
+                      f"turn; {cost:g} more exceeds its {unit.movement:g}", ["T.Scenario"],
+                      unit=unit.id, spent=spent, cost=cost, allowance=unit.movement)
+    if unit.type != "artillery" or unit.limbered:
+        return
+    woods = {f.id for f in j.board.table.features if f.kind in WOODS}
+    into = sum(y for fid, y in details.get("yards_by_feature", {}).items() if fid in woods)
+    if into <= TOLERANCE:
+        return
+    before = j.state.prolonged.get(unit.id, 0.0)
+    j.details["prolonged"] = round(before + into, 2)
+    j.cite("A.45")
+    if before + into > PROLONGE_CAP + TOLERANCE:
+        j.violate("bf.prolonge_spent", f"{unit.id} was prolonged {before:g} yards into woods "
+                  f"this turn; {into:g} more exceeds 20", ["A.45"], unit=unit.id,
+                  prolonged=before, more=into)
+
+
+def _zone_entered(j: Judgement, line: LineString, leaving: str | None) -> tuple[str, float] | None:
+    """The first zone the path crosses into (id, yards along the path); a Class A zone only
+    when the path ends in it."""
+    end = Point(line.coords[-1])
+    best: tuple[str, float] | None = None
+    for zid, shape in outlines(j.board).items():
+        if zid == leaving:
+            continue
+        parts = pieces(line, shape)
+        if not parts:
+            continue
+        if j.board.zones.zones[zid].zone_class == "A" and not shape.covers(end):
+            continue
+        if best is None or parts[0].start < best[1]:
+            best = (zid, parts[0].start)
+    return best
+
+
+def _enemy_a_zones_crossed(j: Judgement, unit: tr.Unit, line: LineString) -> list[str]:
+    out = []
+    for zid, shape in outlines(j.board).items():
+        if j.board.zones.zones[zid].zone_class != "A" or not pieces(line, shape):
+            continue
+        if any(u.side != unit.side for u in garrison(j.state.zones, zid)):
+            out.append(zid)
+    return out
+
+
+def judge_move(j: Judgement, action: Move | Charge) -> str:
+    """Judge a move or a charge; return the summary of a legal one."""
+    charge = isinstance(action, Charge)
+    kind = "charge" if charge else "move"
+    unit = table_unit(j.state, action.unit)
+    zunit = zone_unit(j.state, action.unit)
+    if unit is None or unit.destroyed:
+        j.violate("bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"],
+                  unit=action.unit)
+        return ""
+    if not _phase(j, kind, ("charge_declaration",) if charge else ("movement",)):
+        return ""
+    j.cite("BF.Table")
+    path: list[XY] = list(action.path)
+    leaving = zunit.zone if zunit is not None else None
+    if zunit is not None and zunit.zone is not None:
+        left = _leave(j, unit, zunit, path, charge)
+        if left is None:
+            return ""
+        unit, path = left
+    line = LineString([unit.at, *path])
+    entered = _zone_entered(j, line, leaving)
+    for zid in _enemy_a_zones_crossed(j, unit, line):
+        if entered is None or entered[0] != zid:
+            j.violate("bf.enemy_zone_in_path", f"{unit.id} cannot pass through {zid}: the "
+                      "enemy holds it", ["OZ.Class", "BF.Enter"], unit=unit.id, zone=zid)
+    on_table_path = line
+    if entered is not None:
+        zid, at = entered
+        j.cite("BF.Enter")
+        shape = outline(j.board, zid)
+        if not shape.covers(Point(line.coords[-1])):
+            j.violate("bf.through_zone", f"{unit.id} enters {zid} on the way: a move that "
+                      "crosses a zone's border ends in it", ["BF.Enter"], unit=unit.id,
+                      zone=zid)
+        if j.board.zones.zones[zid].zone_class != "A":
+            on_table_path = substring(line, 0, at)
+        if zunit is None:
+            j.violate("bf.not_a_zone_unit", f"{unit.id} is a {unit.type}: only battalions "
+                      "and batteries enter zones", ["OZ.Capacity", "BF.Enter"], unit=unit.id)
+    end = on_table_path.coords[-1]
+    j.details["end"] = [round(end[0], 3), round(end[1], 3)]
+    if on_table_path.length > TOLERANCE:
+        waypoints = [tuple(p) for p in list(on_table_path.coords)[1:]]
+        view = table_view(j.board, j.state, unit)
+        taction: Any = (tr.DeclareCharge if charge else tr.Move)(unit=unit.id, path=waypoints)
+        dice = list(j.dice)
+        ruling = TERRAIN.adjudicate(j.board.table, view, taction, j.options.terrain(), dice)
+        j.take(ruling, "terrain")
+        if ruling.legal and not charge:
+            _turn_budget(j, unit, ruling.details)
+        if "destroyed_at" in ruling.details:
+            j.details["destroyed_at"] = ruling.details["destroyed_at"]
+            entered = None
+    if not j.legal:
+        return ""
+    if entered is not None and zunit is not None:
+        _enter(j, zunit, entered[0], action, charge)
+    j.rely("bf.move-advances")
+    j.cite("BF.Posture")
+    target = f" into {entered[0]}" if entered else ""
+    return f"{unit.id} {'charges' if charge else 'moves'}{target}"
+
+
+def _enter(j: Judgement, zunit: oz.Unit, zid: str, action: Move | Charge, charge: bool) -> None:
+    zstate = j.state.zones
+    if "left" in j.details:  # judged as if already out of the zone it leaves
+        units = [u.model_copy(update={"zone": None, "at": "board", "sector": None})
+                 if u.id == zunit.id else u for u in zstate.units]
+        zstate = zstate.model_copy(update={"units": units})
+    opts = j.options.zones()
+    if not charge:
+        assert isinstance(action, Move)
+        ruling = ZONES.adjudicate(j.board.zones, zstate,
+                                  oz.EnterZone(unit=zunit.id, zone=zid, sector=action.sector), opts)
+        j.take(ruling, "zone_enter")
+        return
+    j.cite("BF.Charge")
+    pending = next((a for a in zstate.assaults if a.zone == zid and a.turn == zstate.turn), None)
+    if pending is not None and pending.attacker == zunit.side:
+        j.effect("bf.joins_assault", f"{zunit.id} joins the assault on {zid}",
+                 ["OZ.Assault.A", "BF.Charge"], unit=zunit.id, zone=zid)
+        j.details["joins"] = zid
+        return
+    ruling = ZONES.adjudicate(j.board.zones, zstate,
+                              oz.DeclareAssault(zone=zid, units=[zunit.id]), opts)
+    j.take(ruling, "assault")
+
+
+def judge_hold(j: Judgement, action: Hold) -> str:
+    unit = table_unit(j.state, action.unit)
+    if unit is None or unit.destroyed:
+        j.violate("bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"],
+                  unit=action.unit)
+        return ""
+    if not _phase(j, "hold order", ("charge_declaration", "movement")):
+        return ""
+    j.effect("bf.posture", f"{unit.id} is {action.posture}", ["BF.Posture", "A.47"],
+             unit=unit.id, posture=action.posture)
+    return f"{unit.id} is ordered {action.posture}"
+
+
+# -- application ------------------------------------------------------------------------
+
+
+def apply_move(j: Judgement, action: Move | Charge, details: dict[str, Any]) -> State:
+    state = j.state
+    uid = action.unit
+    zstate = state.zones.model_copy(deep=True)
+    zunits = {u.id: u for u in zstate.units}
+    end = tuple(details["end"])
+    destroyed_at = details.get("destroyed_at")
+    table_units = []
+    for u in state.table.units:
+        if u.id == uid:
+            if isinstance(action, Charge):
+                u = u.model_copy()
+            elif destroyed_at is not None:
+                u = u.model_copy(update={"at": tuple(destroyed_at), "destroyed": True})
+            else:
+                u = u.model_copy(update={"at": end})
+        table_units.append(u)
+    zu = zunits.get(uid)
+    if zu is not None and "left" in details and not isinstance(action, Charge):
+        zu.zone, zu.at, zu.sector, zu.entered_turn = None, "board", None, None
+    if zu is not None and "zone_enter" in details:
+        d = details["zone_enter"]
+        zu.zone, zu.at, zu.sector = d["zone"], d["at"], d["sector"]
+        zu.entered_turn = zstate.turn
+    if destroyed_at is not None and zu is not None:
+        zstate.units = [u for u in zstate.units if u.id != uid]
+        zstate.removed = [*zstate.removed, uid]
+    charges = list(state.table.charges)
+    if isinstance(action, Charge):
+        charges = [c for c in charges if c.unit != uid]
+        charges.append(tr.Charge(unit=uid, path=list(action.path)))
+        if "assault" in details:
+            d = details["assault"]
+            zstate.assaults.append(oz.Assault(zone=d["zone"], attacker=zunits[uid].side,
+                                              defender=d["defender"], units=[uid],
+                                              turn=zstate.turn))
+        if "joins" in details:
+            for a in zstate.assaults:
+                if a.zone == details["joins"] and a.turn == zstate.turn:
+                    a.units.append(uid)
+    table = state.table.model_copy(update={"units": table_units, "charges": charges})
+    postures = {**state.postures, uid: "advancing"}
+    moved = dict(state.moved)
+    prolonged = dict(state.prolonged)
+    if "spent" in details:
+        moved[uid] = float(details["spent"])
+    if "prolonged" in details:
+        prolonged[uid] = float(details["prolonged"])
+    return State(table=table, zones=zstate, postures=postures, moved=moved,
+                 prolonged=prolonged)
+
+
+def _rating(feature: tr.Feature) -> str | None:
+    """``protective`` (A.47: buildings, hasty works, walls, sunken roads, cover), ``earthworks``
+    (prepared works, fort wall sections: A.41, A.36) or None."""
+    if feature.kind in ("building", "protective_cover", "stone_wall"):
+        return "protective"
+    if feature.kind == "road" and feature.sunken:
+        return "protective"
+    if feature.kind == "earthworks":
+        return "earthworks" if feature.works == "prepared" else "protective"
+    if feature.kind == "fort" and feature.partial:
+        return "earthworks"
+    return None
+
+
+def cover_of(j: Judgement, uid: str) -> dict[str, Any]:
+    """The cover a unit has now: protective cover counts in a melee only while the unit is
+    Holding and not engaged (A.47); prepared earthworks do not depend on posture (A.41)."""
+    unit = table_unit(j.state, uid)
+    zunit = zone_unit(j.state, uid)
+    if unit is None:
+        raise KeyError(uid)
+    posture = j.state.postures.get(uid, "holding")
+    engaged = bool(zunit and zunit.engaged)
+    found: dict[str, list[str]] = {"protective": [], "earthworks": []}
+    if uid not in off_table(j.board, j.state):
+        opts = j.options.terrain()
+        for feature in j.board.table.features:
+            rating = _rating(feature)
+            if rating is not None and unit_in(unit, shape_of(feature), opts):
+                found[rating].append(feature.id)
+    zone_cover = bool(zunit and zunit.zone and zunit.at == "garrison"
+                      and j.board.zones.zones[zunit.zone].zone_class != "A")
+    j.cite("A.47", "BF.Posture")
+    if zone_cover:
+        j.cite("OZ.Capacity")
+    if found["earthworks"]:
+        j.cite("A.41")
+    j.rely("bf.move-advances")
+    in_cover = bool(found["protective"]) or zone_cover
+    return {
+        "unit": uid,
+        "posture": "engaged" if engaged else posture,
+        "features": found["protective"],
+        "earthworks": found["earthworks"],
+        "zone_garrison": zone_cover,
+        "in_cover": in_cover,
+        "cover_in_melee": in_cover and posture == "holding" and not engaged,
+    }

@@ -1,0 +1,123 @@
+"""Scenario -> board + state: the table and the zones each built by their own part, then
+checked together (zones on the table, units inside outlines, road exits)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shapely.geometry import Point, Polygon
+
+from app.rules.base import InvalidScenario
+from app.rules.battlefield.models import EDGE_TOLERANCE, Board, Options, Scenario, State
+from app.rules.battlefield.table import road_exit
+from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.ruleset import build as build_zones
+from app.rules.terrain import models as tr
+from app.rules.terrain.setup import build as build_table
+
+ZONE_TYPES = frozenset({"infantry", "cavalry", "artillery"})
+
+
+def _errors(exc: InvalidScenario, part: str) -> list[dict[str, Any]]:
+    return [{**e, "part": part} for e in exc.errors]
+
+
+def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
+    errors: list[dict[str, Any]] = []
+    shapes: dict[str, Polygon] = {}
+    for i, z in enumerate(scenario.zones):
+        shape = Polygon(z.polygon)
+        if not shape.is_valid or shape.area <= 0:
+            errors.append({"loc": ["zones", i, "polygon"], "msg": "not a valid area",
+                           "section": "BF.Table"})
+            continue
+        for other, prior in shapes.items():
+            if shape.intersection(prior).area > 1e-6:
+                errors.append({"loc": ["zones", i, "polygon"], "section": "BF.Table",
+                               "msg": f"zone {z.id} overlaps zone {other}"})
+        shapes[z.id] = shape
+    for i, z in enumerate(scenario.zones):
+        for other in z.adjacent:
+            if z.id in shapes and other in shapes \
+                    and shapes[z.id].distance(shapes[other]) > EDGE_TOLERANCE:
+                errors.append({"loc": ["zones", i, "adjacent"], "section": "BF.Table",
+                               "msg": f"zone {z.id} does not touch its neighbour {other}"})
+    classes = {z.id: z.zone_class for z in scenario.zones}
+    on_table: list[tr.UnitSpec] = []
+    for i, u in enumerate(scenario.units):
+        if u.at is not None:
+            inside = [zid for zid, s in shapes.items() if s.contains(Point(u.at))]
+            if u.zone is None and any(classes[z] != "A" for z in inside):
+                errors.append({"loc": ["units", i, "at"], "section": "BF.Table",
+                               "msg": f"{u.id} stands inside zone {inside[0]}: give its zone"})
+        if u.zone is not None and u.type not in ZONE_TYPES:
+            errors.append({"loc": ["units", i, "type"], "section": "OZ.Capacity",
+                           "msg": "only battalions and batteries enter zones"})
+        if u.at is not None and (u.zone is None or classes.get(u.zone) == "A"):
+            on_table.append(tr.UnitSpec(
+                id=u.id, side=u.side, type=u.type, order=u.order, limbered=u.limbered,
+                mounted=u.mounted, at=u.at, movement=u.movement, frontage=u.frontage))
+    table_scenario = tr.Scenario(
+        title=scenario.title, layout=scenario.layout, table=scenario.table,
+        sides=scenario.sides, features=scenario.features, units=on_table,
+        movement_defaults=scenario.movement_defaults)
+    try:
+        table_board, table_state = build_table(table_scenario, options.terrain())
+    except InvalidScenario as exc:
+        errors.extend(_errors(exc, "terrain"))
+        table_board, table_state = None, None
+    zone_specs = [
+        oz.ZoneSpec.model_validate({
+            "id": z.id, "name": z.name, "class": z.zone_class, "fortifies": z.fortifies,
+            "capacity": z.capacity, "adjacent": z.adjacent, "fort": z.fort,
+            "road": z.id in shapes and road_exit(scenario.features, shapes[z.id]) is not None,
+        })
+        for z in scenario.zones
+    ]
+    zone_units = [
+        oz.UnitSpec(id=u.id, side=u.side, type=u.type, grade=u.grade, men=u.men,
+                    sections=u.sections, zone=u.zone, at=u.box or "board", sector=u.sector,
+                    entered_turn=u.entered_turn, engaged=u.engaged)
+        for u in scenario.units if u.type in ZONE_TYPES
+    ]
+    try:
+        zone_board, zone_state = build_zones(
+            oz.Scenario(title=scenario.title, sides=[oz.SideSpec(id=s.id, label=s.label)
+                                                      for s in scenario.sides],
+                        zones=zone_specs, units=zone_units, melee_dice=scenario.melee_dice,
+                        casualties_per_hit=scenario.casualties_per_hit,
+                        battery_hit_level=scenario.battery_hit_level,
+                        morale_pass=scenario.morale_pass, melees=scenario.melees,
+                        morale_due=scenario.morale_due, turn=scenario.turn,
+                        phase=scenario.phase, phasing_side=scenario.phasing_side),
+            options.zones())
+    except InvalidScenario as exc:
+        errors.extend(_errors(exc, "objective-zones"))
+        zone_board, zone_state = None, None
+    if errors or table_board is None or table_state is None or zone_board is None \
+            or zone_state is None:
+        raise InvalidScenario("inconsistent battlefield scenario", errors)
+    # a unit on a zone's display keeps a point: where it would come back onto the table
+    placed = {u.id for u in table_state.units}
+    defaults = {**tr.DEFAULT_MOVEMENT, **scenario.movement_defaults}
+    extra: list[tr.Unit] = []
+    for u in scenario.units:
+        if u.id in placed:
+            continue
+        point = shapes[u.zone].representative_point() if u.zone in shapes else None
+        at = u.at or ((point.x, point.y) if point is not None else (0.0, 0.0))
+        key = "dismounted_cavalry" if u.type == "cavalry" and not u.mounted else u.type
+        extra.append(tr.Unit(id=u.id, side=u.side, type=u.type, order=u.order,
+                             limbered=u.limbered, mounted=u.mounted, at=at,
+                             movement=u.movement or defaults.get(key, 100.0),
+                             frontage=u.frontage))
+    board = Board(
+        title=scenario.title, options=options, table=table_board, zones=zone_board,
+        outlines={z.id: list(z.polygon) for z in scenario.zones},
+        artillery_range=scenario.artillery_range, kill_zone_width=scenario.kill_zone_width)
+    state = State(
+        table=table_state.model_copy(update={"units": [*table_state.units, *extra]}),
+        zones=zone_state,
+        postures={u.id: u.posture for u in scenario.units},
+    )
+    return board, state

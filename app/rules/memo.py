@@ -1,0 +1,46 @@
+"""Per-object memo of derived data for immutable inputs (boards): computed once, found by the
+object's identity. Pure: a cached value is the value the function would compute again."""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class ByIdentity(Generic[T]):
+    """A small LRU from an object (by identity, held weakly) to a value derived from it.
+
+    Only for objects that are not mutated once made (boards are frozen; rulesets never mutate
+    a state they are given, ``apply`` returns a new one): the value is computed from the
+    object the first time it is asked for and reused while that same object is alive."""
+
+    def __init__(self, compute: Callable[[Any], T] | None = None, maxsize: int = 64) -> None:
+        self._compute = compute
+        self._maxsize = maxsize
+        self._items: OrderedDict[int, tuple[weakref.ref[Any], T]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, obj: Any) -> T:
+        assert self._compute is not None
+        return self.get(obj, self._compute)
+
+    def get(self, obj: Any, compute: Callable[[Any], T]) -> T:
+        """The value kept for ``obj``, or ``compute(obj)`` kept from now on."""
+        key = id(obj)
+        with self._lock:
+            entry = self._items.get(key)
+            if entry is not None and entry[0]() is obj:
+                self._items.move_to_end(key)
+                return entry[1]
+        value = compute(obj)
+        with self._lock:
+            self._items[key] = (weakref.ref(obj), value)
+            self._items.move_to_end(key)
+            while len(self._items) > self._maxsize:
+                self._items.popitem(last=False)
+        return value

@@ -1,0 +1,55 @@
+"""Morale in objective zones (OZ.Morale): who must test, and the test itself."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.rules.objective_zones.combat import DIE
+from app.rules.objective_zones.common import Ctx, Problem
+from app.rules.objective_zones.models import MoraleTest
+from app.rules.ruling import Ruling
+
+
+def judge_morale_test(ctx: Ctx, a: MoraleTest, dice: Sequence[int]) -> Ruling:
+    unit = ctx.units.get(a.unit)
+    if unit is None:
+        return ctx.illegal(
+            Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
+        )
+    cause = ctx.state.morale_due.get(unit.id)
+    if cause is None:
+        return ctx.illegal(
+            Problem(
+                "oz.no_morale_due",
+                f"{unit.id} owes no morale test: units in a zone test only after a melee "
+                "result or losses to artillery, never because other units failed.",
+                ["OZ.Morale"],
+                unit=unit.id,
+            )
+        )
+    ctx.rely("oz.morale-test")
+    ctx.rely("oz.d10")
+    need = ctx.board.morale_pass.get(unit.grade, 5)
+    ctx.cite("OZ.Morale", "OZ.Scenario")
+    if not dice:
+        return ctx.legal(
+            f"{unit.id} tests morale ({cause}): passes on {need} or more.",
+            [],
+            {"cause": cause, "pass_from": need},
+        )
+    roll = dice[0] % DIE
+    passed = roll >= need
+    kind = "oz.morale_passed" if passed else "oz.morale_failed"
+    return ctx.legal(
+        f"{unit.id} {'passes' if passed else 'fails'} its morale test ({roll} against {need}).",
+        [
+            ctx.effect(
+                kind,
+                f"{unit.id} rolled {roll}",
+                ["OZ.Morale", "OZ.Scenario"],
+                unit=unit.id,
+                details={"cause": cause, "roll": roll, "pass_from": need},
+            )
+        ],
+        {"cause": cause, "roll": roll, "pass_from": need, "passed": passed},
+    )

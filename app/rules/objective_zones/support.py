@@ -1,0 +1,121 @@
+"""Batteries and assaults: In-Transit guns unlimbering or fleeing (OZ.Basic.F) and the
+Secondary Fire ban of supporting batteries (OZ.Assault.B.5)."""
+
+from __future__ import annotations
+
+from app.rules.objective_zones.common import Ctx, Problem, gun_load
+from app.rules.objective_zones.models import Assault, State, Unit, Unlimber
+from app.rules.ruling import Ruling
+
+
+def assault_on(state: State, zone: str | None, defender: str) -> Assault | None:
+    """This turn's assault on ``zone`` against ``defender``, if any."""
+    for a in state.assaults:
+        if a.zone == zone and a.turn == state.turn and a.defender == defender:
+            return a
+    return None
+
+
+def must_flee(state: State, unit: Unit) -> bool:
+    """An In-Transit battery of a zone under assault (OZ.Basic.F)."""
+    return (
+        unit.type == "artillery"
+        and unit.at == "transit"
+        and assault_on(state, unit.zone, unit.side) is not None
+    )
+
+
+def named_support(state: State, unit: str) -> Assault | None:
+    for a in state.assaults:
+        if a.turn == state.turn and unit in a.batteries:
+            return a
+    return None
+
+
+def secondary_fire_ban(ctx: Ctx, unit: Unit) -> Problem | None:
+    """A battery named as support may not fire in the Secondary Fire Phase (B.5)."""
+    if ctx.state.phase != "secondary_fire":
+        return None
+    assault = named_support(ctx.state, unit.id)
+    if assault is None:
+        return None
+    ctx.rely("oz.support-secondary")
+    return Problem(
+        "oz.support_no_secondary_fire",
+        f"{unit.id} supports the assault on {assault.zone}: it may not fire at other targets "
+        "in the Secondary Fire Phase.",
+        ["OZ.Assault.B.5"],
+        unit=unit.id,
+        details={"zone": assault.zone},
+    )
+
+
+def support_problems(ctx: Ctx, side: str, batteries: list[str]) -> list[Problem]:
+    """Batteries named at a declaration: the declaring side's, on the table."""
+    out = []
+    for uid in batteries:
+        unit = ctx.units.get(uid)
+        if unit is None or unit.side != side or unit.type != "artillery" or unit.zone:
+            out.append(
+                Problem(
+                    "oz.bad_support",
+                    f"{uid} is not a battery of {side} outside the zones.",
+                    ["OZ.Assault.B.5"],
+                    unit=uid,
+                )
+            )
+    return out
+
+
+def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
+    unit = ctx.units.get(a.unit)
+    if unit is None:
+        return ctx.illegal(
+            Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
+        )
+    if ctx.state.phase != "movement":
+        return ctx.illegal(
+            Problem(
+                "oz.wrong_phase",
+                f"An unlimber belongs to the movement phase, not {ctx.state.phase}.",
+                ["OZ.Sequence"],
+                details={"phase": ctx.state.phase, "allowed": ["movement"]},
+            )
+        )
+    if not must_flee(ctx.state, unit) or unit.zone is None:
+        return ctx.illegal(
+            Problem(
+                "oz.not_fleeing_battery",
+                f"{unit.id} is not a limbered In-Transit battery of a zone under assault.",
+                ["OZ.Basic.F"],
+                unit=unit.id,
+            )
+        )
+    zone = ctx.board.zones[unit.zone]
+    if zone.zone_class != "F":
+        ctx.rely("oz.gun-stand")
+    load = gun_load(ctx.state, zone, ctx.options, extra=unit)
+    if load > zone.gun_limit:
+        return ctx.illegal(
+            Problem(
+                "oz.gun_limit",
+                f"{zone.id}'s garrison holds {zone.gun_limit} guns at most; {unit.id} would "
+                f"make {load}: it must flee.",
+                ["OZ.Basic.D", "OZ.Basic.F"],
+                unit=unit.id,
+                details={"guns": load, "limit": zone.gun_limit},
+            )
+        )
+    return ctx.legal(
+        f"{unit.id} unlimbers into the garrison of {zone.id}.",
+        [
+            ctx.effect(
+                "oz.garrisoned",
+                f"{unit.id} unlimbers in {zone.id}",
+                ["OZ.Basic.F", "OZ.Basic.D"],
+                unit=unit.id,
+                details={"zone": zone.id, "guns": load, "limit": zone.gun_limit},
+            )
+        ],
+        {"zone": zone.id, "at": "garrison", "sector": None},
+    )

@@ -1,0 +1,125 @@
+"""The floors the rules core is measured against, written here without any project code.
+
+* :func:`floor_reachable`: a minimal bounded Dijkstra in plain Python -- integer hexes,
+  precomputed adjacency with entry costs, and the ZOC stop (a hex next to an enemy unit ends
+  the move there; enemy-occupied hexes cannot be entered). Nothing else: no negation, weather,
+  hexside rules, citations or reasons.
+* :func:`rustworkx_reachable`: the same graph in a compiled graph library (rustworkx), the
+  ZOC stop encoded as missing out-edges, restricted to the hexes within the movement
+  allowance (a bounded search, like the others).
+
+Graphs are built from the scenario *dict* (hex ids parsed here, flat-topped odd-q layout), so
+no code of the project is shared with what is measured.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Any
+
+FLAT_ODD_NEIGHBOURS = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))  # axial
+
+
+@dataclass
+class Grid:
+    """A map as integers: ids, axial coordinates, adjacency ``(neighbour, entry cost)``."""
+
+    ids: list[str]
+    index: dict[str, int]
+    axial: list[tuple[int, int]]
+    adj: list[tuple[tuple[int, int], ...]]
+
+
+def build_grid(scenario: dict[str, Any], terrain_costs: dict[str, int | None]) -> Grid:
+    """Adjacency and entry costs of a ``zoc`` bench scenario (one rectangular area)."""
+    d = scenario["layout"]["col_digits"]
+    area = scenario["areas"][0]
+    (c0, c1), (r0, r1) = area["cols"], area["rows"]
+    ids: list[str] = []
+    axial: list[tuple[int, int]] = []
+    by_axial: dict[tuple[int, int], int] = {}
+    cost: list[int | None] = []
+    for col in range(c0, c1 + 1):
+        for row in range(r0, r1 + 1):
+            hid = f"{col:0{d}d}{row:0{d}d}"
+            q, r = col, row - (col - (col & 1)) // 2
+            by_axial[(q, r)] = len(ids)
+            ids.append(hid)
+            axial.append((q, r))
+            terrain = scenario["hexes"].get(hid, {}).get("terrain", area["terrain"])
+            cost.append(terrain_costs[terrain])
+    extra: dict[tuple[int, int], int] = {}
+    index = {h: i for i, h in enumerate(ids)}
+    for key in scenario.get("hexsides", {}):
+        a, b = (index[x] for x in key.split("/"))
+        extra[(a, b)] = extra[(b, a)] = 1  # rivers only in the bench scenarios
+    adj: list[tuple[tuple[int, int], ...]] = []
+    for i, (q, r) in enumerate(axial):
+        out = []
+        for dq, dr in FLAT_ODD_NEIGHBOURS:
+            j = by_axial.get((q + dq, r + dr))
+            if j is not None and cost[j] is not None:
+                out.append((j, int(cost[j] or 0) + extra.get((i, j), 0)))
+        adj.append(tuple(out))
+    return Grid(ids, index, axial, adj)
+
+
+def floor_reachable(grid: Grid, start: int, ma: int, enemy: set[int]) -> dict[int, int]:
+    """Cheapest cost of every hex the mover can end in (bounded Dijkstra, ZOC stop)."""
+    adj = grid.adj
+    zoc: dict[int, bool] = {}
+    best = {start: 0}
+    heap = [(0, start)]
+    while heap:
+        c, h = heapq.heappop(heap)
+        if c > best[h]:
+            continue
+        if h != start:
+            z = zoc.get(h)
+            if z is None:
+                z = zoc[h] = any(n in enemy for n, _ in adj[h])
+            if z:
+                continue  # the ZOC stop: the move ends here
+        for n, step in adj[h]:
+            nc = c + step
+            if nc <= ma and n not in enemy and nc < best.get(n, ma + 1):
+                best[n] = nc
+                heapq.heappush(heap, (nc, n))
+    return best
+
+
+def within(grid: Grid, start: int, radius: int) -> list[int]:
+    q0, r0 = grid.axial[start]
+    return [
+        i
+        for i, (q, r) in enumerate(grid.axial)
+        if (abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0)) // 2 <= radius
+    ]
+
+
+def rustworkx_graph(grid: Grid, start: int, ma: int, enemy: set[int]) -> tuple[Any, int]:
+    """The bounded ZOC graph as a rustworkx digraph (built outside the timing)."""
+    import rustworkx as rx
+
+    nodes = within(grid, start, ma)
+    local = {h: i for i, h in enumerate(nodes)}
+    g = rx.PyDiGraph()
+    g.add_nodes_from(nodes)
+    edges = []
+    for h in nodes:
+        stops = h != start and any(n in enemy for n, _ in grid.adj[h])
+        if stops:
+            continue
+        for n, step in grid.adj[h]:
+            if n in local and n not in enemy:
+                edges.append((local[h], local[n], float(step)))
+    g.add_edges_from(edges)
+    return g, local[start]
+
+
+def rustworkx_reachable(graph: Any, source: int, ma: int) -> int:
+    import rustworkx as rx
+
+    lengths = rx.digraph_dijkstra_shortest_path_lengths(graph, source, float)
+    return sum(1 for v in lengths.values() if v <= ma)
