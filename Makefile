@@ -5,7 +5,7 @@ BIN     = $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test install install-dev migrate lint typecheck bench clean reliability record-rulings
+.PHONY: run test install install-dev migrate lint typecheck bench bench-console screenshots clean reliability record-rulings
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ lint: install-dev
 
 bench: install-dev
 	$(BIN)/python bench/run.py
+
+## The console in headless Chromium: board images to docs/images/, in-browser timings
+screenshots: install-dev
+	$(BIN)/python bench/console.py screenshots
+
+bench-console: install-dev
+	$(BIN)/python bench/console.py perf
 
 ## The reliability suite in its long form (docs/OPERATIONS.md): conflicting writers, SIGKILL
 ## mid-burst, hostile corpus, slow clients, leakage crawl, stream load -- SQLite and PostgreSQL

@@ -29,12 +29,28 @@
   notification can wake it (SQLite, written by another process). Default 1.
 * ``REFEREE_SSE_MAX_SECONDS`` -- an event stream ends after this long (clients reconnect with
   Last-Event-ID and lose nothing); bounds idle connections and lets a server stop. Default 3600.
+* ``REFEREE_GAMES_PAGE_MAX`` -- largest page of ``GET /games``; also the most tokens one
+  request may present. Default 100.
+* ``REFEREE_WEBHOOK_*`` -- the delivery worker: ``POLL_SECONDS`` (1), ``TIMEOUT_SECONDS`` (5),
+  ``MAX_ATTEMPTS`` (8), ``BACKOFF_SECONDS`` (2; doubles per retry), ``BACKOFF_MAX_SECONDS``
+  (3600), ``ALLOW_PRIVATE_ADDRESSES`` (false: loopback, private and link-local receivers are
+  refused), ``WORKER`` (true: run the worker in this process).
+* ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
+  per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``.
+* ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
+  separated (``https://a.example,https://b.example``) or a JSON list; ``*`` allows any origin.
+  Default: none (no CORS headers; browsers allow only same-origin pages).
+* ``REFEREE_CORS_MAX_AGE`` -- how long (seconds) a browser may cache a preflight answer.
+  Default 600.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
@@ -85,6 +101,44 @@ class Settings(BaseSettings):
     sse_max_seconds: float = Field(
         default=3600.0, gt=0, description="An event stream ends after this long (resumable)."
     )
+    games_page_max: int = Field(
+        default=100, ge=1, le=1000, description="Largest page of GET /games; most tokens."
+    )
+    webhook_worker: bool = Field(default=True, description="Run the delivery worker here.")
+    webhook_poll_seconds: float = Field(default=1.0, gt=0, description="Outbox poll interval.")
+    webhook_timeout_seconds: float = Field(default=5.0, gt=0, description="Per delivery try.")
+    webhook_max_attempts: int = Field(default=8, ge=1, le=100, description="Tries per delivery.")
+    webhook_backoff_seconds: float = Field(
+        default=2.0, gt=0, description="Delay before the first retry; doubles each retry."
+    )
+    webhook_backoff_max_seconds: float = Field(default=3600.0, gt=0, description="Retry cap.")
+    webhook_allow_private_addresses: bool = Field(
+        default=False, description="Allow loopback/private/link-local receivers (tests, LAN)."
+    )
+    rate_limit_per_token: float = Field(
+        default=0.0, ge=0, description="Requests per second per bearer token; 0 = off."
+    )
+    rate_limit_token_burst: int = Field(default=60, ge=1, description="Token bucket size.")
+    rate_limit_per_ip: float = Field(
+        default=0.0, ge=0, description="Requests per second per client IP; 0 = off."
+    )
+    rate_limit_ip_burst: int = Field(default=120, ge=1, description="IP bucket size.")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Origins allowed to call the API from a browser (CORS); `*` for any.",
+    )
+    cors_max_age: int = Field(default=600, ge=0, description="Preflight cache lifetime (s).")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma-separated string or a JSON list (from the environment)."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [o.strip().rstrip("/") for o in text.split(",") if o.strip()]
+        return value
 
 
 def get_settings() -> Settings:

@@ -8,30 +8,41 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import problems
+from app.api.browser import install_cors, install_docs
 from app.api.middleware import BodySizeLimitMiddleware
+from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
     actions,
     audit,
+    available,
     dice,
     events,
     games,
     health,
+    holdings,
     phases,
     queries,
     rollback,
     rulesets,
     sealed,
     stream,
+    tokens,
+    webhooks,
 )
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
+from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
 from app.rules import registry
 from app.service.boards import BoardCache
+from app.service.delivery import DeliveryWorker, worker_config
 from app.service.stream import EventHub
+from app.web import STATIC_DIR
+from app.web import router as console_router
 
 DESCRIPTION = """\
 A rules referee for tabletop wargames. Create a game from a scenario, then ask for **rulings**
@@ -55,6 +66,8 @@ TAGS = [
     {"name": "undo", "description": "Umpire rollback and player takeback."},
     {"name": "audit", "description": "Re-adjudicate a game's whole log (umpire)."},
     {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
+    {"name": "tokens", "description": "Spectator (read-only) tokens, rotation, revocation."},
+    {"name": "webhooks", "description": "Per-seat webhooks (your turn, reveal, finish)."},
     {"name": "health", "description": "Liveness."},
 ]
 
@@ -72,7 +85,10 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if settings.webhook_worker:
+            app.state.webhook_worker.start()
         yield
+        app.state.webhook_worker.stop()
         await app.state.events_hub.aclose()
         engine.dispose()
 
@@ -82,17 +98,24 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         description=DESCRIPTION,
         openapi_tags=TAGS,
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
     app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
     app.state.clock = clock or time.time
+    app.state.webhook_worker = DeliveryWorker(
+        lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)
+    )
 
     problems.install(app)
     app.state.events_hub = EventHub(settings.database_url, engine, settings.sse_poll_seconds)
     # before `events`: /games/{id}/events/stream must not be taken for /events/{seq}
     app.include_router(stream.router)
+    app.include_router(holdings.router)
+    app.include_router(available.router)
     for module in (health, rulesets, games, actions, events, queries):
         app.include_router(module.router)
     app.include_router(phases.router)
@@ -100,11 +123,28 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(rollback.router)
     app.include_router(audit.router)
     app.include_router(sealed.router)
+    app.include_router(tokens.router)
+    app.include_router(webhooks.router)
+    # the console (app/web): the page at /, its static files under /console/static
+    app.include_router(console_router)
+    app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
         problem_base=settings.problem_base,
     )
+    if settings.rate_limit_per_token > 0 or settings.rate_limit_per_ip > 0:
+        app.add_middleware(
+            RateLimitMiddleware,
+            per_token=settings.rate_limit_per_token,
+            token_burst=settings.rate_limit_token_burst,
+            per_ip=settings.rate_limit_per_ip,
+            ip_burst=settings.rate_limit_ip_burst,
+            problem_base=settings.problem_base,
+        )
+    app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
+    install_docs(app)
+    install_cors(app, settings)  # the outermost middleware: keep it last
 
     default_openapi = app.openapi
 

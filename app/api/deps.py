@@ -108,11 +108,31 @@ def entered_dice(
     return value
 
 
+def presented_tokens(
+    token: Annotated[str | None, Depends(seat_token)],
+    more: Annotated[
+        str | None,
+        Header(
+            alias="Referee-Tokens",
+            description="More tokens, comma-separated, for the endpoints that span games "
+            "(`GET /games`, `GET /events/stream`); together with `Authorization` at most "
+            "REFEREE_GAMES_PAGE_MAX (100).",
+        ),
+    ] = None,
+) -> list[str]:
+    """Every token presented: the bearer token, then those of ``Referee-Tokens``."""
+    tokens = [token] if token else []
+    tokens += [t.strip() for t in (more or "").split(",") if t.strip()]
+    return tokens
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 UowDep = Annotated[AbstractUnitOfWork, Depends(get_uow)]
 BoardsDep = Annotated[BoardCache, Depends(get_boards)]
 SeatDep = Annotated[str | None, Depends(seat_token)]
 """The presented seat token (None when anonymous)."""
+TokensDep = Annotated[list[str], Depends(presented_tokens)]
+"""Every token presented (Authorization, then Referee-Tokens)."""
 IfMatchDep = Annotated[IfMatch | None, Depends(if_match)]
 IdempotencyKeyDep = Annotated[str | None, Depends(idempotency_key)]
 NowDep = Annotated[float, Depends(get_now)]

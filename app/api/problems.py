@@ -68,6 +68,7 @@ TITLES: dict[int, str] = {
     415: "Unsupported media type",
     422: "Unprocessable content",
     428: "Precondition required",
+    429: "Too many requests",
     500: "Internal server error",
     503: "Service unavailable",
 }
@@ -293,6 +294,7 @@ DESCRIPTIONS: dict[int, str] = {
     422: "Validation failed (every bad field in `errors`), or the action is illegal "
     "(`action.illegal`, with the `ruling`).",
     428: "If-Match is required (`precondition.if_match_required`).",
+    429: "Over a rate limit (`rate_limited`); retry after `Retry-After` seconds.",
     503: "The game's ruleset is not available on this server.",
 }
 

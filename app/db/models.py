@@ -8,6 +8,10 @@
 * ``events`` -- append-only log of accepted actions with their ruling, dice and the version
   they produced; the idempotency key (unique per game and seat) and the stored response make
   retries safe.
+* ``access_tokens`` -- read-only (spectator) tokens minted by a seat or the umpire; hashed.
+* ``webhooks`` / ``webhook_deliveries`` -- per-seat webhooks and their outbox: a delivery row
+  is written in the same transaction as the event that caused it and sent after commit by
+  the in-process worker (:mod:`app.service.notify`), so deliveries survive a restart.
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ class SeatRow(Base):
     __table_args__ = (
         UniqueConstraint("game_id", "seat"),
         Index("ix_seats_game_id_token_hash", "game_id", "token_hash"),
+        Index("ix_seats_token_hash", "token_hash"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
@@ -166,3 +171,63 @@ class SealedOrderRow(Base):
     order: Mapped[dict[str, Any]] = mapped_column(JsonType)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class AccessTokenRow(Base):
+    """A read-only token of one game (scope ``spectator``): reads like an anonymous reader of
+    a public game, even when the game is private; never writes. Only its SHA-256 is stored.
+    Revoked tokens keep their row (``revoked_at``) so the minting seat can list them."""
+
+    __tablename__ = "access_tokens"
+    __table_args__ = (Index("ix_access_tokens_token_hash", "token_hash"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    token_hash: Mapped[str] = mapped_column(String(64))
+    scope: Mapped[str] = mapped_column(String(16))
+    created_by: Mapped[str] = mapped_column(String(64))
+    """The seat that minted it (a side or ``umpire``)."""
+    label: Mapped[str | None] = mapped_column(String(100), nullable=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class WebhookRow(Base):
+    """A seat's webhook: notifications of its game are POSTed to ``url``, signed with
+    HMAC-SHA256 under ``secret`` (shown once at registration; kept to sign)."""
+
+    __tablename__ = "webhooks"
+    __table_args__ = (Index("ix_webhooks_game_id_seat", "game_id", "seat"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[str] = mapped_column(String(64))
+    url: Mapped[str] = mapped_column(String(2048))
+    secret: Mapped[str] = mapped_column(String(64))
+    events: Mapped[list[str]] = mapped_column(JsonType)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class WebhookDeliveryRow(Base):
+    """One notification for one webhook (the outbox): ``pending`` until a 2xx answer
+    (``delivered``) or the last retry (``failed``). ``attempts_log`` records every try."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
+    )
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    webhook_id: Mapped[str] = mapped_column(
+        String(36), ForeignKey("webhooks.id", ondelete="CASCADE"), index=True
+    )
+    notification: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    status: Mapped[str] = mapped_column(String(16), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    """A worker claimed it until then (several processes may share the outbox)."""
+    attempts_log: Mapped[list[Any]] = mapped_column(JsonType)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.ruling import Citation, Ruling
@@ -51,6 +51,14 @@ class InvalidQuery(RulesError):
     code = "query.invalid"
 
 
+class QueryResultModel(BaseModel):
+    """Base of the models that document a query's answer. A query still returns plain JSON
+    (its output is unchanged); the model is that JSON's schema, for the typed per-ruleset
+    OpenAPI document, and the suite validates real answers against it (extra keys forbidden)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
 @dataclass(frozen=True)
 class QuerySpec:
     """A read-only question a front end may ask about a game (zone map, reachable hexes…)."""
@@ -60,6 +68,9 @@ class QuerySpec:
     params: type[BaseModel]
     run: Callable[[Any, Any, Any, Any], Any]
     """``run(board, state, options, params) -> JSON-able value``."""
+    result: Any = None
+    """The type of ``run``'s answer (a :class:`QueryResultModel`, or a union of them); None
+    leaves it untyped in the ruleset's OpenAPI document."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +155,32 @@ class Sides:
 
     names: tuple[str, ...]
     labels: Mapping[str, str] = field(default_factory=dict)
+
+
+class UnitActions(BaseModel):
+    """One unit that may act now, the action kinds open to it and the sections that say so."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unit: str
+    kinds: tuple[str, ...]
+    citations: tuple[Citation, ...] = ()
+
+
+class AvailableActions(BaseModel):
+    """What a seat may do now (:meth:`Ruleset.available_actions`): the action kinds open to
+    it, the units that may act with their kinds, the sections behind the answer, and notes
+    in the project's own words (e.g. which readings or defaults shaped it). A hint for front
+    ends: the ruling on a submitted action stays the authority."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kinds: tuple[str, ...] = Field(default=(), description="Action kinds open to the seat.")
+    units: tuple[UnitActions, ...] = Field(
+        default=(), description="Units that may act now (empty if the ruleset lists none)."
+    )
+    citations: tuple[Citation, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
@@ -308,6 +345,23 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return False
 
     # -- read side ------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: BoardT, state: StateT, options: OptionsT, seat: str
+    ) -> AvailableActions:
+        """What ``seat`` (a side, or the umpire who acts for every side) may do now. Pure.
+
+        The service calls this only while the sequence of play lets the seat act and adds
+        the phase, sealed decisions and whether the seat may end the phase. Default: every
+        action kind, no unit list, citing the sequence of play if there is one. Rulesets
+        override it to list the units that may act and cite the sections that decide it."""
+        sequence = self.sequence_of_play(board)
+        return AvailableActions(
+            kinds=tuple(self.action_models),
+            citations=(sequence.citation,) if sequence is not None else (),
+            notes=("This ruleset does not list the units that may act; a dry run judges any "
+                   "one action.",),
+        )
 
     def queries(self) -> Mapping[str, QuerySpec]:
         """Named read-only queries for front ends."""

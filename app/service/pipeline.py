@@ -4,8 +4,10 @@ Every write -- an action (``games.submit_action``), a match-flow command (``flow
 finish, rollback, takeback, seed reveal), a sealed order (``sealed``) -- goes through
 :func:`run_write`, in this order: token present (401) -> the game's clock settled -> in one
 write transaction: game exists (404) -> token is a seat (401) -> ``If-Match`` present (428)
--> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> the write's
-own checks and ruling -> the version still current (one conditional UPDATE, 412) -> commit.
+-> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
+still current (412 before anything is judged; a finished game is left to the write's own
+409) -> the write's own checks and ruling -> the version still current (one conditional
+UPDATE, 412, for a write that raced in meanwhile) -> commit.
 
 The replay race is handled here once: when a write loses a race (412 from the conditional
 UPDATE, or the unique index of the Idempotency-Key), a concurrent retry with the same key may
@@ -35,6 +37,7 @@ from app.rules import registry
 from app.rules.base import RulesError, Ruleset
 from app.rules.ruling import Ruling
 from app.service import match as mt
+from app.service import notify
 from app.service.boards import BoardCache, canonical_json
 from app.service.errors import (
     Conflict,
@@ -47,9 +50,9 @@ from app.service.errors import (
     Unauthenticated,
     field_errors,
 )
+from app.service.identity import identify, require_seat
 from app.service.jsonsafe import unsafe_values
 from app.service.results import ActionOutcome, ActionResult
-from app.service.tokens import hash_token, same_hash
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
@@ -158,28 +161,20 @@ def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
 
 
 def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
-    """The seat a bearer token holds at this game; None without a token; 401 if wrong."""
+    """The seat a bearer token holds at this game; None without a token; 401 if wrong,
+    403 for a read-only spectator token (see :mod:`app.service.identity`)."""
     if token is None:
         return None
-    presented = hash_token(token)
-    # Compare the presented hash with every seat's in constant time, without stopping at a
-    # match, so the time taken says nothing about which seat (if any) it holds.
-    found: str | None = None
-    for row in uow.games.seats(game.id):
-        if same_hash(row.token_hash, presented):
-            found = row.seat
-    if found is None:
-        raise Unauthenticated("the token is not a seat of this game")
-    return found
+    return require_seat(identify(uow, game, token))
 
 
 def _reader(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
-    """The reader's seat; a private game needs one."""
-    seat = _seat(uow, game, token)
-    if seat is None and not game.public:
+    """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
+    spectator token."""
+    who = identify(uow, game, token) if token is not None else None
+    if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
-    return seat
-
+    return None if who is None else who.seat
 
 
 def _turn(game: Game, state: Any) -> mt.Turn | None:
@@ -258,6 +253,17 @@ def append_event(
         visible_to=visible_to,
     )
     uow.games.append_event(event)
+    with _guard("state"):  # webhook notifications: outbox rows in this same transaction
+        notify.enqueue(
+            uow,
+            ruleset=game.ruleset,
+            board=game.board,
+            event=event,
+            before=game.state,
+            after=new_state,
+            was_active=game.row.status == "active",
+            active=(status or game.row.status) == "active",
+        )
     return event
 
 
@@ -533,6 +539,10 @@ def run_write(
             prior = _prior(uow, game.row.id, seat, req.idempotency_key)
             if prior is not None:
                 return replay(prior, digest_)
+            if game.row.status == "active":
+                # 412 before judging: never rule on a position the client has not seen (a
+                # finished game lets the write answer 409 game.finished, whatever the version)
+                _require_current(game.row, if_match)
             outcome = body(Write(uow, game, seat, if_match, req.idempotency_key, digest_, at))
             uow.commit()
             return outcome

@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
@@ -232,17 +232,25 @@ class EventHub:
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[Subscription]:
         """Register interest in a game for the duration of a stream."""
+        with self.subscribe_many([game_id]) as sub:
+            yield sub
+
+    @contextlib.contextmanager
+    def subscribe_many(self, game_ids: Sequence[str]) -> Iterator[Subscription]:
+        """One subscription woken by an event of any of ``game_ids`` (multi-game streams)."""
         self._start()
-        sub = Subscription(game_id)
-        self._subs.setdefault(game_id, set()).add(sub)
+        sub = Subscription(game_ids[0] if len(game_ids) == 1 else "*")
+        for game_id in set(game_ids):
+            self._subs.setdefault(game_id, set()).add(sub)
         try:
             yield sub
         finally:
-            subs = self._subs.get(game_id)
-            if subs is not None:
-                subs.discard(sub)
-                if not subs:
-                    del self._subs[game_id]
+            for game_id in set(game_ids):
+                subs = self._subs.get(game_id)
+                if subs is not None:
+                    subs.discard(sub)
+                    if not subs:
+                        del self._subs[game_id]
 
     async def ready(self, timeout: float) -> bool:
         """True once cross-process notifications flow (at once without PostgreSQL)."""

@@ -13,7 +13,17 @@ from sqlalchemy import inspect
 from app.db.engine import make_engine
 from app.db.migrate import ROOT, check, upgrade
 
-TABLES = {"sealed_orders", "alembic_version", "scenarios", "games", "seats", "events"}
+TABLES = {
+    "sealed_orders",
+    "alembic_version",
+    "scenarios",
+    "games",
+    "seats",
+    "events",
+    "access_tokens",
+    "webhooks",
+    "webhook_deliveries",
+}
 
 
 def _tables(url: str) -> set[str]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query
+from fastapi.responses import JSONResponse
 
 from app.api.deps import SeatDep, SettingsDep, UowDep
+from app.api.paging import LIMIT_CAPPED_HEADER, capped
 from app.api.problems import responses
 from app.service import games as uc
 from app.service.errors import INT4_MAX
@@ -19,7 +21,17 @@ router = APIRouter(prefix="/games/{game_id}/events", tags=["events"])
     "",
     summary="Page through the event log",
     response_model=EventPage,
-    responses=responses(401, 404, 422),
+    responses={
+        200: {
+            "headers": {
+                LIMIT_CAPPED_HEADER: {
+                    "description": "Present when `limit` was above REFEREE_EVENTS_PAGE_MAX: "
+                    "the maximum used (follow `next` for the rest)."
+                }
+            }
+        },
+        **responses(401, 404, 422),
+    },
 )
 def list_events(
     game_id: str,
@@ -32,12 +44,13 @@ def list_events(
     limit: Annotated[
         int, Query(ge=1, le=INT4_MAX, description="Page size (capped by the server).")
     ] = 50,
-) -> EventPage:
+) -> Any:
     """Accepted actions oldest first, each with its ruling, dice and resulting version.
-    Readable by whoever may read the game. Follow `next` until it is null."""
-    return uc.list_events(
-        uow, game_id, token=token, after=after, limit=min(limit, settings.events_page_max)
-    )
+    Readable by whoever may read the game. Follow `next` until it is null. A `limit` above
+    the server's maximum is lowered to it and signalled with `Referee-Limit-Capped`."""
+    page_limit, headers = capped(limit, settings.events_page_max)
+    page = uc.list_events(uow, game_id, token=token, after=after, limit=page_limit)
+    return JSONResponse(page.model_dump(mode="json"), headers=headers)
 
 
 @router.get(

@@ -9,8 +9,9 @@ from fastapi.responses import JSONResponse
 
 from app.api.deps import BoardsDep, NowDep, SeatDep, SettingsDep, UowDep
 from app.api.etags import format_etag, parse_etags
+from app.api.examples import create_game_examples
 from app.api.problems import responses
-from app.api.schemas import EXAMPLE_SCENARIO, CreateGameRequest
+from app.api.schemas import CreateGameRequest
 from app.service import games as uc
 from app.service.results import CreatedGame, GameView, ScenarioView
 
@@ -36,14 +37,7 @@ router = APIRouter(prefix="/games", tags=["games"])
 def create_game(
     body: Annotated[
         CreateGameRequest,
-        Body(
-            openapi_examples={
-                "tiny": {
-                    "summary": "A game of the tiny test ruleset",
-                    "value": {"ruleset": "tiny", "scenario": EXAMPLE_SCENARIO, "public": True},
-                }
-            }
-        ),
+        Body(openapi_examples=create_game_examples()),
     ],
     uow: UowDep,
     boards: BoardsDep,

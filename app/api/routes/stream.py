@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from anyio import to_thread
@@ -12,6 +13,7 @@ from fastapi.responses import StreamingResponse
 
 from app.api.deps import BoardsDep, SeatDep, SettingsDep, UowDep
 from app.api.problems import responses
+from app.config import Settings
 from app.db.uow import AbstractUnitOfWork
 from app.match.clock import TimeSource
 from app.service import stream as svc
@@ -76,16 +78,21 @@ async def stream_events(
     reader = await to_thread.run_sync(_open, uow, game_id, presented)
     await to_thread.run_sync(_settle, uow, game_id, clock, boards, True)
     hub: EventHub = request.app.state.events_hub
+
+    def catch_up() -> tuple[list[str], bool]:
+        nonlocal cursor
+        batch = svc.read_batch(uow, reader, after=cursor)
+        if batch:
+            cursor = batch[-1].seq
+        return [svc.sse_event(view) for view in batch], len(batch) == svc.BATCH
+
     return StreamingResponse(
-        _events(
-            uow,
+        live(
             hub,
-            reader,
-            cursor,
+            [reader.game_id],
+            catch_up,
             lambda: _settle(uow, reader.game_id, clock, boards, False),
-            keepalive=settings.sse_keepalive_seconds,
-            poll=settings.sse_poll_seconds,
-            lifetime=settings.sse_max_seconds,
+            Pacing.of(settings),
         ),
         media_type="text/event-stream",
         headers={
@@ -106,36 +113,47 @@ def _settle(
     svc.settle(uow, game_id, now=float(clock()), boards=boards, strict=strict)
 
 
-def _read(uow: AbstractUnitOfWork, reader: StreamReader, after: int) -> list[Any]:
-    return svc.read_batch(uow, reader, after=after)
+@dataclass(frozen=True)
+class Pacing:
+    """How a live stream paces itself (``REFEREE_SSE_*`` settings)."""
+
+    keepalive: float
+    poll: float
+    lifetime: float
+
+    @classmethod
+    def of(cls, settings: Settings) -> Pacing:
+        return cls(
+            settings.sse_keepalive_seconds, settings.sse_poll_seconds, settings.sse_max_seconds
+        )
 
 
-async def _events(
-    uow: AbstractUnitOfWork,
+async def live(
     hub: EventHub,
-    reader: StreamReader,
-    cursor: int,
+    game_ids: list[str],
+    catch_up: Callable[[], tuple[list[str], bool]],
     settle: Callable[[], None],
-    *,
-    keepalive: float,
-    poll: float,
-    lifetime: float,
+    pacing: Pacing,
 ) -> AsyncIterator[str]:
-    with hub.subscribe(reader.game_id) as sub:
+    """The SSE loop of every live stream (one game, or several): announce the stream open,
+    then forever send what ``catch_up()`` (run in a worker thread; it returns the next wire
+    events and whether more may be waiting) finds, sleep until a commit of one of
+    ``game_ids`` wakes it, keep idle connections alive, settle clocks on keep-alive ticks and
+    end after ``pacing.lifetime`` (the client resumes with Last-Event-ID)."""
+    keepalive, poll = pacing.keepalive, pacing.poll
+    with hub.subscribe_many(game_ids) as sub:
         # `stream open` means live: from here on, no commit by any process is missed
         await hub.ready(LISTEN_WAIT_SECONDS)
         yield svc.sse_retry(RETRY_MS) + svc.sse_comment("stream open")
         last_write = time.monotonic()
-        end = last_write + lifetime
+        end = last_write + pacing.lifetime
         while True:
-            while True:  # catch up, a batch at a time
-                batch = await to_thread.run_sync(_read, uow, reader, cursor)
-                for view in batch:
-                    yield svc.sse_event(view)
-                    cursor = view.seq
+            more = True
+            while more:  # catch up, a batch at a time
+                texts, more = await to_thread.run_sync(catch_up)
+                for text in texts:
+                    yield text
                     last_write = time.monotonic()
-                if len(batch) < svc.BATCH:
-                    break
             # Notifications wake us at once; without them (SQLite across processes, or while
             # the LISTEN connection is down) the hub's one shared poller does; only a hub
             # with neither makes this stream re-read every `poll` seconds itself.

@@ -10,6 +10,7 @@ from pydantic import BaseModel
 
 from app.rules.base import (
     UMPIRE,
+    AvailableActions,
     InvalidQuery,
     PhaseSpec,
     Position,
@@ -20,6 +21,8 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.ruling import Ruling
+from app.rules.zoc import results
+from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.zoc.common import Problem, effect, illegal, legal
 from app.rules.zoc.examples import SEED_EXAMPLE
@@ -197,6 +200,11 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
 
     # -- read side ------------------------------------------------------------------------
 
+    def available_actions(
+        self, board: Board, state: State, options: ZocOptions, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, options, seat)
+
     def queries(self) -> Mapping[str, QuerySpec]:
         return {
             "ezoc-map": QuerySpec(
@@ -205,6 +213,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "what), and the projections section 8 blocks, with the clause that blocks them.",
                 params=EzocMapParams,
                 run=_query_ezoc_map,
+                result=results.EzocMap,
             ),
             "reachable": QuerySpec(
                 name="reachable",
@@ -213,6 +222,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "range it cannot reach, with the reasons and citations.",
                 params=ReachableParams,
                 run=_query_reachable,
+                result=results.Reachable,
             ),
             "supply": QuerySpec(
                 name="supply",
@@ -220,6 +230,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "(param side): the supply line found, or the hexes that blocked it and why.",
                 params=SupplyParams,
                 run=_query_supply,
+                result=results.Supply,
             ),
         }
 

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from app.rules.base import (
     UMPIRE,
+    AvailableActions,
     InvalidScenario,
     PhaseSpec,
     Position,
@@ -21,6 +22,7 @@ from app.rules.base import (
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.ruling import Effect, InterpretationRef, Ruling, Violation
 from app.rules.zoi import tables
+from app.rules.zoi.available import available_actions
 from app.rules.zoi.catalog import CATALOG, INTERPRETATIONS, SOURCE
 from app.rules.zoi.example import EXAMPLE_SCENARIO
 from app.rules.zoi.facing import needs_facing
@@ -445,6 +447,11 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
         return new
 
     # -- read side ------------------------------------------------------------------------
+
+    def available_actions(
+        self, board: ZoiBoard, state: ZoiState, options: ZoiOptions, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, seat)
 
     def queries(self) -> Mapping[str, QuerySpec]:
         return QUERIES

@@ -1,0 +1,97 @@
+"""Per-seat webhooks and their delivery log."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Query, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.api.deps import SeatDep, SettingsDep, UowDep
+from app.api.problems import responses
+from app.service import webhooks as uc
+from app.service.notify import NOTIFICATIONS
+from app.service.webhooks import DeliveryLog, RegisteredWebhook, WebhookList
+
+router = APIRouter(prefix="/games/{game_id}/webhooks", tags=["webhooks"])
+
+
+class RegisterWebhook(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    url: str = Field(max_length=2048, examples=["https://bot.example/referee"])
+    events: list[str] | None = Field(
+        default=None,
+        max_length=len(NOTIFICATIONS),
+        description=f"Notifications wanted, of {list(NOTIFICATIONS)}; default all.",
+    )
+
+
+@router.post(
+    "",
+    summary="Register a webhook for your seat",
+    status_code=201,
+    response_model=RegisteredWebhook,
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422),
+)
+def register(
+    game_id: str,
+    body: Annotated[RegisterWebhook, Body()],
+    uow: UowDep,
+    token: SeatDep,
+    settings: SettingsDep,
+) -> RegisteredWebhook:
+    """Notifications for the presented seat (`your_turn`, `sealed_revealed`, `game_finished`)
+    are POSTed to `url` as JSON, signed with `Referee-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256
+    of `"<t>." + body` under the `secret` shown once here), retried with exponential back-off
+    until a 2xx answer. At most 5 per seat and game. See docs/API.md, Webhooks."""
+    return uc.register(
+        uow,
+        game_id,
+        token=token,
+        url=body.url,
+        events=body.events,
+        allow_private=settings.webhook_allow_private_addresses,
+    )
+
+
+@router.get(
+    "",
+    summary="List your webhooks",
+    response_model=WebhookList,
+    responses=responses(401, 403, 404, 422),
+)
+def list_webhooks(game_id: str, uow: UowDep, token: SeatDep) -> WebhookList:
+    """The presented seat's webhooks (the umpire's: every webhook of the game); no secrets."""
+    return uc.list_webhooks(uow, game_id, token=token)
+
+
+@router.delete(
+    "/{webhook_id}",
+    summary="Delete a webhook",
+    status_code=204,
+    response_class=Response,
+    responses=responses(401, 403, 404, 422),
+)
+def delete(game_id: str, webhook_id: str, uow: UowDep, token: SeatDep) -> Response:
+    """Remove a webhook, its pending deliveries and its log."""
+    uc.delete_webhook(uow, game_id, webhook_id, token=token)
+    return Response(status_code=204)
+
+
+@router.get(
+    "/{webhook_id}/deliveries",
+    summary="Read a webhook's delivery log",
+    response_model=DeliveryLog,
+    responses=responses(401, 403, 404, 422),
+)
+def deliveries(
+    game_id: str,
+    webhook_id: str,
+    uow: UowDep,
+    token: SeatDep,
+    limit: Annotated[int, Query(ge=1, le=100, description="Latest deliveries.")] = 50,
+) -> DeliveryLog:
+    """The latest deliveries, newest first: status (`pending`, `delivered`, `failed`), the
+    payload sent and every attempt (time, the receiver's HTTP status, error)."""
+    return uc.deliveries(uow, game_id, webhook_id, token=token, limit=limit)

@@ -1,0 +1,165 @@
+"""Queries on tokens and webhooks (tables ``seats``, ``access_tokens``, ``webhooks``,
+``webhook_deliveries``), through the unit of work's session."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime
+
+from sqlalchemy import CursorResult, delete, or_, select, update
+from sqlalchemy.orm import Session
+
+from app.db.models import (
+    AccessTokenRow,
+    GameRow,
+    SeatRow,
+    WebhookDeliveryRow,
+    WebhookRow,
+)
+from app.db.uow import AbstractUnitOfWork
+
+
+class AccessRepository:
+    """Seat tokens by hash, spectator tokens, webhooks and the delivery outbox."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    # -- tokens ---------------------------------------------------------------------------
+
+    def seats_by_hashes(self, hashes: Collection[str]) -> list[tuple[SeatRow, GameRow]]:
+        """Seats whose token hash is one of ``hashes``, with their games (index lookup)."""
+        if not hashes:
+            return []
+        stmt = (
+            select(SeatRow, GameRow)
+            .join(GameRow, GameRow.id == SeatRow.game_id)
+            .where(SeatRow.token_hash.in_(list(hashes)))
+        )
+        return [(row[0], row[1]) for row in self.session.execute(stmt)]
+
+    def spectators_by_hashes(self, hashes: Collection[str]) -> list[tuple[AccessTokenRow, GameRow]]:
+        """Live (unrevoked) spectator tokens among ``hashes``, with their games."""
+        if not hashes:
+            return []
+        stmt = (
+            select(AccessTokenRow, GameRow)
+            .join(GameRow, GameRow.id == AccessTokenRow.game_id)
+            .where(AccessTokenRow.token_hash.in_(list(hashes)))
+            .where(AccessTokenRow.revoked_at.is_(None))
+        )
+        return [(row[0], row[1]) for row in self.session.execute(stmt)]
+
+    def live_tokens(self, game_id: str) -> list[AccessTokenRow]:
+        """The game's unrevoked spectator tokens."""
+        stmt = (
+            select(AccessTokenRow)
+            .where(AccessTokenRow.game_id == game_id, AccessTokenRow.revoked_at.is_(None))
+            .order_by(AccessTokenRow.created_at, AccessTokenRow.id)
+        )
+        return list(self.session.execute(stmt).scalars())
+
+    def tokens(self, game_id: str, created_by: str | None) -> list[AccessTokenRow]:
+        """Spectator tokens of a game (all of them, or those one seat minted)."""
+        stmt = select(AccessTokenRow).where(AccessTokenRow.game_id == game_id)
+        if created_by is not None:
+            stmt = stmt.where(AccessTokenRow.created_by == created_by)
+        stmt = stmt.order_by(AccessTokenRow.created_at, AccessTokenRow.id)
+        return list(self.session.execute(stmt).scalars())
+
+    def token(self, game_id: str, token_id: str) -> AccessTokenRow | None:
+        stmt = select(AccessTokenRow).where(
+            AccessTokenRow.game_id == game_id, AccessTokenRow.id == token_id
+        )
+        return self.session.execute(stmt).scalars().first()
+
+    def add_token(self, row: AccessTokenRow) -> None:
+        self.session.add(row)
+        self.session.flush()
+
+    def set_seat_hash(self, game_id: str, seat: str, token_hash: str) -> None:
+        """Replace a seat's token (rotation): the old token stops working at commit."""
+        stmt = (
+            update(SeatRow)
+            .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
+            .values(token_hash=token_hash)
+            .execution_options(synchronize_session=False)
+        )
+        self.session.execute(stmt)
+
+    # -- webhooks -------------------------------------------------------------------------
+
+    def webhooks(self, game_id: str, seat: str | None = None) -> list[WebhookRow]:
+        """Webhooks of a game (of one seat when ``seat`` is given), oldest first."""
+        stmt = select(WebhookRow).where(WebhookRow.game_id == game_id)
+        if seat is not None:
+            stmt = stmt.where(WebhookRow.seat == seat)
+        stmt = stmt.order_by(WebhookRow.created_at, WebhookRow.id)
+        return list(self.session.execute(stmt).scalars())
+
+    def webhook(self, game_id: str, webhook_id: str) -> WebhookRow | None:
+        stmt = select(WebhookRow).where(WebhookRow.game_id == game_id, WebhookRow.id == webhook_id)
+        return self.session.execute(stmt).scalars().first()
+
+    def add(self, row: WebhookRow | WebhookDeliveryRow) -> None:
+        self.session.add(row)
+        self.session.flush()
+
+    def delete_webhook(self, webhook_id: str) -> None:
+        self.session.execute(
+            delete(WebhookDeliveryRow).where(WebhookDeliveryRow.webhook_id == webhook_id)
+        )
+        self.session.execute(delete(WebhookRow).where(WebhookRow.id == webhook_id))
+
+    def deliveries(self, webhook_id: str, *, limit: int) -> list[WebhookDeliveryRow]:
+        """A webhook's deliveries, newest first."""
+        stmt = (
+            select(WebhookDeliveryRow)
+            .where(WebhookDeliveryRow.webhook_id == webhook_id)
+            .order_by(WebhookDeliveryRow.created_at.desc(), WebhookDeliveryRow.id)
+            .limit(limit)
+        )
+        return list(self.session.execute(stmt).scalars())
+
+    def due(self, now: datetime, *, limit: int) -> list[WebhookDeliveryRow]:
+        """Pending deliveries whose time has come and that no worker holds, oldest first
+        (locked with SKIP LOCKED on PostgreSQL so processes share the outbox)."""
+        stmt = (
+            select(WebhookDeliveryRow)
+            .where(
+                WebhookDeliveryRow.status == "pending",
+                WebhookDeliveryRow.next_attempt_at <= now,
+                or_(
+                    WebhookDeliveryRow.locked_until.is_(None),
+                    WebhookDeliveryRow.locked_until <= now,
+                ),
+            )
+            .order_by(WebhookDeliveryRow.next_attempt_at, WebhookDeliveryRow.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+        )
+        return list(self.session.execute(stmt).scalars())
+
+    def claim(self, ids: Collection[str], until: datetime) -> None:
+        stmt = (
+            update(WebhookDeliveryRow)
+            .where(WebhookDeliveryRow.id.in_(list(ids)))
+            .values(locked_until=until)
+            .execution_options(synchronize_session=False)
+        )
+        result = self.session.execute(stmt)
+        assert isinstance(result, CursorResult)
+
+    def delivery_with_hook(self, delivery_id: str) -> tuple[WebhookDeliveryRow, WebhookRow] | None:
+        stmt = (
+            select(WebhookDeliveryRow, WebhookRow)
+            .join(WebhookRow, WebhookRow.id == WebhookDeliveryRow.webhook_id)
+            .where(WebhookDeliveryRow.id == delivery_id)
+        )
+        row = self.session.execute(stmt).first()
+        return None if row is None else (row[0], row[1])
+
+
+def access(uow: AbstractUnitOfWork) -> AccessRepository:
+    """The token and webhook repository of an open unit of work (shares its transaction)."""
+    return AccessRepository(uow.games.session)

@@ -1,0 +1,80 @@
+"""``objective-zones``: what a seat may do now (``Ruleset.available_actions``).
+
+The phase decides the action kinds (OZ.Sequence; the judge's ``PHASE_OF`` table), the unit's
+place decides which of them fit it -- the first gates each action's judge applies:
+
+* Charge Declaration: the phasing side's units that are not committed (engaged) in a zone
+  may be named in a ``declare_assault`` (OZ.Assault.A).
+* Movement: a unit on the table may ``enter`` a zone (OZ.Display); a unit in a zone may
+  ``exit`` (OZ.Trafficability) or ``transfer`` between sectors (OZ.Basic.C) unless engaged;
+  an engaged unit may ``withdraw`` (OZ.PostMelee.D.4).
+* Initial and Secondary Fire: any unit with castings may fire ``musketry`` (OZ.Basic.A); a
+  garrison battery fires ``garrison_fire`` in the Initial Fire phase only (OZ.Basic.E); a
+  battery outside the zones may ``bombard`` a zone (OZ.Basic.G).
+* Objective Combat: no action; the open troop allocations are sealed decisions
+  (OZ.Assault.B.1), listed by the service.
+
+Units with no castings left act no more. The umpire sees every side's units.
+"""
+
+from __future__ import annotations
+
+from app.rules.base import UMPIRE, AvailableActions, UnitActions
+from app.rules.objective_zones.catalog import CATALOG
+from app.rules.objective_zones.models import Board, State, Unit
+
+
+def _unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
+    """(kind, section) pairs open to ``unit`` in the current phase."""
+    phase = state.phase
+    out: list[tuple[str, str]] = []
+    if phase == "charge_declaration":
+        if unit.side == state.phasing_side and not (unit.zone is not None and unit.engaged):
+            out.append(("declare_assault", "OZ.Assault.A"))
+    elif phase == "movement":
+        if unit.zone is None:
+            out.append(("enter", "OZ.Display"))
+        elif unit.engaged:
+            out.append(("withdraw", "OZ.PostMelee.D.4"))
+        else:
+            out += [("exit", "OZ.Trafficability"), ("transfer", "OZ.Basic.C")]
+    elif phase in ("initial_fire", "secondary_fire"):
+        out.append(("musketry", "OZ.Basic.A"))
+        if unit.type == "artillery" and unit.at == "garrison" and unit.zone is not None:
+            if phase == "initial_fire":
+                out.append(("garrison_fire", "OZ.Basic.E"))
+        elif unit.type == "artillery" and unit.zone is None:
+            out.append(("bombard", "OZ.Basic.G"))
+    return out
+
+
+def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
+    sides = {s.id for s in board.sides} if seat == UMPIRE else {seat}
+    units: list[UnitActions] = []
+    cited = ["OZ.Sequence"]
+    for unit in state.units:
+        if unit.side not in sides or unit.men <= 0:
+            continue
+        pairs = _unit_kinds(state, unit)
+        if not pairs:
+            continue
+        sections = ["OZ.Sequence", *dict.fromkeys(s for _, s in pairs)]
+        cited += sections
+        units.append(
+            UnitActions(
+                unit=unit.id,
+                kinds=tuple(k for k, _ in pairs),
+                citations=tuple(CATALOG.cite(s) for s in sections),
+            )
+        )
+    kinds = sorted({k for u in units for k in u.kinds})
+    notes: list[str] = []
+    if state.phase == "objective_combat":
+        cited.append("OZ.Assault.B.1")
+        notes.append("Objective Combat: each assault's troop allocation is a sealed order.")
+    return AvailableActions(
+        kinds=tuple(kinds),
+        units=tuple(units),
+        citations=tuple(CATALOG.cite(s) for s in dict.fromkeys(cited)),
+        notes=tuple(notes),
+    )

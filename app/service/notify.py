@@ -1,0 +1,134 @@
+"""Notifications to per-seat webhooks, written to an outbox in the writing transaction.
+
+:func:`enqueue` is called for every appended event (``games._append``), inside the write
+transaction: if any webhook is registered for the game, it works out which notifications
+the event causes and stages one ``webhook_deliveries`` row per (webhook, notification). The
+rows commit or roll back with the event, so a notification is never sent for a write that
+did not happen, and never lost for one that did (they survive a restart). The delivery worker
+(:mod:`app.service.delivery`) sends them after the commit.
+
+Notifications (``type``):
+
+* ``your_turn`` -- the seat is now waited for and was not before the event (its phase
+  began, or a sealed decision it takes part in opened);
+* ``sealed_revealed`` -- a sealed decision's orders were revealed (to every seat);
+* ``game_finished`` -- the game ended (to every seat).
+
+A payload names the game, the event's sequence number and version and the position; never
+any content the seat could not read: the receiver fetches details with its own token.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from typing import Any
+
+from app.db.access import access
+from app.db.models import EventRow, WebhookDeliveryRow
+from app.db.uow import AbstractUnitOfWork
+from app.rules.base import UMPIRE, Ruleset
+from app.service import match as mt
+from app.service.turns import awaited
+
+AnyRuleset = Ruleset[Any, Any, Any, Any]
+
+YOUR_TURN = "your_turn"
+SEALED_REVEALED = "sealed_revealed"
+GAME_FINISHED = "game_finished"
+NOTIFICATIONS = (YOUR_TURN, SEALED_REVEALED, GAME_FINISHED)
+
+
+def notifications(
+    ruleset: AnyRuleset,
+    board: Any,
+    *,
+    event: EventRow,
+    before: Any,
+    after: Any,
+    was_active: bool,
+    active: bool,
+) -> dict[str, set[str]]:
+    """Seat -> the notifications an appended event causes for it. Pure."""
+    seats = [*ruleset.sides(board).names, UMPIRE]
+    out: dict[str, set[str]] = {seat: set() for seat in seats}
+    if active:
+        now = awaited(ruleset, board, after)
+        then = awaited(ruleset, board, before, active=was_active)
+        opened_before = set(ruleset.sealed_decisions(board, before)) if was_active else set()
+        for decision in ruleset.sealed_decisions(board, after).values():
+            if decision.id not in opened_before:
+                for seat in decision.sides:
+                    out[seat].add(YOUR_TURN)
+        for seat in now - then:
+            if seat in out:
+                out[seat].add(YOUR_TURN)
+    if event.kind == "sealed_revealed":
+        for seat in seats:
+            out[seat].add(SEALED_REVEALED)
+    if was_active and not active:
+        for seat in seats:
+            out[seat].add(GAME_FINISHED)
+    return {seat: kinds for seat, kinds in out.items() if kinds}
+
+
+def enqueue(
+    uow: AbstractUnitOfWork,
+    *,
+    ruleset: AnyRuleset,
+    board: Any,
+    event: EventRow,
+    before: Any,
+    after: Any,
+    was_active: bool,
+    active: bool,
+) -> int:
+    """Stage the deliveries an appended event causes (in its transaction); how many."""
+    repo = access(uow)
+    hooks = repo.webhooks(event.game_id)
+    if not hooks:
+        return 0
+    due = notifications(
+        ruleset,
+        board,
+        event=event,
+        before=before,
+        after=after,
+        was_active=was_active,
+        active=active,
+    )
+    turn = mt.where(ruleset, board, after)
+    now = datetime.now(UTC)
+    staged = 0
+    for hook in hooks:
+        for kind in sorted(due.get(hook.seat, ())):
+            if kind not in hook.events:
+                continue
+            delivery_id = str(uuid.uuid4())
+            payload: dict[str, Any] = {
+                "id": delivery_id,
+                "type": kind,
+                "game": event.game_id,
+                "seat": hook.seat,
+                "event": event.seq,
+                "version": event.version,
+                "position": mt.position_json(turn),
+                "created_at": now.isoformat(),
+            }
+            if kind == SEALED_REVEALED and event.payload:
+                payload["decision"] = event.payload.get("decision")
+            repo.add(
+                WebhookDeliveryRow(
+                    id=delivery_id,
+                    webhook_id=hook.id,
+                    notification=kind,
+                    payload=payload,
+                    status="pending",
+                    attempts=0,
+                    next_attempt_at=now,
+                    attempts_log=[],
+                    created_at=now,
+                )
+            )
+            staged += 1
+    return staged

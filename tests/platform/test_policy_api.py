@@ -1,0 +1,102 @@
+"""API policy over a real server on both databases: the /v1 prefix (unversioned paths kept),
+412 before judging, capped page sizes signalled, and per-token / per-IP rate limits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+
+from app.main import create_app
+from tests.platform.conftest import Game, new_game, platform_settings
+from tests.support.server import running_server
+
+
+@contextmanager
+def server(db_url: str, **settings: Any) -> Iterator[httpx.Client]:
+    app = create_app(platform_settings(db_url, **settings))
+    with running_server(app) as url, httpx.Client(base_url=url, timeout=30) as c:
+        yield c
+
+
+def test_v1_prefix_serves_the_same_api(http: httpx.Client) -> None:
+    r = http.post("/v1/games", json={"ruleset": "tiny", "scenario": {"length": 5}})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["id"]
+    assert r.headers["location"] == f"/v1/games/{game_id}"
+    assert r.headers["referee-api-version"] == "1"
+    versioned, plain = http.get(f"/v1/games/{game_id}"), http.get(f"/games/{game_id}")
+    assert versioned.json() == plain.json() and versioned.headers["etag"] == plain.headers["etag"]
+    assert plain.headers["referee-api-version"] == "1"
+    missing = http.get("/v1/games/00000000-0000-0000-0000-000000000000")
+    assert missing.status_code == 404 and missing.json()["code"] == "game.not_found"
+    assert missing.headers["referee-api-version"] == "1"
+    assert http.get("/v2/games/" + game_id).status_code == 404
+    assert (
+        http.get("/v1/openapi.json").json()["paths"].keys()
+        == http.get("/openapi.json").json()["paths"].keys()
+    )
+
+
+def test_stale_if_match_is_412_before_the_action_is_judged(http: httpx.Client) -> None:
+    game: Game = new_game(http)
+    game.step("red", "r1", 1)  # the game is now at version 2
+    illegal = {"kind": "step", "pawn": "r1", "n": 10}  # off the track of length 5
+    stale = {**game.auth("red"), "If-Match": 'W/"1"'}
+    r = http.post(f"/games/{game.id}/actions", json=illegal, headers=stale)
+    assert r.status_code == 412 and r.json()["code"] == "precondition.stale"
+    assert r.headers["etag"] == 'W/"2"' and "ruling" not in r.json()
+    # a malformed action with a stale If-Match: 412 too (nothing is judged)
+    r = http.post(f"/games/{game.id}/actions", json={"kind": "nope"}, headers=stale)
+    assert r.status_code == 412
+    current = {**game.auth("red"), "If-Match": 'W/"2"'}
+    r = http.post(f"/games/{game.id}/actions", json=illegal, headers=current)
+    assert r.status_code == 422 and r.json()["code"] == "action.illegal"
+    assert r.json()["ruling"]["violations"][0]["code"] == "tiny.off_track"
+    r = http.post(
+        f"/games/{game.id}/finish", json={}, headers={**game.auth("red"), "If-Match": 'W/"1"'}
+    )
+    assert r.status_code == 412  # before the umpire-only check
+
+
+def test_capped_limits_are_signalled(db_url: str) -> None:
+    with server(db_url, events_page_max=2) as http:
+        game = new_game(http)
+        for _ in range(3):
+            game.step("red", "r1", 1)
+        r = http.get(f"/games/{game.id}/events", params={"limit": 100000})
+        assert r.status_code == 200 and r.headers["referee-limit-capped"] == "2"
+        assert [e["seq"] for e in r.json()["items"]] == [1, 2] and r.json()["next"] == 2
+        r = http.get(f"/games/{game.id}/events", params={"limit": 2, "after": 2})
+        assert "referee-limit-capped" not in r.headers
+        assert [e["seq"] for e in r.json()["items"]] == [3] and r.json()["next"] is None
+
+
+def test_rate_limit_per_token(db_url: str) -> None:
+    with server(db_url, rate_limit_per_token=0.001, rate_limit_token_burst=3) as http:
+        game = new_game(http)
+        for _ in range(3):
+            assert http.get(f"/games/{game.id}", headers=game.auth("red")).status_code == 200
+        r = http.get(f"/games/{game.id}", headers=game.auth("red"))
+        assert r.status_code == 429 and r.headers["content-type"] == "application/problem+json"
+        body = r.json()
+        assert (body["code"], body["status"], body["limit"]) == ("rate_limited", 429, "token")
+        assert int(r.headers["retry-after"]) == body["retry_after"] >= 900
+        # another token, and anonymous reads, are not affected
+        assert http.get(f"/games/{game.id}", headers=game.auth("blue")).status_code == 200
+        assert http.get(f"/games/{game.id}").status_code == 200
+        # the same token in Referee-Tokens or ?access_token= counts as the same token
+        r = http.get("/games", headers={"Referee-Tokens": game.seats["red"]})
+        assert r.status_code == 429
+        assert http.get("/healthz").status_code == 200
+
+
+def test_rate_limit_per_ip(db_url: str) -> None:
+    with server(db_url, rate_limit_per_ip=0.001, rate_limit_ip_burst=4) as http:
+        answers = [http.get("/rulesets").status_code for _ in range(5)]
+        assert answers == [200, 200, 200, 200, 429]
+        r = http.get("/rulesets")
+        assert r.json()["limit"] == "IP address" and int(r.headers["retry-after"]) >= 900
+        assert http.get("/healthz").status_code == 200

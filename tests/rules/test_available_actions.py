@@ -1,0 +1,96 @@
+"""``Ruleset.available_actions`` ("what can I do now") in the pure rules core, on the shipped
+scenarios: the phases and unit states the HTTP tests do not reach, and the default hook."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from app.rules import registry
+from app.rules.base import UMPIRE, AvailableActions
+from tests.support.tiny import TINY
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def game(ruleset_id: str, path: str, **state: Any) -> tuple[Any, Any, Any, Any]:
+    ruleset = registry.get(ruleset_id)
+    options = ruleset.parse_options({})
+    scenario = ruleset.parse_scenario(json.loads((REPO / "scenarios" / path).read_text()))
+    board, initial = ruleset.setup(scenario, options)
+    return ruleset, board, initial.model_copy(update=state), options
+
+
+def by_unit(answer: AvailableActions) -> dict[str, tuple[str, ...]]:
+    return {u.unit: u.kinds for u in answer.units}
+
+
+def sections(answer: AvailableActions) -> list[str]:
+    return [c.section for c in answer.citations]
+
+
+def test_zoc_combat_phase_lists_retreats_for_both_sides() -> None:
+    ruleset, board, state, options = game("zoc", "zoc/seed-example.json", phase="combat")
+    soviet = ruleset.available_actions(board, state, options, "soviet")
+    assert by_unit(soviet) == {
+        "su-18a": ("retreat", "trace_supply"),
+        "su-1uk-hq": ("retreat", "trace_supply"),
+    }
+    assert sections(soviet) == [
+        "basic.phase",
+        "8.2.retreat",
+        "basic.retreat",
+        "8.2.supply",
+        "basic.supply",
+    ]
+    assert "no unit moves" in soviet.notes[0]
+
+
+def test_objective_zones_fire_phases() -> None:
+    ruleset, board, state, options = game(
+        "objective-zones", "objective-zones/example.json", phase="initial_fire"
+    )
+    union = ruleset.available_actions(board, state, options, "union")
+    assert by_unit(union)["us-bty"] == ("musketry", "bombard")
+    assert by_unit(union)["us-1"] == ("musketry",)
+    confederate = ruleset.available_actions(board, state, options, "confederate")
+    assert by_unit(confederate)["cs-bty"] == ("musketry", "garrison_fire")
+    assert "OZ.Basic.E" in sections(confederate)
+    later = state.model_copy(update={"phase": "secondary_fire"})
+    assert by_unit(ruleset.available_actions(board, later, options, "confederate"))["cs-bty"] == (
+        "musketry",
+    )
+    combat = state.model_copy(update={"phase": "objective_combat"})
+    answer = ruleset.available_actions(board, combat, options, UMPIRE)
+    assert (answer.units, answer.kinds) == ((), ())
+    assert sections(answer) == ["OZ.Sequence", "OZ.Assault.B.1"]
+    spent = [u.model_copy(update={"men": 0}) if u.id == "us-1" else u for u in state.units]
+    answer = ruleset.available_actions(
+        board, state.model_copy(update={"units": spent}), options, "union"
+    )
+    assert "us-1" not in by_unit(answer)
+
+
+def test_terrain_destroyed_units_act_no_more() -> None:
+    ruleset, board, state, options = game("terrain", "terrain/example.json")
+    units = [u.model_copy(update={"destroyed": u.id == "fr-wagon"}) for u in state.units]
+    french = ruleset.available_actions(
+        board, state.model_copy(update={"units": units}), options, "french"
+    )
+    assert "fr-wagon" not in by_unit(french) and len(french.units) == 4
+    assert sections(french) == ["A.46"] and "fr-wagon" in french.notes[1]
+    alone = [u for u in state.units if u.side == "french"]
+    lonely = ruleset.available_actions(
+        board, state.model_copy(update={"units": alone}), options, "french"
+    )
+    assert set(lonely.kinds) == {"move", "charge"}  # nobody left to fire at
+
+
+def test_the_default_hook_lists_every_kind_and_cites_the_sequence() -> None:
+    scenario = TINY.parse_scenario({**(TINY.example_scenario() or {}), "sequence": True})
+    options = TINY.parse_options({})
+    board, state = TINY.setup(scenario, options)
+    answer = TINY.available_actions(board, state, options, "red")
+    assert answer.kinds == tuple(TINY.action_models) and answer.units == ()
+    assert sections(answer) == ["5"] and answer.notes
