@@ -251,13 +251,15 @@ def append_event(
     with _guard("state"):  # webhook notifications: outbox rows in this same transaction
         notify.enqueue(
             uow,
-            ruleset=game.ruleset,
-            board=game.board,
-            event=event,
-            before=game.state,
-            after=new_state,
-            was_active=game.row.status == "active",
-            active=(status or game.row.status) == "active",
+            notify.Change(
+                ruleset=game.ruleset,
+                board=game.board,
+                event=event,
+                before=game.state,
+                after=new_state,
+                was_active=game.row.status == "active",
+                active=(status or game.row.status) == "active",
+            ),
         )
     return event
 
