@@ -5,7 +5,7 @@ BIN     = $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test install install-dev migrate lint typecheck bench clean
+.PHONY: run test install install-dev migrate lint typecheck bench bench-console screenshots clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,13 @@ lint: install-dev
 
 bench: install-dev
 	$(BIN)/python bench/run.py
+
+## The console in headless Chromium: board images to docs/images/, in-browser timings
+screenshots: install-dev
+	$(BIN)/python bench/console.py screenshots
+
+bench-console: install-dev
+	$(BIN)/python bench/console.py perf
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

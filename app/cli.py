@@ -13,11 +13,15 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.main import create_app
+    from app.server import server_config
 
     settings = get_settings()
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
-    uvicorn.run(create_app(settings), host=host, port=port, log_level=args.log_level)
+    config = server_config(
+        create_app(settings), settings, host=host, port=port, log_level=args.log_level
+    )
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -59,6 +63,11 @@ def _audit(args: argparse.Namespace) -> int:
             f"game {report.game} ({report.ruleset} {report.recorded_version}, replayed with "
             f"{report.replayed_version}): {report.events} events"
         )
+        if report.version_changed:
+            print(
+                f"NOTE: the ruleset version changed ({report.recorded_version} -> "
+                f"{report.replayed_version}); differences below follow from that change"
+            )
         if report.ok:
             print("OK: every ruling, state and roll replays identically")
         for diff in report.differences:

@@ -5,6 +5,18 @@
   (the directory is created on first connect).
 * ``REFEREE_MAX_BODY_BYTES`` -- largest accepted request body; larger gets 413. Default 1 MiB.
 * ``REFEREE_BOARD_CACHE_SIZE`` -- parsed boards kept in memory (LRU). Default 128.
+* ``REFEREE_BOARD_CACHE_BYTES`` -- and at most this much board JSON (the parsed boards take a
+  about 8 times more memory; see docs/OPERATIONS.md). Default 16 MiB.
+* ``REFEREE_SCENARIO_BUDGET`` -- largest scenario size: JSON values of the document plus the
+  hexes its map areas generate (``app.service.budget``); larger gets 422
+  ``scenario.too_large``. Default 50,000.
+* ``REFEREE_TIMEOUT_HEADERS_SECONDS`` / ``REFEREE_TIMEOUT_BODY_SECONDS`` -- a connection that
+  has not sent a whole request head (or body) this long after it started is closed. Default
+  10 / 30.
+* ``REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS`` -- an idle keep-alive connection is closed after
+  this long. Default 5.
+* ``REFEREE_MAX_CONNECTIONS`` -- connections served at once by one process; more get 503.
+  Default 1,000.
 * ``REFEREE_EVENTS_PAGE_MAX`` -- largest page of ``GET /games/{id}/events``. Default 500.
 * ``REFEREE_HOST`` / ``REFEREE_PORT`` -- where ``referee serve`` listens. Default
   ``127.0.0.1:8000``.
@@ -25,12 +37,20 @@
   refused), ``WORKER`` (true: run the worker in this process).
 * ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
   per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``.
+* ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
+  separated (``https://a.example,https://b.example``) or a JSON list; ``*`` allows any origin.
+  Default: none (no CORS headers; browsers allow only same-origin pages).
+* ``REFEREE_CORS_MAX_AGE`` -- how long (seconds) a browser may cache a preflight answer.
+  Default 600.
 """
 
 from __future__ import annotations
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+import json
+from typing import Annotated, Any
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
@@ -46,6 +66,24 @@ class Settings(BaseSettings):
     )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")
+    board_cache_bytes: int = Field(
+        default=16 * 1024 * 1024, ge=1, description="Board JSON bytes kept parsed (LRU)."
+    )
+    scenario_budget: int = Field(
+        default=50_000, ge=1, description="Largest scenario size (JSON values + map hexes)."
+    )
+    timeout_headers_seconds: float = Field(
+        default=10.0, gt=0, description="Time a connection has to send a request head."
+    )
+    timeout_body_seconds: float = Field(
+        default=30.0, gt=0, description="Time a request has to send its whole body."
+    )
+    timeout_keep_alive_seconds: float = Field(
+        default=5.0, gt=0, description="An idle keep-alive connection is closed after this."
+    )
+    max_connections: int = Field(
+        default=1000, ge=1, description="Connections one process serves at once (then 503)."
+    )
     events_page_max: int = Field(default=500, ge=1, description="Largest events page.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
@@ -85,6 +123,22 @@ class Settings(BaseSettings):
         default=0.0, ge=0, description="Requests per second per client IP; 0 = off."
     )
     rate_limit_ip_burst: int = Field(default=120, ge=1, description="IP bucket size.")
+    cors_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Origins allowed to call the API from a browser (CORS); `*` for any.",
+    )
+    cors_max_age: int = Field(default=600, ge=0, description="Preflight cache lifetime (s).")
+
+    @field_validator("cors_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: Any) -> Any:
+        """Accept a comma-separated string or a JSON list (from the environment)."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [o.strip().rstrip("/") for o in text.split(",") if o.strip()]
+        return value
 
 
 def get_settings() -> Settings:

@@ -8,9 +8,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import problems
+from app.api.browser import install_cors, install_docs
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
@@ -39,6 +41,8 @@ from app.rules import registry
 from app.service.boards import BoardCache
 from app.service.delivery import DeliveryWorker, worker_config
 from app.service.stream import EventHub
+from app.web import STATIC_DIR
+from app.web import router as console_router
 
 DESCRIPTION = """\
 A rules referee for tabletop wargames. Create a game from a scenario, then ask for **rulings**
@@ -94,18 +98,20 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         description=DESCRIPTION,
         openapi_tags=TAGS,
         lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
-    app.state.boards = BoardCache(settings.board_cache_size)
+    app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
     app.state.clock = clock or time.time
     app.state.webhook_worker = DeliveryWorker(
         lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)
     )
 
     problems.install(app)
-    app.state.events_hub = EventHub(settings.database_url)
+    app.state.events_hub = EventHub(settings.database_url, engine, settings.sse_poll_seconds)
     # before `events`: /games/{id}/events/stream must not be taken for /events/{seq}
     app.include_router(stream.router)
     app.include_router(holdings.router)
@@ -119,6 +125,9 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(sealed.router)
     app.include_router(tokens.router)
     app.include_router(webhooks.router)
+    # the console (app/web): the page at /, its static files under /console/static
+    app.include_router(console_router)
+    app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
@@ -134,6 +143,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
             problem_base=settings.problem_base,
         )
     app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
+    install_docs(app)
+    install_cors(app, settings)  # the outermost middleware: keep it last
 
     default_openapi = app.openapi
 

@@ -1,4 +1,6 @@
-"""The Python client against the real server over a socket, on both databases."""
+"""The Python client (sync and async) against the real server over a socket, on both
+databases: every operation, the ETag shared by the seats of one client, 412 refresh and the
+opt-in retry, typed problems, and live streams that resume after a drop and can be cancelled."""
 
 from __future__ import annotations
 
@@ -6,80 +8,223 @@ import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from app.client import ProblemError, RefereeClient, StreamEvent
+from app.client import (
+    AsyncRefereeClient,
+    Conflict,
+    Forbidden,
+    IllegalAction,
+    NotFound,
+    RefereeClient,
+    Seat,
+    StaleVersion,
+    StreamEvent,
+    StreamPolicy,
+    Unprocessable,
+)
 from app.config import Settings
 from app.main import create_app
 from tests.support.server import running_server
 
-SEED_EXAMPLE = Path(__file__).resolve().parents[1] / "scenarios" / "zoc" / "seed-example.json"
+ROOT = Path(__file__).resolve().parents[1]
+SEED_EXAMPLE = json.loads((ROOT / "scenarios" / "zoc" / "seed-example.json").read_text())
+OZ_EXAMPLE = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
 MOVE = {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]}
+FOLLOW = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307", "e3408"]}
+DECISION = "allocation:mill:t1"
 
 
 @pytest.fixture
 def base_url(db_url: str) -> Iterator[str]:
-    app = create_app(Settings(database_url=db_url, sse_keepalive_seconds=0.2))
+    settings = Settings(database_url=db_url, sse_keepalive_seconds=0.2, sse_max_seconds=1.0)
+    app = create_app(settings)
     with running_server(app) as url:
         yield url
     app.state.engine.dispose()
 
 
+def _sections(citations: Any) -> set[str]:
+    return {c.section for c in citations}
+
+
 def test_client_plays_the_seed_example(base_url: str) -> None:
     with RefereeClient(base_url) as referee:
-        assert "zoc" in {r["id"] for r in referee.rulesets()}
-        game = referee.create_game("zoc", json.loads(SEED_EXAMPLE.read_text()))
+        assert referee.healthz() == {"status": "ok", "database": "ok"}
+        assert "zoc" in {r.id for r in referee.rulesets()}
+        assert referee.ruleset("zoc").example_scenario == SEED_EXAMPLE
+        game = referee.create_game("zoc", SEED_EXAMPLE)
         axis = referee.seat(game.id, game.seats["axis"])
 
-        ruling = axis.dry_run(MOVE)
-        assert ruling["legal"] is True
-        assert [e["hex"] for e in ruling["effects"] if e["kind"] == "zoc.must_stop"] == ["e3307"]
+        judged = axis.dry_run(MOVE)
+        assert judged.ruling.legal is True and judged.version == 1 and judged.dice_needed == []
+        stops = [e.details.get("hex", e.hex) for e in judged.ruling.effects]
+        assert [e.kind for e in judged.ruling.effects] == ["zoc.ezoc_negated", "zoc.must_stop"]
+        assert stops[-1] == "e3307"
 
         accepted = axis.submit(MOVE)
-        assert accepted["version"] == 2 and axis.etag == 'W/"2"'
-
+        assert (accepted.event, accepted.version) == (1, 2) and axis.etag == 'W/"2"'
         # de-inf-1 now stands in e3307 and negates the EZOC there for de-inf-2 (8.1)
-        follow = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307", "e3408"]}
-        assert axis.dry_run(follow)["legal"] is True
+        assert axis.dry_run(FOLLOW).ruling.legal is True
 
-        # an illegal action raises with the ruling attached, nothing written
-        with pytest.raises(ProblemError) as err:
+        # an illegal action raises IllegalAction carrying the ruling; nothing written
+        with pytest.raises(IllegalAction) as illegal:
             axis.submit({"kind": "move", "unit": "de-inf-2", "path": ["e3306"]})
-        assert err.value.status == 422 and err.value.ruling is not None
-        assert err.value.ruling["legal"] is False
+        assert illegal.value.status == 422 and illegal.value.code == "action.illegal"
+        assert illegal.value.ruling.legal is False
+        assert [v.code for v in illegal.value.ruling.violations] == ["zoc.path_not_contiguous"]
+        assert _sections(illegal.value.ruling.citations) == {"basic.path"}
 
-        # a stale ETag is a 412 problem
-        stale = referee.seat(game.id, game.seats["axis"])
-        stale.etag = 'W/"1"'
-        with pytest.raises(ProblemError) as err:
-            stale.submit(follow)
-        assert (err.value.status, err.value.code) == (412, "precondition.stale")
+        # a soviet move in the axis phase: 409 citing the sequence of play
+        soviet = referee.seat(game.id, game.seats["soviet"])
+        with pytest.raises(Conflict) as out_of_turn:
+            soviet.submit({"kind": "move", "unit": "su-18a", "path": ["e3305"]})
+        assert out_of_turn.value.code == "phase.not_your_turn"
+        assert _sections(out_of_turn.value.problem.citations) == {"basic.phase"}
+        with pytest.raises(Forbidden):
+            axis.audit()
+        with pytest.raises(NotFound):
+            referee.seat("no-such-game").game()
+        with pytest.raises(Unprocessable) as bad:
+            axis.submit({"kind": "move", "unit": "de-inf-2"})
+        assert bad.value.problem.errors and bad.value.code == "action.invalid"
 
-        zmap = referee.seat(game.id, None).query("ezoc-map", side="axis")
-        result = zmap.get("result", zmap)
-        assert "e3206" not in result["hexes"]
-        assert [e["kind"] for e in axis.events()] == ["move"]
+        view = axis.game()
+        assert view.version == 2 and view.seat == "axis" and view.position is not None
+        assert axis.game_if_changed() is None  # 304: nothing changed since W/"2"
+        assert axis.scenario().scenario["title"] == SEED_EXAMPLE["title"]
+        assert [e.kind for e in axis.events()] == ["move"]
+        assert axis.event(1).ruling is not None and axis.events_page(0, 1).next is None
+        zmap = referee.seat(game.id).query("ezoc-map", side="axis")
+        assert zmap.query == "ezoc-map" and "e3206" not in zmap.result["hexes"]
 
 
-def test_client_reads_the_live_stream(base_url: str) -> None:
+def test_two_seats_of_one_client_share_the_games_etag(base_url: str) -> None:
     with RefereeClient(base_url) as referee:
-        game = referee.create_game("zoc", json.loads(SEED_EXAMPLE.read_text()))
+        game = referee.create_game("zoc", SEED_EXAMPLE)
         axis = referee.seat(game.id, game.seats["axis"])
+        umpire = referee.seat(game.id, game.seats["umpire"])
+        assert axis.submit(MOVE).version == 2
+        assert umpire.rollback(1).version == 3  # sends W/"2", which axis's write produced
+        assert axis.submit(MOVE).version == 4
+        assert umpire.advance_phase().version == 5
+        audit = umpire.audit()
+        assert audit.ok and audit.events == 4
+
+
+def test_a_stale_etag_is_refreshed_and_retried_only_when_asked(base_url: str) -> None:
+    with RefereeClient(base_url) as bot, RefereeClient(base_url) as other:
+        game = bot.create_game("zoc", SEED_EXAMPLE)
+        mine = bot.seat(game.id, game.seats["axis"])
+        mine.game()  # the bot has seen version 1
+        other.seat(game.id, game.seats["axis"]).submit(MOVE)  # someone else writes: version 2
+
+        with pytest.raises(StaleVersion) as stale:
+            mine.submit(FOLLOW)
+        assert stale.value.code == "precondition.stale"
+        assert mine.etag == 'W/"2"'  # refreshed from the 412 answer: decide again on it
+
+        bot.etags.forget(game.id)
+        bot.etags.set(game.id, 'W/"1"')  # stale again; this time re-judging is fine
+        accepted = mine.submit(FOLLOW, retry_stale=1, idempotency_key="follow-1")
+        assert accepted.version == 3 and mine.etag == 'W/"3"'
+        again = mine.submit(FOLLOW, idempotency_key="follow-1")  # a replay: nothing new
+        assert again.event == accepted.event
+
+
+def test_match_flow_operations(base_url: str) -> None:
+    with RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE, match={"takeback": True})
+        axis = referee.seat(game.id, game.seats["axis"])
+        umpire = referee.seat(game.id, game.seats["umpire"])
+        axis.submit(MOVE)
+        taken = axis.takeback()
+        assert taken.version == 3 and [e.kind for e in axis.events()] == ["move", "takeback"]
+        assert axis.end_phase().version == 4
+        assert umpire.reveal_seed().version == 5
+        assert umpire.dice().seed is not None and axis.dice().seed is None
+        assert umpire.verify_dice().ok
+        finished = umpire.finish("axis")
+        assert finished.version == 6 and axis.game().winner == "axis"
+        assert referee.seat(game.id).verify_dice().commitment_ok
+
+
+def test_sealed_orders(base_url: str) -> None:
+    with RefereeClient(base_url) as referee:
+        game = referee.create_game("objective-zones", OZ_EXAMPLE)
+        union = referee.seat(game.id, game.seats["union"])
+        umpire = referee.seat(game.id, game.seats["umpire"])
+        union.submit({"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2"]})
+        for _ in range(4):
+            umpire.advance_phase()
+        assert [d.id for d in union.sealed().open] == [DECISION]
+        receipt = union.submit_sealed(DECISION, {"sectors": {"1": ["us-1"], "2": ["us-2"]}})
+        assert receipt.side == "union" and receipt.reveal is None
+        reveal = umpire.open_sealed(DECISION)
+        assert reveal.opened_by == "umpire" and reveal.missing == ["confederate"]
+        assert [r.decision for r in referee.seat(game.id).sealed().revealed] == [DECISION]
+
+
+def test_the_async_client(base_url: str) -> None:
+    import anyio
+
+    async def play() -> list[str]:
+        async with AsyncRefereeClient(base_url) as referee:
+            game = await referee.create_game("zoc", SEED_EXAMPLE)
+            axis = referee.seat(game.id, game.seats["axis"])
+            umpire = referee.seat(game.id, game.seats["umpire"])
+            assert (await axis.dry_run(MOVE)).ruling.legal
+            assert (await axis.submit(MOVE)).version == 2
+            assert (await umpire.rollback(1)).version == 3
+            with pytest.raises(IllegalAction):
+                await axis.submit({"kind": "move", "unit": "de-inf-2", "path": ["e3306"]})
+            seen: list[str] = []
+            async with referee.seat(game.id).stream() as stream:
+                async for event in stream:
+                    seen.append(event.event)
+                    if len(seen) == 2:
+                        break
+            return seen + [e.kind async for e in axis.events()]
+
+    assert anyio.run(play) == ["move", "rollback", "move", "rollback"]
+
+
+def test_the_stream_resumes_after_the_server_ends_it_and_can_be_cancelled(
+    base_url: str,
+) -> None:
+    with RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE)
+        axis: Seat = referee.seat(game.id, game.seats["axis"])
+        umpire = referee.seat(game.id, game.seats["umpire"])
+        stream = referee.seat(game.id).stream(policy=StreamPolicy(min_delay=0.05))
         seen: list[StreamEvent] = []
-        done = threading.Event()
+        got_first, got_all = threading.Event(), threading.Event()
 
         def read() -> None:
-            for event in referee.seat(game.id, None).stream():
+            for event in stream:
                 seen.append(event)
-                if len(seen) == 2:
-                    done.set()
-                    return
+                got_first.set()
+                if len(seen) == 3:
+                    got_all.set()
 
         reader = threading.Thread(target=read, daemon=True)
         reader.start()
         axis.submit(MOVE)
-        axis.submit({"kind": "move", "unit": "de-inf-2", "path": ["e3207"]})
-        assert done.wait(15), f"stream delivered {seen!r}"
-        assert [(e.id, e.event) for e in seen] == [("1", "move"), ("2", "move")]
-        assert seen[0].data["ruling"]["legal"] is True
+        assert got_first.wait(15)
+        # the server ends every stream after 1 s (sse_max_seconds): wait for a reconnect
+        pause = threading.Event()
+        for _ in range(300):
+            if stream.reconnects:
+                break
+            pause.wait(0.05)
+        assert stream.reconnects >= 1
+        umpire.rollback(1)
+        axis.submit(MOVE)
+        assert got_all.wait(15), seen
+        assert [(e.id, e.event) for e in seen] == [("1", "move"), ("2", "rollback"), ("3", "move")]
+        assert stream.last_event_id == "3" and seen[0].view.ruling is not None
+        stream.close()  # cancels the blocked read from this thread
+        reader.join(15)
+        assert not reader.is_alive()

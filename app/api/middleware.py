@@ -26,7 +26,13 @@ class BodySizeLimitMiddleware:
             return
         declared = _content_length(scope)
         if declared == -1:
-            await self._reject(scope, send, 400, "request.bad", "invalid Content-Length header")
+            await self._reject(
+                scope,
+                send,
+                400,
+                "request.malformed",
+                "invalid framing: a bad Content-Length, or Content-Length with Transfer-Encoding",
+            )
             return
         if declared is not None and declared > self.max_bytes:
             await self._too_large(scope, send)
@@ -95,8 +101,14 @@ class BodySizeLimitMiddleware:
 
 
 def _content_length(scope: Scope) -> int | None:
-    """The declared Content-Length; None if absent, -1 if malformed."""
-    for name, value in scope.get("headers", []):
+    """The declared Content-Length; None if absent, -1 if malformed or sent together with
+    Transfer-Encoding (ambiguous framing, the mark of request smuggling: RFC 9112 6.3)."""
+    headers = scope.get("headers", [])
+    if any(name == b"transfer-encoding" for name, _ in headers) and any(
+        name == b"content-length" for name, _ in headers
+    ):
+        return -1
+    for name, value in headers:
         if name == b"content-length":
             try:
                 length = int(value)

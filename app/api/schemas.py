@@ -8,30 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.service.match import MatchOptions
 
-EXAMPLE_SCENARIO: dict[str, Any] = {
-    "length": 10,
-    "sides": ["red", "blue"],
-    "pawns": [{"id": "r1", "side": "red", "at": 0}, {"id": "b1", "side": "blue", "at": 9}],
-}
-
 
 class CreateGameRequest(BaseModel):
     """Create a game of ``ruleset`` from a scenario; see ``GET /rulesets/{id}`` for schemas."""
 
-    model_config = ConfigDict(
-        extra="forbid",
-        strict=True,
-        json_schema_extra={
-            "examples": [
-                {
-                    "ruleset": "zoc",
-                    "scenario": {"…": "a scenario matching GET /rulesets/zoc schemas.scenario"},
-                    "options": {},
-                    "public": True,
-                }
-            ]
-        },
-    )
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     ruleset: str = Field(min_length=1, max_length=64, description="A ruleset id.")
     scenario: dict[str, Any] = Field(description="Validated by the ruleset's scenario schema.")
@@ -47,15 +28,3 @@ class CreateGameRequest(BaseModel):
         description="Match options: clock (time control), physical_dice, takeback, "
         "enforce_sequence. Omitted: untimed, derived dice, no takebacks, sequence enforced.",
     )
-
-
-ACTION_EXAMPLES: dict[str, Any] = {
-    "move": {
-        "summary": "A move along a path (zoc)",
-        "value": {"kind": "move", "unit": "II/61", "path": ["e3306", "e3307"]},
-    },
-    "step": {
-        "summary": "A step of the tiny test ruleset",
-        "value": {"kind": "step", "pawn": "r1", "n": 2},
-    },
-}

@@ -26,9 +26,11 @@ import logging
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import event, text
+from sqlalchemy import Engine, event, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
+
+from app.db.models import GameRow
 
 log = logging.getLogger("referee.notify")
 
@@ -161,3 +163,20 @@ class PgListener:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await task
+
+
+VERSIONS_CHUNK = 500
+"""Game ids per ``IN (...)`` of :func:`game_versions` (SQLite allows 999 parameters)."""
+
+
+def game_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
+    """The current version of each game (one short read; the shared poller's only query)."""
+    out: dict[str, int] = {}
+    with engine.connect() as conn:
+        for i in range(0, len(game_ids), VERSIONS_CHUNK):
+            chunk = game_ids[i : i + VERSIONS_CHUNK]
+            rows = conn.execute(
+                select(GameRow.id, GameRow.version).where(GameRow.id.in_(chunk))
+            )
+            out.update({str(r[0]): int(r[1]) for r in rows})
+    return out

@@ -51,6 +51,14 @@ class InvalidQuery(RulesError):
     code = "query.invalid"
 
 
+class QueryResultModel(BaseModel):
+    """Base of the models that document a query's answer. A query still returns plain JSON
+    (its output is unchanged); the model is that JSON's schema, for the typed per-ruleset
+    OpenAPI document, and the suite validates real answers against it (extra keys forbidden)."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
 @dataclass(frozen=True)
 class QuerySpec:
     """A read-only question a front end may ask about a game (zone map, reachable hexes…)."""
@@ -60,6 +68,9 @@ class QuerySpec:
     params: type[BaseModel]
     run: Callable[[Any, Any, Any, Any], Any]
     """``run(board, state, options, params) -> JSON-able value``."""
+    result: Any = None
+    """The type of ``run``'s answer (a :class:`QueryResultModel`, or a union of them); None
+    leaves it untyped in the ruleset's OpenAPI document."""
 
 
 @dataclass(frozen=True)
@@ -228,6 +239,13 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     def parse_action(self, data: Any) -> ActionT:
         """Validate an action document (raises pydantic.ValidationError)."""
         return self.action_adapter().validate_python(data)  # type: ignore[no-any-return]
+
+    def generated_size(self, scenario: Any) -> int:
+        """How many elements :meth:`setup` will build that the scenario document does not list
+        one by one -- e.g. the hexes of a rectangular map area. The service adds this to the
+        document's own size and refuses a scenario over its budget before calling
+        :meth:`setup`. Default: none (every element is listed in the document)."""
+        return 0
 
     def load_board(self, data: Any) -> BoardT:
         """Re-load a stored board (already validated when the game was created)."""

@@ -152,11 +152,23 @@ def replay(game: Game, rows: list[EventRow]) -> AuditReport:
             break
         states[row.version] = current
         state = ruleset.load_state(current)
+    changed = game.row.ruleset_version != ruleset.version
+    if changed:  # say why: the rules changed (a version bump), not the log or the service
+        differences = [
+            d.model_copy(
+                update={
+                    "message": f"{d.message} after the ruleset version changed from "
+                    f"{game.row.ruleset_version} to {ruleset.version}"
+                }
+            )
+            for d in differences
+        ]
     return AuditReport(
         game=game.row.id,
         ruleset=ruleset.id,
         recorded_version=game.row.ruleset_version,
         replayed_version=ruleset.version,
+        version_changed=changed,
         events=len(rows),
         ok=not differences,
         first_difference=differences[0] if differences else None,

@@ -27,34 +27,51 @@ def digest(data: Any) -> str:
     return hashlib.sha256(canonical_json(data)).hexdigest()
 
 
-class BoardCache:
-    """Thread-safe LRU of parsed boards."""
+DEFAULT_MAX_BYTES = 16 * 1024 * 1024
+"""Default byte bound: 16 MiB of board JSON, about 130 MiB of parsed boards (a parsed board
+takes about 8 times its JSON: 2.8 MB -> 23 MiB for a 40,000-hex zoc map)."""
 
-    def __init__(self, maxsize: int = 128) -> None:
+
+class BoardCache:
+    """Thread-safe LRU of parsed boards, bounded in entries and in bytes.
+
+    Each entry is weighed by the size of its board's JSON (``size`` given by whoever parsed
+    it); the least recently used boards are dropped while the total is over ``max_bytes``. A
+    board larger than ``max_bytes`` on its own is served but not kept."""
+
+    def __init__(self, maxsize: int = 128, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.maxsize = maxsize
-        self._items: OrderedDict[BoardKey, Any] = OrderedDict()
+        self.max_bytes = max_bytes
+        self._items: OrderedDict[BoardKey, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
+        self.bytes = 0
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: BoardKey, load: Callable[[], Any]) -> Any:
-        """The cached board for ``key``, or ``load()`` it and keep it."""
+    def get(self, key: BoardKey, load: Callable[[], tuple[Any, int]]) -> Any:
+        """The cached board for ``key``, or ``load()`` it (board, JSON bytes) and keep it."""
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 self.hits += 1
-                return self._items[key]
+                return self._items[key][0]
             self.misses += 1
-        board = load()
-        self.put(key, board)
+        board, size = load()
+        self.put(key, board, size)
         return board
 
-    def put(self, key: BoardKey, board: Any) -> None:
+    def put(self, key: BoardKey, board: Any, size: int) -> None:
         with self._lock:
-            self._items[key] = board
-            self._items.move_to_end(key)
-            while len(self._items) > self.maxsize:
-                self._items.popitem(last=False)
+            old = self._items.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+            if size > self.max_bytes:
+                return
+            self._items[key] = (board, size)
+            self.bytes += size
+            while len(self._items) > self.maxsize or self.bytes > self.max_bytes:
+                _, (_, dropped) = self._items.popitem(last=False)
+                self.bytes -= dropped
 
     def __len__(self) -> int:
         return len(self._items)
@@ -62,3 +79,4 @@ class BoardCache:
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.bytes = 0

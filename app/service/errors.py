@@ -132,8 +132,10 @@ class InvalidInput(ServiceError):
 
     code = "request.invalid"
 
-    def __init__(self, detail: str, errors: Sequence[FieldError], *, code: str | None = None):
-        super().__init__(detail, code=code)
+    def __init__(
+        self, detail: str, errors: Sequence[FieldError], *, code: str | None = None, **extra: Any
+    ):
+        super().__init__(detail, code=code, **extra)
         self.errors = list(errors)
 
 

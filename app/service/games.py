@@ -7,6 +7,7 @@ becomes a client error, never a server error.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -19,7 +20,8 @@ from app.rules import registry
 from app.rules.base import UMPIRE, InvalidScenario
 from app.rules.ruling import Ruling
 from app.service import match as mt
-from app.service.boards import BoardCache, digest
+from app.service.boards import BoardCache, canonical_json, digest
+from app.service.budget import DEFAULT_BUDGET, check_document, check_generated
 from app.service.errors import (
     EventNotFound,
     FieldError,
@@ -153,10 +155,12 @@ def create_game(
     boards: BoardCache | None = None,
     match: Mapping[str, Any] | mt.MatchOptions | None = None,
     now: float | None = None,
+    budget: int = DEFAULT_BUDGET,
 ) -> CreatedGame:
     """Validate a scenario, set the game up and issue one token per seat (shown once).
 
-    Also draws the game's secret dice seed (publishing only its SHA-256 commitment), stores
+    A scenario over the size ``budget`` (``app.service.budget``) is refused before it is set
+    up. Also draws the game's secret dice seed (publishing only its SHA-256 commitment), stores
     the match options and the initial state (where audits and rollbacks start) and, for a
     timed game, starts the clock of the side expected to act first.
     """
@@ -169,6 +173,7 @@ def create_game(
             code="ruleset.unknown",
         ) from None
 
+    size = check_document(scenario, budget)
     _storable({"scenario": scenario, "options": options or {}}, code="scenario.invalid")
     errors: list[FieldError] = []
     parsed_scenario: BaseModel | None = None
@@ -191,6 +196,7 @@ def create_game(
         errors += field_errors(exc, ["match"])
     if errors or parsed_scenario is None:
         raise InvalidInput("the scenario or options are invalid", errors, code="scenario.invalid")
+    check_generated(ruleset, parsed_scenario, size, budget)
 
     try:
         with _guard("scenario", ["scenario"]):
@@ -216,6 +222,8 @@ def create_game(
         )
 
     board_json = board.model_dump(mode="json")
+    board_canonical = canonical_json(board_json)
+    board_bytes = len(board_canonical)
     with _guard("scenario", ["scenario"]):
         first = mt.expected_side(mt.where(ruleset, board, state), sides.names, None, sides.names[0])
     seed, commitment = mt.new_seed()
@@ -227,7 +235,7 @@ def create_game(
         id=str(uuid.uuid4()),
         ruleset_id=ruleset.id,
         ruleset_version=ruleset.version,
-        digest=digest(board_json),
+        digest=hashlib.sha256(board_canonical).hexdigest(),
         scenario=parsed_scenario.model_dump(mode="json"),
         board=board_json,
         created_at=created,
@@ -261,7 +269,7 @@ def create_game(
         uow.games.add(scenario_row, game, seats)
         uow.commit()
     if boards is not None:
-        boards.put((ruleset.id, ruleset.version, scenario_row.digest), board)
+        boards.put((ruleset.id, ruleset.version, scenario_row.digest), board, board_bytes)
     return CreatedGame(
         id=game.id,
         ruleset=ruleset.id,

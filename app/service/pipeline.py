@@ -38,7 +38,7 @@ from app.rules.base import RulesError, Ruleset
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service import notify
-from app.service.boards import BoardCache
+from app.service.boards import BoardCache, canonical_json
 from app.service.errors import (
     Conflict,
     InvalidInput,
@@ -145,7 +145,12 @@ def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
             f"this server has no ruleset {row.ruleset_id!r}", ruleset=row.ruleset_id
         ) from None
     key = (ruleset.id, row.ruleset_version, board_digest)
-    board = boards.get(key, lambda: ruleset.load_board(uow.games.board_json(row.scenario_id)))
+
+    def parse() -> tuple[Any, int]:
+        data = uow.games.board_json(row.scenario_id)
+        return ruleset.load_board(data), len(canonical_json(data))
+
+    board = boards.get(key, parse)
     return Game(
         row=row,
         ruleset=ruleset,

@@ -295,6 +295,12 @@ class AuditReport(_Out):
     ruleset: str
     recorded_version: str = Field(description="Ruleset version the game was created with.")
     replayed_version: str = Field(description="Ruleset version used for the replay.")
+    version_changed: bool = Field(
+        default=False,
+        description="The ruleset's version changed since the game was recorded: differences "
+        "are then expected consequences of a rules change (each message says so), not a "
+        "corrupt log.",
+    )
     events: int = Field(description="Events replayed.")
     ok: bool
     first_difference: AuditDifference | None = Field(

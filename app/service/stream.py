@@ -19,8 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+
+from sqlalchemy import Engine
 
 from app.db import notify
 from app.db.uow import AbstractUnitOfWork
@@ -29,6 +32,8 @@ from app.service.errors import INT4_MAX, FieldError, InvalidInput, ServiceError
 from app.service.games import _event_view
 from app.service.pipeline import _find, _reader, settle_clock
 from app.service.results import EventView
+
+log = logging.getLogger("referee.stream")
 
 BATCH = 100
 """Events read per query while catching up."""
@@ -138,15 +143,27 @@ class EventHub:
     """Wakes the streams of one application when events of their game are committed.
 
     Started lazily by the first subscription (an app that never streams opens no LISTEN
-    connection); :meth:`aclose` stops it at shutdown.
+    connection); :meth:`aclose` stops it at shutdown. Writes by other processes are seen
+    through ``LISTEN`` on PostgreSQL and, where there is none (SQLite, or while the LISTEN
+    connection is down), through **one shared poller per process**: every ``poll_seconds`` it
+    reads the versions of the games being streamed in one query and wakes the streams of the
+    games that moved -- so a thousand idle streams cost one small read a second, not a
+    thousand log reads.
     """
 
-    def __init__(self, database_url: str) -> None:
+    def __init__(
+        self, database_url: str, engine: Engine | None = None, poll_seconds: float = 1.0
+    ) -> None:
         self.database_url = database_url
         self.postgres = notify.is_postgres(database_url)
+        self.engine = engine
+        self.poll_seconds = poll_seconds
         self._subs: dict[str, set[Subscription]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: notify.PgListener | None = None
+        self._poller: asyncio.Task[None] | None = None
+        self._versions: dict[str, int] = {}
+        self.polls = 0
 
     # called from any thread (the committing one, or the listener task)
     def _local_commit(self, game_id: str, seq: int) -> None:
@@ -180,6 +197,37 @@ class EventHub:
         if self.postgres:
             self._listener = notify.PgListener(self.database_url, self._on_notify, self._wake_all)
             self._listener.start()
+        if self.engine is not None:
+            self._poller = loop.create_task(self._poll())
+
+    async def _poll(self) -> None:
+        """The shared poller (see the class docstring); a first sight of a game wakes its
+        streams too, so a write between a stream's catch-up and that sight is not missed."""
+        assert self.engine is not None
+        while True:
+            await asyncio.sleep(self.poll_seconds)
+            if self.listening or not self._subs:
+                self._versions.clear()  # notifications flow: start afresh if they stop
+                continue
+            games = list(self._subs)
+            try:
+                versions = await asyncio.to_thread(notify.game_versions, self.engine, games)
+            except Exception:  # the database is away: streams keep waiting, try again
+                log.warning("the stream poller could not read game versions", exc_info=True)
+                continue
+            self.polls += 1
+            for game_id, version in versions.items():
+                if self._versions.get(game_id) != version:
+                    self._versions[game_id] = version
+                    self._wake(game_id)
+            for gone in set(self._versions) - set(games):
+                del self._versions[gone]
+
+    @property
+    def shared_wakeups(self) -> bool:
+        """True when something wakes streams on other processes' writes (LISTEN or the shared
+        poller), so a stream need not re-read the log on its own."""
+        return self.listening or (self._poller is not None and not self._poller.done())
 
     @contextlib.contextmanager
     def subscribe(self, game_id: str) -> Iterator[Subscription]:
@@ -220,6 +268,11 @@ class EventHub:
 
     async def aclose(self) -> None:
         notify.remove_commit_listener(self._local_commit)
+        poller, self._poller = self._poller, None
+        if poller is not None:
+            poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+                await poller
         listener, self._listener = self._listener, None
         if listener is not None:
             await listener.aclose()

@@ -91,6 +91,7 @@ async def test_audit_of_an_honest_game_is_clean(client: httpx.AsyncClient) -> No
     assert report["ok"] is True, report
     assert report["events"] == 11 and report["first_difference"] is None
     assert report["recorded_version"] == report["replayed_version"] == "1.0"
+    assert report["version_changed"] is False
 
 
 async def test_audit_names_the_first_event_the_changed_rules_judge_differently(
@@ -104,6 +105,8 @@ async def test_audit_names_the_first_event_the_changed_rules_judge_differently(
     assert report["replayed_version"] == "1.1" and report["recorded_version"] == "1.0"
     first = report["first_difference"]
     assert (first["seq"], first["kind"], first["field"]) == (4, "step", "ruling")
+    assert report["version_changed"] is True
+    assert first["message"].endswith("after the ruleset version changed from 1.0 to 1.1")
     assert first["recorded"]["legal"] is True and first["replayed"]["legal"] is False
     # event 7 (a four-square step, taken back later) differs too; nothing else does
     assert [d["seq"] for d in report["differences"]] == [4, 7]

@@ -3,6 +3,7 @@ of each kind, and an in-process ASGI client for the checks that need no socket."
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -12,6 +13,10 @@ from fastapi import FastAPI
 from app.config import Settings
 from app.main import create_app
 from tests.support.server import running_server
+
+LONG = os.environ.get("REFEREE_RELIABILITY", "").lower() == "long"
+"""``make reliability`` sets REFEREE_RELIABILITY=long: full rounds, kills and loads. The short
+form (``make test``, CI) runs the same checks with fewer rounds."""
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ free port. :func:`server_process` starts one, :meth:`ServerProcess.wait_healthy`
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import socket
 import subprocess
@@ -74,6 +75,11 @@ class ServerProcess:
                 self.proc.wait(timeout=10)
 
 
+def _limit_files(soft: int) -> None:
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
 def _listening_socket(port: int = 0) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -89,8 +95,10 @@ def server_process(
     env: Mapping[str, str] | None = None,
     *,
     port: int = 0,
+    nofile: int | None = None,
 ) -> Iterator[ServerProcess]:
-    """Start the server in its own process (``port`` 0: a free one); stop it at the end."""
+    """Start the server in its own process (``port`` 0: a free one); stop it at the end.
+    ``nofile``: the child's soft open-files limit at start (as a container's default)."""
     sock = _listening_socket(port)
     bound = sock.getsockname()[1]
     full_env = {
@@ -108,6 +116,7 @@ def server_process(
             pass_fds=(sock.fileno(),),
             stdout=log,
             stderr=subprocess.STDOUT,
+            preexec_fn=None if nofile is None else lambda: _limit_files(nofile),
         )
     finally:
         sock.close()  # the child holds its own copy

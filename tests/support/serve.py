@@ -3,7 +3,8 @@
 ``python -m tests.support.serve --fd N`` serves ``create_app()`` (settings from the
 ``REFEREE_*`` environment) on an already-bound listening socket inherited as file descriptor
 ``N`` -- the parent binds port 0, so there is no race for a free port -- after registering the
-``tiny`` and ``blind`` test rulesets. Used by the multi-process stream test.
+``tiny`` and ``blind`` test rulesets, with the server configuration ``referee serve`` uses
+(``app.server.server_config``: timeouts, connection cap). Used by the multi-process stream test.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import sys
 
 import uvicorn
 
+from app.config import get_settings
 from app.main import create_app
 from app.rules import registry
+from app.server import server_config
 from tests.support.blind import BLIND
 from tests.support.tiny import TINY
 
@@ -25,13 +28,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     registry.register(TINY)
     registry.register(BLIND)
-    uvicorn.run(
-        create_app(),
+    settings = get_settings()
+    config = server_config(
+        create_app(settings),
+        settings,
         fd=args.fd,
         log_level="warning",
         access_log=False,
         timeout_graceful_shutdown=2,
     )
+    uvicorn.Server(config).run()
     return 0
 
 

@@ -16,9 +16,9 @@ from app.api.deps import (
     UowDep,
 )
 from app.api.etags import format_etag
+from app.api.examples import ruling_examples
 from app.api.problems import responses
 from app.api.routes._outcome import WriteDep, appended, appended_responses
-from app.api.schemas import ACTION_EXAMPLES
 from app.rules.ruling import Ruling
 from app.service import games as uc
 from app.service.match import parse_entered_dice
@@ -26,13 +26,17 @@ from app.service.results import ActionResult
 
 router = APIRouter(prefix="/games/{game_id}", tags=["actions"])
 
+ACTION_DESCRIPTION = (
+    "The action document: `kind` plus that kind's fields (schemas: GET /rulesets/{id} -> "
+    "schemas.actions; typed per ruleset: GET /rulesets/{id}/openapi.json)."
+)
+DryRunBody = Annotated[
+    dict[str, Any],
+    Body(description=ACTION_DESCRIPTION, openapi_examples=ruling_examples(submit=False)),
+]
 ActionBody = Annotated[
     dict[str, Any],
-    Body(
-        description="The action document: `kind` plus that kind's fields "
-        "(schemas: GET /rulesets/{id} -> schemas.actions).",
-        openapi_examples=ACTION_EXAMPLES,
-    ),
+    Body(description=ACTION_DESCRIPTION, openapi_examples=ruling_examples(submit=True)),
 ]
 
 
@@ -49,7 +53,7 @@ ActionBody = Annotated[
     },
 )
 def dry_run(
-    game_id: str, action: ActionBody, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep
+    game_id: str, action: DryRunBody, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep
 ) -> Any:
     """Judge the action against the current state and return the ruling (200 whether legal
     or not). Anyone who may read the game may ask, for any side's action: a dry run reveals

@@ -7,10 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Header, Response
 from fastapi.responses import JSONResponse
 
-from app.api.deps import BoardsDep, NowDep, SeatDep, UowDep
+from app.api.deps import BoardsDep, NowDep, SeatDep, SettingsDep, UowDep
 from app.api.etags import format_etag, parse_etags
+from app.api.examples import create_game_examples
 from app.api.problems import responses
-from app.api.schemas import EXAMPLE_SCENARIO, CreateGameRequest
+from app.api.schemas import CreateGameRequest
 from app.service import games as uc
 from app.service.results import CreatedGame, GameView, ScenarioView
 
@@ -36,18 +37,12 @@ router = APIRouter(prefix="/games", tags=["games"])
 def create_game(
     body: Annotated[
         CreateGameRequest,
-        Body(
-            openapi_examples={
-                "tiny": {
-                    "summary": "A game of the tiny test ruleset",
-                    "value": {"ruleset": "tiny", "scenario": EXAMPLE_SCENARIO, "public": True},
-                }
-            }
-        ),
+        Body(openapi_examples=create_game_examples()),
     ],
     uow: UowDep,
     boards: BoardsDep,
     now: NowDep,
+    settings: SettingsDep,
 ) -> Any:
     """Validate the scenario with the ruleset (422 names every bad field), set the game up and
     issue one bearer token per side plus one for the umpire. Tokens are stored hashed.
@@ -62,6 +57,7 @@ def create_game(
         boards=boards,
         match=body.match,
         now=now,
+        budget=settings.scenario_budget,
     )
     return JSONResponse(
         created.model_dump(mode="json"),

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.examples import FINISH_EXAMPLES
 from app.api.routes._outcome import APPENDED, APPENDED_WITH_BODY, WriteDep, appended
 from app.service import flow as uc
 from app.service.results import ActionResult
@@ -61,7 +62,7 @@ def advance_phase(game_id: str, write: WriteDep) -> Any:
 def finish_game(
     game_id: str,
     write: WriteDep,
-    body: Annotated[FinishRequest, Body()] = FinishRequest(),
+    body: Annotated[FinishRequest, Body(openapi_examples=FINISH_EXAMPLES)] = FinishRequest(),
 ) -> Any:
     """The umpire declares the game over, naming the winner (or null). The game's status
     becomes `finished`, its clock stops and its dice seed becomes public."""

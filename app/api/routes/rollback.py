@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.api.examples import ROLLBACK_EXAMPLES
 from app.api.routes._outcome import APPENDED, APPENDED_WITH_BODY, WriteDep, appended
 from app.service import flow as uc
 from app.service.errors import INT4_MAX
@@ -32,7 +33,7 @@ class RollbackRequest(BaseModel):
 )
 def rollback(
     game_id: str,
-    body: Annotated[RollbackRequest, Body(openapi_examples={"v3": {"value": {"to_version": 3}}})],
+    body: Annotated[RollbackRequest, Body(openapi_examples=ROLLBACK_EXAMPLES)],
     write: WriteDep,
 ) -> Any:
     """Restores the state of version `to_version` by appending a `rollback` event (the log is

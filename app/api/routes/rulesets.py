@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter
 
+from app.api import ruleset_openapi
 from app.api.problems import responses
 from app.service import rulesets as uc
 from app.service.results import RulesetInfo, RulesetSummary
@@ -28,3 +31,24 @@ def describe_ruleset(ruleset_id: str) -> RulesetInfo:
     flips each, JSON schemas of the scenario, options and every action kind, the queries with
     their parameter schemas, and an example scenario when the ruleset ships one."""
     return uc.describe_ruleset(ruleset_id)
+
+
+@router.get(
+    "/{ruleset_id}/openapi.json",
+    summary="The API typed for one ruleset (OpenAPI)",
+    responses={
+        200: {
+            "description": "An OpenAPI 3.1 document: POST /games with this ruleset's scenario "
+            "and options, the action union by `kind` (rulings, actions), `state` in game views "
+            "and action results, and each query as its own path with typed parameters and "
+            "result. For client generators.",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+        **responses(404),
+    },
+)
+def ruleset_openapi_document(ruleset_id: str) -> Any:
+    """Generate a typed client from it (e.g. `openapi-python-client generate --url
+    .../rulesets/zoc/openapi.json`); operations the same for every ruleset are in
+    `/openapi.json`."""
+    return ruleset_openapi.document(ruleset_id)

@@ -17,6 +17,7 @@ from app.api.deps import (
     UowDep,
 )
 from app.api.etags import format_etag
+from app.api.examples import SEALED_EXAMPLES
 from app.api.problems import responses
 from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.service import match as mt
@@ -66,7 +67,7 @@ def submit_order(
         dict[str, Any],
         Body(
             description="The order, validated by the decision's `order_schema`.",
-            openapi_examples={"bid": {"summary": "A blind bid", "value": {"bid": 3}}},
+            openapi_examples=SEALED_EXAMPLES,
         ),
     ],
     write: WriteDep,

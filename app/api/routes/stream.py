@@ -158,13 +158,14 @@ async def live(
                     yield text
                     last_write = time.monotonic()
             # Notifications wake us at once; without them (SQLite across processes, or while
-            # the LISTEN connection is down) re-read every `poll` seconds.
+            # the LISTEN connection is down) the hub's one shared poller does; only a hub
+            # with neither makes this stream re-read every `poll` seconds itself.
             now = time.monotonic()
             if now >= end:
                 # bounded lifetime: the client reconnects with Last-Event-ID, losing nothing
                 yield svc.sse_comment("stream end: reconnect with Last-Event-ID")
                 return
-            wait = keepalive if hub.listening else min(poll, keepalive)
+            wait = keepalive if hub.shared_wakeups else min(poll, keepalive)
             wait = max(0.01, min(wait, keepalive - (now - last_write), end - now))
             await sub.wait(wait)
             if time.monotonic() - last_write >= keepalive:

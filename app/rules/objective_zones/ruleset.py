@@ -22,7 +22,7 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.objective_zones import actions as act
-from app.rules.objective_zones import combat
+from app.rules.objective_zones import combat, results
 from app.rules.objective_zones.available import available_actions
 from app.rules.objective_zones.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.objective_zones.common import (
@@ -330,6 +330,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
                 "garrison sectors (who holds each), In-Transit box, contested or not.",
                 params=ZoneParams,
                 run=_query_zone,
+                result=results.ZoneDisplay,
             ),
             "allocation-options": QuerySpec(
                 name="allocation-options",
@@ -337,6 +338,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
                 "units only; never the other side's order).",
                 params=AllocationOptionsParams,
                 run=_query_allocation_options,
+                result=results.AllocationOptions,
             ),
         }
 

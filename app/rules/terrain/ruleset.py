@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from app.rules.base import AvailableActions, QuerySpec, RulesError, Ruleset, Sides
 from app.rules.ruling import Ruling
+from app.rules.terrain import results
 from app.rules.terrain.available import available_actions
 from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.terrain.examples import EXAMPLE
@@ -137,16 +138,17 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
                 name="line-of-sight",
                 description="Is the sight line between two points (`from`, `to` as 'x,y' "
                 "yards) clear? Lists each blocking feature with its clause.",
-                params=LosParams, run=run_line_of_sight),
+                params=LosParams, run=run_line_of_sight, result=results.LineOfSight),
             "terrain-at": QuerySpec(
                 name="terrain-at",
                 description="The features at a point (`at` as 'x,y' yards) and what each "
                 "means for every unit type.",
-                params=TerrainAtParams, run=run_terrain_at),
+                params=TerrainAtParams, run=run_terrain_at, result=results.TerrainAt),
             "scenario-check": QuerySpec(
                 name="scenario-check",
                 description="Scenario-design guidance (A.1x-A.3x): findings, never refusals.",
-                params=ScenarioCheckParams, run=run_scenario_check),
+                params=ScenarioCheckParams, run=run_scenario_check,
+                result=results.ScenarioCheck),
         }
 
     def example_scenario(self) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ from app.rules.base import (
     Sides,
 )
 from app.rules.ruling import Ruling
+from app.rules.zoc import results
 from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.zoc.common import Problem, effect, illegal, legal
@@ -82,6 +83,15 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
     action_models = ACTION_MODELS
 
     # -- the game -------------------------------------------------------------------------
+
+    def generated_size(self, scenario: Any) -> int:
+        """The hexes of the map areas (rectangles), which the document does not list."""
+        if not isinstance(scenario, Scenario):
+            return 0
+        return sum(
+            max(0, a.cols[1] - a.cols[0] + 1) * max(0, a.rows[1] - a.rows[0] + 1)
+            for a in scenario.areas
+        )
 
     def setup(self, scenario: Any, options: ZocOptions) -> tuple[Board, State]:
         if not isinstance(scenario, Scenario):
@@ -203,6 +213,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "what), and the projections section 8 blocks, with the clause that blocks them.",
                 params=EzocMapParams,
                 run=_query_ezoc_map,
+                result=results.EzocMap,
             ),
             "reachable": QuerySpec(
                 name="reachable",
@@ -211,6 +222,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "range it cannot reach, with the reasons and citations.",
                 params=ReachableParams,
                 run=_query_reachable,
+                result=results.Reachable,
             ),
             "supply": QuerySpec(
                 name="supply",
@@ -218,6 +230,7 @@ class ZocRuleset(Ruleset[Board, State, Any, ZocOptions]):
                 "(param side): the supply line found, or the hexes that blocked it and why.",
                 params=SupplyParams,
                 run=_query_supply,
+                result=results.Supply,
             ),
         }
 

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from app.rules.base import InvalidQuery, QuerySpec
+from app.rules.zoi import results
 from app.rules.zoi.catalog import CATALOG, I_CARRE_DF, INTERPRETATIONS_BY_ID
 from app.rules.zoi.game import Game, is_combat
 from app.rules.zoi.models import EnterStep, ZoiBoard, ZoiOptions, ZoiState
@@ -236,6 +237,7 @@ QUERIES: Mapping[str, QuerySpec] = {
         "which front hexside; plus that side's carrés and their adjacent hexes.",
         params=ZoneMapParams,
         run=_run_zone_map,
+        result=results.ZoneMap,
     ),
     "reachable": QuerySpec(
         name="reachable",
@@ -243,6 +245,7 @@ QUERIES: Mapping[str, QuerySpec] = {
         "opportunity-fire chances of each Pareto-best path.",
         params=ReachableParams,
         run=_run_reachable,
+        result=results.Reachable,
     ),
     "defensive-fire": QuerySpec(
         name="defensive-fire",
@@ -250,5 +253,6 @@ QUERIES: Mapping[str, QuerySpec] = {
         "fire segment, and the enemy units entitled to fire at each.",
         params=DefensiveFireParams,
         run=_run_defensive_fire,
+        result=results.DefensiveFire,
     ),
 }

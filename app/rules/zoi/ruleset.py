@@ -108,6 +108,13 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
 
     # -- setup ----------------------------------------------------------------------------
 
+    def generated_size(self, scenario: Any) -> int:
+        """The hexes of the map rectangle, which the document does not list."""
+        if not isinstance(scenario, ZoiScenario):
+            return 0
+        (c0, c1), (r0, r1) = scenario.map.columns, scenario.map.rows
+        return max(0, c1 - c0 + 1) * max(0, r1 - r0 + 1)
+
     def setup(self, scenario: Any, options: ZoiOptions) -> tuple[ZoiBoard, ZoiState]:
         """Build board and initial state; raise :class:`InvalidScenario` if inconsistent."""
         sc = scenario if isinstance(scenario, ZoiScenario) else ZoiScenario.model_validate(scenario)

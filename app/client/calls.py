@@ -1,0 +1,172 @@
+"""The API's operations as methods that build (not run) operations: shared by the sync and
+async clients, which only add ``run``. One place per operation for its path, parameters,
+headers and result type."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import TypeAdapter
+
+from app.client import models as m
+from app.client import operations as ops
+from app.client.operations import Call, Etags, Op, WriteOptions, game_path
+
+RULESETS = TypeAdapter(list[m.RulesetSummary])
+JSON_OBJECT = TypeAdapter(dict[str, Any])
+
+
+def dice_headers(client_seed: str | None, dice: list[int] | None) -> dict[str, str]:
+    """``Referee-Client-Seed`` (mixed into derived dice) and ``Referee-Dice`` (physical dice
+    the umpire entered)."""
+    headers: dict[str, str] = {}
+    if client_seed is not None:
+        headers["Referee-Client-Seed"] = client_seed
+    if dice is not None:
+        headers["Referee-Dice"] = ",".join(str(d) for d in dice)
+    return headers
+
+
+class ServiceCalls:
+    """Operations that need no game: health, rulesets, creating a game."""
+
+    etags: Etags
+
+    def _healthz(self) -> Op[dict[str, Any]]:
+        return ops.read_as(Call("GET", "/healthz"), JSON_OBJECT)
+
+    def _rulesets(self) -> Op[list[m.RulesetSummary]]:
+        return ops.read_as(Call("GET", "/rulesets"), RULESETS)
+
+    def _ruleset(self, ruleset_id: str) -> Op[m.RulesetInfo]:
+        return ops.read(Call("GET", f"/rulesets/{ruleset_id}"), m.RulesetInfo)
+
+    def _ruleset_openapi(self, ruleset_id: str) -> Op[dict[str, Any]]:
+        return ops.read_as(Call("GET", f"/rulesets/{ruleset_id}/openapi.json"), JSON_OBJECT)
+
+    def _create_game(
+        self,
+        ruleset: str,
+        scenario: Mapping[str, Any],
+        options: Mapping[str, Any] | None,
+        match: Mapping[str, Any] | None,
+        public: bool,
+    ) -> Op[m.CreatedGame]:
+        body: dict[str, Any] = {"ruleset": ruleset, "scenario": dict(scenario), "public": public}
+        if options is not None:
+            body["options"] = dict(options)
+        if match is not None:
+            body["match"] = dict(match)
+        created = yield from ops.read(Call("POST", "/games", json=body), m.CreatedGame)
+        self.etags.set(created.id, f'W/"{created.version}"')
+        return created
+
+
+class SeatCalls:
+    """Operations on one game, as one seat (``token``) or an anonymous reader (None)."""
+
+    etags: Etags
+    game_id: str
+    token: str | None
+
+    def _call(self, method: str, suffix: str = "", **kwargs: Any) -> Call:
+        path = game_path(self.game_id, suffix)
+        return Call(method, path, self.token, game=self.game_id, **kwargs)
+
+    def _write(
+        self, suffix: str, body: Any = ops.NO_BODY, options: WriteOptions = WriteOptions()
+    ) -> Op[Any]:
+        return ops.write(self.etags, self.game_id, suffix, self.token, body, options)
+
+    def _appended(
+        self, suffix: str, body: Any = ops.NO_BODY, options: WriteOptions = WriteOptions()
+    ) -> Op[m.ActionResult]:
+        response = yield from self._write(suffix, body, options)
+        return m.ActionResult.model_validate(response.json())
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def _game(self) -> Op[m.GameView]:
+        return ops.read(self._call("GET"), m.GameView)
+
+    def _game_if_changed(self) -> Op[m.GameView | None]:
+        return ops.game_if_changed(self.etags, self.game_id, self.token, m.GameView)
+
+    def _scenario(self) -> Op[m.ScenarioView]:
+        return ops.read(self._call("GET", "/scenario"), m.ScenarioView)
+
+    def _events_page(self, after: int, limit: int) -> Op[m.EventPage]:
+        return ops.read(self._call("GET", "/events", params={"after": after, "limit": limit}),
+                        m.EventPage)
+
+    def _event(self, seq: int) -> Op[m.EventView]:
+        return ops.read(self._call("GET", f"/events/{seq}"), m.EventView)
+
+    def _query(self, name: str, params: Mapping[str, Any]) -> Op[m.QueryResult]:
+        return ops.read(self._call("GET", f"/queries/{name}", params=dict(params)), m.QueryResult)
+
+    def _dice(self) -> Op[m.DiceInfo]:
+        return ops.read(self._call("GET", "/dice"), m.DiceInfo)
+
+    def _verify_dice(self) -> Op[m.DiceVerification]:
+        return ops.read(self._call("GET", "/dice/verify"), m.DiceVerification)
+
+    def _sealed(self) -> Op[m.SealedListing]:
+        return ops.read(self._call("GET", "/sealed"), m.SealedListing)
+
+    def _audit(self) -> Op[m.AuditReport]:
+        return ops.read(self._call("GET", "/audit"), m.AuditReport)
+
+    # -- judging and acting ------------------------------------------------------------------
+
+    def _dry_run(self, action: Mapping[str, Any]) -> Op[m.DryRun]:
+        return ops.dry_run(self.game_id, self.token, action)
+
+    def _submit(
+        self,
+        action: Mapping[str, Any],
+        key: str | None,
+        retry_stale: int,
+        client_seed: str | None,
+        dice: list[int] | None,
+    ) -> Op[m.ActionResult]:
+        options = WriteOptions(key, retry_stale, dice_headers(client_seed, dice))
+        return self._appended("/actions", dict(action), options)
+
+    def _end_phase(self, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/phase/end", options=WriteOptions(key))
+
+    def _advance_phase(self, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/phase/advance", options=WriteOptions(key))
+
+    def _finish(self, winner: str | None, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/finish", {"winner": winner}, WriteOptions(key))
+
+    def _rollback(self, to_version: int, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/rollback", {"to_version": to_version}, WriteOptions(key))
+
+    def _takeback(self, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/takeback", options=WriteOptions(key))
+
+    def _reveal_seed(self, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/dice/reveal", options=WriteOptions(key))
+
+    def _submit_sealed(
+        self,
+        decision: str,
+        order: Mapping[str, Any],
+        key: str | None,
+        retry_stale: int,
+        client_seed: str | None,
+    ) -> Op[m.SubmitResult]:
+        options = WriteOptions(key, retry_stale, dice_headers(client_seed, None))
+        response = yield from self._write(f"/sealed/{decision}", dict(order), options)
+        return m.SubmitResult.model_validate(response.json())
+
+    def _open_sealed(
+        self, decision: str, client_seed: str | None, dice: list[int] | None
+    ) -> Op[m.RevealView]:
+        options = WriteOptions(headers=dice_headers(client_seed, dice))
+        response = yield from self._write(f"/sealed/{decision}/open", options=options)
+        return m.RevealView.model_validate(response.json())

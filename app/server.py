@@ -1,0 +1,193 @@
+"""The HTTP server: uvicorn with an h11 protocol that times out slow clients.
+
+uvicorn closes idle keep-alive connections by itself but never times out a client that sends
+its request slowly, so idle, half-sent-head and half-sent-body connections would stay open for
+ever and a flood of them exhausts the process's file descriptors. :class:`GuardedH11Protocol`
+adds, per connection:
+
+* a **head deadline** (``REFEREE_TIMEOUT_HEADERS_SECONDS``): from the connection's start, or
+  from the first byte of a later request on a kept-alive connection, the whole request head
+  must arrive in time; otherwise the server answers 408 problem+json and closes;
+* a **body deadline** (``REFEREE_TIMEOUT_BODY_SECONDS``): from the end of the head, the whole
+  body must arrive in time; otherwise the connection is closed (the application sees a
+  disconnect and writes nothing);
+* a **connection cap** (``REFEREE_MAX_CONNECTIONS``): past it, the oldest connection that has
+  no request in progress is closed to make room; when every connection has one, the new one
+  gets 503 problem+json and is closed -- so idle clients can never lock others out;
+* **problem+json for malformed framing** (a bad or duplicate ``Content-Length``, chunked plus a
+  length, a broken request line): 400 ``request.malformed`` instead of uvicorn's text/plain.
+
+Idle keep-alive connections are closed after ``REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS`` (uvicorn's
+own timer). :func:`server_config` builds the uvicorn configuration ``referee serve`` (and so
+the Docker image) runs with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+import time
+from typing import Any
+
+import h11
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
+from app.config import Settings
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with head and body deadlines, a connection cap and problem+json
+    answers to malformed framing (see the module docstring). Configured by subclassing
+    through :func:`guarded_protocol`."""
+
+    head_timeout: float = 10.0
+    body_timeout: float = 30.0
+    max_connections: int = 1000
+    problem_base: str = "https://referee.dev/problems/"
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._opened = time.monotonic()
+        self._deadline: asyncio.TimerHandle | None = None
+        self._phase: object = None
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections and not self._evict_idle():
+            self._answer(503, "server.busy", "too many connections; retry shortly")
+            return
+        self._arm(h11.IDLE, self.head_timeout)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._track()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._track()
+
+    def send_400_response(self, msg: str) -> None:
+        self._answer(400, "request.malformed", f"malformed HTTP request: {msg}")
+
+    # -- deadlines -------------------------------------------------------------------------
+
+    def _track(self) -> None:
+        """Arm the deadline that fits where the client is in its request: the body deadline
+        while it sends a body, the head deadline while a head is incomplete (a fresh
+        connection, or part of a later head buffered); none once a request is complete (the
+        application has it) or between requests (uvicorn's keep-alive timer applies)."""
+        if self.transport.is_closing():
+            self._disarm()
+            return
+        theirs = self.conn.their_state
+        if theirs is h11.SEND_BODY:
+            self._arm(h11.SEND_BODY, self.body_timeout)
+        elif theirs is h11.IDLE and (self.cycle is None or self.conn.trailing_data[0]):
+            self._unset_keepalive_if_required()  # part of a head came: not idle any more
+            self._arm(h11.IDLE, self.head_timeout)
+        else:
+            self._disarm()
+
+    def _arm(self, phase: object, timeout: float) -> None:
+        if self._phase is phase and self._deadline is not None:
+            return  # the deadline runs from the start of this phase
+        self._disarm()
+        self._phase = phase
+        self._deadline = self.loop.call_later(timeout, self._expired, phase)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None
+        self._phase = None
+
+    def _expired(self, phase: object) -> None:
+        self._deadline = None
+        if self.transport.is_closing() or self.conn.their_state is not phase:
+            return
+        if phase is h11.IDLE and self.conn.our_state is h11.IDLE:
+            self._answer(408, "request.timeout", "the request head did not arrive in time")
+        else:
+            self.transport.close()
+
+    # -- the connection cap ------------------------------------------------------------------
+
+    def _idle(self) -> bool:
+        """No request in progress: nothing of one received, or the last one answered."""
+        in_flight = self.cycle is not None and not self.cycle.response_complete
+        return not in_flight and self.conn.their_state is h11.IDLE
+
+    def _evict_idle(self) -> bool:
+        """Close the oldest other connection without a request in progress (True if any)."""
+        idle = [
+            c
+            for c in self.connections
+            if c is not self and isinstance(c, GuardedH11Protocol) and c._idle()
+        ]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda c: c._opened)
+        oldest._disarm()
+        oldest.transport.close()
+        return True
+
+    # -- answers ---------------------------------------------------------------------------
+
+    def _answer(self, status: int, code: str, detail: str) -> None:
+        """A problem+json answer, then close (only before any response was started)."""
+        self._disarm()
+        cycle = self.cycle
+        answering = cycle is not None and cycle.response_started and not cycle.response_complete
+        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) and not answering:
+            body = json.dumps(
+                problem_body(status, code, detail, instance="", base=self.problem_base)
+            ).encode()
+            head = (
+                f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
+                f"content-type: {PROBLEM_MEDIA_TYPE}\r\n"
+                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+            ).encode()
+            self.transport.write(head + body)
+        self.transport.close()
+
+
+_REASONS = {400: "Bad Request", 408: "Request Timeout", 503: "Service Unavailable"}
+
+
+def guarded_protocol(settings: Settings) -> type[GuardedH11Protocol]:
+    """The protocol class configured with ``settings``' timeouts and connection cap."""
+    return type(
+        "ConfiguredH11Protocol",
+        (GuardedH11Protocol,),
+        {
+            "head_timeout": settings.timeout_headers_seconds,
+            "body_timeout": settings.timeout_body_seconds,
+            "max_connections": settings.max_connections,
+            "problem_base": settings.problem_base,
+        },
+    )
+
+
+def raise_file_limit(wanted: int) -> None:
+    """Raise the soft open-files limit towards ``wanted`` (the hard limit caps it), so the
+    connection cap, not the kernel, decides when connections are refused."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def server_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:
+    """uvicorn's configuration for ``app``: the guarded h11 protocol, the keep-alive timeout
+    and a file limit with room for the connection cap plus the database and the process."""
+    raise_file_limit(settings.max_connections + 256)
+    return uvicorn.Config(
+        app,
+        http=guarded_protocol(settings),
+        timeout_keep_alive=settings.timeout_keep_alive_seconds,  # type: ignore[arg-type]
+        **options,
+    )

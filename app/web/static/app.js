@@ -1,0 +1,818 @@
+// Referee console: lobby, board, acting, match panel. Every judgement comes from the API.
+import { Api, ApiError } from "./api.js";
+import { createHexBoard, unitLabel, TERRAIN_COLOURS, HEXSIDE_COLOURS } from "./hexboard.js";
+import { createTableBoard, FEATURE_COLOURS } from "./tableboard.js";
+import { createZoneBoard } from "./zoneboard.js";
+import { schemaForm } from "./forms.js";
+import { PALETTE } from "./svg.js";
+import { renderSealed, renderDice, renderUmpire } from "./match.js";
+
+const $ = (id) => document.getElementById(id);
+const perf = (window.refereePerf = { firstRender: null, rulings: [] });
+
+export function h(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    node.appendChild(typeof c === "string" || typeof c === "number" ? document.createTextNode(String(c)) : c);
+  }
+  return node;
+}
+
+export function notify(message, kind) {
+  const n = $("notice");
+  n.textContent = message;
+  n.className = `notice ${kind || "info"}`;
+  n.hidden = !message;
+}
+
+function problemText(err) {
+  if (!(err instanceof ApiError)) return String(err && err.message ? err.message : err);
+  const p = err.problem;
+  const fields = (p.errors || []).map((e) => `${e.pointer || ""} ${e.message || ""}`.trim()).join("; ");
+  return `${err.status} ${err.code}: ${p.detail || p.title || ""}${fields ? ` (${fields})` : ""}`;
+}
+
+// ---------------------------------------------------------------- state
+const S = {
+  api: new Api(null),
+  gameId: null,
+  seat: null,
+  view: null,
+  etag: null,
+  meta: null, // GET /rulesets/{id}
+  catalog: {},
+  board: null,
+  kind: null, // hex | table | zones
+  boardApi: null,
+  events: new Map(),
+  selected: null,
+  path: [],
+  ruling: null,
+  reach: null,
+  zones: null,
+  los: [],
+  stream: null,
+  physicalDice: "",
+  displays: {},
+};
+export const state = S;
+
+function tokenKey(id) {
+  return `referee:token:${id}`;
+}
+
+// ---------------------------------------------------------------- citations and tooltips
+export function citeButton(c, ruleset) {
+  const section = typeof c === "string" ? c : c.section;
+  const rs = (typeof c === "object" && c.ruleset) || ruleset || (S.meta && S.meta.id);
+  const entry = rs === (S.meta && S.meta.id) ? S.catalog[section] : null;
+  const title = (entry && entry.title) || (typeof c === "object" && c.title) || "";
+  const summary = (entry && entry.summary) || "";
+  const b = h("button", { type: "button", class: "cite", "data-section": section, "aria-label": `Rule ${section}: ${title}. ${summary}` }, `§${section}`);
+  const show = () => {
+    const tip = $("tooltip");
+    tip.innerHTML = "";
+    tip.append(h("strong", {}, `${section} ${title}`), h("div", {}, summary));
+    const r = b.getBoundingClientRect();
+    tip.style.left = `${Math.min(r.left + window.scrollX, window.innerWidth - 340)}px`;
+    tip.style.top = `${r.bottom + window.scrollY + 4}px`;
+    tip.hidden = false;
+  };
+  const hide = () => { $("tooltip").hidden = true; };
+  b.addEventListener("mouseenter", show);
+  b.addEventListener("focus", show);
+  b.addEventListener("mouseleave", hide);
+  b.addEventListener("blur", hide);
+  return b;
+}
+
+function cites(list) {
+  return h("span", { class: "cites" }, ...(list || []).map((c) => citeButton(c)));
+}
+
+export function renderRuling(r, target) {
+  const box = target || $("ruling");
+  box.innerHTML = "";
+  if (!r) return;
+  const verdict = r.legal ? "Legal" : "Illegal";
+  box.append(
+    h("p", { class: `verdict ${r.legal ? "legal" : "illegal"}`, "data-legal": String(r.legal) }, h("strong", {}, r.legal ? "✔ " : "✘ ", verdict), " — ", r.summary || ""),
+  );
+  if ((r.violations || []).length) {
+    box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
+  }
+  if ((r.effects || []).length) {
+    box.append(h("h4", {}, "Consequences"), h("ul", { class: "effects" }, ...r.effects.map((e) => h("li", { "data-kind": e.kind }, h("code", {}, e.kind), " ", e.message || "", " ", cites(e.citations)))));
+  }
+  const d = r.details || {};
+  if (d.yards_by_feature) {
+    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...Object.entries(d.yards_by_feature).map(([f, y]) => h("li", {}, `${f}: ${y} yd`))));
+  }
+  box.append(h("h4", {}, "Rules cited"), h("ul", { class: "citations" }, ...(r.citations || []).map((c) => {
+    const entry = S.catalog[c.section] || {};
+    return h("li", {}, citeButton(c), " ", h("span", { class: "cite-title" }, entry.title || c.title || ""));
+  })));
+  if ((r.interpretations || []).length) {
+    box.append(h("h4", {}, "Interpretations relied on"), h("ul", { class: "interpretations" }, ...r.interpretations.map((i) => {
+      const known = ((S.meta && S.meta.interpretations) || []).find((x) => x.id === i.id) || {};
+      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", h("div", { class: "flip" }, `Other reading: ${known.alternative || "?"} — set game option `, h("code", {}, `${i.option}`), ` (now ${JSON.stringify(i.value)})`));
+    })));
+  }
+}
+
+// ---------------------------------------------------------------- lobby
+async function loadLobby() {
+  $("lobby").hidden = false;
+  $("game").hidden = true;
+  const rulesets = (await S.api.get("/rulesets")).body;
+  const select = $("scenario-select");
+  select.innerHTML = "";
+  let shipped = [];
+  try {
+    shipped = (await S.api.get("/console/scenarios")).body;
+  } catch {
+    shipped = [];
+  }
+  const known = new Set(rulesets.map((r) => r.id));
+  for (const r of rulesets) {
+    const group = h("optgroup", { label: `${r.id} — ${r.title}` });
+    const mine = shipped.filter((s) => s.ruleset === r.id);
+    for (const s of mine) group.appendChild(new Option(`${s.title} (${s.name})`, `shipped:${r.id}:${s.name}`));
+    if (!mine.length) group.appendChild(new Option(`${r.title}: example`, `example:${r.id}`));
+    select.appendChild(group);
+    $("paste-ruleset").appendChild(new Option(r.id, r.id));
+  }
+  S.shipped = shipped.filter((s) => known.has(s.ruleset));
+  $("create-btn").onclick = createGame;
+  $("open-btn").onclick = () => {
+    const id = $("open-id").value.trim();
+    if (!id) return notify("Enter a game id.", "error");
+    const tok = $("open-token").value.trim();
+    if (tok) sessionStorage.setItem(tokenKey(id), tok);
+    location.hash = `game=${encodeURIComponent(id)}`;
+  };
+  $("open-spectator-btn").onclick = () => {
+    const id = $("open-id").value.trim();
+    if (!id) return notify("Enter a game id.", "error");
+    location.hash = `game=${encodeURIComponent(id)}&as=spectator`;
+  };
+}
+
+async function createGame() {
+  let ruleset;
+  let scenario;
+  const pasted = $("paste-json").value.trim();
+  try {
+    if (pasted) {
+      ruleset = $("paste-ruleset").value;
+      scenario = JSON.parse(pasted);
+    } else {
+      const [src, rs, name] = $("scenario-select").value.split(":");
+      ruleset = rs;
+      if (src === "shipped") scenario = S.shipped.find((s) => s.ruleset === rs && s.name === name).scenario;
+      else scenario = (await S.api.get(`/rulesets/${rs}`)).body.example_scenario;
+    }
+  } catch (err) {
+    return notify(`The pasted scenario is not JSON: ${err.message}`, "error");
+  }
+  const body = { ruleset, scenario, public: $("create-public").checked };
+  const match = {};
+  if ($("create-physical").checked) match.physical_dice = true;
+  const minutes = Number($("create-clock").value);
+  if ($("create-clock").value && minutes > 0) {
+    match.clock = { budget_seconds: minutes * 60, increment_seconds: Number($("create-increment").value || 0) };
+  }
+  if (Object.keys(match).length) body.match = match;
+  try {
+    const game = (await S.api.request("POST", "/games", { body })).body;
+    showCreated(game);
+  } catch (err) {
+    notify(problemText(err), "error");
+  }
+}
+
+function showCreated(game) {
+  const box = $("created");
+  box.hidden = false;
+  box.innerHTML = "";
+  const base = `${location.origin}${location.pathname}`;
+  const rows = Object.entries(game.seats).map(([seat, tok]) => {
+    const link = `${base}#game=${game.id}&seat=${encodeURIComponent(seat)}&token=${encodeURIComponent(tok)}`;
+    return h("tr", { "data-seat": seat },
+      h("th", { scope: "row" }, seat),
+      h("td", {}, h("code", { class: "token" }, tok)),
+      h("td", {}, h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Invitation link for ${seat}` }, "invitation link"),
+        " ", h("button", { type: "button", "aria-label": `Copy the ${seat} invitation link`, onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "copy")));
+  });
+  box.append(
+    h("p", {}, h("strong", {}, "Game created: "), h("code", { id: "created-id" }, game.id), ". Each token is shown only this once: send each player their link (the token is in the part after #, which never reaches a server)."),
+    h("table", { class: "seats" }, h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Token"), h("th", {}, "Link"))), h("tbody", {}, ...rows)),
+    game.public ? h("p", {}, "Spectators: ", h("a", { href: `${base}#game=${game.id}&as=spectator`, class: "spectate" }, "watch link")) : null,
+  );
+}
+
+// ---------------------------------------------------------------- game
+const sideId = (s) => (typeof s === "string" ? s : s.name || s.id);
+
+function sideIndex(side) {
+  return sideIds().indexOf(side);
+}
+
+function sideIds() {
+  return ((S.view && S.view.sides) || []).map(sideId);
+}
+
+async function openGame(id, token) {
+  if (S.stream) S.stream.stop();
+  S.api = new Api(token);
+  S.gameId = id;
+  S.events = new Map();
+  S.selected = null;
+  S.path = [];
+  $("lobby").hidden = true;
+  $("game").hidden = false;
+  $("log").innerHTML = "";
+  try {
+    await refreshView();
+    const [meta, scen] = await Promise.all([S.api.get(`/rulesets/${S.view.ruleset}`), S.api.get(`/games/${id}/scenario`)]);
+    S.meta = meta.body;
+    S.catalog = Object.fromEntries(S.meta.catalog.map((c) => [c.id, c]));
+    S.board = scen.body.board;
+  } catch (err) {
+    notify(problemText(err), "error");
+    return;
+  }
+  S.seat = S.view.seat || null;
+  $("whoami").textContent = S.seat ? `Seat: ${S.seat}` : "Spectator (read-only)";
+  document.body.dataset.seat = S.seat || "spectator";
+  buildBoard();
+  setupTools();
+  setupActions();
+  await refreshOverlays();
+  renderAll();
+  perf.firstRender = performance.now();
+  performance.mark("referee:first-render");
+  document.body.dataset.ready = "true";
+  S.stream = S.api.stream(id, null, onEvent, (s) => { $("stream-status").textContent = s; document.body.dataset.stream = s; });
+}
+
+async function refreshView() {
+  const r = await S.api.get(`/games/${S.gameId}`);
+  S.view = r.body;
+  S.etag = r.headers.get("ETag");
+}
+
+function buildBoard() {
+  const host = $("board");
+  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex };
+  if (S.board.table) {
+    S.kind = "table";
+    S.boardApi = createTableBoard(host, { ...common, onPoint: clickPoint });
+  } else if (S.board.zones) {
+    S.kind = "zones";
+    S.boardApi = createZoneBoard(host, common);
+  } else {
+    S.kind = "hex";
+    S.boardApi = createHexBoard(host, { ...common, onHex: clickHex });
+  }
+  document.body.dataset.board = S.kind;
+  $("zoom-in").onclick = () => S.boardApi.pz.zoomIn();
+  $("zoom-out").onclick = () => S.boardApi.pz.zoomOut();
+  $("zoom-reset").onclick = () => S.boardApi.pz.reset();
+  renderLegend();
+}
+
+// What the API said about the hex under the pointer: terrain, zone, cost, or why not.
+function hoverHex(hex) {
+  $("hover-info").textContent = hex || "";
+  const box = $("hex-info");
+  if (!hex || S.kind !== "hex") return;
+  box.innerHTML = "";
+  const t = S.board.hexes[hex];
+  const bits = [h("strong", {}, hex), ` ${typeof t === "string" ? t : (t && t.terrain) || ""}`];
+  const z = S.zones && S.zones.hexes.find((x) => x.hex === hex);
+  if (z) bits.push(h("div", {}, z.title));
+  const r = S.reach && S.reach.reach[hex];
+  if (r) bits.push(h("div", {}, `reachable for ${r.cost} MP${r.must_stop ? ", must stop there" : ""}`, r.stop ? [" ", cites(r.stop.citations)] : null));
+  const why = S.reach && S.reach.unreachable[hex];
+  if (why) bits.push(h("ul", { class: "why-not" }, ...why.map((w) => h("li", { "data-code": w.code }, w.message, " ", cites(w.citations)))));
+  box.append(...bits);
+}
+
+function queryNames() {
+  return new Set(((S.meta && S.meta.queries) || []).map((q) => q.name));
+}
+
+function setupTools() {
+  const q = queryNames();
+  const sel = $("zones-side");
+  sel.innerHTML = "";
+  const zoneQuery = q.has("ezoc-map") ? "ezoc-map" : q.has("zone-map") ? "zone-map" : null;
+  $("zones-label").hidden = !zoneQuery;
+  $("show-supply").parentElement.hidden = !q.has("supply");
+  $("los-label").hidden = !q.has("line-of-sight");
+  if (zoneQuery) {
+    const sides = sideIds();
+    const me = sides.includes(S.seat) ? S.seat : (S.view.position && S.view.position.phasing_side) || sides[0];
+    const other = sides.find((s) => s !== me) || me;
+    sel.appendChild(new Option("none", ""));
+    for (const s of sides) sel.appendChild(new Option(zoneQuery === "ezoc-map" ? `enemy zones against ${s}` : `zones of ${s}`, s));
+    sel.value = zoneQuery === "ezoc-map" ? me : other;
+  }
+  sel.onchange = async () => { await refreshOverlays(); renderAll(); };
+  $("show-supply").onchange = async () => { await refreshOverlays(); renderAll(); };
+  $("los-mode").onchange = () => { S.los = []; S.boardApi.drawLos && S.boardApi.drawLos([], null); };
+}
+
+async function refreshOverlays() {
+  const q = queryNames();
+  const jobs = [];
+  const side = $("zones-side").value;
+  S.zones = null;
+  S.fronts = [];
+  if (S.kind === "hex" && side && q.has("ezoc-map")) {
+    jobs.push(S.api.query(S.gameId, "ezoc-map", { side }).then((r) => {
+      const res = r.body.result;
+      S.zones = {
+        hexes: Object.entries(res.hexes).map(([hex, z]) => ({ hex, negated: z.negated, title: `${hex}: EZOC of ${z.by.join(", ")}${z.negated ? `, negated by ${z.negated_by.map((n) => n.id || n.kind).join(", ")}` : ""} (§${z.citations.join(", §")})` })),
+        blocked: res.blocked.map((b) => ({ from: b.from, to: b.to, title: `${b.unit}: no zone from ${b.from} into ${b.to}: ${b.reason} (§${b.section})` })),
+      };
+    }));
+  }
+  if (S.kind === "hex" && q.has("zone-map")) {
+    const sides = sideIds();
+    for (const s of sides) {
+      jobs.push(S.api.query(S.gameId, "zone-map", { side: s }).then((r) => {
+        const res = r.body.result;
+        for (const z of res.hexes) for (const src of z.sources) if (src.hexside) S.fronts.push(src.hexside);
+        if (s === side) {
+          const carre = res.carres.flatMap((c) => c.adjacent.map((hex) => ({ hex, negated: false, title: `${hex}: next to the carré ${c.unit}` })));
+          S.zones = {
+            hexes: [...res.hexes.map((z) => ({ hex: z.hex, negated: false, title: `${z.hex}: zone of ${z.sources.map((x) => `${x.unit} across ${x.hexside}`).join(", ")}` })), ...carre],
+            blocked: [],
+          };
+        }
+      }));
+    }
+  }
+  S.supply = null;
+  if (S.kind === "hex" && q.has("supply") && $("show-supply").checked) {
+    const sides = sideIds();
+    jobs.push(Promise.all(sides.map((s) => S.api.query(S.gameId, "supply", { side: s }))).then((rs) => {
+      S.supply = rs.flatMap((r) => Object.values(r.body.result.units || {}).filter((u) => (u.path || []).length).map((u) => ({ side: u.side, path: u.path })));
+    }));
+  }
+  S.reach = null;
+  if (S.kind === "hex" && S.selected && q.has("reachable")) {
+    jobs.push(S.api.query(S.gameId, "reachable", { unit: S.selected }).then((r) => {
+      const res = r.body.result;
+      if (res.reachable) S.reach = { reach: res.reachable, unreachable: res.unreachable || {} };
+      else {
+        const reach = {};
+        for (const hx of res.hexes || []) {
+          const costs = hx.paths.map((p) => p.mp_spent);
+          reach[hx.hex] = { cost: Math.min(...costs), must_stop: hx.paths.some((p) => p.must_stop) };
+        }
+        S.reach = { reach, unreachable: {} };
+      }
+    }).catch(() => { S.reach = null; }));
+  }
+  if (S.kind === "zones") {
+    const zones = Object.keys(S.board.zones || {});
+    jobs.push(Promise.all(zones.map((z) => S.api.query(S.gameId, "zone", { zone: z }))).then((rs) => {
+      S.displays = Object.fromEntries(rs.map((r, i) => [zones[i], r.body.result]));
+    }));
+  }
+  try {
+    await Promise.all(jobs);
+  } catch (err) {
+    notify(problemText(err), "error");
+  }
+}
+
+function units() {
+  return (S.view && S.view.state && S.view.state.units) || [];
+}
+
+function unitById(id) {
+  return units().find((u) => u.id === id);
+}
+
+function renderAll() {
+  renderPosition();
+  const api = S.boardApi;
+  if (S.kind === "zones") {
+    const reveals = {};
+    for (const ev of [...S.events.values()].sort((a, b) => a.seq - b.seq)) {
+      if (ev.kind === "sealed_revealed" && ev.payload && ev.payload.decision) {
+        const zone = String(ev.payload.decision).split(":")[1];
+        if (zone) reveals[zone] = ev;
+      }
+    }
+    api.render(units(), S.displays, reveals, S.selected);
+  } else {
+    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected);
+    api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
+    api.drawReach(S.reach && S.reach.reach, S.reach && S.reach.unreachable);
+    api.drawSupply(S.supply);
+    drawPath();
+  }
+  renderUnitList();
+  renderPanels();
+}
+
+function drawPath() {
+  const u = unitById(S.selected);
+  if (!u || S.kind === "zones") return S.boardApi.drawPath && S.boardApi.drawPath(null, [], null);
+  const start = S.kind === "table" ? u.at : u.hex;
+  const stop = stopHex(S.ruling);
+  const yards = S.ruling && S.ruling.details && S.ruling.details.path_yards !== undefined ? `${S.ruling.details.path_yards} yd` : null;
+  S.boardApi.drawPath(start, S.path, stop, yards);
+}
+
+function stopHex(r) {
+  if (!r) return null;
+  const eff = (r.effects || []).find((e) => /must_stop$/.test(e.kind) && e.hex);
+  if (eff) return eff.hex;
+  return (r.details && (r.details.stop_hex || r.details.stopped_at)) || null;
+}
+
+function renderPosition() {
+  const p = S.view.position;
+  const status = S.view.status === "finished" ? ` · finished${S.view.winner ? `, winner ${S.view.winner}` : ""}` : "";
+  $("position").textContent = p
+    ? `${S.meta ? S.meta.id : S.view.ruleset} · Turn ${p.turn} · ${p.phase_title || p.phase} · phasing: ${p.phasing_side} (${p.acts})${status} · v${S.view.version}`
+    : `${S.view.ruleset} · no sequence of play${status} · v${S.view.version}`;
+  renderClock();
+}
+
+function renderClock() {
+  const c = S.view && S.view.clock;
+  const box = $("clock");
+  if (!c || !c.remaining) { box.textContent = "untimed"; return; }
+  const now = Date.now() / 1000;
+  box.textContent = Object.entries(c.remaining).map(([side, secs]) => {
+    const left = side === c.running ? Math.max(0, secs - (now - c.as_of)) : secs;
+    const hh = Math.floor(left / 3600);
+    const mm = Math.floor((left % 3600) / 60);
+    const ss = Math.floor(left % 60);
+    return `${side === c.running ? "▶ " : ""}${side} ${hh}:${String(mm).padStart(2, "0")}:${String(ss).padStart(2, "0")}${(c.expired || []).includes(side) ? " (expired)" : ""}`;
+  }).join("  ");
+}
+setInterval(() => S.view && renderClock(), 1000);
+
+function renderUnitList() {
+  const list = $("unit-list");
+  list.innerHTML = "";
+  for (const u of units()) {
+    if (u.destroyed || u.eliminated) continue;
+    const b = h("button", { type: "button", role: "option", class: `unit-btn side-${sideIndex(u.side)}`, "data-unit": u.id, "aria-selected": String(u.id === S.selected), onclick: () => selectUnit(u.id) }, u.id);
+    b.title = unitLabel(u);
+    list.appendChild(b);
+  }
+}
+
+function renderLegend() {
+  const L = $("legend");
+  L.innerHTML = "";
+  const sw = (fill, label, extra) => h("span", { class: "legend-item" }, h("span", { class: "swatch", style: `background:${fill};${extra || ""}` }), label);
+  const sides = sideIds().map((s, i) => sw(PALETTE.sides[i], s));
+  const items = [...sides];
+  if (S.kind === "hex") {
+    for (const t of S.boardApi.terrains) items.push(sw(TERRAIN_COLOURS[t] || "#eee", t.replace("_", " ")));
+    for (const f of S.boardApi.features) items.push(sw(HEXSIDE_COLOURS[f] || "#444", `${f.replace("_", " ")} hexside`));
+    items.push(sw(PALETTE.zone, "enemy zone (hatched)", "background-image:repeating-linear-gradient(45deg,#E69F00 0 3px,transparent 3px 8px)"));
+    items.push(sw(PALETTE.negated, "negated zone (dotted)", "background-image:radial-gradient(#0b4f77 1.5px,transparent 2px);background-size:6px 6px"));
+    items.push(sw(PALETTE.blocked, "blocked projection (✕ dashed hexside)"));
+    items.push(sw("transparent", "reachable: cost; ! must stop; ⊘ in range, not reachable", `border:3px solid ${PALETTE.reach}`));
+    items.push(sw("transparent", "where the unit must stop", `border:3px solid ${PALETTE.stop};outline:2px solid #000`));
+    items.push(sw("#F0E442", "marker (letter = kind, edge = side)", "transform:rotate(45deg) scale(.8)"));
+    items.push(sw("transparent", "supply line (dotted, side colour)", `border-bottom:3px dotted ${PALETTE.sides[0]}`));
+    if (S.board.front_table) items.push(sw("transparent", "front hexside", "border-bottom:3px solid #000"));
+  } else if (S.kind === "table") {
+    for (const k of S.boardApi.kinds) items.push(sw(FEATURE_COLOURS[k] || "#ccc", k.replace("_", " ")));
+    items.push(h("span", { class: "legend-item" }, "grid: 100 yards"));
+  } else {
+    items.push(h("span", { class: "legend-item" }, "zone cards: class · capacity · trafficability · sectors · In-Transit"));
+  }
+  L.append(h("strong", {}, "Legend "), ...items);
+}
+
+// ---------------------------------------------------------------- acting
+function moveSchema() {
+  const actions = (S.meta && S.meta.schemas && S.meta.schemas.actions) || {};
+  return actions.move && actions.move.properties && actions.move.properties.path ? actions.move : null;
+}
+
+async function selectUnit(id, at) {
+  // With a unit selected, a counter in another hex is a step of the path (e.g. through a
+  // friendly stack); pick another unit from the list, or press Escape first.
+  const current = unitById(S.selected);
+  if (current && S.selected !== id && S.kind === "hex" && at && at !== current.hex) {
+    return clickHex(at);
+  }
+  if (S.selected === id) {
+    S.selected = null;
+  } else {
+    S.selected = id;
+  }
+  S.path = [];
+  S.ruling = null;
+  renderRuling(null);
+  $("path-input").value = "";
+  $("submit-move").disabled = true;
+  prefillActionForm();
+  await refreshOverlays();
+  renderAll();
+}
+
+function clickHex(hex) {
+  if (!S.selected) {
+    const here = units().filter((u) => u.hex === hex);
+    if (here.length) return selectUnit(here[0].id);
+    return;
+  }
+  perf.clickAt = performance.now();
+  if (S.path[S.path.length - 1] === hex) S.path.pop();
+  else S.path.push(hex);
+  pathChanged();
+}
+
+async function clickPoint(p) {
+  if ($("los-mode").checked) {
+    S.los = S.los.length >= 2 ? [p] : [...S.los, p];
+    let res = null;
+    if (S.los.length === 2) {
+      try {
+        res = (await S.api.query(S.gameId, "line-of-sight", { from: S.los[0], to: S.los[1] })).body.result;
+        const box = $("ruling");
+        box.innerHTML = "";
+        box.append(h("p", { class: `verdict ${res.clear ? "legal" : "illegal"}`, "data-los": String(res.clear) }, h("strong", {}, res.clear ? "Sight line clear" : "Sight line blocked"), ` — ${res.yards} yards from ${S.los[0]} to ${S.los[1]}`),
+          h("ul", {}, ...res.blocked_by.map((b) => h("li", {}, `${b.feature} (${b.kind}) for ${b.yards} yd `, citeButton(b.section)))), cites(res.citations));
+      } catch (err) {
+        notify(problemText(err), "error");
+      }
+    }
+    S.boardApi.drawLos(S.los, res);
+    return;
+  }
+  if (!S.selected) return;
+  perf.clickAt = performance.now();
+  S.path.push(p);
+  pathChanged();
+}
+
+function pathText() {
+  return S.path.map((p) => (Array.isArray(p) ? p.join(",") : p)).join(" ");
+}
+
+function parsePath(text) {
+  return text.split(/\s+/).filter(Boolean).map((t) => (t.includes(",") ? t.split(",").map(Number) : t));
+}
+
+async function pathChanged() {
+  $("path-input").value = pathText();
+  drawPath();
+  if (!S.path.length) {
+    S.ruling = null;
+    renderRuling(null);
+    $("submit-move").disabled = true;
+    return;
+  }
+  const action = { kind: "move", unit: S.selected, path: S.path };
+  const asked = JSON.stringify(action);
+  S.lastAsked = asked;
+  try {
+    const r = (await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: action })).body;
+    if (S.lastAsked !== asked) return;
+    S.ruling = r;
+    renderRuling(r);
+    drawPath();
+    $("submit-move").disabled = !S.seat;
+    if (perf.clickAt) {
+      perf.rulings.push(performance.now() - perf.clickAt);
+      perf.clickAt = null;
+    }
+    document.body.dataset.rulingFor = asked;
+  } catch (err) {
+    S.ruling = null;
+    renderRuling(null);
+    $("ruling").append(h("p", { class: "verdict illegal" }, problemText(err)));
+  }
+}
+
+// Submit for real: If-Match with the ETag we drew from, a fresh Idempotency-Key.
+export async function submit(path, body, extraHeaders, ifMatch) {
+  const headers = { ...(extraHeaders || {}) };
+  if (S.physicalDice && S.seat === "umpire") headers["Referee-Dice"] = S.physicalDice;
+  const before = S.view.version;
+  try {
+    const r = await S.api.write(path, body, ifMatch || S.etag, headers);
+    if (r.headers.get("ETag")) S.etag = r.headers.get("ETag");
+    notify(r.body && r.body.ruling ? `Done: ${r.body.ruling.summary}` : "Done.", "ok");
+    await refreshAfterChange();
+    return r.body;
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 412) {
+      await refreshAfterChange();
+      const evs = (await S.api.get(`/games/${S.gameId}/events?after=${before - 1}`)).body.items || [];
+      const what = evs.map((e) => `#${e.seq} ${e.seat}: ${(e.ruling && e.ruling.summary) || e.kind}`).join("; ");
+      notify(`The game changed since you looked (version ${before} → ${S.view.version}): ${what || "see the log"}. The board is refreshed; check and submit again.`, "error");
+      document.body.dataset.stale = "true";
+    } else {
+      if (err instanceof ApiError && err.problem && err.problem.ruling) renderRuling(err.problem.ruling);
+      notify(problemText(err), "error");
+    }
+    return null;
+  }
+}
+
+async function refreshAfterChange() {
+  await refreshView();
+  await refreshOverlays();
+  renderAll();
+  if (S.path.length) await pathChanged();
+}
+
+function setupActions() {
+  $("path-input").onchange = () => {
+    S.path = parsePath($("path-input").value);
+    pathChanged();
+  };
+  $("path-clear").onclick = () => {
+    S.path = [];
+    pathChanged();
+  };
+  $("submit-move").onclick = async () => {
+    if (!S.selected || !S.path.length) return;
+    const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit: S.selected, path: S.path });
+    if (res) {
+      S.path = [];
+      S.ruling = null;
+      $("path-input").value = "";
+      $("submit-move").disabled = true;
+      await refreshOverlays();
+      renderAll();
+      renderRuling(res.ruling);
+    }
+  };
+  $("path-box").hidden = !moveSchema();
+  const kinds = Object.keys((S.meta.schemas && S.meta.schemas.actions) || {});
+  const sel = $("action-kind");
+  sel.innerHTML = "";
+  for (const k of kinds) sel.appendChild(new Option(k, k));
+  sel.onchange = prefillActionForm;
+  prefillActionForm();
+  const actionBody = () => S.actionForm.value();
+  $("action-dry").onclick = async () => {
+    try {
+      const r = await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: actionBody() });
+      renderRuling(r.body);
+    } catch (err) {
+      notify(problemText(err), "error");
+    }
+  };
+  $("action-submit").onclick = async () => {
+    let body;
+    try {
+      body = actionBody();
+    } catch (err) {
+      return notify(`Not JSON: ${err.message}`, "error");
+    }
+    const res = await submit(`/games/${S.gameId}/actions`, body);
+    if (res) renderRuling(res.ruling);
+  };
+  $("end-phase").onclick = () => submit(`/games/${S.gameId}/phase/end`, undefined);
+  $("takeback").onclick = () => submit(`/games/${S.gameId}/takeback`, undefined);
+  for (const b of ["submit-move", "action-submit", "end-phase", "takeback"]) $(b).disabled = !S.seat || b === "submit-move";
+  $("takeback").hidden = !(S.view.match && S.view.match.takeback);
+  $("end-phase").hidden = !S.view.position;
+}
+
+function prefillActionForm() {
+  const kind = $("action-kind").value;
+  const schema = ((S.meta && S.meta.schemas.actions) || {})[kind];
+  if (!schema) return;
+  const pre = {};
+  if (S.selected && schema.properties && schema.properties.unit) pre.unit = S.selected;
+  S.actionForm = schemaForm(schema, pre, `act-${kind}`);
+  const host = $("action-form");
+  host.innerHTML = "";
+  if (schema.description) host.append(h("p", { class: "hint" }, schema.description));
+  host.append(S.actionForm.node);
+}
+
+// ---------------------------------------------------------------- events and panels
+function onEvent(ev) {
+  const fresh = !S.events.has(ev.seq);
+  S.events.set(ev.seq, ev);
+  appendLog(ev);
+  if (fresh && ev.version && S.view && ev.version > S.view.version) scheduleRefresh();
+  if (S.kind === "zones" && ev.kind === "sealed_revealed") scheduleRefresh();
+}
+
+let refreshTimer = null;
+function scheduleRefresh() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(() => refreshAfterChange().catch((err) => notify(problemText(err), "error")), 60);
+}
+
+function appendLog(ev) {
+  const log = $("log");
+  const id = `ev-${ev.seq}`;
+  const old = document.getElementById(id);
+  const r = ev.ruling || {};
+  const li = h("li", { id, "data-seq": ev.seq, "data-kind": ev.kind, class: ev.redacted ? "redacted" : "" },
+    h("span", { class: "seq" }, `#${ev.seq}`), " ", h("strong", {}, ev.kind), ` by ${ev.seat}: `,
+    h("span", { class: "summary" }, ev.redacted ? "(hidden from you)" : r.summary || ""),
+    " ", cites(r.citations));
+  if (ev.kind === "sealed_received" && ev.payload) li.append(h("div", { class: "commitment" }, `commitment ${ev.payload.commitment}`));
+  if (ev.kind === "sealed_revealed") verifyReveal(ev).then((ok) => li.append(h("div", { class: `check ${ok ? "ok" : "bad"}` }, ok ? "✔ every order matches its commitment" : "✘ an order does not match its commitment")));
+  if ((ev.dice || []).length) li.append(h("div", { class: "dice-used" }, `dice: ${ev.dice.map((d) => `d${d.sides}=${d.value}`).join(" ")}`));
+  if (S.seat === "umpire" && ev.version > 1) {
+    const to = ev.version - 1;
+    li.append(h("button", { type: "button", class: "rollback-here", "aria-label": `Roll back to the game as it was just before event ${ev.seq} (version ${to})`, onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: to }) }, `↶ undo from here (back to v${to})`));
+  }
+  if (old) old.replaceWith(li);
+  else {
+    const after = [...log.children].find((n) => Number(n.dataset.seq) > ev.seq);
+    log.insertBefore(li, after || null);
+  }
+}
+
+async function sha256Hex(textValue) {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(textValue));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+export async function verifyReveal(reveal) {
+  const { instance, orders } = reveal.payload || {};
+  for (const [side, o] of Object.entries(orders || {})) {
+    const receipt = [...S.events.values()].filter((e) => e.kind === "sealed_received" && e.seq < reveal.seq && e.payload && e.payload.instance === instance && e.payload.side === side).sort((a, b) => a.seq - b.seq).at(-1);
+    if (!receipt) return false;
+    if ((await sha256Hex(o.nonce + o.canonical)) !== receipt.payload.commitment) return false;
+  }
+  return true;
+}
+
+function renderPanels() {
+  const ctx = { S, h, api: S.api, submit, notify, problemText, renderRuling, citeButton, refresh: refreshAfterChange };
+  renderSealed($("sealed"), ctx).catch((err) => notify(problemText(err), "error"));
+  renderDice($("dice"), ctx).catch((err) => notify(problemText(err), "error"));
+  renderUmpire($("umpire"), ctx);
+}
+
+function setupTabs() {
+  const tabs = [...document.querySelectorAll("[role=tab]")];
+  const activate = (tab) => {
+    for (const t of tabs) {
+      const on = t === tab;
+      t.setAttribute("aria-selected", String(on));
+      t.tabIndex = on ? 0 : -1;
+      $(t.getAttribute("aria-controls")).hidden = !on;
+    }
+  };
+  tabs.forEach((t, i) => {
+    t.onclick = () => activate(t);
+    t.onkeydown = (evt) => {
+      const d = evt.key === "ArrowRight" ? 1 : evt.key === "ArrowLeft" ? -1 : 0;
+      if (d) {
+        const n = tabs[(i + d + tabs.length) % tabs.length];
+        activate(n);
+        n.focus();
+      }
+    };
+  });
+}
+
+document.addEventListener("keydown", (evt) => {
+  if (evt.key === "Escape" && S.selected) selectUnit(S.selected);
+});
+
+// ---------------------------------------------------------------- routing
+async function route() {
+  const params = new URLSearchParams(location.hash.slice(1));
+  const id = params.get("game");
+  notify("");
+  if (!id) return loadLobby();
+  const tok = params.get("token");
+  if (tok) {
+    sessionStorage.setItem(tokenKey(id), tok);
+    // keep the token out of the address bar, history and bookmarks
+    history.replaceState(null, "", `${location.pathname}#game=${encodeURIComponent(id)}`);
+  }
+  const spectator = params.get("as") === "spectator";
+  const token = spectator ? null : sessionStorage.getItem(tokenKey(id));
+  return openGame(id, token);
+}
+
+setupTabs();
+window.addEventListener("hashchange", route);
+route().catch((err) => notify(problemText(err), "error"));

@@ -1,0 +1,154 @@
+// Match panels: sealed orders, dice (commitment and a check of every roll), umpire tools.
+
+const drafts = {};
+
+export async function renderSealed(box, ctx) {
+  const { S, h, api, submit, notify, problemText } = ctx;
+  const data = (await api.get(`/games/${S.gameId}/sealed`)).body;
+  box.innerHTML = "";
+  if (!data.open.length && !data.revealed.length) {
+    box.append(h("p", { class: "hint" }, "No sealed decision is open. The rules open one when the game reaches it (e.g. an assault's troop allocation)."));
+  }
+  for (const d of data.open) {
+    const mine = S.seat && d.sides.includes(S.seat);
+    const card = h("section", { class: "sealed-card", "data-decision": d.id },
+      h("h4", {}, d.title || d.id, " ", ctx.citeButton(d.citation)),
+      h("p", {}, `Sides: ${d.sides.join(", ")} · waiting for: ${d.waiting.join(", ") || "nobody"}${d.awaiting_umpire ? " · awaiting the umpire's dice" : ""}`),
+      h("ul", { class: "receipts" }, ...d.received.map((r) => h("li", { "data-side": r.side }, `${r.side}: sealed, commitment `, h("code", {}, r.commitment)))));
+    if (d.own) card.append(h("p", { class: "own-order" }, "Your order (only you can read it until the reveal): ", h("code", {}, JSON.stringify(d.own.order || d.own))));
+    if (mine && !d.own) {
+      const area = h("textarea", { rows: 4, id: `order-${d.id}`, "aria-label": `Your sealed order for ${d.title || d.id} (JSON)`, placeholder: JSON.stringify(example(d.order_schema)) });
+      area.value = drafts[d.id] || "";
+      area.addEventListener("input", () => { drafts[d.id] = area.value; });
+      const hintBox = h("div", { class: "hint" });
+      const query = ((S.meta && S.meta.queries) || []).find((q) => q.name === "allocation-options");
+      if (query && d.id.startsWith("allocation:")) {
+        const zone = d.id.split(":")[1];
+        api.query(S.gameId, "allocation-options", { zone, side: S.seat }).then((r) => {
+          hintBox.textContent = `You may allocate: ${JSON.stringify(r.body.result)}`;
+        }).catch(() => {});
+      }
+      const send = h("button", { type: "button", class: "seal-submit", onclick: async () => {
+        let order;
+        try {
+          order = JSON.parse(area.value);
+        } catch (err) {
+          return notify(`Your order is not JSON: ${err.message}`, "error");
+        }
+        const res = await submit(`/games/${S.gameId}/sealed/${encodeURIComponent(d.id)}`, order, null, "*");
+        if (res) {
+          delete drafts[d.id];
+          notify(`Order sealed: commitment ${res.commitment}${res.reveal ? " — all orders are in and revealed." : ""}`, "ok");
+        }
+      } }, "Seal and submit my order");
+      card.append(h("label", { for: `order-${d.id}` }, "Your order (JSON)"), area, hintBox, send);
+    }
+    if (S.seat === "umpire") {
+      card.append(h("button", { type: "button", onclick: async () => {
+        const headers = S.physicalDice ? { "Referee-Dice": S.physicalDice } : {};
+        try {
+          await api.write(`/games/${S.gameId}/sealed/${encodeURIComponent(d.id)}/open`, undefined, S.etag, headers);
+          await ctx.refresh();
+        } catch (err) {
+          notify(problemText(err), "error");
+        }
+      } }, "Open now (reveal what has arrived)"));
+    }
+    box.append(card);
+  }
+  if (data.revealed.length) {
+    box.append(h("h4", {}, "Revealed"));
+    for (const r of data.revealed) {
+      const orders = (r.orders || (r.payload && r.payload.orders) || {});
+      box.append(h("section", { class: "revealed-card", "data-instance": r.instance || r.decision || "" },
+        h("p", {}, `${r.instance || r.decision}: `, (r.ruling && r.ruling.summary) || ""),
+        h("ul", {}, ...Object.entries(orders).map(([side, o]) => h("li", {}, `${side}: `, h("code", {}, JSON.stringify(o.order !== undefined ? o.order : o)))))));
+    }
+  }
+}
+
+function example(schema) {
+  if (!schema || !schema.properties) return {};
+  const out = {};
+  for (const [k, v] of Object.entries(schema.properties)) out[k] = v.type === "object" ? {} : v.type === "array" ? [] : v.type === "integer" ? 0 : "";
+  return out;
+}
+
+async function hmacRoll(seedHex, gameId, n, sides, clientSeed) {
+  const seed = new Uint8Array(seedHex.match(/../g).map((x) => parseInt(x, 16)));
+  const key = await crypto.subtle.importKey("raw", seed, { name: "HMAC", hash: "SHA-256" }, false, ["sign"]);
+  const limit = 2n ** 64n - ((2n ** 64n) % BigInt(sides));
+  for (let attempt = 0; ; attempt++) {
+    const msg = new TextEncoder().encode(`referee-dice-v1|${gameId}|${n}|${sides}|${clientSeed || ""}|${attempt}`);
+    const mac = new Uint8Array(await crypto.subtle.sign("HMAC", key, msg));
+    let x = 0n;
+    for (let i = 0; i < 8; i++) x = (x << 8n) | BigInt(mac[i]);
+    if (x < limit) return Number(x % BigInt(sides)) + 1;
+  }
+}
+
+export async function renderDice(box, ctx) {
+  const { S, h, api, notify, problemText } = ctx;
+  const d = (await api.get(`/games/${S.gameId}/dice`)).body;
+  box.innerHTML = "";
+  box.append(
+    h("p", {}, "Commitment (SHA-256 of the secret seed, published at creation): ", h("code", { class: "commitment" }, d.commitment)),
+    h("p", {}, `Recipe ${d.recipe} · ${d.rolled} rolls so far · ${d.physical ? "physical dice entered by the umpire" : "derived from the seed"}`),
+  );
+  const list = h("ol", { class: "rolls", start: 0 }, ...(d.rolls || []).map((r) => h("li", { "data-n": r.n }, `roll ${r.n}: d${r.sides} = ${r.value}${r.entered_by ? " (entered by the umpire)" : ""}${r.event !== undefined ? ` · event ${r.event}` : ""}`)));
+  box.append(list);
+  if (!d.seed) {
+    box.append(h("p", { class: "hint" }, "The seed is sealed until the game ends (or the umpire reveals it); then every roll can be checked here."));
+    return;
+  }
+  const check = h("div", { class: "dice-check", "aria-live": "polite" });
+  box.append(h("p", {}, "Seed: ", h("code", {}, d.seed)), check,
+    h("button", { type: "button", onclick: async () => {
+      try {
+        const v = (await api.get(`/games/${S.gameId}/dice/verify`)).body;
+        check.append(h("p", {}, `Server check: ${v.ok ? "all rolls verified" : "MISMATCH"} (${v.checked} checked, ${v.entered} entered)`));
+      } catch (err) {
+        notify(problemText(err), "error");
+      }
+    } }, "Ask the server to verify too"));
+  const seedBytes = new Uint8Array(d.seed.match(/../g).map((x) => parseInt(x, 16)));
+  const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", seedBytes))].map((b) => b.toString(16).padStart(2, "0")).join("");
+  let bad = 0;
+  let checked = 0;
+  for (const r of d.rolls || []) {
+    if (r.entered_by) continue;
+    checked++;
+    if ((await hmacRoll(d.seed, S.gameId, r.n, r.sides, r.client_seed)) !== r.value) bad++;
+  }
+  check.append(h("p", { class: digest === d.commitment && !bad ? "check ok" : "check bad" },
+    `${digest === d.commitment ? "✔ the seed matches the commitment" : "✘ the seed does not match the commitment"}; ${checked - bad} of ${checked} rolls re-derived in this browser${bad ? `, ${bad} differ` : ""}.`));
+}
+
+export function renderUmpire(box, ctx) {
+  const { S, h, api, submit, notify, problemText } = ctx;
+  box.innerHTML = "";
+  if (S.seat !== "umpire") {
+    box.append(h("p", { class: "hint" }, "These tools need the umpire's seat."));
+    return;
+  }
+  const toVersion = h("input", { type: "number", min: 1, id: "rollback-to", "aria-label": "Roll back to version", value: Math.max(1, S.view.version - 1) });
+  const winner = h("select", { id: "finish-winner", "aria-label": "Winner" }, new Option("no winner", ""), ...((S.view.sides || []).map((s) => new Option(s.name || s.id || s, s.name || s.id || s))));
+  const dice = h("input", { id: "physical-dice", "aria-label": "Physical dice for the next action, comma separated", placeholder: "e.g. 4,2", value: S.physicalDice });
+  dice.addEventListener("input", () => { S.physicalDice = dice.value.trim(); });
+  const audit = h("div", { class: "audit", "aria-live": "polite" });
+  box.append(
+    h("div", {}, h("button", { type: "button", id: "advance-phase", onclick: () => submit(`/games/${S.gameId}/phase/advance`) }, "Advance phase")),
+    h("div", {}, h("label", { for: "rollback-to" }, "Roll back to version "), toVersion, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: Number(toVersion.value) }) }, "Roll back")),
+    S.view.dice && S.view.dice.physical ? h("div", {}, h("label", { for: "physical-dice" }, "Physical dice (sent with your next action or open) "), dice) : null,
+    h("div", {}, h("button", { type: "button", onclick: async () => {
+      try {
+        const r = (await api.get(`/games/${S.gameId}/audit`)).body;
+        audit.textContent = r.ok ? `Audit clean: ${r.events} events re-adjudicated with ${r.replayed_version}.` : `Audit: first difference at event ${r.first_difference.seq} (${r.first_difference.field}): ${r.first_difference.message}`;
+      } catch (err) {
+        notify(problemText(err), "error");
+      }
+    } }, "Run the audit"), audit),
+    h("div", {}, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/dice/reveal`) }, "Reveal the dice seed to me")),
+    h("div", {}, h("label", { for: "finish-winner" }, "Finish the game: "), winner, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/finish`, { winner: winner.value || null }) }, "Finish")),
+  );
+}

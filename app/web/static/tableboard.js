@@ -1,0 +1,96 @@
+// The `terrain` table drawn to scale in yards (1 SVG unit = 1 yard). Measures and sight
+// lines come from the API's rulings and queries.
+import { el, text, clear, defs, panZoom, PALETTE } from "./svg.js";
+
+export const FEATURE_COLOURS = {
+  heavy_woods: "#5e9c5e", light_woods: "#a6d49b", orchard: "#c4e3a5", high_grass: "#e8e39a",
+  rough: "#d7bf94", marsh: "#a9d3cf", building: "#9b9b9b", village: "#bdbdbd", hill: "#e0cda9",
+  stream: "#56B4E9", river: "#0072B2", ford: "#F0E442", bridge: "#8c6d46", road: "#b08d57",
+  works: "#7f6a5a", wall: "#6d6d6d", hedge: "#3f7f3f",
+};
+
+export function createTableBoard(host, { board, sideIndex, onPoint, onUnit, onHover }) {
+  clear(host);
+  const W = board.table.width;
+  const H = board.table.height;
+  const svg = el("svg", { class: "table", role: "img", "aria-label": `Table ${W} by ${H} yards: ${board.title || ""}` }, host);
+  defs(svg);
+  const layers = {};
+  for (const name of ["ground", "features", "grid", "path", "los", "units"]) layers[name] = el("g", { class: `layer-${name}` }, svg);
+  el("rect", { x: 0, y: 0, width: W, height: H, fill: "#f4f0e0", stroke: "#555", "stroke-width": 2 }, layers.ground);
+  for (let x = 0; x <= W; x += 100) {
+    el("line", { x1: x, y1: 0, x2: x, y2: H, stroke: "#000", "stroke-opacity": 0.08 }, layers.grid);
+    text(layers.grid, x + 2, 12, `${x}`, { class: "yard-label" });
+  }
+  for (let y = 0; y <= H; y += 100) {
+    el("line", { x1: 0, y1: y, x2: W, y2: y, stroke: "#000", "stroke-opacity": 0.08 }, layers.grid);
+    text(layers.grid, 2, y - 2, `${y}`, { class: "yard-label" });
+  }
+  const kinds = new Set();
+  for (const f of board.features || []) {
+    kinds.add(f.kind);
+    const colour = FEATURE_COLOURS[f.kind] || "#ccc";
+    let node;
+    if (f.polygon) {
+      node = el("polygon", { points: f.polygon.map((p) => p.join(",")).join(" "), fill: colour, "fill-opacity": 0.8, stroke: "#333", "stroke-width": 1, class: `feature f-${f.kind}`, "data-feature": f.id }, layers.features);
+    } else if (f.line) {
+      node = el("polyline", { points: f.line.map((p) => p.join(",")).join(" "), fill: "none", stroke: colour, "stroke-width": f.width || 6, "stroke-opacity": 0.9, class: `feature f-${f.kind}`, "data-feature": f.id }, layers.features);
+    }
+    if (node) el("title", {}, node).textContent = `${f.name || f.id} (${f.kind.replace("_", " ")})`;
+    const at = f.polygon ? f.polygon[0] : f.line ? f.line[0] : null;
+    if (at && f.name) text(layers.features, at[0] + 4, at[1] + 14, f.name, { class: "feature-label" });
+  }
+  const pz = panZoom(svg, { x: -20, y: -20, w: W + 40, h: H + 40 }, host);
+  svg.addEventListener("click", (evt) => {
+    const counter = evt.target.closest("[data-unit]");
+    if (counter) return onUnit && onUnit(counter.getAttribute("data-unit"));
+    const p = pz.toUser(evt);
+    onPoint && onPoint([Math.round(p.x), Math.round(p.y)]);
+  });
+  svg.addEventListener("mousemove", (evt) => {
+    const p = pz.toUser(evt);
+    onHover && onHover(`${Math.round(p.x)}, ${Math.round(p.y)} yd`);
+  });
+  return {
+    svg,
+    pz,
+    kinds,
+    drawUnits(units, markers, _ft, selected) {
+      clear(layers.units);
+      for (const u of units) {
+        if (!u.at || u.destroyed) continue;
+        const [x, y] = u.at;
+        const w = Math.max(u.frontage || 0, 30);
+        const g = el("g", { class: `counter${u.id === selected ? " selected" : ""}`, "data-unit": u.id, tabindex: 0, role: "button", "aria-label": `${u.id} ${u.side} ${u.type} ${u.order} at ${x},${y} yards`, transform: `translate(${x},${y})` }, layers.units);
+        el("rect", { x: -w / 2, y: -8, width: w, height: 16, fill: PALETTE.sides[sideIndex(u.side)] || "#555", stroke: u.id === selected ? PALETTE.stop : "#111", "stroke-width": u.id === selected ? 4 : 1 }, g);
+        text(g, 0, 4, u.id, { class: "table-unit", "text-anchor": "middle" });
+        el("title", {}, g).textContent = `${u.id}: ${u.side} ${u.type}, ${u.order}, ${u.movement} yards`;
+        g.addEventListener("keydown", (evt) => {
+          if (evt.key === "Enter" || evt.key === " ") {
+            evt.preventDefault();
+            onUnit && onUnit(u.id);
+          }
+        });
+      }
+    },
+    drawPath(start, path, _stop, yards) {
+      clear(layers.path);
+      if (!start || !path.length) return;
+      const pts = [start, ...path];
+      el("polyline", { points: pts.map((p) => p.join(",")).join(" "), fill: "none", stroke: PALETTE.path, "stroke-width": 3, "marker-end": "url(#arrow)", class: "move-path" }, layers.path);
+      const end = pts[pts.length - 1];
+      if (yards) text(layers.path, end[0] + 8, end[1] - 8, yards, { class: "path-yards" });
+    },
+    drawLos(points, result) {
+      clear(layers.los);
+      for (const p of points) el("circle", { cx: p[0], cy: p[1], r: 6, fill: "#000" }, layers.los);
+      if (points.length === 2) {
+        const clearLine = result && result.clear;
+        el("line", { x1: points[0][0], y1: points[0][1], x2: points[1][0], y2: points[1][1], stroke: clearLine ? PALETTE.reach : PALETTE.blocked, "stroke-width": 3, "stroke-dasharray": clearLine ? null : "8 5", class: `los ${clearLine ? "clear" : "blocked"}` }, layers.los);
+      }
+    },
+    drawZones() {},
+    drawReach() {},
+    drawSupply() {},
+  };
+}

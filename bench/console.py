@@ -1,0 +1,207 @@
+"""The console in headless Chromium over the real server: screenshots and in-browser timings.
+
+``python bench/console.py screenshots`` writes one image of each ruleset's board to
+``docs/images/`` (``make screenshots``). ``python bench/console.py perf`` measures, with the
+browser's Performance API, the time to first render (navigation start to the board, units and
+overlays drawn) and from a click on a hex to the dry-run ruling on screen, for the zoc seed
+example and for a generated 2,000-hex map with 300 units (``make bench-console``). Figures go
+to docs/PERFORMANCE.md by hand; nothing here is asserted in tests.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.browser import chromium, seat_link, served_sqlite
+
+ROOT = Path(__file__).resolve().parents[1]
+IMAGES = ROOT / "docs" / "images"
+SCENARIOS = ROOT / "scenarios"
+VIEWPORT = {"width": 1400, "height": 860}
+
+
+def _scenario(ruleset: str, name: str = "example") -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((SCENARIOS / ruleset / f"{name}.json").read_text())
+    return data
+
+
+def _create(base: str, ruleset: str, scenario: dict[str, Any]) -> dict[str, Any]:
+    r = httpx.post(f"{base}/games", json={"ruleset": ruleset, "scenario": scenario}, timeout=60)
+    r.raise_for_status()
+    game: dict[str, Any] = r.json()
+    return game
+
+
+def _open(browser: Any, base: str, game: dict[str, Any], seat: str) -> Any:
+    page = browser.new_context(viewport=VIEWPORT).new_page()
+    page.set_default_timeout(60_000)
+    page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def _wait_ruling(page: Any, n: int) -> None:
+    page.wait_for_function(
+        f"document.body.dataset.rulingFor && "
+        f"JSON.parse(document.body.dataset.rulingFor).path.length === {n}"
+    )
+
+
+def _oz_assault(base: str, game: dict[str, Any]) -> None:
+    """Declare the assault on the mill, advance to combat, both sides seal: revealed."""
+    gid, seats = game["id"], game["seats"]
+    declare = {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
+    auth = {"Authorization": f"Bearer {seats['union']}", "If-Match": 'W/"1"'}
+    httpx.post(f"{base}/games/{gid}/actions", json=declare, headers=auth).raise_for_status()
+    for v in range(2, 6):
+        headers = {"Authorization": f"Bearer {seats['umpire']}", "If-Match": f'W/"{v}"'}
+        httpx.post(f"{base}/games/{gid}/phase/advance", headers=headers).raise_for_status()
+    orders = {
+        "union": {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}},
+        "confederate": {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}},
+    }
+    for side, order in orders.items():
+        headers = {"Authorization": f"Bearer {seats[side]}", "If-Match": "*"}
+        url = f"{base}/games/{gid}/sealed/allocation:mill:t1"
+        httpx.post(url, json=order, headers=headers).raise_for_status()
+
+
+def screenshots(base: str, browser: Any) -> list[Path]:
+    IMAGES.mkdir(parents=True, exist_ok=True)
+    out: list[Path] = []
+
+    page = _hex_move(browser, base, ("zoc", "seed-example", "axis"), "de-inf-1", ["e3207", "e3307"])
+    page.hover("#ruling .citations .cite[data-section='8.2.operational']")
+    out.append(_shot(page, "console-zoc.png"))
+    page = _hex_move(browser, base, ("zoi", "example", "french"), "fr-4-2", ["0607", "0606"])
+    out.append(_shot(page, "console-zoi.png"))
+
+    game = _create(base, "objective-zones", _scenario("objective-zones"))
+    _oz_assault(base, game)
+    page = _open(browser, base, game, "union")
+    page.wait_for_selector(".zone-card[data-zone=mill] .assault")
+    page.click("#tab-log")
+    out.append(_shot(page, "console-objective-zones.png"))
+
+    game = _create(base, "terrain", _scenario("terrain"))
+    page = _open(browser, base, game, "french")
+    page.click("#unit-list [data-unit=fr-inf]")
+    box = page.locator("#board svg").bounding_box()
+    # two waypoints east of the unit, clicked on the table (yards are the API's measure)
+    for i, (fx, fy) in enumerate(((0.42, 0.26), (0.5, 0.2)), start=1):
+        page.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
+        _wait_ruling(page, i)
+    out.append(_shot(page, "console-terrain.png"))
+    return out
+
+
+def _hex_move(
+    browser: Any, base: str, where: tuple[str, str, str], unit: str, hexes: list[str]
+) -> Any:
+    """Open (ruleset, scenario, seat) as that seat, select ``unit`` and click ``hexes``."""
+    ruleset, name, seat = where
+    page = _open(browser, base, _create(base, ruleset, _scenario(ruleset, name)), seat)
+    page.click(f"#unit-list [data-unit={unit}]")
+    page.wait_for_selector("text.cost")
+    for i, hex_id in enumerate(hexes, start=1):
+        page.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
+        _wait_ruling(page, i)
+    return page
+
+
+def _shot(page: Any, name: str) -> Path:
+    page.wait_for_timeout(300)
+    path = IMAGES / name
+    page.screenshot(path=str(path))
+    page.context.close()
+    return path
+
+
+def big_scenario(cols: int = 50, rows: int = 40, per_side: int = 150) -> dict[str, Any]:
+    """A zoc map of cols x rows hexes (2,000 by default) with 2 x per_side units."""
+    sc = copy.deepcopy(_scenario("zoc", "seed-example"))
+    sc["title"] = f"Benchmark: {cols * rows} hexes, {2 * per_side} units"
+    sc["areas"][0]["cols"] = [1, cols]
+    sc["areas"][0]["rows"] = [1, rows]
+    sc["hexes"] = {}
+    sc["hexsides"] = {}
+    units = []
+    for i in range(per_side):
+        col, row = 1 + (i % 15) * 1, 1 + (i // 15) * 4
+        units.append(_unit(f"ax-{i}", "axis", "germany", f"e{col:02d}{row:02d}"))
+        col = cols - (i % 15)
+        units.append(_unit(f"su-{i}", "soviet", "ussr", f"e{col:02d}{row:02d}"))
+    sc["units"] = units
+    sc["supply"] = {"sources": {"axis": ["e0101"], "soviet": [f"e{cols:02d}{rows:02d}"]}}
+    return sc
+
+
+def _unit(uid: str, side: str, country: str, hex_id: str) -> dict[str, Any]:
+    return {
+        "id": uid, "name": uid, "side": side, "country": country, "type": "infantry",
+        "movement_allowance": 4, "steps": 2, "hex": hex_id,
+    }
+
+
+def measure(base: str, browser: Any, scenario: dict[str, Any], unit: str, hexes: list[str],
+            runs: int) -> dict[str, float]:
+    game = _create(base, "zoc", scenario)
+    first: list[float] = []
+    click: list[float] = []
+    for _ in range(runs):
+        page = _open(browser, base, game, "axis")
+        first.append(page.evaluate("window.refereePerf.firstRender"))
+        page.click(f"#unit-list [data-unit={unit}]")
+        page.wait_for_selector("text.cost")
+        for i, hex_id in enumerate(hexes, start=1):
+            page.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
+            _wait_ruling(page, i)
+        click.extend(page.evaluate("window.refereePerf.rulings"))
+        page.context.close()
+    return {
+        "first_render_ms": statistics.median(first),
+        "click_to_ruling_ms": statistics.median(click),
+        "runs": runs,
+    }
+
+
+def perf(base: str, browser: Any, runs: int) -> None:
+    seed = measure(base, browser, _scenario("zoc", "seed-example"), "de-inf-1",
+                   ["e3207", "e3307"], runs)
+    big = measure(base, browser, big_scenario(), "ax-0", ["e0102", "e0103"], runs)
+    print("| board | first render (median ms) | click to ruling (median ms) |")
+    print("|---|---|---|")
+    print(f"| zoc seed example (56 hexes, 5 units) | {seed['first_render_ms']:.0f} "
+          f"| {seed['click_to_ruling_ms']:.0f} |")
+    print(f"| generated zoc map (2,000 hexes, 300 units) | {big['first_render_ms']:.0f} "
+          f"| {big['click_to_ruling_ms']:.0f} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="bench/console.py")
+    parser.add_argument("what", choices=["screenshots", "perf"])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp, served_sqlite(Path(tmp)) as server, \
+            chromium() as browser:
+        if args.what == "screenshots":
+            for path in screenshots(server.url, browser):
+                print(path.relative_to(ROOT))
+        else:
+            perf(server.url, browser, args.runs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

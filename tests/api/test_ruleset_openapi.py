@@ -1,0 +1,65 @@
+"""``GET /rulesets/{id}/openapi.json``: the API typed for one ruleset."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from app.rules import registry
+
+pytestmark = pytest.mark.anyio
+
+SHIPPED = ["zoc", "zoi", "objective-zones", "terrain"]
+
+
+def _schema(doc: dict[str, Any], ref_or_schema: dict[str, Any]) -> dict[str, Any]:
+    ref = ref_or_schema.get("$ref")
+    if ref is None:
+        return ref_or_schema
+    schema: dict[str, Any] = doc["components"]["schemas"][ref.rsplit("/", 1)[1]]
+    return schema
+
+
+@pytest.mark.parametrize("ruleset_id", SHIPPED)
+async def test_actions_state_and_queries_are_typed(
+    client: httpx.AsyncClient, ruleset_id: str
+) -> None:
+    ruleset = registry.get(ruleset_id)
+    r = await client.get(f"/rulesets/{ruleset_id}/openapi.json")
+    assert r.status_code == 200
+    doc = r.json()
+    assert doc["openapi"].startswith("3.")
+
+    body = doc["paths"]["/games/{game_id}/actions"]["post"]["requestBody"]
+    union = body["content"]["application/json"]["schema"]
+    if len(ruleset.action_models) > 1:
+        assert union["discriminator"]["propertyName"] == "kind"
+        assert set(union["discriminator"]["mapping"]) == set(ruleset.action_models)
+    for kind, model in ruleset.action_models.items():
+        schema = doc["components"]["schemas"][model.__name__]
+        assert schema["properties"]["kind"].get("const") == kind
+
+    view = _schema(doc, doc["paths"]["/games/{game_id}"]["get"]["responses"]["200"]["content"][
+        "application/json"]["schema"])
+    state = _schema(doc, view["properties"]["state"])
+    assert set(state["properties"]) == set(ruleset.state_model.model_fields)
+
+    create = _schema(doc, doc["paths"]["/games"]["post"]["requestBody"]["content"][
+        "application/json"]["schema"])
+    assert create["properties"]["ruleset"]["const"] == ruleset_id
+    assert "$ref" in create["properties"]["scenario"]
+
+    for name, spec in ruleset.queries().items():
+        op = doc["paths"][f"/games/{{game_id}}/queries/{name}"]["get"]
+        answer = _schema(doc, op["responses"]["200"]["content"]["application/json"]["schema"])
+        result = answer["properties"]["result"]
+        assert result != {} and ("$ref" in result or "oneOf" in result or "anyOf" in result)
+        params = {p["name"] for p in op["parameters"] if p["in"] == "query"}
+        assert params == set(spec.params.model_json_schema().get("properties", {}))
+
+
+async def test_unknown_ruleset_is_404(client: httpx.AsyncClient) -> None:
+    r = await client.get("/rulesets/nope/openapi.json")
+    assert r.status_code == 404 and r.json()["code"] == "ruleset.not_found"

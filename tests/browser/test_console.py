@@ -1,0 +1,246 @@
+"""The console in a real headless Chromium against the real server (a subprocess on SQLite).
+
+A zoc match between two browser contexts (each its own session storage, like two players'
+browsers): create from the lobby, open by invitation link, the zone overlay equals the
+`ezoc-map` query, a move built by clicking hexes gets its ruling and citations on screen, is
+submitted, and appears live in the other context. An objective-zones sealed allocation round
+between two contexts while a spectator context watches and never sees an order early.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.browser import seat_link
+from tests.support.process import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+OZ = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
+DECISION = "allocation:mill:t1"
+UNION_ORDER = {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}}
+CONFED_ORDER = {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}}
+
+
+def _catalog(server: ServerProcess, ruleset: str) -> dict[str, dict[str, Any]]:
+    meta = httpx.get(f"{server.url}/rulesets/{ruleset}").json()
+    return {c["id"]: c for c in meta["catalog"]}
+
+
+def _no_token_in_urls(page: Any, tokens: list[str]) -> None:
+    for url in page.urls:
+        for token in tokens:
+            # the invitation link itself carries the token after '#', which is never sent
+            assert token not in url.split("#", 1)[0], url
+
+
+def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    lobby = new_page()
+    lobby.goto(f"{base}/")
+    lobby.select_option("#scenario-select", "shipped:zoc:seed-example")
+    lobby.click("#create-btn")
+    lobby.wait_for_selector("#created tr[data-seat=axis] a.invite")
+    game_id = lobby.inner_text("#created-id")
+    tokens = {
+        seat: lobby.inner_text(f"#created tr[data-seat={seat}] code.token")
+        for seat in ("axis", "soviet", "umpire")
+    }
+    axis_link = lobby.get_attribute("#created tr[data-seat=axis] a.invite", "href")
+    soviet_link = lobby.get_attribute("#created tr[data-seat=soviet] a.invite", "href")
+    assert axis_link == seat_link(base, game_id, "axis", tokens["axis"])
+    assert "?" not in axis_link
+
+    axis = new_page()
+    axis.goto(axis_link)
+    axis.wait_for_selector("body[data-ready=true][data-stream=live]")
+    assert axis.inner_text("#whoami") == "Seat: axis"
+    # the token left the address bar and lives in this tab's session storage only
+    assert tokens["axis"] not in axis.url
+    stored = axis.evaluate(f"sessionStorage.getItem('referee:token:{game_id}')")
+    assert stored == tokens["axis"]
+    position = axis.inner_text("#position")
+    assert "Turn 1" in position and "Operational Movement Phase" in position
+    assert "phasing: axis" in position
+
+    # the zone overlay shows exactly the hexes of the ezoc-map query, negated ones distinct
+    query = httpx.get(
+        f"{base}/games/{game_id}/queries/ezoc-map", params={"side": "axis"}
+    ).json()["result"]
+    drawn = set(axis.eval_on_selector_all("polygon.zone", "ns => ns.map(n => n.dataset.hex)"))
+    negated = set(
+        axis.eval_on_selector_all("polygon.zone.negated", "ns => ns.map(n => n.dataset.hex)")
+    )
+    assert drawn == set(query["hexes"])
+    assert negated == {h for h, z in query["hexes"].items() if z["negated"]} == {"e3207"}
+    blocked = axis.eval_on_selector_all("g.blocked", "ns => ns.map(n => n.dataset.blocked)")
+    assert blocked == ["e3306/e3206"]
+
+    soviet = new_page()
+    soviet.goto(soviet_link)
+    soviet.wait_for_selector("body[data-ready=true][data-stream=live]")
+    soviet.click("#tab-log")
+
+    # select de-inf-1 from the unit list, then click two hexes
+    axis.click("#unit-list [data-unit=de-inf-1]")
+    axis.wait_for_selector("text.cost[data-reach=e3307]")
+    axis.click("polygon.hex[data-hex=e3207]", force=True)
+    axis.wait_for_function(
+        "document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor)"
+        ".path.length === 1"
+    )
+    axis.click("polygon.hex[data-hex=e3307]", force=True)
+    axis.wait_for_function(
+        "document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor)"
+        ".path.join() === 'e3207,e3307'"
+    )
+    verdict = axis.locator("#ruling .verdict")
+    assert verdict.get_attribute("data-legal") == "true"
+    assert "must stop in e3307" in verdict.inner_text()
+    kinds = axis.eval_on_selector_all("#ruling .effects li", "ns => ns.map(n => n.dataset.kind)")
+    assert kinds == ["zoc.ezoc_negated", "zoc.must_stop"]
+    assert axis.locator("polygon.stop-hex[data-hex=e3307]").count() == 1
+    assert axis.input_value("#path-input") == "e3207 e3307"
+
+    # a citation: its catalog title on screen, its own-words summary on hover
+    catalog = _catalog(console_server, "zoc")
+    cited = axis.eval_on_selector_all(
+        "#ruling .citations .cite", "ns => ns.map(n => n.dataset.section)"
+    )
+    assert "8.2.operational" in cited
+    cite = axis.locator("[data-section='8.2.operational']")
+    item = axis.locator("#ruling .citations li", has=cite)
+    assert catalog["8.2.operational"]["title"] in item.inner_text()
+    axis.hover("#ruling .citations .cite[data-section='8.2.operational']")
+    tip = axis.locator("#tooltip")
+    assert tip.is_visible()
+    assert catalog["8.2.operational"]["summary"] in tip.inner_text()
+
+    # submit for real; the other browser sees it without reloading
+    axis.click("#submit-move")
+    axis.wait_for_selector("#notice.ok")
+    soviet.wait_for_selector("#log li[data-kind=move]")
+    entry = soviet.inner_text("#log li[data-kind=move]")
+    assert "de-inf-1 moves e3107 -> e3207 -> e3307" in entry
+    assert "§8.2.operational" in entry
+    soviet.wait_for_selector(".counter[data-unit=de-inf-1][data-at=e3307]")
+    assert "v2" in soviet.inner_text("#position")
+
+    # tokens travel only in the Authorization header, never in a URL
+    for page in (lobby, axis, soviet):
+        _no_token_in_urls(page, list(tokens.values()))
+        assert page.errors == []
+
+
+def _seal(page: Any, order: dict[str, Any]) -> None:
+    page.click("#tab-sealed")
+    area = page.locator(f"[data-decision='{DECISION}'] textarea")
+    area.fill(json.dumps(order))
+    page.click(f"[data-decision='{DECISION}'] .seal-submit")
+    page.wait_for_selector("#notice.ok")
+
+
+def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game = httpx.post(f"{base}/games", json={"ruleset": "objective-zones", "scenario": OZ}).json()
+    gid = game["id"]
+    union, confed, umpire, watcher = new_page(), new_page(), new_page(), new_page()
+    for page, seat in ((union, "union"), (confed, "confederate"), (umpire, "umpire")):
+        page.goto(seat_link(base, gid, seat, game["seats"][seat]))
+    watcher.goto(f"{base}/#game={gid}&as=spectator")
+    bodies: list[str] = []
+
+    def keep(resp: Any) -> None:
+        if "event-stream" not in (resp.headers.get("content-type") or ""):
+            with contextlib.suppress(Exception):  # an aborted body has no text
+                bodies.append(resp.text())
+
+    watcher.on("response", keep)
+    for page in (union, confed, umpire, watcher):
+        page.wait_for_selector("body[data-ready=true][data-stream=live]")
+    assert watcher.inner_text("#whoami").startswith("Spectator")
+    # the zone display: Hooper's Mill, class C, its two garrison sectors
+    mill = union.locator(".zone-card[data-zone=mill]")
+    assert "Class C" in mill.inner_text() and mill.locator(".sector").count() == 2
+
+    # the union declares the assault with the form built from the action's JSON schema
+    union.click("#other-actions summary")
+    union.select_option("#action-kind", "declare_assault")
+    union.fill("#act-declare_assault-zone", "mill")
+    union.fill("#act-declare_assault-units", '["us-1", "us-2", "us-3"]')
+    union.click("#action-submit")
+    union.wait_for_selector("#ruling .verdict[data-legal=true]")
+    assert "§OZ.Assault.A" in union.inner_text("#ruling")
+    # the umpire advances to Objective Combat Resolution
+    umpire.click("#tab-umpire")
+    for version in range(3, 7):
+        umpire.click("#advance-phase")
+        umpire.wait_for_function(
+            f"document.getElementById('position').textContent.endsWith('v{version}')"
+        )
+    assert "Objective Combat Resolution" in umpire.inner_text("#position")
+
+    _seal(union, UNION_ORDER)
+    own = union.inner_text(f"[data-decision='{DECISION}'] .own-order")
+    assert "us-bty" in own
+    receipt = httpx.get(
+        f"{base}/games/{gid}/sealed", headers={"Authorization": f"Bearer {game['seats']['union']}"}
+    ).json()["open"][0]["own"]
+    secrets = [receipt["nonce"], receipt["canonical"]]
+    commitment = receipt["commitment"]
+
+    # the others see the commitment, live, and nothing of the order
+    for page in (confed, watcher):
+        page.click("#tab-sealed")
+        page.wait_for_selector(f"[data-decision='{DECISION}'] li[data-side=union]")
+        assert commitment in page.inner_text(f"[data-decision='{DECISION}']")
+        assert page.locator(".own-order").count() == 0
+        page.click("#tab-log")
+        page.wait_for_selector("#log li[data-kind=sealed_received]")
+        html = page.content()
+        for secret in secrets:
+            assert secret not in html
+    assert watcher.locator(".seal-submit").count() == 0
+    # what the spectator's page received: the published commitment, never the order
+    assert any(commitment in body for body in bodies)
+    for secret in secrets:
+        assert not any(secret in body for body in bodies)
+
+    _seal(confed, CONFED_ORDER)
+    for page in (union, confed, watcher):
+        page.click("#tab-log")
+        page.wait_for_selector("#log li[data-kind=sealed_revealed] .check.ok")
+        assert "every order matches its commitment" in page.inner_text(
+            "#log li[data-kind=sealed_revealed]"
+        )
+        page.wait_for_selector(".zone-card[data-zone=mill] .assault")
+        dice = page.inner_text(".zone-card[data-zone=mill] .assault")
+        assert re.search(r"Sector 1: .*\[\d", dice)
+    # revealed orders are public now, to the spectator too
+    watcher.click("#tab-sealed")
+    watcher.wait_for_selector(f".revealed-card[data-instance='{DECISION}']")
+    assert '"us-bty"' in watcher.inner_text(f".revealed-card[data-instance='{DECISION}']")
+    # the umpire ends the game: the seed is public and every roll is re-derived in the browser
+    umpire.select_option("#finish-winner", "")
+    umpire.click("#pane-umpire button:has-text('Finish')")
+    watcher.click("#tab-dice")
+    watcher.wait_for_selector("#dice .check.ok")
+    assert "the seed matches the commitment; 12 of 12 rolls re-derived" in watcher.inner_text(
+        "#dice .check.ok"
+    )
+    assert "finished" in watcher.inner_text("#position")
+    for page in (union, confed, umpire, watcher):
+        _no_token_in_urls(page, list(game["seats"].values()))
+        assert page.errors == []

@@ -1,0 +1,227 @@
+"""The console's other paths in headless Chromium: the measured terrain table (a move typed
+as points with its yards per feature, a line of sight between two clicked points), keyboard
+operation, a pasted scenario the service refuses, and a spectator's read-only page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.browser import seat_link
+from tests.support.process import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+TO_SCREEN = """([x, y]) => {
+  const svg = document.querySelector('#board svg');
+  const p = svg.createSVGPoint(); p.x = x; p.y = y;
+  const q = p.matrixTransform(svg.getScreenCTM());
+  return [q.x, q.y];
+}"""
+
+
+def _create(base: str, ruleset: str, name: str) -> dict[str, Any]:
+    scenario = json.loads((ROOT / "scenarios" / ruleset / f"{name}.json").read_text())
+    r = httpx.post(f"{base}/games", json={"ruleset": ruleset, "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game: dict[str, Any] = r.json()
+    return game
+
+
+def _ready(page: Any, url: str) -> None:
+    page.goto(url)
+    page.wait_for_selector("body[data-ready=true][data-stream=live]")
+
+
+def _as_seat(new_page: Any, base: str, scenario: tuple[str, str], seat: str) -> tuple[Any, Any]:
+    """A new game of (ruleset, scenario file) and a page opened with ``seat``'s link."""
+    game = _create(base, *scenario)
+    page = new_page()
+    _ready(page, seat_link(base, game["id"], seat, game["seats"][seat]))
+    return game, page
+
+
+def test_terrain_table_measures_a_typed_move_and_a_clicked_sight_line(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game, page = _as_seat(new_page, base, ("terrain", "example"), "french")
+    assert page.get_attribute("#board svg", "aria-label").startswith("Table 1200 by 800 yards")
+
+    page.focus("#unit-list [data-unit=fr-inf]")
+    page.keyboard.press("Enter")
+    page.fill("#path-input", "450,180 600,130")
+    page.keyboard.press("Tab")
+    page.wait_for_selector("#ruling .yards")
+    action = {"kind": "move", "unit": "fr-inf", "path": [[450, 180], [600, 130]]}
+    expected = httpx.post(f"{base}/games/{game['id']}/rulings", json=action).json()
+    shown = page.inner_text("#ruling .yards")
+    for feature, yards in expected["details"]["yards_by_feature"].items():
+        assert f"{feature}: {yards} yd" in shown
+    assert f"path {expected['details']['path_yards']} yd" in shown
+    assert page.get_attribute("#ruling .verdict", "data-legal") == str(expected["legal"]).lower()
+    codes = page.eval_on_selector_all("#ruling .violations li", "ns => ns.map(n => n.dataset.code)")
+    assert codes == [v["code"] for v in expected["violations"]]
+    assert page.locator("polyline.move-path").count() == 1
+
+    page.keyboard.press("Escape")
+    page.check("#los-mode")
+    for yards in ((620, 300), (1100, 700)):
+        x, y = page.evaluate(TO_SCREEN, yards)
+        page.mouse.click(x, y)
+    page.wait_for_selector("#ruling [data-los]")
+    text = page.inner_text("#ruling [data-los]")
+    m = re.search(r"([\d.]+) yards from (-?\d+),(-?\d+) to (-?\d+),(-?\d+)", text)
+    assert m, text
+    params = {"from": f"{m[2]},{m[3]}", "to": f"{m[4]},{m[5]}"}
+    los = httpx.get(f"{base}/games/{game['id']}/queries/line-of-sight", params=params).json()
+    assert float(m[1]) == los["result"]["yards"]
+    # the clicked screen points map back to the yards aimed at (to within a yard or two)
+    shown_points = [int(v) for v in m.groups()[1:]]
+    assert all(abs(a - b) <= 2 for a, b in zip(shown_points, [620, 300, 1100, 700], strict=True))
+    clear = str(los["result"]["clear"]).lower()
+    assert page.get_attribute("#ruling [data-los]", "data-los") == clear
+    assert page.locator("line.los").count() == 1
+    assert page.errors == []
+
+
+def test_keyboard_only_move_and_a_spectator_cannot_write(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game, page = _as_seat(new_page, base, ("zoc", "seed-example"), "axis")
+    # a counter on the board is focusable and Enter selects it
+    page.focus(".counter[data-unit=de-inf-y]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#unit-list [data-unit=de-inf-y][aria-selected=true]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#unit-list [data-unit=de-inf-y][aria-selected=false]")
+    page.focus("#unit-list [data-unit=de-inf-2]")
+    page.keyboard.press("Enter")
+    page.focus("#path-input")
+    page.keyboard.type("e3207 e3307")
+    page.keyboard.press("Tab")
+    page.wait_for_function(
+        "document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor)"
+        ".unit === 'de-inf-2'"
+    )
+    assert page.get_attribute("#ruling .verdict", "data-legal") == "true"
+    page.focus("#submit-move")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#notice.ok")
+    page.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3307]")
+
+    watcher = new_page()
+    _ready(watcher, f"{base}/#game={game['id']}&as=spectator")
+    assert watcher.inner_text("#whoami").startswith("Spectator")
+    watcher.wait_for_selector("#log li[data-kind=move]", state="attached")
+    for button in ("#submit-move", "#action-submit", "#end-phase"):
+        assert watcher.is_disabled(button), button
+    assert watcher.locator(".rollback-here").count() == 0
+
+    # the umpire audits the log, then rolls back to the event before the move
+    umpire = new_page()
+    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    umpire.click("#tab-umpire")
+    umpire.click("#pane-umpire button:has-text('Run the audit')")
+    umpire.wait_for_selector("#pane-umpire .audit:has-text('Audit clean')")
+    umpire.click("#tab-log")
+    assert umpire.locator("#log li[data-kind=move] .rollback-here").count() == 1
+    umpire.click("#log li[data-kind=move] .rollback-here")
+    # everyone sees the rollback live: de-inf-2 is back where it started
+    for p in (page, watcher, umpire):
+        p.wait_for_selector("#log li[data-kind=rollback]", state="attached")
+        p.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3107]")
+    assert page.errors == [] and watcher.errors == [] and umpire.errors == []
+
+
+def test_lobby_names_a_refused_pasted_scenario_and_creates_a_timed_game(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    page = new_page()
+    page.goto(f"{console_server.url}/")
+    page.wait_for_selector("#scenario-select option", state="attached")
+    page.click("#create-title + label + details summary")
+    page.select_option("#paste-ruleset", "zoc")
+    page.fill("#paste-json", '{"title": "no map"}')
+    page.click("#create-btn")
+    page.wait_for_selector("#notice.error")
+    assert "422 scenario.invalid" in page.inner_text("#notice")
+    assert page.is_hidden("#created")
+    page.fill("#paste-json", "{not json")
+    page.click("#create-btn")
+    page.wait_for_function("document.getElementById('notice').textContent.includes('not JSON')")
+
+    # a timed game from a shipped scenario: the clocks are shown, the phasing side's running
+    page.fill("#paste-json", "")
+    page.select_option("#scenario-select", "shipped:zoc:seed-example")
+    page.fill("#create-clock", "90")
+    page.click("#create-btn")
+    page.wait_for_selector("#created tr[data-seat=soviet] a.invite")
+    page.goto(page.get_attribute("#created tr[data-seat=soviet] a.invite", "href"))
+    page.wait_for_selector("body[data-ready=true]")
+    clock = page.inner_text("#clock")
+    assert re.search(r"▶ axis 1:[23]\d:\d\d", clock), clock
+    assert "soviet 1:30:00" in clock
+    assert page.errors == []
+
+
+def test_a_stale_submission_is_refused_412_the_board_refreshes_and_says_what_changed(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game = _create(base, "zoc", "seed-example")
+    page = new_page()
+    page.route("**/events/stream", lambda route: route.abort())  # this page hears nothing live
+    page.goto(seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    page.wait_for_selector("body[data-ready=true]")
+    page.click("#unit-list [data-unit=de-inf-1]")
+    page.fill("#path-input", "e3108")
+    page.keyboard.press("Tab")
+    page.wait_for_selector("#ruling .verdict[data-legal=true]")
+
+    # meanwhile the same side moves another unit from elsewhere
+    other = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]}
+    headers = {"Authorization": f"Bearer {game['seats']['axis']}", "If-Match": 'W/"1"'}
+    r = httpx.post(f"{base}/games/{game['id']}/actions", json=other, headers=headers)
+    assert r.status_code == 201, r.text
+
+    page.click("#submit-move")
+    page.wait_for_selector("body[data-stale=true]")
+    notice = page.inner_text("#notice")
+    assert "version 1 → 2" in notice
+    assert "de-inf-2 moves e3107 -> e3207 -> e3307" in notice
+    page.wait_for_selector(".counter[data-unit=de-inf-2][data-at=e3307]")
+    assert page.locator(".counter[data-unit=de-inf-1][data-at=e3107]").count() == 1
+    assert httpx.get(f"{base}/games/{game['id']}").json()["version"] == 2
+
+
+def test_zoi_board_draws_fronts_and_zones_from_the_zone_map_query(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game, page = _as_seat(new_page, base, ("zoi", "example"), "french")
+    assert page.input_value("#zones-side") == "austrian"
+    maps = {
+        side: httpx.get(
+            f"{base}/games/{game['id']}/queries/zone-map", params={"side": side}
+        ).json()["result"]
+        for side in ("french", "austrian")
+    }
+    fronts = {src["hexside"] for m in maps.values() for z in m["hexes"] for src in z["sources"]}
+    drawn = page.eval_on_selector_all("line.front", "ns => ns.map(n => n.dataset.hexside)")
+    assert set(drawn) == fronts and fronts
+    zone_hexes = {z["hex"] for z in maps["austrian"]["hexes"]}
+    zone_hexes |= {h for c in maps["austrian"]["carres"] for h in c["adjacent"]}
+    shown = page.eval_on_selector_all("polygon.zone", "ns => ns.map(n => n.dataset.hex)")
+    assert set(shown) == zone_hexes
+    # facing arrows on the counters that face a hexside or vertex (a carré faces all round)
+    assert page.locator(".counter[data-unit=fr-4-2] line.facing").count() == 1
+    assert page.locator(".counter[data-unit=aus-gr1] line.facing").count() == 0
+    assert page.errors == []

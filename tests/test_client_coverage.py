@@ -1,0 +1,64 @@
+"""The client has a method for every operation of the OpenAPI document, sync and async."""
+
+from __future__ import annotations
+
+import inspect
+
+from app.client import AsyncRefereeClient, AsyncSeat, RefereeClient, Seat
+from app.config import Settings
+from app.main import create_app
+
+CLIENT_METHODS = {
+    ("GET", "/healthz"): "healthz",
+    ("GET", "/rulesets"): "rulesets",
+    ("GET", "/rulesets/{ruleset_id}"): "ruleset",
+    ("GET", "/rulesets/{ruleset_id}/openapi.json"): "ruleset_openapi",
+    ("POST", "/games"): "create_game",
+}
+SEAT_METHODS = {
+    ("GET", "/games/{game_id}"): "game",
+    ("GET", "/games/{game_id}/scenario"): "scenario",
+    ("POST", "/games/{game_id}/rulings"): "dry_run",
+    ("POST", "/games/{game_id}/actions"): "submit",
+    ("GET", "/games/{game_id}/events"): "events_page",
+    ("GET", "/games/{game_id}/events/{seq}"): "event",
+    ("GET", "/games/{game_id}/events/stream"): "stream",
+    ("GET", "/games/{game_id}/queries/{name}"): "query",
+    ("POST", "/games/{game_id}/phase/end"): "end_phase",
+    ("POST", "/games/{game_id}/phase/advance"): "advance_phase",
+    ("POST", "/games/{game_id}/finish"): "finish",
+    ("GET", "/games/{game_id}/dice"): "dice",
+    ("GET", "/games/{game_id}/dice/verify"): "verify_dice",
+    ("POST", "/games/{game_id}/dice/reveal"): "reveal_seed",
+    ("POST", "/games/{game_id}/rollback"): "rollback",
+    ("POST", "/games/{game_id}/takeback"): "takeback",
+    ("GET", "/games/{game_id}/sealed"): "sealed",
+    ("POST", "/games/{game_id}/sealed/{decision}"): "submit_sealed",
+    ("POST", "/games/{game_id}/sealed/{decision}/open"): "open_sealed",
+    ("GET", "/games/{game_id}/audit"): "audit",
+}
+
+
+def _operations() -> set[tuple[str, str]]:
+    app = create_app(Settings(database_url="sqlite://"))
+    doc = app.openapi()
+    app.state.engine.dispose()
+    return {(m.upper(), p) for p, item in doc["paths"].items() for m in item}
+
+
+def test_every_operation_has_a_client_method() -> None:
+    missing = _operations() - set(CLIENT_METHODS) - set(SEAT_METHODS)
+    assert not missing, f"operations without a client method: {sorted(missing)}"
+
+
+def test_sync_and_async_clients_have_the_same_methods() -> None:
+    for sync, aio, methods in (
+        (RefereeClient, AsyncRefereeClient, CLIENT_METHODS),
+        (Seat, AsyncSeat, SEAT_METHODS),
+    ):
+        for name in methods.values():
+            assert callable(getattr(sync, name)), name
+            assert callable(getattr(aio, name)), name
+            method = getattr(aio, name)
+            if name != "stream":
+                assert inspect.iscoroutinefunction(method), name
