@@ -138,6 +138,11 @@ def _storable(data: Any, prefix: tuple[Any, ...] = (), code: str = "request.inva
 
 def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
     row, board_digest = _find(uow, game_id)
+    return _game(uow, row, board_digest, boards)
+
+
+def _game(uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache) -> Game:
+    """A game from its row already read (``GET /games`` reads many rows in one query)."""
     try:
         ruleset = registry.get(row.ruleset_id)
     except registry.UnknownRuleset:
