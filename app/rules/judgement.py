@@ -18,12 +18,15 @@ Pure: no I/O, clock or randomness.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
+
+if TYPE_CHECKING:
+    from app.rules.base import InvalidScenario
 
 _LEGACY = frozenset({"loc", "msg", "section"})
 
@@ -240,16 +243,19 @@ class Judgement:
             out.append(d)
         return out
 
-    def raise_if_refused(self, summary: str) -> None:
-        """Raise :class:`~app.rules.base.InvalidScenario` carrying every problem, if any."""
-        if self.violations:
-            from app.rules.base import InvalidScenario
+    def invalid_scenario(self, summary: str) -> InvalidScenario:
+        """The :class:`~app.rules.base.InvalidScenario` carrying every problem."""
+        from app.rules.base import InvalidScenario
 
-            raise InvalidScenario(
-                f"{summary}: {len(self.violations)} problem(s), first: "
-                f"{self.violations[0].message}",
-                self.problems(),
-            )
+        first = self.violations[0].message if self.violations else "none"
+        return InvalidScenario(
+            f"{summary}: {len(self.violations)} problem(s), first: {first}", self.problems()
+        )
+
+    def raise_if_refused(self, summary: str) -> None:
+        """Raise :meth:`invalid_scenario` if any problem was found."""
+        if self.violations:
+            raise self.invalid_scenario(summary)
 
     @property
     def refused(self) -> bool:

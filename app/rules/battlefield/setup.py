@@ -3,6 +3,7 @@ checked together (zones on the table, units inside outlines, road exits)."""
 
 from __future__ import annotations
 
+from pydantic import ValidationError
 from shapely.geometry import Point, Polygon
 
 from app.rules.base import InvalidScenario
@@ -31,6 +32,23 @@ def _take(check: Judgement, exc: InvalidScenario, unit_index: list[int]) -> None
 
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
+    """Build both parts; a value one part's own schema refuses (e.g. a side id the zone part
+    does not accept) is an :class:`InvalidScenario` too, never an unhandled error."""
+    try:
+        return _build(scenario, options)
+    except ValidationError as exc:
+        check = Judgement(OWN)
+        for e in exc.errors(include_url=False):
+            check.invalid(
+                ["part", exc.title, *e["loc"]],
+                str(e["msg"]),
+                "BF.Table",
+                code="battlefield.scenario.part_refuses",
+            )
+        raise check.invalid_scenario("a part of the battlefield refuses the scenario") from None
+
+
+def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     check = Judgement(Catalogs(OWN, OZ_CATALOG, TERRAIN_CATALOG))
     shapes: dict[str, Polygon] = {}
     for i, z in enumerate(scenario.zones):
@@ -99,7 +117,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         title=scenario.title,
         layout=scenario.layout,
         table=scenario.table,
-        sides=scenario.sides,
+        sides=[tr.Side(id=s.id, label=s.label) for s in scenario.sides],
         features=scenario.features,
         units=on_table,
         movement_defaults=scenario.movement_defaults,

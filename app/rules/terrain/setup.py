@@ -12,7 +12,7 @@ from shapely.geometry import LineString, Point
 
 from app.rules.judgement import Judgement
 from app.rules.terrain.catalog import CATALOG
-from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of
+from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of, yards_text
 from app.rules.terrain.models import (
     DEFAULT_MOVEMENT,
     Board,
@@ -84,7 +84,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             if width > MAX_STREAM_WIDTH + 1e-6:
                 check.invalid(
                     [*loc, "width"],
-                    f"stream {f.id} is {width:.0f} yards wide (max 40)",
+                    f"stream {f.id} is {yards_text(width)} yards wide (max 40)",
                     "A.22",
                     code="terrain.scenario.stream_too_wide",
                 )
@@ -135,7 +135,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 i = scenario.features.index(by_id[fid])
                 check.invalid(
                     ["features", i],
-                    f"ford {fid} is {gap:.0f} yards from bridge {bid}",
+                    f"ford {fid} is {yards_text(gap)} yards from bridge {bid}",
                     "A.24",
                     code="terrain.scenario.ford_near_bridge",
                 )

@@ -461,7 +461,10 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
         return illegal(ctx, problems)  # no 8.2 rule applies outside the movement phases
     if not problems:
         ctx.cite("basic.path", "basic.movement-points")
-    # 3. legal: 8.2 (its first violation; the steps after it are not judged)
+    # 3. legal: 8.2 (its first violation; the steps after it are not judged). When an earlier
+    # layer refused the move and 8.2 forbids nothing, 8.2 did not shape the refusal.
+    mark = ctx.checkpoint()
+    refused_before = len(problems)
     effects: list[Effect] = []
     steps: list[dict[str, Any]] = []
     stop: Stop | None = None
@@ -499,6 +502,9 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
         )
         stop = outcome.stop
         prev = hex_id
+    if refused_before and len(problems) == refused_before:
+        ctx.restore(mark)
+        return illegal(ctx, problems)
     if problems:
         return illegal(ctx, problems, effects, _details(unit, start, path, costs, steps, None))
     if stop is not None:
@@ -670,6 +676,8 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
                 continue
             total = cost + step_cost
             if total > unit.movement_allowance:
+                if "zoc.insufficient_mp" in reasons.get(nbr, ()):
+                    continue  # noted before, with the same section
                 note(
                     nbr,
                     "zoc.insufficient_mp",

@@ -153,8 +153,8 @@ def trace(ctx: Context, unit: Unit) -> SupplyResult:
                     walk = parent[walk]
                 path.reverse()
                 result.in_supply, result.path, result.source = True, path, nbr
-                if _any_ezoc(result):
-                    # the line had to go around enemy zones: 8.2's supply clause shaped it
+                if _any_ezoc(result) and _line_without_ezoc(ctx, unit, sources, limit) != path:
+                    # the line goes around enemy zones: 8.2's supply clause decided it
                     ctx.cite("8.2.supply", "8.1")
                 result.blocked.clear()
                 _negation_sections(ctx, unit, path)
@@ -169,6 +169,35 @@ def trace(ctx: Context, unit: Unit) -> SupplyResult:
         ["basic.supply", *(["8.2.supply"] if _any_ezoc(result) else [])],
     )
     return result
+
+
+def _line_without_ezoc(ctx: Context, unit: Unit, sources: set[str], limit: int) -> list[str]:
+    """The line the same search would find if enemy zones did not block supply (terrain and
+    enemy-occupied hexes still do): when it differs from the real line, 8.2 shaped it."""
+    assert unit.hex is not None
+    parent: dict[str, str | None] = {unit.hex: None}
+    depth = {unit.hex: 0}
+    queue = deque([unit.hex])
+    while queue:
+        cur = queue.popleft()
+        if depth[cur] >= limit:
+            continue
+        for nbr, _side in ctx.topo.neighbors[cur]:
+            if nbr in parent or not ctx.passable(cur, nbr)[0]:
+                continue
+            if ctx.enemy_ground_units(nbr, unit.side):
+                continue
+            parent[nbr] = cur
+            depth[nbr] = depth[cur] + 1
+            if nbr in sources:
+                path: list[str] = []
+                walk: str | None = nbr
+                while walk is not None:
+                    path.append(walk)
+                    walk = parent[walk]
+                return path[::-1]
+            queue.append(nbr)
+    return []
 
 
 def _any_ezoc(result: SupplyResult) -> bool:

@@ -448,6 +448,14 @@ class Context:
     def citations(self) -> tuple[Citation, ...]:
         return tuple(CATALOG.cite(s) for s in self._cited)
 
+    def checkpoint(self) -> tuple[dict[str, None], dict[str, None]]:
+        """What is cited and relied on so far (to judge a layer tentatively)."""
+        return dict(self._cited), dict(self._interps)
+
+    def restore(self, mark: tuple[dict[str, None], dict[str, None]]) -> None:
+        """Forget what was cited or relied on since :meth:`checkpoint`."""
+        self._cited, self._interps = dict(mark[0]), dict(mark[1])
+
     def cited_ids(self) -> list[str]:
         return list(self._cited)
 

@@ -306,7 +306,15 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, BaseModel, ZoiOptions]):
             vs = walk.advance(i, step)
             if vs:
                 break
-        if pre or vs:
+        if pre and not vs:
+            # the steps break no rule: only the unit's own checks refuse the move
+            return Ruling(
+                legal=False,
+                summary=" ".join(v.message for v in pre),
+                violations=tuple(pre),
+                citations=_citations((), pre, []),
+            )
+        if vs:
             refused = (*pre, *vs)
             return Ruling(
                 legal=False,
