@@ -313,6 +313,22 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         """Simultaneous secret decisions open in this state, by id."""
         return {}
 
+    def judge_order(
+        self,
+        board: BoardT,
+        state: StateT,
+        decision: SealedDecision,
+        side: str,
+        order: BaseModel,
+        options: OptionsT,
+    ) -> Ruling:
+        """Judge ``side``'s sealed order (already well-formed: ``decision.order_model``)
+        against the game now, before it is accepted -- on submission and in the dry run
+        ``POST /games/{id}/sealed/{decision}/check``. Pure. A refusal lists every rule the
+        order breaks, cited. Default: every well-formed order is accepted."""
+        citations = (decision.citation,) if decision.citation is not None else ()
+        return Ruling(legal=True, summary=f"{side}'s order is accepted.", citations=citations)
+
     def sealed_dice_needed(
         self, board: BoardT, state: StateT, decision: str, orders: Mapping[str, BaseModel]
     ) -> Sequence[int]:

@@ -165,6 +165,12 @@ class IllegalAction(ServiceError):
         self.version = version
 
 
+class IllegalOrder(IllegalAction):
+    """The ruleset refuses a sealed order (:meth:`Ruleset.judge_order`). Nothing was written."""
+
+    code = "sealed.order_illegal"
+
+
 class IdempotencyKeyReused(ServiceError):
     code = "idempotency.key_reused"
 

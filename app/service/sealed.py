@@ -63,6 +63,7 @@ from app.service.errors import (
     Conflict,
     Forbidden,
     IdempotencyKeyReused,
+    IllegalOrder,
     InvalidInput,
     NotFound,
     RulesRejected,
@@ -189,6 +190,15 @@ class OpenDecision(_Out):
     own: RevealedOrder | None = Field(
         default=None, description="The reader's own order (only for the seat that sent it)."
     )
+
+
+class OrderCheck(_Out):
+    """A dry run of one side's sealed order: the ruling it would get; nothing is stored."""
+
+    decision: str
+    side: str
+    version: int = Field(description="The game version the order was judged against.")
+    ruling: Ruling
 
 
 class SealedListing(_Out):
@@ -489,6 +499,58 @@ def submit_order(
     )
 
 
+def _judge_order(
+    game: Game, decision: SealedDecision, side: str, order: Any
+) -> tuple[BaseModel, Ruling]:
+    """The order, well-formed (else 422 ``sealed.order_invalid`` naming every bad field),
+    and the ruleset's ruling on it for ``side`` now (:meth:`Ruleset.judge_order`)."""
+    with _guard("order"):  # a validator's own crash is a client error, not a 500
+        try:
+            parsed = decision.order_model.model_validate(order)
+        except ValidationError as exc:
+            raise InvalidInput(
+                f"invalid order for {decision.id!r}",
+                field_errors(exc),
+                code="sealed.order_invalid",
+            ) from exc
+        ruling = game.ruleset.judge_order(
+            game.board, game.state, decision, side, parsed, game.options
+        )
+    return parsed, ruling
+
+
+def check_order(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    decision_id: str,
+    order: Any,
+    *,
+    token: str | None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> OrderCheck:
+    """Judge the reader's own side's order for an open decision without submitting it:
+    the ruling a submission would get now (refusals cited). Nothing is written or
+    published, so nothing about the order leaves the asking seat."""
+    _storable(order, code="sealed.order_invalid")
+    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    with uow.begin():
+        game = _load(uow, game_id, boards)
+        seat = _reader(uow, game.row, token)
+        _require_active(game.row)
+        decision = _decision(game, decision_id)
+        if seat is None or seat not in decision.sides:
+            raise Forbidden(
+                f"only the sides {list(decision.sides)} check orders for {decision_id!r}",
+                code="sealed.not_a_party",
+                decision=decision_id,
+            )
+        _, ruling = _judge_order(game, decision, seat, order)
+        return OrderCheck(
+            decision=decision_id, side=seat, version=game.row.version, ruling=ruling
+        )
+
+
 def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedOutcome:
     uow, game, seat, now = w.uow, w.game, w.seat, w.now
     _require_active(game.row)
@@ -510,23 +572,9 @@ def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedO
             decision=decision_id,
             side=seat,
         )
-    with _guard("order"):  # a validator's own crash is a client error, not a 500
-        try:
-            parsed = decision.order_model.model_validate(
-                order,
-                context={
-                    "board": game.board,
-                    "state": game.state,
-                    "side": seat,
-                    "options": game.options,
-                },
-            )
-        except ValidationError as exc:
-            raise InvalidInput(
-                f"invalid order for {decision_id!r}",
-                field_errors(exc),
-                code="sealed.order_invalid",
-            ) from exc
+    parsed, ruling = _judge_order(game, decision, seat, order)
+    if not ruling.legal:
+        raise IllegalOrder(ruling, version=game.row.version)
     w.require_current()
 
     document = parsed.model_dump(mode="json")

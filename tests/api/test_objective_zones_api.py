@@ -68,12 +68,21 @@ async def test_sealed_allocation_reveal_with_dice_and_citations(
     assert open_[DECISION]["sides"] == ["union", "confederate"]
     assert open_[DECISION]["citation"]["section"] == "OZ.Assault.B.1"
 
-    # an order the rules refuse now (sector 2 without infantry) is 422, nothing written
+    # an order the rules refuse now (sector 2 without infantry): the dry run and the
+    # submission give the same cited ruling, and nothing is written
     bad = {"sectors": {"1": ["us-1", "us-2"]}}
+    check = await client.post(
+        f"/games/{gid}/sealed/{DECISION}/check", json=bad, headers=_h(game, "union", "*")
+    )
+    assert check.status_code == 200, check.text
     r = await client.post(
         f"/games/{gid}/sealed/{DECISION}", json=bad, headers=_h(game, "union", "*")
     )
-    assert r.status_code == 422 and r.json()["code"] == "sealed.order_invalid", r.text
+    assert r.status_code == 422 and r.json()["code"] == "sealed.order_illegal", r.text
+    ruling = r.json()["ruling"]
+    assert ruling == check.json()["ruling"] and ruling["legal"] is False
+    assert all(v["code"].startswith("oz.") and v["citations"] for v in ruling["violations"])
+    assert any(v["location"] == "/sectors/2" for v in ruling["violations"]), ruling
 
     r = await client.post(
         f"/games/{gid}/sealed/{DECISION}", json=UNION_ORDER, headers=_h(game, "union", "*")

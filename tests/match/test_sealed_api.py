@@ -184,12 +184,23 @@ async def test_refusals_name_the_cause_and_write_nothing(client: httpx.AsyncClie
         404,
         "sealed.decision_not_found",
     )
+    check = await client.post(f"{url}/check", json={"bid": 11}, headers=g.auth("red"))
+    assert check.status_code == 200, check.text
+    assert check.json()["side"] == "red" and check.json()["ruling"]["legal"] is False
     body = problem(
         await client.post(url, json={"bid": 11}, headers=g.write("red")),
         422,
-        "sealed.order_invalid",
+        "sealed.order_illegal",
     )
-    assert "exceeds the 10 points left" in body["errors"][0]["message"]
+    assert body["ruling"] == check.json()["ruling"]
+    (violation,) = body["ruling"]["violations"]
+    assert (violation["code"], violation["location"], violation["message"]) == (
+        "blind.over_budget",
+        "/bid",
+        "a bid of 11 exceeds the 10 points left",
+    )
+    assert [c["section"] for c in violation["citations"]] == ["1"]
+    assert [c["section"] for c in body["ruling"]["citations"]] == ["2", "1"]
     body = problem(
         await client.post(url, json={"bid": 1, "extra": 1}, headers=g.write("red")),
         422,
@@ -413,7 +424,7 @@ async def test_illegal_reveal_changes_nothing_and_reopens_a_fresh_instance(
     ]
     assert [r["instance"] for r in listing["revealed"]] == ["bid.r1"]
     problem(
-        await client.post(url, json={"bid": 6}, headers=g.write("red")), 422, "sealed.order_invalid"
+        await client.post(url, json={"bid": 6}, headers=g.write("red")), 422, "sealed.order_illegal"
     )
     again = await client.post(url, json={"bid": 5}, headers=g.write("red"))
     assert again.status_code == 201 and again.json()["instance"] == "bid.r1#2"

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules import (
     Catalog,
@@ -33,6 +33,7 @@ from app.rules import (
     Violation,
 )
 from app.rules.base import SealedDecision
+from app.rules.judgement import Judgement
 
 CATALOG = Catalog(
     "blind",
@@ -79,16 +80,6 @@ class Bid(_Strict):
 
     bid: int = Field(ge=0, le=1000, description="Points bid (spent whatever the outcome).")
     motto: str = Field(default="", max_length=80, description="Free text, revealed with the bid.")
-
-    @model_validator(mode="after")
-    def _affordable(self, info: ValidationInfo) -> Bid:
-        context = info.context if isinstance(info.context, dict) else {}
-        state, side = context.get("state"), context.get("side")
-        if isinstance(state, BlindState) and isinstance(side, str):
-            left = state.budgets.get(side, 0)
-            if self.bid > left:
-                raise ValueError(f"a bid of {self.bid} exceeds the {left} points left (rule 1)")
-        return self
 
 
 class Concede(_Strict):
@@ -192,6 +183,28 @@ class BlindRuleset(Ruleset[BlindBoard, BlindState, Any, BlindOptions]):
         return bool(state.conceded) or state.round > board.rounds
 
     # -- the sealed decision ---------------------------------------------------------------
+
+    def judge_order(
+        self,
+        board: BlindBoard,
+        state: BlindState,
+        decision: SealedDecision,
+        side: str,
+        order: BaseModel,
+        options: BlindOptions,
+    ) -> Ruling:
+        assert isinstance(order, Bid)
+        j = Judgement(CATALOG)
+        j.cite("2")
+        left = state.budgets.get(side, 0)
+        if order.bid > left:
+            j.reject(
+                "blind.over_budget",
+                f"a bid of {order.bid} exceeds the {left} points left",
+                ["1"],
+                location="/bid",
+            )
+        return j.finish(f"{side} may bid {order.bid}.")
 
     def sealed_decisions(
         self, board: BlindBoard, state: BlindState

@@ -22,7 +22,7 @@ from app.api.problems import responses
 from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.service import match as mt
 from app.service import sealed as uc
-from app.service.sealed import RevealView, SealedListing, SubmitResult
+from app.service.sealed import OrderCheck, RevealView, SealedListing, SubmitResult
 
 router = APIRouter(prefix="/games/{game_id}/sealed", tags=["sealed orders"])
 
@@ -81,6 +81,37 @@ def submit_order(
         write.uow, game_id, decision, order, **write.args, client_seed=client_seed
     )
     return appended(game_id, outcome, {"Cache-Control": "no-store"})
+
+
+@router.post(
+    "/{decision}/check",
+    summary="Check a sealed order without submitting it (dry run)",
+    response_model=OrderCheck,
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422, 503),
+)
+def check_order(
+    game_id: str,
+    decision: str,
+    order: Annotated[
+        dict[str, Any],
+        Body(
+            description="The order, as it would be submitted.",
+            openapi_examples=SEALED_EXAMPLES,
+        ),
+    ],
+    uow: UowDep,
+    boards: BoardsDep,
+    token: SeatDep,
+    now: NowDep,
+) -> Any:
+    """The ruling the order would get if the seat's side submitted it now: legal, or every
+    rule it breaks with codes, citations and the sector it concerns. Needs the token of a
+    side the decision lists; nothing is stored or published, and no If-Match is needed."""
+    result = uc.check_order(uow, game_id, decision, order, token=token, boards=boards, now=now)
+    return JSONResponse(
+        result.model_dump(mode="json"),
+        headers={"Cache-Control": "no-store", "Vary": "Authorization"},
+    )
 
 
 @router.post(

@@ -201,6 +201,11 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
             out[did] = replace(d, order_model=allocation_model(zone))
         return out
 
+    def judge_order(self, board: Board, state: State, decision: SealedDecision, side: str,
+                    order: BaseModel, options: Options) -> Ruling:
+        return ZONES.judge_order(board.zones, state.zones, decision, side, order,
+                                 _options(options).zones())
+
     def sealed_dice_needed(self, board: Board, state: State, decision: str,
                            orders: Mapping[str, BaseModel]) -> Sequence[int]:
         return ZONES.sealed_dice_needed(board.zones, state.zones, decision, orders)

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from app.rules.judgement import Judgement
+from app.rules.objective_zones.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.objective_zones.common import (
     Ctx,
     Problem,
@@ -38,6 +40,26 @@ def decision_id(zone: str, turn: int) -> str:
 
 
 # -- B: validating one side's allocation -------------------------------------------------------
+
+
+def judge_order(
+    board: Board, state: State, zone_id: str, side: str, order: Allocation, options: Options
+) -> Ruling:
+    """The ruling on ``side``'s allocation before it is accepted: every problem of
+    :func:`order_problems`, each cited and located in the order (``/sectors/<n>``)."""
+    j = Judgement(CATALOG, INTERPRETATION_BY_ID, options)
+    j.cite("OZ.Assault.B.1")
+    for p in order_problems(board, state, zone_id, side, order, options):
+        sector = p.details.get("sector")
+        j.reject(
+            p.code,
+            p.message,
+            p.sections,
+            unit=p.unit,
+            location=f"/sectors/{sector}" if sector is not None else None,
+            details=p.details,
+        )
+    return j.finish(f"{side}'s allocation for the assault on {zone_id} is accepted.")
 
 
 def order_problems(

@@ -41,6 +41,7 @@ from app.rules.objective_zones.models import (
     ACTION_MODELS,
     CAPACITY,
     TRAFFICABILITY,
+    Allocation,
     AllocationOptionsParams,
     Board,
     Bombard,
@@ -332,6 +333,19 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
                 citation=CATALOG.cite("OZ.Assault.B.1"),
             )
         return out
+
+    def judge_order(
+        self,
+        board: Board,
+        state: State,
+        decision: SealedDecision,
+        side: str,
+        order: BaseModel,
+        options: Options,
+    ) -> Ruling:
+        zone = getattr(decision.order_model, "zone_id", None) or ""
+        assert isinstance(order, Allocation)
+        return combat.judge_order(board, state, zone, side, order, options)
 
     def sealed_dice_needed(
         self, board: Board, state: State, decision: str, orders: Mapping[str, BaseModel]
