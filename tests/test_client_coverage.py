@@ -37,6 +37,7 @@ SEAT_METHODS = {
     ("POST", "/games/{game_id}/takeback"): "takeback",
     ("GET", "/games/{game_id}/sealed"): "sealed",
     ("POST", "/games/{game_id}/sealed/{decision}"): "submit_sealed",
+    ("POST", "/games/{game_id}/sealed/{decision}/check"): "check_sealed",
     ("POST", "/games/{game_id}/sealed/{decision}/open"): "open_sealed",
     ("GET", "/games/{game_id}/audit"): "audit",
     ("GET", "/games/{game_id}/actions/available"): "available",

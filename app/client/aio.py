@@ -242,6 +242,9 @@ class AsyncSeat(SeatCalls):
     async def reveal_seed(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._reveal_seed(idempotency_key))
 
+    async def check_sealed(self, decision: str, order: Mapping[str, Any]) -> m.OrderCheck:
+        return await self.client.run(self._check_sealed(decision, order))
+
     async def submit_sealed(
         self,
         decision: str,

@@ -136,6 +136,10 @@ class SeatCalls:
     def _sealed(self) -> Op[m.SealedListing]:
         return ops.read(self._call("GET", "/sealed"), m.SealedListing)
 
+    def _check_sealed(self, decision: str, order: Mapping[str, Any]) -> Op[m.OrderCheck]:
+        call = self._call("POST", f"/sealed/{decision}/check", json=dict(order))
+        return ops.read(call, m.OrderCheck)
+
     def _audit(self) -> Op[m.AuditReport]:
         return ops.read(self._call("GET", "/audit"), m.AuditReport)
 

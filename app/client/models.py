@@ -22,7 +22,7 @@ from app.service.results import (
     RulesetSummary,
     ScenarioView,
 )
-from app.service.sealed import RevealView, SealedListing, SubmitResult
+from app.service.sealed import OrderCheck, RevealView, SealedListing, SubmitResult
 from app.service.webhooks import Delivery, DeliveryLog, RegisteredWebhook, Webhook, WebhookList
 from app.web.routes import ShippedScenario
 
@@ -46,6 +46,7 @@ __all__ = [
     "InterpretationRef",
     "IssuedSeatToken",
     "MintedToken",
+    "OrderCheck",
     "QueryResult",
     "RegisteredWebhook",
     "RevealView",

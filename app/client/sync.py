@@ -278,6 +278,10 @@ class Seat(SeatCalls):
         """Umpire only: the dice seed is shown to the umpire from now on."""
         return self.client.run(self._reveal_seed(idempotency_key))
 
+    def check_sealed(self, decision: str, order: Mapping[str, Any]) -> m.OrderCheck:
+        """The ruling a sealed order would get now; nothing stored or published."""
+        return self.client.run(self._check_sealed(decision, order))
+
     def submit_sealed(
         self,
         decision: str,
