@@ -15,6 +15,7 @@ from app.rules.objective_zones.common import (
     gun_load,
     in_zone,
     pending_assault,
+    rely_capacity,
     sector_status,
 )
 from app.rules.objective_zones.models import (
@@ -79,10 +80,7 @@ def _zone(ctx: Ctx, zid: str) -> Zone | Problem:
 
 
 def _capacity_cites(ctx: Ctx, zone: Zone) -> list[str]:
-    if zone.zone_class == "C":
-        ctx.rely("oz.class-c-capacity")
-    if zone.zone_class == "E":
-        ctx.rely("oz.class-e-capacity")
+    rely_capacity(ctx, zone)
     return ["OZ.Class", "OZ.Capacity"]
 
 

@@ -17,6 +17,7 @@ from app.rules.objective_zones.common import (
     battalions,
     garrison,
     pending_assault,
+    rely_capacity,
     sector_status,
 )
 from app.rules.objective_zones.models import (
@@ -422,7 +423,7 @@ def resolve(
     sector_bound = {"oz.bad_sector", "oz.sector_without_infantry", "oz.fill_undefended_first"}
     if problems:
         if any(p.code in sector_bound for p in problems):
-            _rely_capacity(ctx, zone)
+            rely_capacity(ctx, zone)
         return ctx.illegal(*problems)
     if assault.defender not in orders or assault.attacker not in orders:
         ctx.rely("oz.missing-allocation")
@@ -446,7 +447,7 @@ def resolve(
                 "engaged": [],
             },
         )
-    _rely_capacity(ctx, zone)
+    rely_capacity(ctx, zone)
     plan = dice_plan(board, state, assault, orders, options)
     need = sum(r.dice for r in plan)
     if len(dice) != need:
@@ -659,15 +660,6 @@ def resolve(
             "captured": captured,
         },
     )
-
-
-def _rely_capacity(ctx: Ctx, zone: Zone) -> None:
-    """The number of combat sectors (= capacity, OZ.Assault.B.1) rests on a reading for
-    Classes C and E (oz.class-c-capacity, oz.class-e-capacity)."""
-    if zone.zone_class == "C":
-        ctx.rely("oz.class-c-capacity")
-    if zone.zone_class == "E":
-        ctx.rely("oz.class-e-capacity")
 
 
 def _all(sectors: Mapping[int, list[str]]) -> list[str]:

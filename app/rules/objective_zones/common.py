@@ -123,6 +123,15 @@ class Ctx:
         return next(s.id for s in self.board.sides if s.id != side)
 
 
+def rely_capacity(ctx: Ctx, zone: Zone) -> None:
+    """A zone's capacity (and so its number of sectors, OZ.Assault.B.1) rests on a reading
+    for Classes C and E (oz.class-c-capacity, oz.class-e-capacity)."""
+    if zone.zone_class == "C":
+        ctx.rely("oz.class-c-capacity")
+    if zone.zone_class == "E":
+        ctx.rely("oz.class-e-capacity")
+
+
 def in_zone(state: State, zone: str) -> list[Unit]:
     return [u for u in state.units if u.zone == zone]
 

@@ -31,6 +31,9 @@ class ZoneDisplay(R):
     contested: bool
     contested_by: str | None
     citations: list[str]
+    interpretations: list[str] = Field(
+        description="Readings the display relies on (the capacity of Classes C and E)."
+    )
 
 
 class GarrisonPlace(R):

@@ -34,6 +34,7 @@ from app.rules.objective_zones.common import (
     garrison,
     in_zone,
     pending_assault,
+    rely_capacity,
     sector_status,
 )
 from app.rules.objective_zones.examples import EXAMPLE
@@ -420,6 +421,7 @@ def _query_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, 
     if zone is None:
         raise InvalidQuery(f"unknown zone {p.zone!r}")
     ctx.cite("OZ", "OZ.Display", "OZ.Class", "OZ.Capacity", "OZ.Basic.B", "OZ.Basic.D")
+    rely_capacity(ctx, zone)  # the number of sectors shown rests on the capacity reading
     status = sector_status(ctx.state, zone)
     sectors = {
         str(n): {
@@ -448,6 +450,7 @@ def _query_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, 
         "contested": is_contested,
         "contested_by": why,
         "citations": ctx.cited_ids(),
+        "interpretations": [ref.id for ref in ctx.interpretations()],
     }
 
 
