@@ -310,12 +310,7 @@ class Bench:
     ) -> Measured:
         """Legal submissions with If-Match; every game's ETag follows its version."""
         games_file = self.tmp / "games.txt"
-        lines = []
-        for g in games:
-            current = httpx.get(f"{self.base}/games/{g.id}", timeout=30)
-            etag = current.headers["etag"]
-            lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
-        games_file.write_text("\n".join(lines) + "\n")
+        self._write_games(games, games_file)
         env = {"BENCH_GAMES": str(games_file), "BENCH_THREADS": str(threads)}
         out = Measured()
         for _ in range(self.s.repeat):
@@ -323,12 +318,16 @@ class Bench:
                 run_wrk(self.base + "/", self.submit, env=env, threads=threads,
                         connections=connections, seconds=seconds or self.s.seconds)
             )
-            lines = []
-            for g in games:  # the next run starts from the current versions
-                etag = httpx.get(f"{self.base}/games/{g.id}", timeout=30).headers["etag"]
-                lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
-            games_file.write_text("\n".join(lines) + "\n")
+            self._write_games(games, games_file)  # the next run starts from the current versions
         return out
+
+    def _write_games(self, games: list[BenchGame], path: Path) -> None:
+        """The games file of ``submit.lua``: one game a line, with its current ETag."""
+        lines = []
+        for g in games:
+            etag = httpx.get(f"{self.base}/games/{g.id}", timeout=30).headers["etag"]
+            lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
+        path.write_text("\n".join(lines) + "\n")
 
     def writers(self, games: list[BenchGame]) -> Measured:
         n = self.s.write_connections
