@@ -103,6 +103,7 @@ def run_wrk(
     connections: int,
     seconds: float,
 ) -> Load:
+    print(f"  wrk {connections} connections, {seconds:g} s: {url}", file=sys.stderr, flush=True)
     cmd = [
         "nice", "-n", "5", str(wrk_path()), f"-t{threads}", f"-c{connections}",
         f"-d{seconds}s", "--timeout", "10s", "-s", str(script), url,
@@ -465,7 +466,11 @@ def run_all(quick: bool = False) -> list[Row]:
     if wrk_path() is None:
         print(WRK_MISSING)
         return []
-    s = Settings(seconds=2 if quick else 3, repeat=2 if quick else 3)
+    s = (
+        Settings(seconds=2, repeat=2, write_connections=2)
+        if quick
+        else Settings(seconds=3, repeat=3)
+    )
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
