@@ -177,10 +177,11 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
         "--log-level", "warning", "--no-access-log",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 -- never a pipe: a full one stalls the server
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300
         while True:
             try:
                 if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
@@ -188,12 +189,14 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start: {proc.stderr.read()!r}")
+                log.seek(0)
+                raise RuntimeError(f"server did not start: {log.read()[-2000:]!r}")
             time.sleep(0.2)
         yield base
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
+        log.close()
 
 
 @dataclass
@@ -244,7 +247,9 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
             assert row is not None
             data = dict(row._mapping)
             data.pop("id")
-            data["idempotency_key"] = None
+            # the copies carry the action and ruling, not the state snapshot (rollback only)
+            data.update(idempotency_key=None, request_digest=None, response=None,
+                        state_after=None)
             base_seq, base_version = data["seq"], data["version"]
             rows = []
             for i in range(1, total):
@@ -462,6 +467,14 @@ def concurrency_suite(url: str, tmp: Path, s: Settings, seconds: float) -> list[
     return rows
 
 
+def _emit(rows: list[Row]) -> list[Row]:
+    """Print a suite's rows as soon as it ends (a long run keeps what it measured)."""
+    from bench.report import markdown
+
+    print(markdown(rows), flush=True)
+    return rows
+
+
 def run_all(quick: bool = False) -> list[Row]:
     if wrk_path() is None:
         print(WRK_MISSING)
@@ -476,13 +489,13 @@ def run_all(quick: bool = False) -> list[Row]:
         tmp = Path(tmp_name)
         url = f"sqlite:///{tmp}/bench.db"
         prepare(url)
-        rows += main_suite("SQLite", url, tmp, s)
-        rows += growth_suite(url, tmp, s)
+        rows += _emit(main_suite("SQLite", url, tmp, s))
+        rows += _emit(growth_suite(url, tmp, s))
         with postgres_database() as pg:
             if pg is not None:
                 prepare(pg)
-                rows += main_suite("PostgreSQL", pg, tmp, s)
-                rows += concurrency_suite(pg, tmp, s, 4 if quick else 6)
+                rows += _emit(main_suite("PostgreSQL", pg, tmp, s))
+                rows += _emit(concurrency_suite(pg, tmp, s, 4 if quick else 6))
     return rows
 
 
