@@ -500,7 +500,7 @@ def run_all(quick: bool = False) -> list[Row]:
             if pg is not None:
                 prepare(pg)
                 rows += _emit(main_suite("PostgreSQL", pg, tmp, s))
-                rows += _emit(concurrency_suite(pg, tmp, s, 4 if quick else 6))
+                rows += _emit(concurrency_suite(pg, tmp, s, 4 if quick else 15))
     return rows
 
 
