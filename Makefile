@@ -5,7 +5,7 @@ BIN     = $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test install install-dev migrate lint typecheck bench bench-console screenshots clean
+.PHONY: run test test-long mutate install install-dev migrate lint typecheck bench bench-console screenshots clean reliability record-rulings
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -31,12 +31,25 @@ test: install-dev
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
+## The property tests with 20 times more examples and a random seed (docs/TESTING.md)
+test-long: install-dev
+	HYPOTHESIS_PROFILE=long nice -n 10 $(BIN)/python -m pytest -q -p no:randomly \
+		tests/rules/test_geometry.py tests/rules/zoc/test_zoc_ruleset.py \
+		tests/rules/objective_zones/test_oz_properties.py tests/rules/terrain/test_terrain_properties.py
+
+## Mutation testing of app/rules, one part per ruleset (PART=zoc|zoi|objective_zones|terrain|core
+## runs one part); scores in docs/TESTING.md
+mutate: install-dev
+	nice -n 10 $(BIN)/python bench/mutate.py $(PART)
+
 lint: install-dev
 	$(BIN)/ruff check app tests bench
 	$(BIN)/mypy
 
+## Benchmarks (ratios to same-run baselines, docs/PERFORMANCE.md); HTTP ones need `wrk`
 bench: install-dev
-	$(BIN)/python bench/run.py
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	nice -n 5 $(BIN)/python bench/run.py
 
 ## The console in headless Chromium: board images to docs/images/, in-browser timings
 screenshots: install-dev
@@ -44,6 +57,16 @@ screenshots: install-dev
 
 bench-console: install-dev
 	$(BIN)/python bench/console.py perf
+
+## The reliability suite in its long form (docs/OPERATIONS.md): conflicting writers, SIGKILL
+## mid-burst, hostile corpus, slow clients, leakage crawl, stream load -- SQLite and PostgreSQL
+reliability: install-dev
+	REFEREE_RELIABILITY=long $(BIN)/python -m pytest -q tests/reliability tests/match/test_leakage.py
+	$(BIN)/python -m tests.reliability.stream_load --streams 1000
+
+## After a deliberate change of rulings and a ruleset version bump: re-record their fingerprints
+record-rulings: install-dev
+	$(BIN)/python -m tests.reliability.rulings --record
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from app.db.migrate import upgrade
 from app.rules import registry
@@ -23,6 +24,14 @@ from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
 from tests.support.tiny import TINY
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+
+# Property tests: a fixed seed in CI (the same examples every run, so a red run is a real
+# regression and reproducible), random locally, many more examples under `make test-long`
+# (tests/support/props.py scales the per-test example counts). docs/TESTING.md.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.register_profile("dev")
+hypothesis_settings.register_profile("long", deadline=None, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if IN_CI else "dev"))
 
 
 @pytest.fixture(scope="session", autouse=True)

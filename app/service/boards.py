@@ -1,7 +1,12 @@
-"""An in-process LRU cache of parsed boards, keyed by ruleset and board digest.
+"""In-process LRU caches: parsed boards keyed by ruleset and board digest, and parsed states
+keyed by game and version.
 
 Boards are immutable, so a request on a game whose board was parsed before skips reading
-and validating the (possibly large) board JSON.
+and validating the (possibly large) board JSON. A game's state changes only with its version
+(every write bumps it with one conditional UPDATE), so the state parsed for (game, version)
+serves every later request at that version; rulesets never mutate a state they are given
+(``apply`` returns a new one), and the rules core keeps its per-state lookups (units by hex,
+zones found so far) on that same object, so the next request starts warm.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 BoardKey = tuple[str, str, str]
 """(ruleset id, ruleset version, board digest)."""
+StateKey = tuple[str, int, str, str]
+"""(game id, game version, ruleset id, ruleset version)."""
 
 
 def canonical_json(data: Any) -> bytes:
@@ -43,6 +50,8 @@ class BoardCache:
         self.maxsize = maxsize
         self.max_bytes = max_bytes
         self._items: OrderedDict[BoardKey, tuple[Any, int]] = OrderedDict()
+        self.states = StateCache(4 * maxsize)
+        """Parsed game states per (game, version), four per cached board."""
         self._lock = threading.Lock()
         self.bytes = 0
         self.hits = 0
@@ -59,6 +68,10 @@ class BoardCache:
         board, size = load()
         self.put(key, board, size)
         return board
+
+    def state(self, key: StateKey, load: Callable[[], Any]) -> Any:
+        """The parsed state of a game at a version (kept in :attr:`states`)."""
+        return self.states.get(key, load)
 
     def put(self, key: BoardKey, board: Any, size: int) -> None:
         with self._lock:
@@ -80,3 +93,33 @@ class BoardCache:
         with self._lock:
             self._items.clear()
             self.bytes = 0
+        self.states.clear()
+
+
+class StateCache:
+    """Thread-safe LRU of parsed game states, bounded in entries."""
+
+    def __init__(self, maxsize: int) -> None:
+        self.maxsize = maxsize
+        self._items: OrderedDict[StateKey, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: StateKey, load: Callable[[], Any]) -> Any:
+        """The cached state for ``key``, or ``load()`` it and keep it."""
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        state = load()
+        with self._lock:
+            self._items[key] = state
+            while len(self._items) > self.maxsize:
+                self._items.popitem(last=False)
+        return state
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()

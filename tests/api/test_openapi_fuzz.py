@@ -7,8 +7,10 @@ requests reach the rules core, not only the 404 path.
 from __future__ import annotations
 
 import json
-import shutil
+import os
 import tempfile
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,37 +24,34 @@ from app.db.migrate import upgrade
 from app.main import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
-_DIR = Path(tempfile.mkdtemp(prefix="referee-fuzz-"))
-GAME_IDS: list[str] = []
 
 
-def _app() -> Any:
-    url = f"sqlite:///{_DIR / 'fuzz.db'}"
-    upgrade(url)
-    application = create_app(
-        Settings(database_url=url, max_body_bytes=64 * 1024, sse_max_seconds=1)
-    )
-    return application
-
-
-APP = _app()
+_DB = Path(tempfile.gettempdir()) / f"referee-fuzz-{os.getpid()}-{uuid.uuid4().hex}.db"
+"""Where the module's database will be; nothing is created before the module's tests run."""
+APP = create_app(
+    Settings(database_url=f"sqlite:///{_DB}", max_body_bytes=64 * 1024, sse_max_seconds=1)
+)  # connects lazily: importing this module writes nothing
 SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def games() -> Any:
-    """Create a zoc and a zoi game so {game_id} paths can hit real games."""
+@pytest.fixture(scope="module")
+def game_ids() -> Iterator[list[str]]:
+    """The database with a real zoc and zoi game, built when the module's tests run (never at
+    import: the tests may run in any order, interleaved with others), removed after."""
     from fastapi.testclient import TestClient
 
+    upgrade(f"sqlite:///{_DB}")
+    ids: list[str] = []
     with TestClient(APP) as client:
         for ruleset, path in (("zoc", "scenarios/zoc/seed-example.json"),
                               ("zoi", "scenarios/zoi/example.json")):
             scenario = json.loads((ROOT / path).read_text())
             r = client.post("/games", json={"ruleset": ruleset, "scenario": scenario})
             assert r.status_code == 201, r.text
-            GAME_IDS.append(r.json()["id"])
-    yield
-    shutil.rmtree(_DIR, ignore_errors=True)
+            ids.append(r.json()["id"])
+    yield ids
+    APP.state.engine.dispose()
+    _DB.unlink(missing_ok=True)
 
 
 @SCHEMA.parametrize()
@@ -62,11 +61,12 @@ def games() -> Any:
     suppress_health_check=list(HealthCheck),
     derandomize=True,
 )
-def test_no_operation_answers_a_server_error(case: schemathesis.Case) -> None:
+def test_no_operation_answers_a_server_error(case: schemathesis.Case, game_ids: list[str]) -> None:
     params = case.path_parameters or {}
-    if "game_id" in params and GAME_IDS and len(repr(case.body)) % 3:
+    ids = game_ids
+    if "game_id" in params and len(repr(case.body)) % 3:
         # most cases address a real game, so bodies and queries reach the rules core
-        params["game_id"] = GAME_IDS[len(repr(case.query)) % len(GAME_IDS)]
+        params["game_id"] = ids[len(repr(case.query)) % len(ids)]
     case.call_and_validate(checks=[not_a_server_error])
 
 
@@ -82,7 +82,7 @@ def _integer_fields(schema: dict[str, Any], components: dict[str, Any]) -> list[
     return out
 
 
-def test_every_integer_parameter_is_bounded_to_int4() -> None:
+def test_every_integer_parameter_is_bounded_to_int4(game_ids: list[str]) -> None:
     """Out-of-range integers are 422s, never database overflows: every integer parameter and
     request-body field of the API declares 0 <= value <= 2_147_483_647, and a value just past
     it is refused by each query and path parameter (the stream's included)."""
@@ -94,7 +94,7 @@ def test_every_integer_parameter_is_bounded_to_int4() -> None:
     components = doc["components"]["schemas"]
     checked: list[str] = []
     with TestClient(APP) as client:
-        game = GAME_IDS[0] if GAME_IDS else "00000000-0000-0000-0000-000000000000"
+        game = game_ids[0]
         for path, item in doc["paths"].items():
             for method, op in item.items():
                 params = op.get("parameters", [])

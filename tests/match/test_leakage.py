@@ -18,6 +18,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -31,6 +32,7 @@ from tests.support.server import running_server
 from tests.support.sse import SseStream
 
 SIDES = ("red", "blue", "green")
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -59,22 +61,41 @@ class Seen:
         ]
 
 
-def _fill(path: str, game_id: str, seqs: list[int]) -> list[str]:
+@dataclass(frozen=True)
+class Probe:
+    """What the crawl fills into path templates and POSTs, for one ruleset."""
+
+    queries: tuple[str, ...] = ("standing", "nope")
+    decisions: tuple[str, ...] = ("bid.r1", "bid.r9")
+    actions: tuple[dict[str, Any], ...] = (
+        {"kind": "concede", "side": "red"},
+        {"kind": "concede", "side": "nobody"},
+        {"kind": "bid", "bid": 3},
+    )
+    orders: tuple[Any, ...] = ({"bid": 99}, {"bid": "x", "motto": 1}, {"bid": 1})
+
+
+BLIND_PROBE = Probe()
+
+
+def _fill(path: str, game_id: str, seqs: list[int], probe: Probe) -> list[str]:
     paths = [path.replace("{game_id}", game_id)]
     out: list[str] = []
     for p in paths:
         if "{seq}" in p:
             out += [p.replace("{seq}", str(n)) for n in [*seqs, 0, 99]]
         elif "{name}" in p:
-            out += [p.replace("{name}", n) for n in ("standing", "nope")]
+            out += [p.replace("{name}", n) for n in probe.queries]
         elif "{decision}" in p:
-            out += [p.replace("{decision}", d) for d in ("bid.r1", "bid.r9")]
+            out += [p.replace("{decision}", d) for d in probe.decisions]
         else:
             out.append(p)
     return out
 
 
-def crawl(base: str, game_id: str, headers: dict[str, str], seqs: list[int]) -> Seen:
+def crawl(
+    base: str, game_id: str, headers: dict[str, str], seqs: list[int], probe: Probe = BLIND_PROBE
+) -> Seen:
     """Every read path, and the error answers of every write path, as one reader."""
     seen = Seen()
     with httpx.Client(base_url=base, timeout=30, headers=headers) as c:
@@ -89,7 +110,7 @@ def crawl(base: str, game_id: str, headers: dict[str, str], seqs: list[int]) -> 
             gets
         ), gets
         for template in gets:
-            for path in _fill(template, game_id, seqs):
+            for path in _fill(template, game_id, seqs, probe):
                 seen.add(f"GET {path}", c.get(path))
         for params in ({"after": "0", "limit": "1"}, {"after": "1"}):
             seen.add(f"GET events {params}", c.get(f"/games/{game_id}/events", params=params))
@@ -98,27 +119,26 @@ def crawl(base: str, game_id: str, headers: dict[str, str], seqs: list[int]) -> 
         base_path = f"/games/{game_id}"
         any_version = {"If-Match": "*"}
         stale = {"If-Match": 'W/"1"'}
+        decision, unknown = probe.decisions
+        too_big, malformed, valid = probe.orders
+        first, second, third = probe.actions
         posts: list[tuple[str, Any, dict[str, str]]] = [
-            ("/rulings", {"kind": "concede", "side": "red"}, {}),
-            ("/rulings", {"kind": "concede", "side": "nobody"}, {}),
-            ("/rulings", {"kind": "bid", "bid": 3}, {}),
-            ("/actions", {"kind": "concede", "side": "nobody"}, any_version),
-            ("/actions", {"kind": "concede", "side": "red"}, {}),
-            (
-                "/actions",
-                {"kind": "spend", "side": "red", "points": 1},
-                {**stale, "Idempotency-Key": "red-key"},
-            ),
-            ("/sealed/bid.r1", {"bid": 99}, any_version),  # over budget
-            ("/sealed/bid.r1", {"bid": "x", "motto": 1}, any_version),  # malformed
-            ("/sealed/bid.r1", {"bid": 1}, stale),  # valid order, stale version
-            ("/sealed/bid.r1", {"bid": 1}, {}),  # no If-Match
+            ("/rulings", first, {}),
+            ("/rulings", second, {}),
+            ("/rulings", third, {}),
+            ("/actions", second, any_version),
+            ("/actions", first, {}),
+            ("/actions", third, {**stale, "Idempotency-Key": "red-key"}),
+            (f"/sealed/{decision}", too_big, any_version),  # refused by the rules
+            (f"/sealed/{decision}", malformed, any_version),
+            (f"/sealed/{decision}", valid, stale),  # valid order, stale version
+            (f"/sealed/{decision}", valid, {}),  # no If-Match
             # red's key from red: 422 key_reused; from another seat (keys are per seat) its own
             # request, stale here: never red's stored answer
-            ("/sealed/bid.r1", {"bid": 3}, {**stale, "Idempotency-Key": "red-key"}),
-            ("/sealed/bid.r9", {"bid": 1}, any_version),
-            ("/sealed/bid.r1/open", None, {}),
-            ("/sealed/bid.r1/open", None, stale),
+            (f"/sealed/{decision}", valid, {**stale, "Idempotency-Key": "red-key"}),
+            (f"/sealed/{unknown}", valid, any_version),
+            (f"/sealed/{decision}/open", None, {}),
+            (f"/sealed/{decision}/open", None, stale),
             ("/dice/reveal", None, {}),
             ("/phase/end", None, {}),
             ("/phase/advance", None, {}),
@@ -223,3 +243,101 @@ def test_no_read_path_leaks_a_sealed_order_or_the_seed(server: str, db_url: str)
         assert any("stream" in x for x in revealed)
         assert not after.leaks(seed_secret)
         assert c.get(f"/games/{gid}").json()["status"] == "active"
+
+
+# -- the same crawl on the real rulesets ------------------------------------------------------
+
+REAL_PROBES = {
+    "zoc": ("scenarios/zoc/seed-example.json", Probe(
+        queries=("ezoc-map", "nope"),
+        actions=(
+            {"kind": "move", "unit": "de-inf-1", "path": ["e3207"]},
+            {"kind": "move", "unit": "nobody", "path": ["e3207"]},
+            {"kind": "retreat", "unit": "de-inf-1", "path": [], "length": 1},
+        ),
+    )),
+    "zoi": ("scenarios/zoi/example.json", Probe(
+        queries=("zone-map", "nope"),
+        actions=(
+            {"kind": "move", "unit": "fr-ldr", "path": ["0610"]},
+            {"kind": "move", "unit": "nobody", "path": ["0610"]},
+            {"kind": "move", "unit": "aus-ir49", "path": ["0605"]},  # not the phasing side
+        ),
+    )),
+    "terrain": ("scenarios/terrain/example.json", Probe(
+        queries=("line-of-sight", "nope"),
+        actions=(
+            {"kind": "move", "unit": "fr-wagon", "path": [[200, 590]]},
+            {"kind": "move", "unit": "nobody", "path": [[1, 1]]},
+            {"kind": "fire", "unit": "fr-inf", "target": "nobody"},
+        ),
+    )),
+}
+
+
+@pytest.mark.parametrize("ruleset", sorted(REAL_PROBES))
+def test_no_read_path_leaks_the_seed_of_a_real_game(
+    server: str, db_url: str, ruleset: str
+) -> None:
+    """zoc, zoi and terrain games (no sealed orders): the seed stays hidden from every reader."""
+    path, probe = REAL_PROBES[ruleset]
+    scenario = json.loads((ROOT / path).read_text())
+    with httpx.Client(base_url=server, timeout=30) as c:
+        created = c.post("/games", json={"ruleset": ruleset, "scenario": scenario})
+        assert created.status_code == 201, created.text
+        gid, seats = created.json()["id"], created.json()["seats"]
+        _, seed = _secrets(db_url, gid)
+        for reader in (None, *sorted(seats)):
+            headers = {"Authorization": f"Bearer {seats[reader]}"} if reader else {}
+            seen = crawl(server, gid, headers, seqs=[], probe=probe)
+            assert len(seen.responses) > 30
+            assert not seen.leaks({"the dice seed": seed}), reader
+
+
+def test_no_read_path_leaks_an_objective_zones_allocation(server: str, db_url: str) -> None:
+    """An objective-zones game at Objective Combat: the union's sealed allocation (its nonce
+    and canonical form) and the seed stay hidden from the confederates, the umpire and
+    spectators until the confederates' order reveals both."""
+    scenario = json.loads((ROOT / "scenarios/objective-zones/example.json").read_text())
+    decision = "allocation:mill:t1"
+    probe = Probe(
+        queries=("zone", "allocation-options"),
+        decisions=(decision, "allocation:nowhere:t9"),
+        actions=(
+            {"kind": "musketry", "unit": "us-1", "zone": "mill"},
+            {"kind": "enter", "unit": "nobody", "zone": "mill"},
+            {"kind": "withdraw", "unit": "us-1", "zone": "mill"},
+        ),
+        orders=({"sectors": {"1": ["us-1", "us-2"]}}, {"sectors": 3}, {"sectors": {}}),
+    )
+    with httpx.Client(base_url=server, timeout=30) as c:
+        created = c.post("/games", json={"ruleset": "objective-zones", "scenario": scenario})
+        assert created.status_code == 201, created.text
+        gid, seats = created.json()["id"], created.json()["seats"]
+
+        def auth(seat: str, version: int | str = "*") -> dict[str, str]:
+            tag = "*" if version == "*" else f'W/"{version}"'
+            return {"Authorization": f"Bearer {seats[seat]}", "If-Match": tag}
+
+        declare = {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
+        r = c.post(f"/games/{gid}/actions", json=declare, headers=auth("union", 1))
+        assert r.status_code == 201, r.text
+        for version in range(2, 6):
+            r = c.post(f"/games/{gid}/phase/advance", headers=auth("umpire", version))
+            assert r.status_code == 201, r.text
+        order = {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}}
+        r = c.post(f"/games/{gid}/sealed/{decision}", json=order, headers=auth("union"))
+        assert r.status_code == 201 and r.json()["reveal"] is None, r.text
+        nonces, seed = _secrets(db_url, gid)
+        secret = {
+            "the union's nonce": nonces["union"],
+            "the union's order": r.json()["canonical"],
+            "the dice seed": seed,
+        }
+        seqs = list(range(1, 7))
+        for reader in (None, "confederate", "umpire"):
+            headers = {"Authorization": f"Bearer {seats[reader]}"} if reader else {}
+            seen = crawl(server, gid, headers, seqs=seqs, probe=probe)
+            assert not seen.leaks(secret), (reader, seen.leaks(secret))
+        own = c.get(f"/games/{gid}/sealed", headers={"Authorization": f"Bearer {seats['union']}"})
+        assert own.json()["open"][0]["own"]["order"] == order  # the crawl can see orders

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules.geometry import DEFAULT_LAYOUT, Hex, HexIdError, HexLayout, Hexside
+from tests.support.props import examples
 
 LAYOUTS = [
     HexLayout("flat", "odd"),
@@ -37,7 +38,7 @@ inner_ids = st.builds(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, hex_ids())
 def test_adjacency_is_symmetric(layout: HexLayout, a: str) -> None:
     for b in layout.neighbors(a):
@@ -45,7 +46,7 @@ def test_adjacency_is_symmetric(layout: HexLayout, a: str) -> None:
         assert layout.adjacent(a, b) and layout.adjacent(b, a)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, inner_ids)
 def test_interior_hexes_have_six_distinct_neighbours(layout: HexLayout, a: str) -> None:
     ns = layout.neighbors(a)
@@ -53,7 +54,7 @@ def test_interior_hexes_have_six_distinct_neighbours(layout: HexLayout, a: str) 
     assert a not in ns
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, hex_ids(), hex_ids(), hex_ids())
 def test_distance_is_a_metric(layout: HexLayout, a: str, b: str, c: str) -> None:
     assert layout.distance(a, a) == 0
@@ -62,7 +63,7 @@ def test_distance_is_a_metric(layout: HexLayout, a: str, b: str, c: str) -> None
     assert layout.distance(a, c) <= layout.distance(a, b) + layout.distance(b, c)
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, hex_ids(), hex_ids())
 def test_distance_one_exactly_for_neighbours(layout: HexLayout, a: str, b: str) -> None:
     assert (layout.distance(a, b) == 1) == (b in layout.neighbors(a))
@@ -70,7 +71,7 @@ def test_distance_one_exactly_for_neighbours(layout: HexLayout, a: str, b: str) 
         assert layout.distance(a, n) == 1
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, prefixes, st.integers(0, 99), st.integers(0, 99))
 def test_id_round_trips(layout: HexLayout, prefix: str, col: int, row: int) -> None:
     h = Hex(prefix, col, row)
@@ -81,7 +82,7 @@ def test_id_round_trips(layout: HexLayout, prefix: str, col: int, row: int) -> N
     assert layout.from_axial(prefix, q, r) == h
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, hex_ids())
 def test_hexside_is_the_same_from_both_sides(layout: HexLayout, a: str) -> None:
     for b in layout.neighbors(a):
@@ -91,7 +92,7 @@ def test_hexside_is_the_same_from_both_sides(layout: HexLayout, a: str) -> None:
         assert side.other(a) == b and side.other(b) == a
 
 
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 @given(layouts, inner_ids)
 def test_directions_are_opposite_across_a_hexside(layout: HexLayout, a: str) -> None:
     for d in range(6):
@@ -101,7 +102,7 @@ def test_directions_are_opposite_across_a_hexside(layout: HexLayout, a: str) -> 
         assert layout.direction(b, a) == (d + 3) % 6
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(layouts, inner_ids, st.integers(0, 2))
 def test_within_is_the_ball(layout: HexLayout, a: str, radius: int) -> None:
     ball = layout.within(a, radius)
@@ -109,7 +110,7 @@ def test_within_is_the_ball(layout: HexLayout, a: str, radius: int) -> None:
     assert len(ball) == 1 + 3 * radius * (radius + 1)
 
 
-@settings(max_examples=100)
+@settings(max_examples=examples(100))
 @given(layouts, hex_ids(), hex_ids())
 def test_line_is_contiguous(layout: HexLayout, a: str, b: str) -> None:
     line = layout.line(a, b)

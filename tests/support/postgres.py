@@ -8,6 +8,7 @@ fsync off (it is thrown away), and is stopped with ``pg_ctl stop -m immediate``.
 
 from __future__ import annotations
 
+import atexit
 import os
 import pwd
 import shutil
@@ -51,10 +52,52 @@ def find_bindir() -> Path | None:
     return None
 
 
+PORT_RANGE = range(20_000, 30_000)
+"""Below Linux's ephemeral range (32768-60999): the kernel never hands these out by itself."""
+PORT_CLAIMS = Path(tempfile.gettempdir()) / "referee-test-ports"
+
+
+def _claim(port: int) -> bool:
+    """Claim ``port`` for this process with an exclusive claim file (a claim whose process is
+    gone is taken over)."""
+    PORT_CLAIMS.mkdir(exist_ok=True)
+    path = PORT_CLAIMS / str(port)
+    for _ in range(2):
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            try:
+                owner = int(path.read_text() or "0")
+                os.kill(owner, 0)  # the owner is alive: the port stays claimed
+                return False
+            except (ValueError, ProcessLookupError, FileNotFoundError):
+                path.unlink(missing_ok=True)  # stale claim: try once more
+                continue
+            except PermissionError:
+                return False
+        with os.fdopen(fd, "w") as f:
+            f.write(str(os.getpid()))
+        atexit.register(path.unlink, missing_ok=True)
+        return True
+    return False
+
+
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A loopback port for a server a test starts, handed out without races: taken from a
+    range the kernel never assigns to other sockets, claimed by an exclusive file shared by
+    every test process on the machine, and checked free with a bind."""
+    start = PORT_RANGE.start + (os.getpid() * 7919 + uuid.uuid4().int) % len(PORT_RANGE)
+    for n in range(len(PORT_RANGE)):
+        port = PORT_RANGE.start + (start - PORT_RANGE.start + n) % len(PORT_RANGE)
+        if not _claim(port):
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use by something else: keep the claim, try the next port
+        return port
+    raise RuntimeError("no free loopback port")
 
 
 @dataclass

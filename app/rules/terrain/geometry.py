@@ -153,3 +153,8 @@ def sight_line(a: Sequence[float], b: Sequence[float]) -> LineString:
 def yards(value: float) -> float:
     """Lengths as reported in rulings: yards to 0.01."""
     return round(value + 0.0, 2)
+
+
+def yards_text(value: float) -> str:
+    """Yards as written in messages: to 0.01, without trailing zeros (60.5, not 60)."""
+    return f"{yards(value):.2f}".rstrip("0").rstrip(".")

@@ -31,6 +31,7 @@ from app.rules.terrain.geometry import (
     sight_line,
     unit_in,
     yards,
+    yards_text,
 )
 from app.rules.terrain.models import Board, Options, State, Unit
 
@@ -146,6 +147,18 @@ class Ctx:
                       interpretations=tuple(refs), details=self.details)
 
 
+def in_feature(ctx: Ctx, unit: Unit, shape: Any) -> bool:
+    """Is ``unit`` in the feature? Names ``terrain.in-feature`` whenever the answer is yes or
+    the other reading would answer differently (the ruling then depends on the reading)."""
+    inside = unit_in(unit, shape, ctx.options)
+    other = ctx.options.model_copy(
+        update={"in_feature": "centre" if ctx.options.in_feature == "footprint" else "footprint"}
+    )
+    if inside or unit_in(unit, shape, other) != inside:
+        ctx.rely("terrain.in-feature")
+    return inside
+
+
 def find_unit(state: State, uid: str) -> Unit | None:
     return next((u for u in state.units if u.id == uid), None)
 
@@ -259,6 +272,7 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                 ctx.rely("terrain.limbered-guns")
             if unit.type == "artillery" and not unit.limbered and kind in HEAVY:
                 ctx.rely("terrain.guns-heavy-woods")
+                ctx.cite("A.44")  # the reading of A.44 decides whether guns may go in
             reason = closed_reason(unit, kind, opts)
             if reason is not None:
                 ctx.violate("terrain.closed", f"{unit.id} may not enter {fid}: {reason[1]}",
@@ -279,8 +293,8 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                            (clause,), unit=unit.id, feature=fid, cap=limit,
                            yards_in_feature=yards(c.yards), counted=yards(counted))
                 if counted > limit + TOLERANCE:
-                    ctx.violate("terrain.over_cap", f"{unit.id} goes {counted:.0f} yards, over "
-                                f"the {limit:g}-yard maximum in {fid}", (clause,),
+                    ctx.violate("terrain.over_cap", f"{unit.id} goes {yards_text(counted)} yards, "
+                                f"over the {limit:g}-yard maximum in {fid}", (clause,),
                                 unit=unit.id, feature=fid, cap=limit, counted=yards(counted))
             else:
                 ctx.cite("A.45" if kind in LIGHT else "A.46" if kind in ROUGH else "A.44")
@@ -291,10 +305,9 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
             ford_yards += c.yards
             blockers = [
                 u.id for u in ctx.state.units
-                if u.id != unit.id and not u.destroyed and unit_in(u, c.where.shape, opts)
+                if u.id != unit.id and not u.destroyed and in_feature(ctx, u, c.where.shape)
             ]
             if blockers:
-                ctx.rely("terrain.in-feature")
                 ctx.violate("terrain.ford_blocked", f"{', '.join(blockers)} halted in ford "
                             f"{fid}: nobody may pass through it", ("A.24",), unit=unit.id,
                             feature=fid, by=blockers)
@@ -315,8 +328,8 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
     ctx.details.update(cost=yards(cost), allowance=yards(allowance))
     if not charge and cost > allowance + TOLERANCE:
         sections = [*(("A.24",) if ford_yards > TOLERANCE else ()), *extra_sections]
-        ctx.violate("terrain.over_allowance", f"{unit.id} needs {cost:.0f} yards of "
-                    f"{allowance:.0f}", tuple(dict.fromkeys(sections)),
+        ctx.violate("terrain.over_allowance", f"{unit.id} needs {yards_text(cost)} yards of "
+                    f"{yards_text(allowance)}", tuple(dict.fromkeys(sections)),
                     unit=unit.id, cost=yards(cost), allowance=yards(allowance))
 
     if ctx.violations or charge:
@@ -334,9 +347,15 @@ def _water(ctx: Ctx, unit: Unit, c: Crossing, line: LineString) -> None:
         if pl.kind in ("ford", "bridge"):
             water = water.difference(pl.shape)
     wet = sum(p.length for p in pieces(line, water))
-    if wet <= TOLERANCE:
-        return
     f = c.where.feature
+    if wet <= TOLERANCE:
+        # crossed only at fords or bridges: the clause that allows no other crossing decides
+        if f.kind == "river":
+            ctx.rely("terrain.river-crossing")
+            ctx.cite("A.23")
+        elif f.steep_banks or not f.fordable:
+            ctx.cite("A.22")
+        return
     if f.kind == "river":
         ctx.rely("terrain.river-crossing")
         ctx.violate("terrain.river_crossing", f"river {f.id} is crossed only at a ford or "
@@ -375,11 +394,12 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
     """Where the unit halts: fords, buildings, works, cover."""
     moved = unit.model_copy(update={"at": (end[0], end[1])})
     for pl in placed(ctx.board):
-        if not unit_in(moved, pl.shape, ctx.options):
-            continue
         f = pl.feature
-        if f.kind in ("ford", "building", "earthworks", "protective_cover"):
-            ctx.rely("terrain.in-feature")
+        halts = f.kind in ("ford", "building", "earthworks", "protective_cover", "stone_wall")
+        if not (halts or (f.kind == "fort" and f.partial) or (f.kind == "road" and f.sunken)):
+            continue
+        if not in_feature(ctx, moved, pl.shape):
+            continue
         if f.kind == "ford":
             ctx.effect("terrain.stopped_in_ford", f"{unit.id} halts in ford {f.id}: it may "
                        "not fire and blocks the ford", ("A.24",), unit=unit.id, feature=f.id)
@@ -399,11 +419,9 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                 ctx.effect("terrain.protective_position", f"{unit.id} occupies hasty works "
                            f"{f.id}", ("A.41", "A.47"), unit=unit.id, feature=f.id)
         elif f.kind == "fort" and f.partial:
-            ctx.rely("terrain.in-feature")
             ctx.effect("terrain.earthworks", f"{unit.id} holds the fort wall section {f.id}: "
                        "prepared earthworks", ("A.36", "A.41"), unit=unit.id, feature=f.id)
         elif f.kind == "stone_wall" or (f.kind == "road" and f.sunken):
-            ctx.rely("terrain.in-feature")
             clause = "A.31" if f.kind == "stone_wall" else "A.12"
             what = "behind stone wall" if f.kind == "stone_wall" else "in sunken road"
             ctx.effect("terrain.protective_position", f"{unit.id} is {what} {f.id}",
@@ -422,6 +440,7 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
     line = sight_line(a, b)
     blocked_by: list[dict[str, Any]] = []
     ignored: list[str] = []
+    ignored_sections: set[str] = set()
     relied: list[str] = []
     for pl in placed(board):
         if pl.kind not in SIGHT_BLOCKING:
@@ -432,29 +451,31 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
         holds_end = point_in(a, pl.shape) or point_in(b, pl.shape)
         if holds_end:
             relied.append("terrain.los-own-feature")
-            if options.los_from_inside == "sees_out":
-                ignored.append(pl.id)
-                continue
         clause = "A.44" if pl.kind in HEAVY else "A.45" if pl.kind in LIGHT else "A.42"
+        if holds_end and options.los_from_inside == "sees_out":
+            ignored.append(pl.id)
+            ignored_sections.add(clause)
+            continue
         blocked_by.append({"feature": pl.id, "kind": pl.kind, "section": clause,
                            "yards": yards(inside)})
-    if options.hills_block_sight:
-        for pl in placed(board):
-            if pl.kind != "hill" or line.length <= 0:
-                continue
-            if sum(p.length for p in pieces(line, pl.shape)) <= TOLERANCE:
-                continue
-            relied.append("terrain.hill-sight")
-            if point_in(a, pl.shape) or point_in(b, pl.shape):
-                continue  # a unit on the hill sees over it (and is seen)
-            blocked_by.append({"feature": pl.id, "kind": "hill", "section": "A.11",
-                               "yards": yards(line.intersection(pl.shape).length)})
+    for pl in placed(board):
+        if pl.kind != "hill" or line.length <= 0:
+            continue
+        if sum(p.length for p in pieces(line, pl.shape)) <= TOLERANCE:
+            continue
+        relied.append("terrain.hill-sight")  # under either reading: it decides the line
+        if not options.hills_block_sight:
+            continue
+        if point_in(a, pl.shape) or point_in(b, pl.shape):
+            continue  # a unit on the hill sees over it (and is seen)
+        blocked_by.append({"feature": pl.id, "kind": "hill", "section": "A.11",
+                           "yards": yards(line.intersection(pl.shape).length)})
     return {
         "clear": not blocked_by,
         "blocked_by": blocked_by,
         "ignored": ignored,
         "yards": yards(line.length),
-        "citations": sorted({x["section"] for x in blocked_by}
+        "citations": sorted({x["section"] for x in blocked_by} | ignored_sections
                             | ({"A.11"} if "terrain.hill-sight" in relied else set()))
         or ["A.4"],
         "interpretations": sorted(set(relied)),
@@ -463,8 +484,7 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
 
 def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
     for pl in placed(ctx.board):
-        if pl.kind == "ford" and unit_in(unit, pl.shape, ctx.options):
-            ctx.rely("terrain.in-feature")
+        if pl.kind == "ford" and in_feature(ctx, unit, pl.shape):
             ctx.violate("terrain.no_fire_in_ford", f"{unit.id} is halted in ford {pl.id} and "
                         "may not fire", ("A.24",), unit=unit.id, feature=pl.id)
     los = line_of_sight(ctx.board, ctx.options, unit.at, target.at)

@@ -11,7 +11,7 @@ from typing import Any
 from shapely.geometry import LineString, Point
 
 from app.rules.base import InvalidScenario
-from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of
+from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of, yards_text
 from app.rules.terrain.models import (
     DEFAULT_MOVEMENT,
     Board,
@@ -85,7 +85,8 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         if f.kind == "stream":
             width = f.width if f.line is not None and f.width else max_width(shape)
             if width > MAX_STREAM_WIDTH + 1e-6:
-                err([*loc, "width"], f"stream {f.id} is {width:.0f} yards wide (max 40)", "A.22")
+                err([*loc, "width"], f"stream {f.id} is {yards_text(width)} yards wide (max 40)",
+                    "A.22")
         # A.32 / A.36: garrison capacities
         if f.kind == "stockade" and f.capacity is not None:
             lo, hi = STOCKADE_CAPACITY
@@ -114,7 +115,8 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             gap = shapes[fid].distance(shapes[bid])
             if gap < FORD_BRIDGE_GAP:
                 i = scenario.features.index(by_id[fid])
-                err(["features", i], f"ford {fid} is {gap:.0f} yards from bridge {bid}", "A.24")
+                err(["features", i], f"ford {fid} is {yards_text(gap)} yards from bridge {bid}",
+                    "A.24")
     # A.23: every river has a ford and/or a bridge
     for i, f in enumerate(scenario.features):
         if f.kind == "river" and f.id in shapes:

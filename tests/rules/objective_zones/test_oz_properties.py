@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from app.rules import registry
 from app.rules.objective_zones.examples import EXAMPLE
+from tests.support.props import examples
 
 RS = registry.get("objective-zones")
 DECISION = "allocation:mill:t1"
@@ -26,7 +27,7 @@ def _combat_state(options: Any) -> tuple[Any, Any]:
     return board, state
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     dice=st.lists(st.integers(min_value=1, max_value=10), min_size=12, max_size=12),
     post_melee=st.sampled_from(["sector", "zone-wide"]),

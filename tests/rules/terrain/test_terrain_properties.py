@@ -13,6 +13,7 @@ from shapely.ops import unary_union
 from app.rules import registry
 from app.rules.terrain.geometry import TOLERANCE, inside_yards, path_line, placed
 from app.rules.terrain.models import Board, Feature, Table
+from tests.support.props import examples
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -32,7 +33,7 @@ def _grid(cells: list[bool]) -> Board:
     return Board(table=Table(width=400, height=400), sides=[], features=feats)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.booleans(), min_size=16, max_size=16), point, st.lists(point, min_size=1,
                                                                           max_size=5))
 def test_path_length_split_exactly(cells: list[bool], start: tuple[float, float],
@@ -51,7 +52,7 @@ def test_path_length_split_exactly(cells: list[bool], start: tuple[float, float]
         assert abs(sum(by_feature) + open_ground - line.length) < 1e-3 + TOLERANCE
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.floats(min_value=5, max_value=200), st.floats(min_value=0, max_value=200))
 def test_skirmish_cap_in_heavy_woods(yards_in: float, offset: float) -> None:
     """A skirmisher's move into heavy woods is legal exactly when it totals <= 60 yards."""

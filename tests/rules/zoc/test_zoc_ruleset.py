@@ -16,6 +16,7 @@ from app.rules import UMPIRE, InvalidQuery, RulesError, registry
 from app.rules.zoc import ZocRuleset
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS
 from app.rules.zoc.models import Board, State, ZocOptions
+from tests.support.props import examples
 
 REPO = Path(__file__).resolve().parents[3]
 SCENARIOS = sorted((REPO / "scenarios" / "zoc").glob("*.json"))
@@ -225,7 +226,7 @@ def small_games(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
     return scenario, options
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(small_games())
 def test_reachable_paths_are_legal_moves(game_data: tuple[dict[str, Any], dict[str, Any]]) -> None:
     scenario, options = game_data
