@@ -163,6 +163,7 @@ def _game(uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: Boar
         state=boards.state(
             (row.id, row.version, ruleset.id, row.ruleset_version),
             lambda: ruleset.load_state(row.state),
+            row.state,
         ),
         options=ruleset.parse_options(row.options),
     )
