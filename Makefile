@@ -49,7 +49,7 @@ lint: install-dev
 ## Benchmarks (ratios to same-run baselines, docs/PERFORMANCE.md); HTTP ones need `wrk`
 bench: install-dev
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
-	nice -n 5 $(BIN)/python bench/run.py
+	nice -n 5 $(BIN)/python bench/run.py --quick
 
 ## The console in headless Chromium: board images to docs/images/, in-browser timings
 screenshots: install-dev

@@ -58,9 +58,7 @@ def main() -> int:
     if not args.core_only:
         from bench.web import run_all as http
 
-        http_rows = http(quick=args.quick)
-        rows += http_rows
-        print(markdown(http_rows), flush=True)
+        rows += http(quick=args.quick)  # each suite's table is printed as it ends
     took = time.monotonic() - started
     text = (
         f"# Latest benchmark run\n\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "

@@ -103,6 +103,7 @@ def run_wrk(
     connections: int,
     seconds: float,
 ) -> Load:
+    print(f"  wrk {connections} connections, {seconds:g} s: {url}", file=sys.stderr, flush=True)
     cmd = [
         "nice", "-n", "5", str(wrk_path()), f"-t{threads}", f"-c{connections}",
         f"-d{seconds}s", "--timeout", "10s", "-s", str(script), url,
@@ -176,10 +177,11 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
         "--log-level", "warning", "--no-access-log",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=subprocess.PIPE)
+    log = tempfile.TemporaryFile()  # noqa: SIM115 -- never a pipe: a full one stalls the server
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 300
         while True:
             try:
                 if httpx.get(f"{base}/healthz", timeout=2).status_code == 200:
@@ -187,12 +189,14 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
             except httpx.TransportError:
                 pass
             if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"server did not start: {proc.stderr.read()!r}")
+                log.seek(0)
+                raise RuntimeError(f"server did not start: {log.read()[-2000:]!r}")
             time.sleep(0.2)
         yield base
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=60)
+        log.close()
 
 
 @dataclass
@@ -243,7 +247,9 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
             assert row is not None
             data = dict(row._mapping)
             data.pop("id")
-            data["idempotency_key"] = None
+            # the copies carry the action and ruling, not the state snapshot (rollback only)
+            data.update(idempotency_key=None, request_digest=None, response=None,
+                        state_after=None)
             base_seq, base_version = data["seq"], data["version"]
             rows = []
             for i in range(1, total):
@@ -282,6 +288,11 @@ class Bench:
         self.submit = _script("submit", tmp)
 
     def _repeat(self, path: str, env: dict[str, str], script: Path, t: int, c: int) -> Measured:
+        body = env.get("BENCH_BODY")
+        httpx.request(  # warm up: the first request of a board fills the per-board caches
+            env.get("BENCH_METHOD", "GET"), self.base + path, content=body,
+            headers={"Content-Type": "application/json"} if body else {}, timeout=300,
+        )
         out = Measured()
         for _ in range(self.s.repeat):
             out.runs.append(
@@ -310,12 +321,7 @@ class Bench:
     ) -> Measured:
         """Legal submissions with If-Match; every game's ETag follows its version."""
         games_file = self.tmp / "games.txt"
-        lines = []
-        for g in games:
-            current = httpx.get(f"{self.base}/games/{g.id}", timeout=30)
-            etag = current.headers["etag"]
-            lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
-        games_file.write_text("\n".join(lines) + "\n")
+        self._write_games(games, games_file)
         env = {"BENCH_GAMES": str(games_file), "BENCH_THREADS": str(threads)}
         out = Measured()
         for _ in range(self.s.repeat):
@@ -323,12 +329,16 @@ class Bench:
                 run_wrk(self.base + "/", self.submit, env=env, threads=threads,
                         connections=connections, seconds=seconds or self.s.seconds)
             )
-            lines = []
-            for g in games:  # the next run starts from the current versions
-                etag = httpx.get(f"{self.base}/games/{g.id}", timeout=30).headers["etag"]
-                lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
-            games_file.write_text("\n".join(lines) + "\n")
+            self._write_games(games, games_file)  # the next run starts from the current versions
         return out
+
+    def _write_games(self, games: list[BenchGame], path: Path) -> None:
+        """The games file of ``submit.lua``: one game a line, with its current ETag."""
+        lines = []
+        for g in games:
+            etag = httpx.get(f"{self.base}/games/{g.id}", timeout=30).headers["etag"]
+            lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
+        path.write_text("\n".join(lines) + "\n")
 
     def writers(self, games: list[BenchGame]) -> Measured:
         n = self.s.write_connections
@@ -462,23 +472,35 @@ def concurrency_suite(url: str, tmp: Path, s: Settings, seconds: float) -> list[
     return rows
 
 
+def _emit(rows: list[Row]) -> list[Row]:
+    """Print a suite's rows as soon as it ends (a long run keeps what it measured)."""
+    from bench.report import markdown
+
+    print(markdown(rows), flush=True)
+    return rows
+
+
 def run_all(quick: bool = False) -> list[Row]:
     if wrk_path() is None:
         print(WRK_MISSING)
         return []
-    s = Settings(seconds=2 if quick else 3, repeat=2 if quick else 3)
+    s = (
+        Settings(seconds=2, repeat=2, write_connections=2)
+        if quick
+        else Settings(seconds=3, repeat=3)
+    )
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         url = f"sqlite:///{tmp}/bench.db"
         prepare(url)
-        rows += main_suite("SQLite", url, tmp, s)
-        rows += growth_suite(url, tmp, s)
+        rows += _emit(main_suite("SQLite", url, tmp, s))
+        rows += _emit(growth_suite(url, tmp, s))
         with postgres_database() as pg:
             if pg is not None:
                 prepare(pg)
-                rows += main_suite("PostgreSQL", pg, tmp, s)
-                rows += concurrency_suite(pg, tmp, s, 4 if quick else 6)
+                rows += _emit(main_suite("PostgreSQL", pg, tmp, s))
+                rows += _emit(concurrency_suite(pg, tmp, s, 4 if quick else 15))
     return rows
 
 

@@ -24,6 +24,7 @@ class ByIdentity(Generic[T]):
         self._maxsize = maxsize
         self._items: OrderedDict[int, tuple[weakref.ref[Any], T]] = OrderedDict()
         self._lock = threading.Lock()
+        self._computing = threading.Lock()
 
     def __call__(self, obj: Any) -> T:
         assert self._compute is not None
@@ -37,7 +38,12 @@ class ByIdentity(Generic[T]):
             if entry is not None and entry[0]() is obj:
                 self._items.move_to_end(key)
                 return entry[1]
-        value = compute(obj)
+        with self._computing:  # one computation at a time: concurrent first requests wait
+            with self._lock:
+                entry = self._items.get(key)
+                if entry is not None and entry[0]() is obj:
+                    return entry[1]
+            value = compute(obj)
         with self._lock:
             self._items[key] = (weakref.ref(obj), value)
             self._items.move_to_end(key)

@@ -1,8 +1,8 @@
 """Ruling fingerprints of the recorded rule cases, per ruleset and ruleset version.
 
-For every rule case of the built-in rulesets (``tests/rules/<ruleset>/cases*/``) that judges
-an action or runs a query, the canonical JSON of its outcome (the ruling, the query result, or
-the error raised) is hashed. ``ruling_digests.json`` keeps, per ruleset and version, the
+For every rule case (``tests/rules/<package>/cases/``, read by ``tests/rules/rule_cases.py``)
+that judges an action or runs a query, the canonical JSON of its outcome (the ruling, the query
+result, or the error raised) is hashed. ``ruling_digests.json`` keeps, per ruleset and version, the
 fingerprint of each case. ``test_ruleset_versions.py`` fails when a recorded case's outcome
 changes while the ruleset's version stays the same: a ruling changed without a version bump.
 
@@ -20,71 +20,22 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from app.rules import registry
-from app.rules.base import Ruleset
+from tests.rules.rule_cases import PACKAGES, Case, _setup, load_cases
 
 HERE = Path(__file__).parent
-RULES = HERE.parent / "rules"
 RECORD = HERE / "ruling_digests.json"
-
-ScenarioOf = Callable[[dict[str, Any], Path], dict[str, Any]]
-
-
-def _harness_scenario(module: str) -> ScenarioOf:
-    def build(data: dict[str, Any], path: Path) -> dict[str, Any]:
-        from importlib import import_module
-
-        from tests.rules.case_tools import Case
-
-        scenario: dict[str, Any] = import_module(module).scenario_of(Case(path.name, data))
-        return scenario
-
-    return build
+RULESETS = sorted(PACKAGES)
+"""Every ruleset with rule cases (``tests/rules/rule_cases.py``)."""
 
 
-def _zoi_scenario(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    from tests.rules.zoi.test_zoi_cases import build_scenario
-
-    return build_scenario(data)
-
-
-BUILDERS: dict[str, tuple[str, ScenarioOf]] = {
-    "zoc": ("zoc", _harness_scenario("tests.rules.zoc.zoc_case_harness")),
-    "zoi": ("zoi", _zoi_scenario),
-    "objective-zones": (
-        "objective_zones",
-        _harness_scenario("tests.rules.objective_zones.oz_case_harness"),
-    ),
-    "terrain": ("terrain", _harness_scenario("tests.rules.terrain.terrain_case_harness")),
-}
-
-
-def _cases(folder: str) -> Iterator[tuple[str, dict[str, Any], Path]]:
-    for path in sorted((RULES / folder).glob("cases*/*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        items = doc.get("cases") if isinstance(doc, dict) and "cases" in doc else [doc]
-        for item in items or []:
-            if isinstance(item, dict) and ("action" in item or "query" in item):
-                yield f"{path.parent.name}/{path.name}::{item.get('name', '')}", item, path
-
-
-def _outcome(rs: Ruleset[Any, Any, Any, Any], data: dict[str, Any], scenario: Any) -> Any:
-    options = rs.parse_options(data.get("options") or {})
-    board, state = rs.setup(rs.parse_scenario(scenario), options)
-    for raw in data.get("before") or []:
-        if raw == "advance":
-            state = rs.advance_phase(board, state)
-            continue
-        action = rs.parse_action(raw)
-        state = rs.apply(board, state, action, rs.adjudicate(board, state, action, options))
-    for _ in range(int(data.get("advance", 0) or 0)):
-        state = rs.advance_phase(board, state)
+def _outcome(case: Case) -> Any:
+    """What the rules core answers to the case: the ruling, or the query's result."""
+    rs, options, board, state = _setup(case)
+    data = case.data
     if "query" in data:
         spec = rs.queries()[data["query"]["name"]]
         params = spec.params.model_validate(data["query"].get("params") or {})
@@ -95,17 +46,18 @@ def _outcome(rs: Ruleset[Any, Any, Any, Any], data: dict[str, Any], scenario: An
 
 
 def fingerprints(ruleset_id: str) -> dict[str, str]:
-    """Case key -> 16 hex digits of the SHA-256 of the case's outcome."""
-    folder, scenario_of = BUILDERS[ruleset_id]
-    rs = registry.get(ruleset_id)
+    """Case id -> 16 hex digits of the SHA-256 of the case's outcome (cases judging an action
+    or running a query; a case that raises is recorded by its error)."""
     out: dict[str, str] = {}
-    for key, data, path in _cases(folder):
+    for case in load_cases(ruleset_id):
+        if "action" not in case.data and "query" not in case.data:
+            continue
         try:
-            outcome = _outcome(rs, data, scenario_of(data, path))
-        except Exception as exc:  # a case that raises is recorded by its error
+            outcome = _outcome(case)
+        except Exception as exc:
             outcome = {"error": type(exc).__name__}
         text = json.dumps(outcome, sort_keys=True, separators=(",", ":"), default=str)
-        out[key] = hashlib.sha256(text.encode()).hexdigest()[:16]
+        out[case.id] = hashlib.sha256(text.encode()).hexdigest()[:16]
     return out
 
 
@@ -120,7 +72,7 @@ def record() -> dict[str, dict[str, dict[str, str]]]:
     """Record the current version of every built-in ruleset (older versions are kept; the
     current version's fingerprints are replaced)."""
     data = load_record()
-    for ruleset_id in BUILDERS:
+    for ruleset_id in RULESETS:
         version = registry.get(ruleset_id).version
         data.setdefault(ruleset_id, {})[version] = fingerprints(ruleset_id)
     RECORD.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")

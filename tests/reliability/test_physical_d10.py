@@ -37,6 +37,7 @@ def ten_sided() -> Iterator[None]:
 async def test_a_d10_showing_zero_is_its_ten(client: httpx.AsyncClient) -> None:
     g = await new_game(client, ruleset="tiny-d10", length=30, match={"physical_dice": True})
     problem(await g.act("umpire", ROLL, **{"Referee-Dice": "11"}), 422, "dice.invalid")
+    problem(await g.act("umpire", ROLL, **{"Referee-Dice": "0,3"}), 422, "dice.invalid")
     r = await g.act("umpire", ROLL, **{"Referee-Dice": "0"})
     assert r.status_code == 201, r.text
     assert r.json()["state"]["positions"]["r1"] == 10

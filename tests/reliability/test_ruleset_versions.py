@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from app.rules import registry
-from tests.reliability.rulings import BUILDERS, fingerprints, load_record
+from tests.reliability.rulings import RULESETS, fingerprints, load_record
 
 
-@pytest.mark.parametrize("ruleset_id", sorted(BUILDERS))
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_rulings_change_only_with_the_version(ruleset_id: str) -> None:
     version = registry.get(ruleset_id).version
     recorded = load_record().get(ruleset_id, {}).get(version)
