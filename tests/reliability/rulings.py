@@ -1,6 +1,6 @@
 """Ruling fingerprints of the recorded rule cases, per ruleset and ruleset version.
 
-For every rule case of the built-in rulesets (``tests/rules/<ruleset>/cases*/``) that judges
+For every rule case of the built-in rulesets (``tests/rules/<ruleset>/cases/``) that judges
 an action or runs a query, the canonical JSON of its outcome (the ruling, the query result, or
 the error raised) is hashed. ``ruling_digests.json`` keeps, per ruleset and version, the
 fingerprint of each case. ``test_ruleset_versions.py`` fails when a recorded case's outcome
@@ -20,11 +20,9 @@ import argparse
 import hashlib
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from app.rules import registry
 from app.rules.base import Ruleset
@@ -33,45 +31,18 @@ HERE = Path(__file__).parent
 RULES = HERE.parent / "rules"
 RECORD = HERE / "ruling_digests.json"
 
-ScenarioOf = Callable[[dict[str, Any], Path], dict[str, Any]]
+BUILDERS: tuple[str, ...] = ("zoc", "zoi", "objective-zones", "terrain", "battlefield")
+"""The built-in rulesets whose rule cases are fingerprinted."""
 
 
-def _harness_scenario(module: str) -> ScenarioOf:
-    def build(data: dict[str, Any], path: Path) -> dict[str, Any]:
-        from importlib import import_module
+def _cases(ruleset_id: str) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(key, case data, scenario) of every action or query case; the key is the case's name
+    (unique within a ruleset), so moving a case between files keeps its fingerprint."""
+    from tests.rules.rule_cases import load_cases, scenario_of
 
-        from tests.rules.case_tools import Case
-
-        scenario: dict[str, Any] = import_module(module).scenario_of(Case(path.name, data))
-        return scenario
-
-    return build
-
-
-def _zoi_scenario(data: dict[str, Any], path: Path) -> dict[str, Any]:
-    from tests.rules.zoi.test_zoi_cases import build_scenario
-
-    return build_scenario(data)
-
-
-BUILDERS: dict[str, tuple[str, ScenarioOf]] = {
-    "zoc": ("zoc", _harness_scenario("tests.rules.zoc.zoc_case_harness")),
-    "zoi": ("zoi", _zoi_scenario),
-    "objective-zones": (
-        "objective_zones",
-        _harness_scenario("tests.rules.objective_zones.oz_case_harness"),
-    ),
-    "terrain": ("terrain", _harness_scenario("tests.rules.terrain.terrain_case_harness")),
-}
-
-
-def _cases(folder: str) -> Iterator[tuple[str, dict[str, Any], Path]]:
-    for path in sorted((RULES / folder).glob("cases*/*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        items = doc.get("cases") if isinstance(doc, dict) and "cases" in doc else [doc]
-        for item in items or []:
-            if isinstance(item, dict) and ("action" in item or "query" in item):
-                yield f"{path.parent.name}/{path.name}::{item.get('name', '')}", item, path
+    for case in load_cases(ruleset_id):
+        if "action" in case.data or "query" in case.data:
+            yield case.name, case.data, scenario_of(case)
 
 
 def _outcome(rs: Ruleset[Any, Any, Any, Any], data: dict[str, Any], scenario: Any) -> Any:
@@ -96,12 +67,11 @@ def _outcome(rs: Ruleset[Any, Any, Any, Any], data: dict[str, Any], scenario: An
 
 def fingerprints(ruleset_id: str) -> dict[str, str]:
     """Case key -> 16 hex digits of the SHA-256 of the case's outcome."""
-    folder, scenario_of = BUILDERS[ruleset_id]
     rs = registry.get(ruleset_id)
     out: dict[str, str] = {}
-    for key, data, path in _cases(folder):
+    for key, data, scenario in _cases(ruleset_id):
         try:
-            outcome = _outcome(rs, data, scenario_of(data, path))
+            outcome = _outcome(rs, data, scenario)
         except Exception as exc:  # a case that raises is recorded by its error
             outcome = {"error": type(exc).__name__}
         text = json.dumps(outcome, sort_keys=True, separators=(",", ":"), default=str)
