@@ -5,7 +5,7 @@ BIN     = $(VENV)/bin
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: run test test-long mutate install install-dev migrate lint typecheck bench bench-console screenshots clean
+.PHONY: run test test-long mutate install install-dev migrate lint typecheck bench bench-console screenshots clean reliability record-rulings
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,8 +46,10 @@ lint: install-dev
 	$(BIN)/ruff check app tests bench
 	$(BIN)/mypy
 
+## Benchmarks (ratios to same-run baselines, docs/PERFORMANCE.md); HTTP ones need `wrk`
 bench: install-dev
-	$(BIN)/python bench/run.py
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	nice -n 5 $(BIN)/python bench/run.py
 
 ## The console in headless Chromium: board images to docs/images/, in-browser timings
 screenshots: install-dev
@@ -55,6 +57,16 @@ screenshots: install-dev
 
 bench-console: install-dev
 	$(BIN)/python bench/console.py perf
+
+## The reliability suite in its long form (docs/OPERATIONS.md): conflicting writers, SIGKILL
+## mid-burst, hostile corpus, slow clients, leakage crawl, stream load -- SQLite and PostgreSQL
+reliability: install-dev
+	REFEREE_RELIABILITY=long $(BIN)/python -m pytest -q tests/reliability tests/match/test_leakage.py
+	$(BIN)/python -m tests.reliability.stream_load --streams 1000
+
+## After a deliberate change of rulings and a ruleset version bump: re-record their fingerprints
+record-rulings: install-dev
+	$(BIN)/python -m tests.reliability.rulings --record
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

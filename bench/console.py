@@ -23,7 +23,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.support.browser import chromium, seat_link, served_sqlite
+from tests.support.chromium import chromium, oz_assault, seat_link, served_sqlite
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
@@ -58,25 +58,6 @@ def _wait_ruling(page: Any, n: int) -> None:
     )
 
 
-def _oz_assault(base: str, game: dict[str, Any]) -> None:
-    """Declare the assault on the mill, advance to combat, both sides seal: revealed."""
-    gid, seats = game["id"], game["seats"]
-    declare = {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
-    auth = {"Authorization": f"Bearer {seats['union']}", "If-Match": 'W/"1"'}
-    httpx.post(f"{base}/games/{gid}/actions", json=declare, headers=auth).raise_for_status()
-    for v in range(2, 6):
-        headers = {"Authorization": f"Bearer {seats['umpire']}", "If-Match": f'W/"{v}"'}
-        httpx.post(f"{base}/games/{gid}/phase/advance", headers=headers).raise_for_status()
-    orders = {
-        "union": {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}},
-        "confederate": {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}},
-    }
-    for side, order in orders.items():
-        headers = {"Authorization": f"Bearer {seats[side]}", "If-Match": "*"}
-        url = f"{base}/games/{gid}/sealed/allocation:mill:t1"
-        httpx.post(url, json=order, headers=headers).raise_for_status()
-
-
 def screenshots(base: str, browser: Any) -> list[Path]:
     IMAGES.mkdir(parents=True, exist_ok=True)
     out: list[Path] = []
@@ -88,7 +69,7 @@ def screenshots(base: str, browser: Any) -> list[Path]:
     out.append(_shot(page, "console-zoi.png"))
 
     game = _create(base, "objective-zones", _scenario("objective-zones"))
-    _oz_assault(base, game)
+    oz_assault(base, game, seal=True)
     page = _open(browser, base, game, "union")
     page.wait_for_selector(".zone-card[data-zone=mill] .assault")
     page.click("#tab-log")

@@ -23,10 +23,12 @@ from app.client import (
     StaleVersion,
     StreamEvent,
     StreamPolicy,
+    Unauthorized,
     Unprocessable,
 )
 from app.config import Settings
 from app.main import create_app
+from tests.support.proxy import proxy_to
 from tests.support.server import running_server
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +41,12 @@ DECISION = "allocation:mill:t1"
 
 @pytest.fixture
 def base_url(db_url: str) -> Iterator[str]:
-    settings = Settings(database_url=db_url, sse_keepalive_seconds=0.2, sse_max_seconds=1.0)
+    settings = Settings(
+        database_url=db_url,
+        sse_keepalive_seconds=0.2,
+        sse_max_seconds=1.0,
+        webhook_allow_private_addresses=True,
+    )
     app = create_app(settings)
     with running_server(app) as url:
         yield url
@@ -228,3 +235,82 @@ def test_the_stream_resumes_after_the_server_ends_it_and_can_be_cancelled(
         stream.close()  # cancels the blocked read from this thread
         reader.join(15)
         assert not reader.is_alive()
+
+
+def test_the_stream_resumes_after_the_connection_drops(base_url: str) -> None:
+    with proxy_to(base_url) as (proxied, proxy), RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE)
+        axis = referee.seat(game.id, game.seats["axis"])
+        with RefereeClient(proxied) as watcher:
+            stream = watcher.seat(game.id).stream(policy=StreamPolicy(min_delay=0.05))
+            seen: list[StreamEvent] = []
+            first, both = threading.Event(), threading.Event()
+
+            def read() -> None:
+                for event in stream:
+                    seen.append(event)
+                    (first if len(seen) == 1 else both).set()
+
+            reader = threading.Thread(target=read, daemon=True)
+            reader.start()
+            axis.submit(MOVE)
+            assert first.wait(15)
+            proxy.cut()  # the network drops the stream's connection
+            axis.end_phase()
+            assert both.wait(15), seen
+            stream.close()
+            reader.join(15)
+        assert [(e.id, e.event) for e in seen] == [("1", "move"), ("2", "phase")]
+        assert stream.reconnects >= 1 and not reader.is_alive()
+
+
+def test_games_feed_tokens_webhooks_and_what_can_i_do(base_url: str) -> None:
+    with RefereeClient(base_url) as bot:
+        one = bot.create_game("zoc", SEED_EXAMPLE)
+        two = bot.create_game("zoc", SEED_EXAMPLE)
+        axis_one = bot.seat(one.id, one.seats["axis"])
+        soviet_two = bot.seat(two.id, two.seats["soviet"])
+
+        now = axis_one.available()
+        assert now.may_act and now.may_end_phase and "move" in now.kinds
+        assert not soviet_two.available().may_act  # the axis phase
+
+        held = list(bot.games(one.seats["axis"], two.seats["soviet"]))
+        assert sorted((g.id, g.seat, g.my_turn) for g in held) == sorted(
+            [(one.id, "axis", True), (two.id, "soviet", False)]
+        )
+        mine = bot.games(one.seats["axis"], two.seats["soviet"], my_turn=True)
+        assert [g.id for g in mine] == [one.id]
+
+        with bot.feed(one.seats["axis"], two.seats["soviet"]) as feed:
+            axis_one.submit(MOVE)
+            bot.seat(two.id, two.seats["axis"]).submit(MOVE)
+            got = []
+            for event in feed:
+                got.append((event.data["game"], event.data["seat"], event.event))
+                if len(got) == 2:
+                    break
+        assert sorted(got) == sorted([(one.id, "axis", "move"), (two.id, "soviet", "move")])
+
+        spectator = axis_one.mint_spectator("for the club")
+        assert bot.seat(one.id, spectator.token).game().version == 2
+        with pytest.raises(Forbidden):
+            bot.seat(one.id, spectator.token).end_phase()
+        assert [t.id for t in axis_one.tokens().items] == [spectator.id]
+        axis_one.revoke_token(spectator.id)
+        with pytest.raises(Unauthorized):
+            bot.seat(one.id, spectator.token).game()
+
+        old = axis_one.token
+        rotated = axis_one.rotate_token()
+        assert axis_one.token == rotated.token != old and axis_one.game().seat == "axis"
+        umpire = bot.seat(one.id, one.seats["umpire"])
+        reissued = umpire.reissue_token("axis")
+        assert bot.seat(one.id, reissued.token).game().seat == "axis"
+
+        hook = umpire.register_webhook("http://127.0.0.1:9/hook", ["game_finished"])
+        assert hook.secret and [w.id for w in umpire.webhooks().items] == [hook.id]
+        assert umpire.webhook_deliveries(hook.id).items == []
+        umpire.delete_webhook(hook.id)
+        assert umpire.webhooks().items == []
+        assert {s.ruleset for s in bot.console_scenarios()} >= {"zoc", "objective-zones"}

@@ -1,8 +1,10 @@
-"""Every ``python`` block of docs/CLIENT.md runs against a real server (both databases)."""
+"""Every ``python`` block of docs/CLIENT.md runs against a real server (on SQLite: the client
+itself is tested on both databases in tests/test_client.py)."""
 
 from __future__ import annotations
 
 import re
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,8 +19,11 @@ BLOCKS = re.findall(r"```python\n(.*?)```", DOC.read_text(), flags=re.S)
 
 
 @pytest.fixture
-def base_url(db_url: str) -> Iterator[str]:
-    app = create_app(Settings(database_url=db_url, sse_keepalive_seconds=0.2))
+def base_url(sqlite_template: Path, tmp_path: Path) -> Iterator[str]:
+    db = tmp_path / "referee.db"
+    shutil.copyfile(sqlite_template, db)
+    settings = Settings(database_url=f"sqlite:///{db}", sse_keepalive_seconds=0.2)
+    app = create_app(settings)
     with running_server(app) as url:
         yield url
     app.state.engine.dispose()

@@ -24,6 +24,8 @@ EXPOSED_HEADERS = (
     "Location",
     "Idempotent-Replayed",
     "Referee-Dice-Needed",
+    "Referee-Limit-Capped",
+    "Referee-Api-Version",
     "Retry-After",
 )
 """Response headers a cross-origin page may read (besides the CORS-safelisted ones)."""

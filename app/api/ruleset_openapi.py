@@ -14,6 +14,7 @@ the types), once per ruleset id and version.
 from __future__ import annotations
 
 import inspect
+import json
 from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
@@ -54,8 +55,36 @@ def _document(ruleset_id: str, version: str) -> dict[str, Any]:
         " scenario, options, actions (by `kind`), state and query results. Operations that "
         "are the same for every ruleset are in `/openapi.json`.",
         routes=app.routes,
+        # one schema per model: generators choke on `X-Input`/`X-Output` pairs of one title
+        separate_input_output_schemas=False,
     )
-    return move_problem_schemas(doc)
+    return _unique_titles(move_problem_schemas(doc))
+
+
+def _unique_titles(doc: dict[str, Any]) -> dict[str, Any]:
+    """Give models of the same name from different packages distinct names and titles
+    (``app__rules__terrain__models__State`` -> ``TerrainState``): generators name their
+    classes after titles and refuse duplicates."""
+    schemas: dict[str, Any] = doc.get("components", {}).get("schemas", {})
+    renames: dict[str, str] = {}
+    for key in list(schemas):
+        parts = key.split("__")
+        if len(parts) < 3:
+            continue
+        new = _name(parts[-3], parts[-1])
+        while new in schemas or new in renames.values():
+            new = _name(parts[-4] if len(parts) > 3 else "x", new)
+        renames[key] = new
+    if not renames:
+        return doc
+    text = json.dumps(doc)
+    for old, new in renames.items():
+        text = text.replace(f'"#/components/schemas/{old}"', f'"#/components/schemas/{new}"')
+    out: dict[str, Any] = json.loads(text)
+    fixed = out["components"]["schemas"]
+    for old, new in renames.items():
+        fixed[new] = {**fixed.pop(old), "title": new}
+    return out
 
 
 def _name(ruleset_id: str, suffix: str) -> str:

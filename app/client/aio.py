@@ -6,7 +6,7 @@ method does. Cancel a stream by cancelling its task, leaving its ``async with`` 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -18,7 +18,7 @@ from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
 from app.client.sse import SseParser, StreamEvent
-from app.client.streaming import StreamPolicy, stream_call
+from app.client.streaming import CallFactory, StreamPolicy, feed_stream, game_stream
 
 T = TypeVar("T")
 
@@ -87,6 +87,37 @@ class AsyncRefereeClient(ServiceCalls):
     ) -> m.CreatedGame:
         return await self.run(self._create_game(ruleset, scenario, options, match, public))
 
+    async def console_scenarios(self) -> list[m.ShippedScenario]:
+        return await self.run(self._console_scenarios())
+
+    async def games_page(
+        self,
+        *tokens: str,
+        status: str | None = None,
+        my_turn: bool | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> m.GameList:
+        return await self.run(self._games_page(tokens, status, my_turn, after, limit))
+
+    async def games(
+        self, *tokens: str, status: str | None = None, my_turn: bool | None = None
+    ) -> AsyncIterator[m.GameSummary]:
+        after: str | None = None
+        while True:
+            page = await self.games_page(*tokens, status=status, my_turn=my_turn, after=after)
+            for item in page.items:
+                yield item
+            if page.next is None:
+                return
+            after = page.next
+
+    def feed(
+        self, *tokens: str, last_event_id: str | None = None,
+        policy: StreamPolicy = StreamPolicy(),
+    ) -> AsyncEventStream:
+        return AsyncEventStream(self, feed_stream(tokens), last_event_id, policy)
+
     def seat(self, game_id: str, token: str | None = None) -> AsyncSeat:
         return AsyncSeat(self, game_id, token)
 
@@ -141,6 +172,38 @@ class AsyncSeat(SeatCalls):
 
     async def audit(self) -> m.AuditReport:
         return await self.client.run(self._audit())
+
+    async def available(self) -> m.AvailableView:
+        return await self.client.run(self._available())
+
+    async def mint_spectator(self, label: str | None = None) -> m.MintedToken:
+        return await self.client.run(self._mint_spectator(label))
+
+    async def tokens(self) -> m.TokenList:
+        return await self.client.run(self._tokens())
+
+    async def revoke_token(self, token_id: str) -> None:
+        await self.client.run(self._revoke_token(token_id))
+
+    async def rotate_token(self) -> m.IssuedSeatToken:
+        return await self.client.run(self._rotate_token())
+
+    async def reissue_token(self, seat: str) -> m.IssuedSeatToken:
+        return await self.client.run(self._reissue_token(seat))
+
+    async def register_webhook(
+        self, url: str, events: Sequence[str] | None = None
+    ) -> m.RegisteredWebhook:
+        return await self.client.run(self._register_webhook(url, events))
+
+    async def webhooks(self) -> m.WebhookList:
+        return await self.client.run(self._webhooks())
+
+    async def delete_webhook(self, webhook_id: str) -> None:
+        await self.client.run(self._delete_webhook(webhook_id))
+
+    async def webhook_deliveries(self, webhook_id: str, limit: int = 50) -> m.DeliveryLog:
+        return await self.client.run(self._webhook_deliveries(webhook_id, limit))
 
     async def dry_run(self, action: Mapping[str, Any]) -> m.DryRun:
         return await self.client.run(self._dry_run(action))
@@ -199,14 +262,22 @@ class AsyncSeat(SeatCalls):
     def stream(
         self, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()
     ) -> AsyncEventStream:
-        return AsyncEventStream(self, last_event_id, policy)
+        factory = game_stream(self.game_id, self.token)
+        return AsyncEventStream(self.client, factory, last_event_id, policy)
 
 
 class AsyncEventStream:
     """The async twin of :class:`app.client.EventStream`: ``async for event in stream``."""
 
-    def __init__(self, seat: AsyncSeat, last_event_id: str | None, policy: StreamPolicy) -> None:
-        self.seat = seat
+    def __init__(
+        self,
+        client: AsyncRefereeClient,
+        factory: CallFactory,
+        last_event_id: str | None,
+        policy: StreamPolicy,
+    ) -> None:
+        self.client = client
+        self.factory = factory
         self.policy = policy
         self.parser = SseParser(last_event_id=last_event_id)
         self.reconnects = 0
@@ -244,8 +315,8 @@ class AsyncEventStream:
             await anyio.sleep(self.policy.delay(self.parser.retry_ms, failures))
 
     async def _connection(self) -> AsyncIterator[StreamEvent]:
-        call = stream_call(self.seat.game_id, self.seat.token, self.parser.last_event_id)
-        http = self.seat.client.http
+        call = self.factory(self.parser.last_event_id)
+        http = self.client.http
         timeout = httpx.Timeout(http.timeout.connect, read=self.policy.read_timeout)
         request = http.build_request(
             call.method, call.path, timeout=timeout, **call.request_kwargs()

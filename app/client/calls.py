@@ -4,7 +4,7 @@ headers and result type."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import TypeAdapter
@@ -12,8 +12,10 @@ from pydantic import TypeAdapter
 from app.client import models as m
 from app.client import operations as ops
 from app.client.operations import Call, Etags, Op, WriteOptions, game_path
+from app.client.streaming import tokens_headers
 
 RULESETS = TypeAdapter(list[m.RulesetSummary])
+SCENARIOS = TypeAdapter(list[m.ShippedScenario])
 JSON_OBJECT = TypeAdapter(dict[str, Any])
 
 
@@ -44,6 +46,25 @@ class ServiceCalls:
 
     def _ruleset_openapi(self, ruleset_id: str) -> Op[dict[str, Any]]:
         return ops.read_as(Call("GET", f"/rulesets/{ruleset_id}/openapi.json"), JSON_OBJECT)
+
+    def _console_scenarios(self) -> Op[list[m.ShippedScenario]]:
+        return ops.read_as(Call("GET", "/console/scenarios"), SCENARIOS)
+
+    def _games_page(
+        self,
+        tokens: Sequence[str],
+        status: str | None,
+        my_turn: bool | None,
+        after: str | None,
+        limit: int,
+    ) -> Op[m.GameList]:
+        first, headers = tokens_headers(tokens)
+        params: dict[str, Any] = {"limit": limit}
+        for key, value in (("status", status), ("my_turn", my_turn), ("after", after)):
+            if value is not None:
+                params[key] = str(value).lower() if isinstance(value, bool) else value
+        call = Call("GET", "/games", first, params=params, headers=headers)
+        return ops.read(call, m.GameList)
 
     def _create_game(
         self,
@@ -117,6 +138,45 @@ class SeatCalls:
 
     def _audit(self) -> Op[m.AuditReport]:
         return ops.read(self._call("GET", "/audit"), m.AuditReport)
+
+    def _available(self) -> Op[m.AvailableView]:
+        return ops.read(self._call("GET", "/actions/available"), m.AvailableView)
+
+    # -- tokens and webhooks -----------------------------------------------------------------
+
+    def _mint_spectator(self, label: str | None) -> Op[m.MintedToken]:
+        body = {"scope": "spectator", **({"label": label} if label is not None else {})}
+        return ops.read(self._call("POST", "/tokens", json=body), m.MintedToken)
+
+    def _tokens(self) -> Op[m.TokenList]:
+        return ops.read(self._call("GET", "/tokens"), m.TokenList)
+
+    def _revoke_token(self, token_id: str) -> Op[None]:
+        yield from ops.fetch(self._call("DELETE", f"/tokens/{token_id}"))
+
+    def _rotate_token(self) -> Op[m.IssuedSeatToken]:
+        issued = yield from ops.read(self._call("POST", "/tokens/rotate"), m.IssuedSeatToken)
+        self.token = issued.token  # the old token is dead from now on
+        return issued
+
+    def _reissue_token(self, seat: str) -> Op[m.IssuedSeatToken]:
+        return ops.read(self._call("POST", f"/seats/{seat}/token"), m.IssuedSeatToken)
+
+    def _register_webhook(self, url: str, events: Sequence[str] | None) -> Op[m.RegisteredWebhook]:
+        body: dict[str, Any] = {"url": url}
+        if events is not None:
+            body["events"] = list(events)
+        return ops.read(self._call("POST", "/webhooks", json=body), m.RegisteredWebhook)
+
+    def _webhooks(self) -> Op[m.WebhookList]:
+        return ops.read(self._call("GET", "/webhooks"), m.WebhookList)
+
+    def _delete_webhook(self, webhook_id: str) -> Op[None]:
+        yield from ops.fetch(self._call("DELETE", f"/webhooks/{webhook_id}"))
+
+    def _webhook_deliveries(self, webhook_id: str, limit: int) -> Op[m.DeliveryLog]:
+        call = self._call("GET", f"/webhooks/{webhook_id}/deliveries", params={"limit": limit})
+        return ops.read(call, m.DeliveryLog)
 
     # -- judging and acting ------------------------------------------------------------------
 

@@ -4,6 +4,9 @@ the API), in one place. ``Ruling`` and its parts come from :mod:`app.rules.rulin
 from __future__ import annotations
 
 from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
+from app.service.access import IssuedSeatToken, MintedToken, SpectatorToken, TokenList
+from app.service.available import AvailableView
+from app.service.holdings import GameList, GameSummary
 from app.service.results import (
     ActionResult,
     AuditReport,
@@ -20,27 +23,42 @@ from app.service.results import (
     ScenarioView,
 )
 from app.service.sealed import RevealView, SealedListing, SubmitResult
+from app.service.webhooks import Delivery, DeliveryLog, RegisteredWebhook, Webhook, WebhookList
+from app.web.routes import ShippedScenario
 
 __all__ = [
     "ActionResult",
     "AuditReport",
+    "AvailableView",
     "Citation",
     "CreatedGame",
+    "Delivery",
+    "DeliveryLog",
     "DiceInfo",
     "DiceVerification",
     "DryRun",
     "Effect",
     "EventPage",
     "EventView",
+    "GameList",
+    "GameSummary",
     "GameView",
     "InterpretationRef",
+    "IssuedSeatToken",
+    "MintedToken",
     "QueryResult",
+    "RegisteredWebhook",
     "RevealView",
     "RulesetInfo",
     "RulesetSummary",
     "Ruling",
     "ScenarioView",
     "SealedListing",
+    "ShippedScenario",
+    "SpectatorToken",
     "SubmitResult",
+    "TokenList",
     "Violation",
+    "Webhook",
+    "WebhookList",
 ]

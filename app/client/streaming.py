@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.client.operations import Call, game_path
@@ -33,9 +34,31 @@ class StreamPolicy:
         return float(min(self.max_delay, base * (2 ** max(0, failures - 1))))
 
 
-def stream_call(game_id: str, token: str | None, last_event_id: str | None) -> Call:
-    """The request that opens (or resumes after ``last_event_id``) a game's event stream."""
-    headers = {"Accept": "text/event-stream"}
+CallFactory = Callable[[str | None], Call]
+"""Builds the request that opens a stream, resuming after the given Last-Event-ID."""
+
+
+def _sse(path: str, token: str | None, last_event_id: str | None, **headers: str) -> Call:
+    headers["Accept"] = "text/event-stream"
     if last_event_id is not None:
         headers["Last-Event-ID"] = last_event_id
-    return Call("GET", game_path(game_id, "/events/stream"), token, headers=headers)
+    return Call("GET", path, token, headers=headers)
+
+
+def game_stream(game_id: str, token: str | None) -> CallFactory:
+    """``GET /games/{id}/events/stream``: one game's events."""
+    return lambda last: _sse(game_path(game_id, "/events/stream"), token, last)
+
+
+def feed_stream(tokens: Sequence[str]) -> CallFactory:
+    """``GET /events/stream``: the events of every game the tokens hold, interleaved."""
+    first, more = tokens_headers(tokens)
+    return lambda last: _sse("/events/stream", first, last, **more)
+
+
+def tokens_headers(tokens: Sequence[str]) -> tuple[str | None, dict[str, str]]:
+    """The first token (for Authorization) and ``Referee-Tokens`` with the others."""
+    if not tokens:
+        return None, {}
+    rest = {"Referee-Tokens": ",".join(tokens[1:])} if len(tokens) > 1 else {}
+    return tokens[0], rest

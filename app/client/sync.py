@@ -4,7 +4,7 @@ one seat (or an anonymous reader), :class:`EventStream` for the live events."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -15,7 +15,7 @@ from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
 from app.client.sse import SseParser, StreamEvent
-from app.client.streaming import StreamPolicy, stream_call
+from app.client.streaming import CallFactory, StreamPolicy, feed_stream, game_stream
 
 T = TypeVar("T")
 
@@ -91,6 +91,42 @@ class RefereeClient(ServiceCalls):
         """A new game: its id and one token per seat (each side and ``umpire``), shown once."""
         return self.run(self._create_game(ruleset, scenario, options, match, public))
 
+    def console_scenarios(self) -> list[m.ShippedScenario]:
+        """The scenarios the server ships (the console's picker)."""
+        return self.run(self._console_scenarios())
+
+    def games_page(
+        self,
+        *tokens: str,
+        status: str | None = None,
+        my_turn: bool | None = None,
+        after: str | None = None,
+        limit: int = 50,
+    ) -> m.GameList:
+        """One page of the games the tokens hold a seat in (``next`` for the next page)."""
+        return self.run(self._games_page(tokens, status, my_turn, after, limit))
+
+    def games(
+        self, *tokens: str, status: str | None = None, my_turn: bool | None = None
+    ) -> Iterator[m.GameSummary]:
+        """Every game the tokens hold a seat in (``status``: active/finished; ``my_turn``:
+        only those waiting for you), following the pages."""
+        after: str | None = None
+        while True:
+            page = self.games_page(*tokens, status=status, my_turn=my_turn, after=after)
+            yield from page.items
+            if page.next is None:
+                return
+            after = page.next
+
+    def feed(
+        self, *tokens: str, last_event_id: str | None = None,
+        policy: StreamPolicy = StreamPolicy(),
+    ) -> EventStream:
+        """One live stream of every game the tokens hold (``data``: ``{game, seat, event}``),
+        resumable like a game's stream."""
+        return EventStream(self, feed_stream(tokens), last_event_id, policy)
+
     def seat(self, game_id: str, token: str | None = None) -> Seat:
         """One game as the seat of ``token`` (None: an anonymous reader)."""
         return Seat(self, game_id, token)
@@ -155,6 +191,46 @@ class Seat(SeatCalls):
     def audit(self) -> m.AuditReport:
         """Umpire only: re-adjudicate the whole log."""
         return self.client.run(self._audit())
+
+    def available(self) -> m.AvailableView:
+        """What this seat can do now: units, action kinds, ending the phase, sealed orders."""
+        return self.client.run(self._available())
+
+    # -- tokens and webhooks -----------------------------------------------------------------
+
+    def mint_spectator(self, label: str | None = None) -> m.MintedToken:
+        """A read-only token for this game (shown once)."""
+        return self.client.run(self._mint_spectator(label))
+
+    def tokens(self) -> m.TokenList:
+        return self.client.run(self._tokens())
+
+    def revoke_token(self, token_id: str) -> None:
+        self.client.run(self._revoke_token(token_id))
+
+    def rotate_token(self) -> m.IssuedSeatToken:
+        """A new token for this seat; this Seat uses it from now on (the old one is dead)."""
+        return self.client.run(self._rotate_token())
+
+    def reissue_token(self, seat: str) -> m.IssuedSeatToken:
+        """Umpire only: replace a seat's token."""
+        return self.client.run(self._reissue_token(seat))
+
+    def register_webhook(
+        self, url: str, events: Sequence[str] | None = None
+    ) -> m.RegisteredWebhook:
+        """Notifications for this seat POSTed to ``url``, signed with the ``secret`` shown
+        once in the answer."""
+        return self.client.run(self._register_webhook(url, events))
+
+    def webhooks(self) -> m.WebhookList:
+        return self.client.run(self._webhooks())
+
+    def delete_webhook(self, webhook_id: str) -> None:
+        self.client.run(self._delete_webhook(webhook_id))
+
+    def webhook_deliveries(self, webhook_id: str, limit: int = 50) -> m.DeliveryLog:
+        return self.client.run(self._webhook_deliveries(webhook_id, limit))
 
     # -- judging and acting ------------------------------------------------------------------
 
@@ -229,15 +305,23 @@ class Seat(SeatCalls):
         """The live events from ``last_event_id`` on (None: from the start). Iterate it; it
         reconnects with Last-Event-ID when the connection drops or the server ends it, so no
         event is lost or repeated. :meth:`EventStream.close` (from any thread) cancels it."""
-        return EventStream(self, last_event_id, policy)
+        factory = game_stream(self.game_id, self.token)
+        return EventStream(self.client, factory, last_event_id, policy)
 
 
 class EventStream:
-    """An iterator over a game's live events that survives drops. Cancel with :meth:`close`
-    (safe from another thread) or by leaving its ``with`` block."""
+    """An iterator over live events that survives drops (a game's, or the per-token feed).
+    Cancel with :meth:`close` (safe from another thread) or by leaving its ``with`` block."""
 
-    def __init__(self, seat: Seat, last_event_id: str | None, policy: StreamPolicy) -> None:
-        self.seat = seat
+    def __init__(
+        self,
+        client: RefereeClient,
+        factory: CallFactory,
+        last_event_id: str | None,
+        policy: StreamPolicy,
+    ) -> None:
+        self.client = client
+        self.factory = factory
         self.policy = policy
         self.parser = SseParser(last_event_id=last_event_id)
         self.reconnects = 0
@@ -279,8 +363,8 @@ class EventStream:
             self._closed.wait(self.policy.delay(self.parser.retry_ms, failures))
 
     def _connection(self) -> Iterator[StreamEvent]:
-        call = stream_call(self.seat.game_id, self.seat.token, self.parser.last_event_id)
-        http = self.seat.client.http
+        call = self.factory(self.parser.last_event_id)
+        http = self.client.http
         timeout = httpx.Timeout(http.timeout.connect, read=self.policy.read_timeout)
         request = http.build_request(
             call.method, call.path, timeout=timeout, **call.request_kwargs()

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from app.db.models import (
     AccessTokenRow,
     GameRow,
+    ScenarioRow,
     SeatRow,
     WebhookDeliveryRow,
     WebhookRow,
@@ -27,28 +28,34 @@ class AccessRepository:
 
     # -- tokens ---------------------------------------------------------------------------
 
-    def seats_by_hashes(self, hashes: Collection[str]) -> list[tuple[SeatRow, GameRow]]:
-        """Seats whose token hash is one of ``hashes``, with their games (index lookup)."""
+    def seats_by_hashes(self, hashes: Collection[str]) -> list[tuple[SeatRow, GameRow, str]]:
+        """Seats whose token hash is one of ``hashes``, with their games and board digests
+        (index lookup)."""
         if not hashes:
             return []
         stmt = (
-            select(SeatRow, GameRow)
+            select(SeatRow, GameRow, ScenarioRow.digest)
             .join(GameRow, GameRow.id == SeatRow.game_id)
+            .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
             .where(SeatRow.token_hash.in_(list(hashes)))
         )
-        return [(row[0], row[1]) for row in self.session.execute(stmt)]
+        return [(row[0], row[1], row[2]) for row in self.session.execute(stmt)]
 
-    def spectators_by_hashes(self, hashes: Collection[str]) -> list[tuple[AccessTokenRow, GameRow]]:
-        """Live (unrevoked) spectator tokens among ``hashes``, with their games."""
+    def spectators_by_hashes(
+        self, hashes: Collection[str]
+    ) -> list[tuple[AccessTokenRow, GameRow, str]]:
+        """Live (unrevoked) spectator tokens among ``hashes``, with their games and board
+        digests."""
         if not hashes:
             return []
         stmt = (
-            select(AccessTokenRow, GameRow)
+            select(AccessTokenRow, GameRow, ScenarioRow.digest)
             .join(GameRow, GameRow.id == AccessTokenRow.game_id)
+            .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
             .where(AccessTokenRow.token_hash.in_(list(hashes)))
             .where(AccessTokenRow.revoked_at.is_(None))
         )
-        return [(row[0], row[1]) for row in self.session.execute(stmt)]
+        return [(row[0], row[1], row[2]) for row in self.session.execute(stmt)]
 
     def live_tokens(self, game_id: str) -> list[AccessTokenRow]:
         """The game's unrevoked spectator tokens."""

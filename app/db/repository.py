@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import CursorResult, func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from app.db import notify
 from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow, utcnow
@@ -42,6 +42,9 @@ class GameRepository:
             select(GameRow, ScenarioRow.digest)
             .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
             .where(GameRow.id == game_id)
+            # the (large) state documents load on first access only: the service keeps parsed
+            # states per game version, so most requests never read them
+            .options(defer(GameRow.state), defer(GameRow.initial_state))
         )
         if lock:
             stmt = stmt.with_for_update(of=GameRow)

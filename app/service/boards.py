@@ -1,7 +1,12 @@
-"""An in-process LRU cache of parsed boards, keyed by ruleset and board digest.
+"""In-process LRU caches: parsed boards keyed by ruleset and board digest, and parsed states
+keyed by game and version.
 
 Boards are immutable, so a request on a game whose board was parsed before skips reading
-and validating the (possibly large) board JSON.
+and validating the (possibly large) board JSON. A game's state changes only with its version
+(every write bumps it with one conditional UPDATE), so the state parsed for (game, version)
+serves every later request at that version; rulesets never mutate a state they are given
+(``apply`` returns a new one), and the rules core keeps its per-state lookups (units by hex,
+zones found so far) on that same object, so the next request starts warm.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from typing import Any
 
 BoardKey = tuple[str, str, str]
 """(ruleset id, ruleset version, board digest)."""
+StateKey = tuple[str, int, str, str]
+"""(game id, game version, ruleset id, ruleset version)."""
 
 
 def canonical_json(data: Any) -> bytes:
@@ -32,42 +39,42 @@ DEFAULT_MAX_BYTES = 16 * 1024 * 1024
 takes about 8 times its JSON: 2.8 MB -> 23 MiB for a 40,000-hex zoc map)."""
 
 
-class BoardCache:
-    """Thread-safe LRU of parsed boards, bounded in entries and in bytes.
+class WeighedLru:
+    """Thread-safe LRU bounded in entries and in bytes.
 
-    Each entry is weighed by the size of its board's JSON (``size`` given by whoever parsed
-    it); the least recently used boards are dropped while the total is over ``max_bytes``. A
-    board larger than ``max_bytes`` on its own is served but not kept."""
+    Each entry is weighed by the size of the JSON it was parsed from (given by whoever parsed
+    it); the least recently used entries are dropped while either bound is exceeded. An entry
+    larger than ``max_bytes`` on its own is served but not kept."""
 
-    def __init__(self, maxsize: int = 128, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, maxsize: int, max_bytes: int) -> None:
         self.maxsize = maxsize
         self.max_bytes = max_bytes
-        self._items: OrderedDict[BoardKey, tuple[Any, int]] = OrderedDict()
+        self._items: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
         self.bytes = 0
         self.hits = 0
         self.misses = 0
 
-    def get(self, key: BoardKey, load: Callable[[], tuple[Any, int]]) -> Any:
-        """The cached board for ``key``, or ``load()`` it (board, JSON bytes) and keep it."""
+    def get(self, key: Any, load: Callable[[], tuple[Any, int]]) -> Any:
+        """The cached value for ``key``, or ``load()`` it (value, JSON bytes) and keep it."""
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 self.hits += 1
                 return self._items[key][0]
             self.misses += 1
-        board, size = load()
-        self.put(key, board, size)
-        return board
+        value, size = load()
+        self.put(key, value, size)
+        return value
 
-    def put(self, key: BoardKey, board: Any, size: int) -> None:
+    def put(self, key: Any, value: Any, size: int) -> None:
         with self._lock:
             old = self._items.pop(key, None)
             if old is not None:
                 self.bytes -= old[1]
             if size > self.max_bytes:
                 return
-            self._items[key] = (board, size)
+            self._items[key] = (value, size)
             self.bytes += size
             while len(self._items) > self.maxsize or self.bytes > self.max_bytes:
                 _, (_, dropped) = self._items.popitem(last=False)
@@ -80,3 +87,22 @@ class BoardCache:
         with self._lock:
             self._items.clear()
             self.bytes = 0
+
+
+class BoardCache(WeighedLru):
+    """Parsed boards per (ruleset, version, digest), bounded in entries and in bytes of board
+    JSON; :attr:`states` keeps parsed game states per (game, version) under the same byte
+    bound (and four entries per board)."""
+
+    def __init__(self, maxsize: int = 128, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        super().__init__(maxsize, max_bytes)
+        self.states = WeighedLru(4 * maxsize, max_bytes)
+
+    def state(self, key: StateKey, load: Callable[[], Any], raw: Any) -> Any:
+        """The parsed state of a game at a version; ``raw`` is the stored state document,
+        weighed only when it is parsed."""
+        return self.states.get(key, lambda: (load(), len(canonical_json(raw))))
+
+    def clear(self) -> None:
+        super().clear()
+        self.states.clear()

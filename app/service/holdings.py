@@ -23,7 +23,7 @@ from app.rules.base import UMPIRE
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import FieldError, InvalidInput, Unauthenticated
-from app.service.pipeline import _aware, _guard, _load, _turn
+from app.service.pipeline import _aware, _game, _guard, _turn
 from app.service.results import PositionView
 from app.service.sealed import _current_instance
 from app.service.tokens import hash_token, same_hash
@@ -37,6 +37,8 @@ class Holding:
     game: GameRow
     seat: str | None
     """A side or ``umpire``; None for a spectator token."""
+    digest: str
+    """The game's board digest (the board cache key)."""
 
     @property
     def key(self) -> str:
@@ -96,15 +98,15 @@ def holdings(uow: AbstractUnitOfWork, tokens: Sequence[str], *, limit: int) -> l
     found: dict[str, Holding] = {}
     matched: set[int] = set()
     for index, presented in enumerate(hashes):
-        for seat, game in seats:
+        for seat, game, digest in seats:
             if same_hash(seat.token_hash, presented):
                 matched.add(index)
-                h = Holding(game, seat.seat)
+                h = Holding(game, seat.seat, digest)
                 found[h.key] = h
-        for token, game in spectators:
+        for token, game, digest in spectators:
             if same_hash(token.token_hash, presented):
                 matched.add(index)
-                h = Holding(game, None)
+                h = Holding(game, None, digest)
                 found[h.key] = h
     missing = [i + 1 for i in range(len(hashes)) if i not in matched]
     if missing:
@@ -117,7 +119,7 @@ def holdings(uow: AbstractUnitOfWork, tokens: Sequence[str], *, limit: int) -> l
 
 
 def _waiting(uow: AbstractUnitOfWork, holding: Holding, boards: BoardCache) -> GameSummary:
-    game = _load(uow, holding.game.id, boards)
+    game = _game(uow, holding.game, holding.digest, boards)  # the row is read already
     active = game.row.status == "active"
     submitted: dict[str, list[str]] = {}
     with _guard("state"):

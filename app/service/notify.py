@@ -21,6 +21,7 @@ any content the seat could not read: the receiver fetches details with its own t
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,23 +40,28 @@ GAME_FINISHED = "game_finished"
 NOTIFICATIONS = (YOUR_TURN, SEALED_REVEALED, GAME_FINISHED)
 
 
-def notifications(
-    ruleset: AnyRuleset,
-    board: Any,
-    *,
-    event: EventRow,
-    before: Any,
-    after: Any,
-    was_active: bool,
-    active: bool,
-) -> dict[str, set[str]]:
+@dataclass(frozen=True)
+class Change:
+    """One appended event and the states around it."""
+
+    ruleset: AnyRuleset
+    board: Any
+    event: EventRow
+    before: Any
+    after: Any
+    was_active: bool
+    active: bool
+
+
+def notifications(change: Change) -> dict[str, set[str]]:
     """Seat -> the notifications an appended event causes for it. Pure."""
+    ruleset, board, before, after = change.ruleset, change.board, change.before, change.after
     seats = [*ruleset.sides(board).names, UMPIRE]
     out: dict[str, set[str]] = {seat: set() for seat in seats}
-    if active:
+    if change.active:
         now = awaited(ruleset, board, after)
-        then = awaited(ruleset, board, before, active=was_active)
-        opened_before = set(ruleset.sealed_decisions(board, before)) if was_active else set()
+        then = awaited(ruleset, board, before, active=change.was_active)
+        opened_before = set(ruleset.sealed_decisions(board, before)) if change.was_active else set()
         for decision in ruleset.sealed_decisions(board, after).values():
             if decision.id not in opened_before:
                 for seat in decision.sides:
@@ -63,41 +69,24 @@ def notifications(
         for seat in now - then:
             if seat in out:
                 out[seat].add(YOUR_TURN)
-    if event.kind == "sealed_revealed":
+    if change.event.kind == "sealed_revealed":
         for seat in seats:
             out[seat].add(SEALED_REVEALED)
-    if was_active and not active:
+    if change.was_active and not change.active:
         for seat in seats:
             out[seat].add(GAME_FINISHED)
     return {seat: kinds for seat, kinds in out.items() if kinds}
 
 
-def enqueue(
-    uow: AbstractUnitOfWork,
-    *,
-    ruleset: AnyRuleset,
-    board: Any,
-    event: EventRow,
-    before: Any,
-    after: Any,
-    was_active: bool,
-    active: bool,
-) -> int:
+def enqueue(uow: AbstractUnitOfWork, change: Change) -> int:
     """Stage the deliveries an appended event causes (in its transaction); how many."""
     repo = access(uow)
+    event = change.event
     hooks = repo.webhooks(event.game_id)
     if not hooks:
         return 0
-    due = notifications(
-        ruleset,
-        board,
-        event=event,
-        before=before,
-        after=after,
-        was_active=was_active,
-        active=active,
-    )
-    turn = mt.where(ruleset, board, after)
+    due = notifications(change)
+    turn = mt.where(change.ruleset, change.board, change.after)
     now = datetime.now(UTC)
     staged = 0
     for hook in hooks:

@@ -138,6 +138,11 @@ def _storable(data: Any, prefix: tuple[Any, ...] = (), code: str = "request.inva
 
 def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
     row, board_digest = _find(uow, game_id)
+    return _game(uow, row, board_digest, boards)
+
+
+def _game(uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache) -> Game:
+    """A game from its row already read (``GET /games`` reads many rows in one query)."""
     try:
         ruleset = registry.get(row.ruleset_id)
     except registry.UnknownRuleset:
@@ -155,7 +160,11 @@ def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
         row=row,
         ruleset=ruleset,
         board=board,
-        state=ruleset.load_state(row.state),
+        state=boards.state(
+            (row.id, row.version, ruleset.id, row.ruleset_version),
+            lambda: ruleset.load_state(row.state),
+            row.state,
+        ),
         options=ruleset.parse_options(row.options),
     )
 
@@ -256,13 +265,15 @@ def append_event(
     with _guard("state"):  # webhook notifications: outbox rows in this same transaction
         notify.enqueue(
             uow,
-            ruleset=game.ruleset,
-            board=game.board,
-            event=event,
-            before=game.state,
-            after=new_state,
-            was_active=game.row.status == "active",
-            active=(status or game.row.status) == "active",
+            notify.Change(
+                ruleset=game.ruleset,
+                board=game.board,
+                event=event,
+                before=game.state,
+                after=new_state,
+                was_active=game.row.status == "active",
+                active=(status or game.row.status) == "active",
+            ),
         )
     return event
 

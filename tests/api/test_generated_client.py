@@ -58,7 +58,7 @@ def _generate(base_url: str, ruleset: str, out: Path) -> Path:
     return package
 
 
-@pytest.mark.parametrize("ruleset", ["zoi", "objective-zones", "terrain"])
+@pytest.mark.parametrize("ruleset", ["zoi", "objective-zones", "terrain", "battlefield"])
 def test_every_shipped_ruleset_generates_a_client(
     base_url: str, ruleset: str, tmp_path: Path
 ) -> None:

@@ -11,10 +11,7 @@ import pytest
 
 pytestmark = pytest.mark.anyio
 
-NO_RULESET_LOAD = {
-    ("get", "/games/{game_id}/scenario"),
-    ("get", "/games/{game_id}/events"),
-    ("get", "/games/{game_id}/events/{seq}"),
+TOKENS_AND_WEBHOOKS = {
     ("post", "/games/{game_id}/tokens"),
     ("get", "/games/{game_id}/tokens"),
     ("delete", "/games/{game_id}/tokens/{token_id}"),
@@ -24,6 +21,14 @@ NO_RULESET_LOAD = {
     ("get", "/games/{game_id}/webhooks"),
     ("delete", "/games/{game_id}/webhooks/{webhook_id}"),
     ("get", "/games/{game_id}/webhooks/{webhook_id}/deliveries"),
+}
+"""Token and webhook operations: they check the seat (403) and never load the ruleset."""
+
+NO_RULESET_LOAD = {
+    ("get", "/games/{game_id}/scenario"),
+    ("get", "/games/{game_id}/events"),
+    ("get", "/games/{game_id}/events/{seq}"),
+    *TOKENS_AND_WEBHOOKS,
 }
 """Operations under /games/{game_id} that never load the game's ruleset (so never 503)."""
 
@@ -39,15 +44,7 @@ SEAT_CHECKED = {
     ("post", "/games/{game_id}/sealed/{decision}"),
     ("post", "/games/{game_id}/sealed/{decision}/open"),
     ("get", "/games/{game_id}/audit"),
-    ("post", "/games/{game_id}/tokens"),
-    ("get", "/games/{game_id}/tokens"),
-    ("delete", "/games/{game_id}/tokens/{token_id}"),
-    ("post", "/games/{game_id}/tokens/rotate"),
-    ("post", "/games/{game_id}/seats/{seat}/token"),
-    ("post", "/games/{game_id}/webhooks"),
-    ("get", "/games/{game_id}/webhooks"),
-    ("delete", "/games/{game_id}/webhooks/{webhook_id}"),
-    ("get", "/games/{game_id}/webhooks/{webhook_id}/deliveries"),
+    *TOKENS_AND_WEBHOOKS,
 }
 """Operations that refuse a seat with 403 (not the owner, umpire only, seed sealed...)."""
 

@@ -11,7 +11,7 @@ from app.rules import registry
 
 pytestmark = pytest.mark.anyio
 
-SHIPPED = ["zoc", "zoi", "objective-zones", "terrain"]
+SHIPPED = ["zoc", "zoi", "objective-zones", "terrain", "battlefield"]
 
 
 def _schema(doc: dict[str, Any], ref_or_schema: dict[str, Any]) -> dict[str, Any]:
@@ -37,9 +37,12 @@ async def test_actions_state_and_queries_are_typed(
     if len(ruleset.action_models) > 1:
         assert union["discriminator"]["propertyName"] == "kind"
         assert set(union["discriminator"]["mapping"]) == set(ruleset.action_models)
-    for kind, model in ruleset.action_models.items():
-        schema = doc["components"]["schemas"][model.__name__]
+    refs = union["discriminator"]["mapping"] if "discriminator" in union else {}
+    for kind in ruleset.action_models:
+        schema = _schema(doc, {"$ref": refs[kind]} if refs else union)
         assert schema["properties"]["kind"].get("const") == kind
+    titles = [s.get("title") for s in doc["components"]["schemas"].values()]
+    assert len(titles) == len(set(titles)), "generators need distinct model titles"
 
     view = _schema(doc, doc["paths"]["/games/{game_id}"]["get"]["responses"]["200"]["content"][
         "application/json"]["schema"])

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.support.browser import chromium, chromium_available, served_sqlite
+from tests.support.chromium import chromium, chromium_available, served_sqlite
 from tests.support.process import ServerProcess
 
 

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import seat_link
+from tests.support.chromium import OZ_ORDERS, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]
 OZ = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
 DECISION = "allocation:mill:t1"
-UNION_ORDER = {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}}
-CONFED_ORDER = {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}}
+UNION_ORDER = OZ_ORDERS["union"]
+CONFED_ORDER = OZ_ORDERS["confederate"]
 
 
 def _catalog(server: ServerProcess, ruleset: str) -> dict[str, dict[str, Any]]:
@@ -136,6 +136,9 @@ def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
     soviet.wait_for_selector(".counter[data-unit=de-inf-1][data-at=e3307]")
     assert "v2" in soviet.inner_text("#position")
 
+    # the console is a client of the pinned API version
+    calls = [u for u in axis.urls if "/games/" in u]
+    assert calls and all(u.startswith(f"{base}/v1/games/") for u in calls)
     # tokens travel only in the Authorization header, never in a URL
     for page in (lobby, axis, soviet):
         _no_token_in_urls(page, list(tokens.values()))

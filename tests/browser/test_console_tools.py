@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.browser import seat_link
+from tests.support.chromium import oz_assault, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -71,6 +71,17 @@ def test_terrain_table_measures_a_typed_move_and_a_clicked_sight_line(
     assert page.locator("polyline.move-path").count() == 1
 
     page.keyboard.press("Escape")
+    page.wait_for_selector("#unit-list [data-unit=fr-inf][aria-selected=false]")
+    # with no unit selected, a click asks what the ground there means
+    x, y = page.evaluate(TO_SCREEN, (200, 200))
+    page.mouse.click(x, y)
+    page.wait_for_selector("#hex-info li[data-feature=hw1]")
+    at = httpx.get(
+        f"{base}/games/{game['id']}/queries/terrain-at", params={"at": "200,200"}
+    ).json()["result"]
+    assert [f["feature"] for f in at["features"]] == ["hw1"]
+    assert at["features"][0]["by_unit_type"]["formed infantry"] in page.inner_text("#hex-info")
+
     page.check("#los-mode")
     for yards in ((620, 300), (1100, 700)):
         x, y = page.evaluate(TO_SCREEN, yards)
@@ -224,4 +235,111 @@ def test_zoi_board_draws_fronts_and_zones_from_the_zone_map_query(
     # facing arrows on the counters that face a hexside or vertex (a carré faces all round)
     assert page.locator(".counter[data-unit=fr-4-2] line.facing").count() == 1
     assert page.locator(".counter[data-unit=aus-gr1] line.facing").count() == 0
+
+    # pan and zoom from the keyboard: + zooms in, an arrow pans, 0 resets
+    def view_box() -> list[float]:
+        return [float(v) for v in page.get_attribute("#board svg", "viewBox").split()]
+
+    home = view_box()
+    page.focus("#board")
+    page.keyboard.press("+")
+    zoomed = view_box()
+    assert zoomed[2] < home[2] and zoomed[3] < home[3]
+    page.keyboard.press("ArrowRight")
+    assert view_box()[0] > zoomed[0]
+    page.keyboard.press("0")
+    assert view_box() == home
     assert page.errors == []
+
+
+def test_a_retreat_from_the_schema_form_takes_the_path_clicked_on_the_board(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game, page = _as_seat(new_page, base, ("zoc", "seed-example"), "axis")
+    page.click("#unit-list [data-unit=de-inf-1]")
+    page.wait_for_selector("text.cost[data-reach=e3008]")
+    page.click("#other-actions summary")
+    page.select_option("#action-kind", "retreat")
+    assert page.input_value("#act-retreat-unit") == "de-inf-1"
+    page.click("polygon.hex[data-hex=e3008]", force=True)
+    page.wait_for_function("document.body.dataset.rulingFor")
+    assert page.input_value("#act-retreat-path") == '["e3008"]'
+    page.fill("#act-retreat-length", "1")
+    action = {"kind": "retreat", "unit": "de-inf-1", "path": ["e3008"], "length": 1}
+    expected = httpx.post(f"{base}/games/{game['id']}/rulings", json=action).json()
+    page.click("#action-dry")
+    page.wait_for_function(
+        "s => document.querySelector('#ruling .verdict').textContent.includes(s)",
+        arg=expected["summary"],
+    )
+    assert page.get_attribute("#ruling .verdict", "data-legal") == str(expected["legal"]).lower()
+    assert expected["summary"] in page.inner_text("#ruling .verdict")
+    cited = page.eval_on_selector_all(
+        "#ruling .citations .cite", "ns => ns.map(n => n.dataset.section)"
+    )
+    assert cited == [c["section"] for c in expected["citations"]]
+    assert page.errors == []
+
+
+def test_what_a_seat_may_do_now_and_a_spectator_link_to_a_private_game(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    scenario = json.loads((ROOT / "scenarios" / "zoc" / "seed-example.json").read_text())
+    body = {"ruleset": "zoc", "scenario": scenario, "public": False}
+    game = httpx.post(f"{base}/games", json=body).json()
+    axis = new_page()
+    _ready(axis, seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    available = httpx.get(
+        f"{base}/games/{game['id']}/actions/available",
+        headers={"Authorization": f"Bearer {game['seats']['axis']}"},
+    ).json()
+    shown = axis.inner_text("#available")
+    assert f"You may act now: {', '.join(available['kinds'])}" in shown
+    may = set(axis.eval_on_selector_all(".unit-btn.can-act", "ns => ns.map(n => n.dataset.unit)"))
+    assert may == {u["unit"] for u in available["units"]} == {"de-inf-y", "de-inf-1", "de-inf-2"}
+
+    # without a token the private game is closed; the seat mints a read-only link
+    closed = new_page()
+    closed.goto(f"{base}/#game={game['id']}&as=spectator")
+    closed.wait_for_selector("#notice.error")
+    assert "401" in closed.inner_text("#notice")
+    axis.click("#invite-spectator")
+    link = axis.get_attribute("#invite-box a.spectator-invite", "href")
+    watcher = new_page()
+    _ready(watcher, link)
+    assert watcher.inner_text("#whoami").startswith("Spectator")
+    assert watcher.locator(".counter[data-unit=su-18a]").count() == 1
+    assert watcher.is_disabled("#submit-move")
+    leaked = [u for u in watcher.urls if "token=" in u.split("#", 1)[0]]
+    assert leaked == []
+    assert axis.errors == [] and watcher.errors == []
+
+
+def test_the_umpire_enters_physical_dice_to_open_a_sealed_assault(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    scenario = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
+    body = {"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}}
+    game = httpx.post(f"{base}/games", json=body).json()
+    oz_assault(base, game, seal=True)
+    umpire = new_page()
+    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    umpire.click("#tab-sealed")
+    decision = "[data-decision='allocation:mill:t1']"
+    assert "awaiting the umpire's dice" in umpire.inner_text(decision)
+    umpire.click("#tab-umpire")
+    umpire.fill("#physical-dice", ",".join(["7"] * 12))
+    umpire.click("#tab-sealed")
+    umpire.click(f"{decision} button:has-text('Open now')")
+    umpire.click("#tab-log")
+    umpire.wait_for_selector("#log li[data-kind=sealed_revealed] .check.ok")
+    used = umpire.inner_text("#log li[data-kind=sealed_revealed] .dice-used")
+    assert used == "dice: " + " ".join(["d10=7"] * 12)
+    umpire.click("#tab-dice")
+    umpire.wait_for_selector("#dice .rolls li")
+    rolls = umpire.eval_on_selector_all("#dice .rolls li", "ns => ns.map(n => n.textContent)")
+    assert len(rolls) == 12 and all("d10 = 7 (entered by the umpire)" in r for r in rolls)
+    assert umpire.errors == []

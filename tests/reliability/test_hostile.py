@@ -99,12 +99,12 @@ def corpus(games: dict[str, str], tokens: dict[str, str]) -> list[Hostile]:
     for route in data["game_routes"]:
         game_path = route["path"].replace("{game}", "{" + route["game"] + "}")
         for attack in data["header_attacks"]:
+            if route.get("auth_only") and not attack.get("auth"):
+                continue
             path = game_path
             if "path_game" in attack:
                 path = route["path"].replace("{game}", attack["path_game"])
             seat = attack.get("seat", route["seat"])
-            if seat == "other-red":
-                seat = "other-red"
             spec = {**route, **attack, "seat": seat}
             build(f"{attack['name']}: {route['path']}", path, spec)
         if "body" in route:
@@ -123,7 +123,9 @@ def _snapshot(app: FastAPI) -> dict[str, Any]:
         "games": "SELECT id, version, status, winner, dice_counter FROM games ORDER BY id",
         "events": "SELECT game_id, seq, kind FROM events ORDER BY game_id, seq",
         "scenarios": "SELECT count(*) FROM scenarios",
-        "seats": "SELECT count(*) FROM seats",
+        "seats": "SELECT game_id, seat, token_hash FROM seats ORDER BY game_id, seat",
+        "tokens": "SELECT count(*) FROM access_tokens",
+        "webhooks": "SELECT count(*) FROM webhooks",
         "sealed": "SELECT game_id, decision, seat FROM sealed_orders ORDER BY id",
     }
     with app.state.engine.connect() as conn:

@@ -92,3 +92,18 @@ def test_the_board_cache_is_bounded_in_bytes() -> None:
     assert ("r", "1", "huge") not in cache._items and cache.bytes <= 1000
     cache.put(("r", "1", "d4"), "again", 100)  # replacing an entry re-weighs it
     assert cache.bytes == sum(size for _, size in cache._items.values())
+
+
+def test_parsed_states_are_bounded_in_bytes_too() -> None:
+    """Many versions of a large game must not pile up parsed states past the byte bound."""
+    cache = BoardCache(maxsize=100, max_bytes=1000)
+    big = {"units": ["x" * 90] * 3}  # about 290 bytes of canonical JSON
+    for version in range(10):
+        cache.state(("g", version, "r", "1"), lambda: dict(big), big)
+    assert cache.states.bytes <= 1000
+    assert len(cache.states) == 3
+    loads: list[int] = []
+    cache.state(("g", 9, "r", "1"), lambda: loads.append(9) or dict(big), big)
+    assert loads == []  # the newest version is still kept
+    cache.state(("g", 0, "r", "1"), lambda: loads.append(0) or dict(big), big)
+    assert loads == [0]  # the oldest was dropped

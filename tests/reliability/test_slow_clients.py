@@ -9,6 +9,7 @@ connection; no duration is asserted.
 from __future__ import annotations
 
 import json
+import shutil
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,15 +23,21 @@ WAIT = 15.0
 """The longest a test waits for the server to close a connection (deadlines are 1 s)."""
 
 
-@pytest.fixture
-def server(db_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
+@pytest.fixture(scope="module")
+def server(
+    sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[ServerProcess]:
+    """One server process for the module (the deadlines do not depend on the database), with
+    one-second deadlines and the soft file limit of a default container (1024)."""
+    work = tmp_path_factory.mktemp("slow-clients")
+    shutil.copyfile(sqlite_template, work / "referee.db")
     env = {
         "REFEREE_TIMEOUT_HEADERS_SECONDS": "1",
         "REFEREE_TIMEOUT_BODY_SECONDS": "1",
         "REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS": "1",
         "REFEREE_MAX_CONNECTIONS": "1000",
     }
-    with server_process(db_url, tmp_path, env, nofile=1024) as proc:
+    with server_process(f"sqlite:///{work / 'referee.db'}", work, env, nofile=1024) as proc:
         proc.wait_healthy()
         yield proc
 

@@ -27,7 +27,7 @@ async def _games(client: httpx.AsyncClient) -> int:
 
 
 @pytest.mark.parametrize(
-    ("clock", "field"),
+    ("control", "field"),
     [
         ({"budget_seconds": 1e308, "increment_seconds": 1e308}, "/match/clock/budget_seconds"),
         ({"budget_seconds": 60, "increment_seconds": 1e308}, "/match/clock/increment_seconds"),
@@ -36,10 +36,11 @@ async def _games(client: httpx.AsyncClient) -> int:
     ],
 )
 async def test_clock_fields_are_finite_and_bounded(
-    client: httpx.AsyncClient, clock: dict[str, Any], field: str
+    client: httpx.AsyncClient, control: dict[str, Any], field: str
 ) -> None:
+    match = {"clock": control}
     r = await client.post(
-        "/games", json={"ruleset": "tiny", "scenario": tiny_scenario(), "match": {"clock": clock}}
+        "/games", json={"ruleset": "tiny", "scenario": tiny_scenario(), "match": match}
     )
     body = problem(r, 422, "request.invalid")
     assert field in [e["location"] for e in body["errors"]], body

@@ -1,4 +1,5 @@
-"""Issue 9 item 8: on SQLite, idle event streams share one poller per process.
+"""Issue 9 item 8: on SQLite, idle event streams share one poller per process; the stream
+load (many idle streams on a real server) in its short form.
 
 A hundred streams wait on a game that another process writes (simulated by a raw UPDATE,
 which no in-process commit listener sees). The hub's single poller wakes all of them, and
@@ -21,8 +22,8 @@ from app.db.uow import SqlAlchemyUnitOfWork
 from app.service.games import create_game
 from app.service.stream import EventHub
 from tests.match.flowkit import tiny_scenario
-
-pytestmark = pytest.mark.anyio
+from tests.reliability import stream_load
+from tests.reliability.conftest import LONG
 
 STREAMS = 100
 
@@ -35,6 +36,7 @@ def sqlite_url(sqlite_template: Path, tmp_path: Path) -> str:
     return f"sqlite:///{path}"
 
 
+@pytest.mark.anyio
 async def test_one_poller_wakes_every_stream(sqlite_url: str) -> None:
     db_url = sqlite_url
     engine = make_engine(db_url)
@@ -70,3 +72,11 @@ async def test_one_poller_wakes_every_stream(sqlite_url: str) -> None:
         await hub.aclose()
         engine.dispose()
 
+
+
+def test_stream_load_short_form(db_url: str, tmp_path: Path) -> None:
+    """A few hundred idle streams on a real server process: GETs keep answering and one
+    action reaches every stream (``make reliability`` runs a thousand and prints latencies)."""
+    streams = 1000 if LONG else 150
+    figures = stream_load.run(db_url, streams=streams, gets=30, work=tmp_path, settle=0.5)
+    assert figures["streams_delivered"] == streams, figures

@@ -18,7 +18,7 @@ from app.rules import registry
 from app.rules.base import InvalidQuery, QuerySpec
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = ("zoc", "zoi", "objective-zones", "terrain")
+SHIPPED = ("zoc", "zoi", "objective-zones", "terrain", "battlefield")
 ZOC_SCENARIOS = sorted((ROOT / "scenarios" / "zoc").glob("*.json"))
 
 
@@ -79,14 +79,27 @@ def _cases() -> Iterator[tuple[str, str, Any, Any, Any, dict[str, Any]]]:
         yield "objective-zones", "allocation-options", board, declared, options, {
             "zone": "mill", "side": side}
     yield "objective-zones", "zone", board, declared, options, {"zone": "mill"}
-    scenario = registry.get("terrain").example_scenario() or {}
-    ruleset, board, state, options = _game("terrain", scenario)
-    yield "terrain", "scenario-check", board, state, options, {}
-    centres = _centres(scenario)
-    for i, at in enumerate(centres):
-        yield "terrain", "terrain-at", board, state, options, {"at": at}
-        yield "terrain", "line-of-sight", board, state, options, {
-            "from": at, "to": centres[(i + 3) % len(centres)]}
+    for table in ("terrain", "battlefield"):
+        scenario = registry.get(table).example_scenario() or {}
+        ruleset, board, state, options = _game(table, scenario)
+        yield table, "scenario-check", board, state, options, {}
+        centres = _centres(scenario)
+        for i, at in enumerate(centres):
+            yield table, "terrain-at", board, state, options, {"at": at}
+            yield table, "line-of-sight", board, state, options, {
+                "from": at, "to": centres[(i + 3) % len(centres)]}
+    scenario = registry.get("battlefield").example_scenario() or {}
+    ruleset, board, state, options = _game("battlefield", scenario)
+    charged = _apply(ruleset, board, state, options,
+                     {"kind": "charge", "unit": "us-1", "path": [[758, 520]]})
+    for st in (state, charged):
+        for zone in scenario["zones"]:
+            yield "battlefield", "zone", board, st, options, {"zone": zone["id"]}
+        for unit in scenario["units"]:
+            yield "battlefield", "cover", board, st, options, {"unit": unit["id"]}
+    for side in ("union", "confederate"):
+        yield "battlefield", "allocation-options", board, charged, options, {
+            "zone": "village", "side": side}
 
 
 CASES = list(_cases())

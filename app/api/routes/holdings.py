@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from app.api.deps import BoardsDep, SettingsDep, TokensDep, UowDep
 from app.api.paging import capped
 from app.api.problems import responses
-from app.api.routes.stream import Pacing, live
+from app.api.routes.stream import SSE_HEADERS, Pacing, live
 from app.db.uow import AbstractUnitOfWork
 from app.match.clock import TimeSource
 from app.service import feed as svc
@@ -138,11 +138,7 @@ async def feed(
             Pacing.of(settings),
         ),
         media_type="text/event-stream",
-        headers={
-            "Cache-Control": "no-cache, no-transform",
-            "X-Accel-Buffering": "no",
-            "Vary": "Authorization",
-        },
+        headers=SSE_HEADERS,
     )
 
 

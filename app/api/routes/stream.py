@@ -26,6 +26,13 @@ router = APIRouter(tags=["events"])
 RETRY_MS = 1000
 """Sent as ``retry:``: how long an EventSource waits before reconnecting."""
 
+SSE_HEADERS = {
+    "Cache-Control": "no-cache, no-transform",
+    "X-Accel-Buffering": "no",
+    "Vary": "Authorization",
+}
+"""Headers of every live stream: never cached or buffered by proxies; per token."""
+
 LISTEN_WAIT_SECONDS = 5.0
 """How long a new stream waits for the PostgreSQL LISTEN to be up before its first read."""
 
@@ -95,11 +102,7 @@ async def stream_events(
             Pacing.of(settings),
         ),
         media_type="text/event-stream",
-        headers={
-            "Cache-Control": "no-cache, no-transform",
-            "X-Accel-Buffering": "no",
-            "Vary": "Authorization",
-        },
+        headers=SSE_HEADERS,
     )
 
 

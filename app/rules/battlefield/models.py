@@ -46,6 +46,12 @@ class Options(tr.Options, oz.Options):
         return oz.Options.model_validate(self.model_dump(include=set(oz.Options.model_fields)))
 
 
+class Side(tr.Side):
+    """A side: an id both parts accept (letters, digits, ``_.-``)."""
+
+    id: str = Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9_.\-]+$")
+
+
 class ZoneSpec(_Model):
     """An objective zone drawn on the table."""
 
@@ -94,7 +100,7 @@ class Scenario(_Model):
     title: str = ""
     layout: Literal["rolling_hills", "rough", "wooded", "river_valley"] | None = None
     table: tr.Table
-    sides: list[tr.Side] = Field(min_length=2, max_length=2)
+    sides: list[Side] = Field(min_length=2, max_length=2)
     features: list[tr.Feature] = Field(default_factory=list, max_length=500)
     zones: list[ZoneSpec] = Field(min_length=1, max_length=64)
     units: list[UnitSpec] = Field(min_length=1, max_length=256)

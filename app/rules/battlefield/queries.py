@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from shapely.geometry import Polygon
 
 from app.rules.base import InvalidQuery, QuerySpec
+from app.rules.battlefield import results
 from app.rules.battlefield.compose import Judgement
 from app.rules.battlefield.models import Board, Options, State, UnitParams
 from app.rules.battlefield.moves import TERRAIN, ZONES, cover_of
@@ -117,17 +118,23 @@ class _NoParams(BaseModel):
 
 SPECS: dict[str, QuerySpec] = {
     "zone": QuerySpec("zone", "A zone's display (sectors, In-Transit, contested) and its "
-                      "outline, size and road exit on the table.", oz.ZoneParams, run_zone),
+                      "outline, size and road exit on the table.", oz.ZoneParams, run_zone,
+                      result=results.Zone),
     "allocation-options": QuerySpec(
         "allocation-options", "What a side may allocate in a pending assault (its own units "
-        "only).", oz.AllocationOptionsParams, run_allocation_options),
+        "only).", oz.AllocationOptionsParams, run_allocation_options,
+        result=results.AllocationOptions),
     "line-of-sight": QuerySpec("line-of-sight", "Is the sight line between two points clear?",
-                               tr.LosParams, _terrain_query("line-of-sight")),
+                               tr.LosParams, _terrain_query("line-of-sight"),
+                               result=results.LineOfSight),
     "terrain-at": QuerySpec("terrain-at", "The terrain features at a point.",
-                            tr.TerrainAtParams, _terrain_query("terrain-at")),
+                            tr.TerrainAtParams, _terrain_query("terrain-at"),
+                            result=results.TerrainAt),
     "scenario-check": QuerySpec("scenario-check", "Scenario-design guidance: terrain layout "
                                 "and the suggested zone sizes (findings, never refusals).",
-                                _NoParams, run_scenario_check),
+                                _NoParams, run_scenario_check,
+                                result=results.ScenarioCheck),
     "cover": QuerySpec("cover", "Does a unit get protective cover now (A.47): in cover, "
-                       "Holding and not engaged?", UnitParams, run_cover),
+                       "Holding and not engaged?", UnitParams, run_cover,
+                       result=results.Cover),
 }

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
 from shapely.geometry import Point, Polygon
 
 from app.rules.base import InvalidScenario
@@ -23,6 +24,17 @@ def _errors(exc: InvalidScenario, part: str) -> list[dict[str, Any]]:
 
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
+    """Build both parts; a value one part's own schema refuses (e.g. a side id the zone part
+    does not accept) is an :class:`InvalidScenario` too, never an unhandled error."""
+    try:
+        return _build(scenario, options)
+    except ValidationError as exc:
+        errors = [{"loc": ["part", exc.title, *e["loc"]], "msg": e["msg"],
+                   "section": "BF.Table"} for e in exc.errors(include_url=False)]
+        raise InvalidScenario("a part of the battlefield refuses the scenario", errors) from None
+
+
+def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     errors: list[dict[str, Any]] = []
     shapes: dict[str, Polygon] = {}
     for i, z in enumerate(scenario.zones):
@@ -59,7 +71,8 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 mounted=u.mounted, at=u.at, movement=u.movement, frontage=u.frontage))
     table_scenario = tr.Scenario(
         title=scenario.title, layout=scenario.layout, table=scenario.table,
-        sides=scenario.sides, features=scenario.features, units=on_table,
+        sides=[tr.Side(id=s.id, label=s.label) for s in scenario.sides],
+        features=scenario.features, units=on_table,
         movement_defaults=scenario.movement_defaults)
     try:
         table_board, table_state = build_table(table_scenario, options.terrain())

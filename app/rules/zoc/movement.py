@@ -663,6 +663,8 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
                 continue
             total = cost + step_cost
             if total > unit.movement_allowance:
+                if "zoc.insufficient_mp" in reasons.get(nbr, ()):
+                    continue  # noted before, with the same section
                 note(
                     nbr,
                     "zoc.insufficient_mp",

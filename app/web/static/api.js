@@ -10,6 +10,13 @@ export class ApiError extends Error {
   }
 }
 
+// The API is pinned at version 1 (`/v1/...`); the console's own files stay unprefixed.
+export const API_PREFIX = "/v1";
+
+export function apiPath(path) {
+  return path.startsWith("/console/") ? path : `${API_PREFIX}${path}`;
+}
+
 function newKey() {
   if (globalThis.crypto && crypto.randomUUID) return crypto.randomUUID();
   return `${Date.now()}-${Math.random().toString(16).slice(2)}`;
@@ -32,7 +39,7 @@ export class Api {
     if (body !== undefined) h["Content-Type"] = "application/json";
     if (ifMatch) h["If-Match"] = ifMatch;
     if (idempotent) h["Idempotency-Key"] = newKey();
-    const resp = await fetch(path, {
+    const resp = await fetch(apiPath(path), {
       method,
       headers: h,
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -80,7 +87,7 @@ export class Api {
         try {
           const h = this.headers({ Accept: "text/event-stream" });
           if (ctl.last !== null && ctl.last !== undefined) h["Last-Event-ID"] = String(ctl.last);
-          const resp = await fetch(`/games/${encodeURIComponent(gameId)}/events/stream`, {
+          const resp = await fetch(apiPath(`/games/${encodeURIComponent(gameId)}/events/stream`), {
             headers: h,
             signal: abort.signal,
             cache: "no-store",

@@ -234,6 +234,7 @@ async function openGame(id, token) {
   S.api = new Api(token);
   S.gameId = id;
   S.events = new Map();
+  S.panelsVersion = null;
   S.selected = null;
   S.path = [];
   $("lobby").hidden = true;
@@ -384,6 +385,10 @@ async function refreshOverlays() {
       }
     }).catch(() => { S.reach = null; }));
   }
+  S.available = null;
+  if (S.seat) {
+    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { S.available = r.body; }).catch(() => { S.available = null; }));
+  }
   if (S.kind === "zones") {
     const zones = Object.keys(S.board.zones || {});
     jobs.push(Promise.all(zones.map((z) => S.api.query(S.gameId, "zone", { zone: z }))).then((rs) => {
@@ -407,6 +412,11 @@ function unitById(id) {
 
 function renderAll() {
   renderPosition();
+  // the panels read the sealed orders and dice again only when the game has moved on
+  if (S.panelsVersion !== S.view.version) {
+    S.panelsVersion = S.view.version;
+    renderPanels();
+  }
   const api = S.boardApi;
   if (S.kind === "zones") {
     const reveals = {};
@@ -425,7 +435,6 @@ function renderAll() {
     drawPath();
   }
   renderUnitList();
-  renderPanels();
 }
 
 function drawPath() {
@@ -471,12 +480,34 @@ setInterval(() => S.view && renderClock(), 1000);
 function renderUnitList() {
   const list = $("unit-list");
   list.innerHTML = "";
+  const av = S.available;
+  const canAct = new Map(((av && av.units) || []).map((u) => [u.unit, u.kinds]));
   for (const u of units()) {
     if (u.destroyed || u.eliminated) continue;
-    const b = h("button", { type: "button", role: "option", class: `unit-btn side-${sideIndex(u.side)}`, "data-unit": u.id, "aria-selected": String(u.id === S.selected), onclick: () => selectUnit(u.id) }, u.id);
-    b.title = unitLabel(u);
+    const kinds = canAct.get(u.id);
+    const b = h("button", { type: "button", role: "option", class: `unit-btn side-${sideIndex(u.side)}${kinds ? " can-act" : ""}`, "data-unit": u.id, "aria-selected": String(u.id === S.selected), onclick: () => selectUnit(u.id) }, kinds ? `${u.id} ▸` : u.id);
+    b.title = `${unitLabel(u)}${kinds ? ` — may now: ${kinds.join(", ")}` : ""}`;
     list.appendChild(b);
   }
+  renderAvailable();
+}
+
+// "What can I do now", as the API answers it for this seat (a hint: rulings decide).
+function renderAvailable() {
+  const box = $("available");
+  box.innerHTML = "";
+  const av = S.available;
+  if (!av) {
+    box.append(h("p", { class: "hint" }, S.seat ? "" : "Spectators watch; they cannot act."));
+    return;
+  }
+  box.append(h("p", { "data-may-act": String(av.may_act) },
+    h("strong", {}, av.may_act ? "You may act now" : "Not your turn to act"),
+    av.kinds.length ? `: ${av.kinds.join(", ")}` : "",
+    av.may_end_phase ? " · you may end the phase" : "",
+    (av.sealed || []).length ? ` · sealed orders due: ${av.sealed.map((d) => d.id || d).join(", ")}` : "",
+    " ", cites(av.citations)),
+    ...(av.notes || []).map((n) => h("p", { class: "hint" }, n)));
 }
 
 function renderLegend() {
@@ -563,10 +594,25 @@ async function clickPoint(p) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
-  if (!S.selected) return;
+  if (!S.selected) return showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
   pathChanged();
+}
+
+// With no unit selected, a click on the table asks what the ground there means.
+async function showTerrainAt(p) {
+  if (!queryNames().has("terrain-at")) return;
+  try {
+    const res = (await S.api.query(S.gameId, "terrain-at", { at: p })).body.result;
+    const box = $("hex-info");
+    box.innerHTML = "";
+    box.append(h("strong", {}, `${p[0]}, ${p[1]} yd: `), res.features.length ? "" : "open ground ", cites(res.citations),
+      h("ul", { class: "terrain-at" }, ...res.features.map((f) => h("li", { "data-feature": f.feature }, `${f.feature} (${f.kind.replace("_", " ")})${f.blocks_sight ? ", blocks sight" : ""}: `,
+        Object.entries(f.by_unit_type).map(([who, what]) => `${who} ${what}`).join("; ")))));
+  } catch (err) {
+    notify(problemText(err), "error");
+  }
 }
 
 function pathText() {
@@ -579,6 +625,9 @@ function parsePath(text) {
 
 async function pathChanged() {
   $("path-input").value = pathText();
+  // the path built on the board also fills the path of a retreat, a charge… in the form
+  const field = $("action-form").querySelector("[name=path]");
+  if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
   drawPath();
   if (!S.path.length) {
     S.ruling = null;
@@ -690,10 +739,26 @@ function setupActions() {
     if (res) renderRuling(res.ruling);
   };
   $("end-phase").onclick = () => submit(`/games/${S.gameId}/phase/end`, undefined);
+  $("invite-spectator").hidden = !S.seat;
+  $("invite-spectator").onclick = inviteSpectator;
   $("takeback").onclick = () => submit(`/games/${S.gameId}/takeback`, undefined);
   for (const b of ["submit-move", "action-submit", "end-phase", "takeback"]) $(b).disabled = !S.seat || b === "submit-move";
   $("takeback").hidden = !(S.view.match && S.view.match.takeback);
   $("end-phase").hidden = !S.view.position;
+}
+
+// A read-only spectator token minted by this seat (works for private games too).
+async function inviteSpectator() {
+  try {
+    const t = (await S.api.request("POST", `/games/${S.gameId}/tokens`, { body: { label: "console spectator link" } })).body;
+    const link = `${location.origin}${location.pathname}#game=${S.gameId}&seat=spectator&token=${encodeURIComponent(t.token)}`;
+    const box = $("invite-box");
+    box.innerHTML = "";
+    box.append("Read-only link (shown once; revoke it with DELETE /games/{id}/tokens/", h("code", {}, t.id), "): ",
+      h("a", { href: link, class: "spectator-invite", target: "_blank", rel: "noopener" }, "spectator link"));
+  } catch (err) {
+    notify(problemText(err), "error");
+  }
 }
 
 function prefillActionForm() {
@@ -702,6 +767,7 @@ function prefillActionForm() {
   if (!schema) return;
   const pre = {};
   if (S.selected && schema.properties && schema.properties.unit) pre.unit = S.selected;
+  if (S.path.length && schema.properties && schema.properties.path) pre.path = S.path;
   S.actionForm = schemaForm(schema, pre, `act-${kind}`);
   const host = $("action-form");
   host.innerHTML = "";

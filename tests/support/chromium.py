@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from app.db.migrate import upgrade
 from tests.support.process import ServerProcess, server_process
 
@@ -60,3 +62,26 @@ def chromium() -> Iterator[Any]:
 def seat_link(base: str, game_id: str, seat: str, token: str) -> str:
     """The invitation link the lobby shows: the token rides in the fragment only."""
     return f"{base}/#game={game_id}&seat={seat}&token={token}"
+
+
+OZ_ORDERS = {
+    "union": {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}},
+    "confederate": {"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}},
+}
+"""Troop allocations for the assault on the mill of ``scenarios/objective-zones/example``."""
+
+
+def oz_assault(base: str, game: dict[str, Any], *, seal: bool) -> None:
+    """Through the API: the union declares an assault on the mill, the umpire advances to
+    Objective Combat Resolution and, with ``seal``, both sides submit ``OZ_ORDERS``."""
+    gid, seats = game["id"], game["seats"]
+    declare = {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
+    auth = {"Authorization": f"Bearer {seats['union']}", "If-Match": 'W/"1"'}
+    httpx.post(f"{base}/games/{gid}/actions", json=declare, headers=auth).raise_for_status()
+    for v in range(2, 6):
+        headers = {"Authorization": f"Bearer {seats['umpire']}", "If-Match": f'W/"{v}"'}
+        httpx.post(f"{base}/games/{gid}/phase/advance", headers=headers).raise_for_status()
+    for side, order in OZ_ORDERS.items() if seal else ():
+        headers = {"Authorization": f"Bearer {seats[side]}", "If-Match": "*"}
+        url = f"{base}/games/{gid}/sealed/allocation:mill:t1"
+        httpx.post(url, json=order, headers=headers).raise_for_status()

@@ -1,0 +1,161 @@
+"""Rules-core benchmarks, in process: each a ratio to a floor measured in the same run.
+
+* ``zoc reachable`` and ``zoc ezoc-map`` on 10^2, 50^2, 100^2 and 200^2 maps (enemies 5% of
+  the hexes, movement allowance 4-40) against :func:`bench.floor.floor_reachable` (plain
+  Python, integer hexes, the ZOC stop, nothing else) and rustworkx's compiled Dijkstra on the
+  same bounded graph;
+* ``zoi reachable`` against the same plain floor on its map;
+* an ``objective-zones`` and a ``terrain`` ruling against minimal hand-written checks of the
+  same data (dict look-ups; shapely intersections).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.rules import registry
+from bench.floor import build_grid, floor_reachable, rustworkx_graph, rustworkx_reachable
+from bench.report import Row, ms
+from bench.scenarios import zoc_scenario, zoi_scenario
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTION = "Rules core, in process (median of repeated batches; spread = min-max of batches)"
+
+
+def measure(
+    fn: Callable[[], Any], budget: float = 0.6, repeat: int = 7
+) -> tuple[float, float, float]:
+    """Median, min and max seconds per call over ``repeat`` batches sized to ``budget``."""
+    fn()
+    t0 = time.perf_counter()
+    fn()
+    one = max(time.perf_counter() - t0, 1e-6)
+    number = max(1, int(budget / repeat / one))
+    samples = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        samples.append((time.perf_counter() - t0) / number)
+    return statistics.median(samples), min(samples), max(samples)
+
+
+def _fmt(m: tuple[float, float, float]) -> str:
+    return f"{ms(m[0])} ({ms(m[1])}-{ms(m[2])})"
+
+
+def _row(name: str, value: tuple[float, float, float], base: tuple[float, float, float],
+         base_name: str, target: float | None, note: str = "") -> Row:
+    ratio = value[0] / base[0]
+    return Row(SECTION, name, _fmt(value), f"{base_name} {_fmt(base)}", f"{ratio:.1f}x",
+               f"<={target:g}x" if target else "", (ratio <= target) if target else None, note)
+
+
+SIZES = ((10, 4), (50, 12), (100, 20), (200, 40))
+
+
+def zoc_rows() -> list[Row]:
+    from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
+
+    zoc = registry.get("zoc")
+    opts = zoc.parse_options({})
+    q, em = zoc.queries()["reachable"], zoc.queries()["ezoc-map"]
+    rows = []
+    for size, ma in SIZES:
+        enemies = max(5, size * size // 20)
+        sc = zoc_scenario(size, enemies, ma=ma, river_every=7)
+        board, state = zoc.setup(zoc.parse_scenario(sc), opts)
+        params = q.params(unit="mover")
+        grid = build_grid(sc, DEFAULT_TERRAIN_COSTS)
+        enemy_hexes = [u["hex"] for u in sc["units"] if u["side"] == "soviet"]
+        start = grid.index[sc["units"][0]["hex"]]
+
+        def floor() -> dict[int, int]:
+            return floor_reachable(grid, start, ma, {grid.index[h] for h in enemy_hexes})
+
+        result = q.run(board, state, opts, params)
+        assert len(result["reachable"]) == len(floor()) - 1, "core and floor disagree"
+        graph, source = rustworkx_graph(grid, start, ma, {grid.index[h] for h in enemy_hexes})
+        f = measure(floor)
+        rx = measure(lambda: rustworkx_reachable(graph, source, ma))
+        label = f"{size}x{size}, {enemies} enemies, MA {ma}"
+        # a fresh state object each call: nothing cached from the previous call
+        fresh = measure(lambda: q.run(board, state.model_copy(), opts, params))
+        warm = measure(lambda: q.run(board, state, opts, params))
+        note = f"{len(result['reachable'])} hexes reached, {len(result['unreachable'])} why-nots"
+        rows.append(_row(f"zoc reachable {label} (new state)", fresh, f, "floor", 3, note))
+        rows.append(_row(f"zoc reachable {label} (same state)", warm, f, "floor", 3))
+        rows.append(_row(f"zoc reachable {label} vs rustworkx", warm, rx, "rustworkx", None))
+        ezoc = measure(lambda: em.run(board, state, opts, em.params(side="axis")))
+        rows.append(_row(f"zoc ezoc-map {label}", ezoc, f, "floor", None,
+                         "the whole map: grows with the units, by nature"))
+    return rows
+
+
+def zoi_rows() -> list[Row]:
+    zoi = registry.get("zoi")
+    opts = zoi.parse_options({})
+    q = zoi.queries()["reachable"]
+    rows = []
+    for size, enemies, ma in ((40, 80, 8), (100, 500, 8)):
+        sc = zoi_scenario(size, enemies, ma=ma)
+        board, state = zoi.setup(zoi.parse_scenario(sc), opts)
+        grid_sc = zoc_scenario(size, 0)
+        grid_sc["hexes"] = {}
+        from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
+
+        grid = build_grid(grid_sc, DEFAULT_TERRAIN_COSTS)
+        enemy = {grid.index[u["hex"]] for u in sc["units"] if u["side"] == "austrian"}
+        start = grid.index[sc["units"][0]["hex"]]
+        f = measure(lambda: floor_reachable(grid, start, ma, enemy))
+        warm = measure(lambda: q.run(board, state, opts, q.params(unit="mover")))
+        rows.append(_row(f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}", warm, f,
+                         "floor", 3, "facing, formations, Pareto paths (MP vs fire chances)"))
+    return rows
+
+
+def terrain_row() -> Row:
+    from shapely.geometry import LineString, Polygon
+
+    terrain = registry.get("terrain")
+    sc = json.loads((ROOT / "scenarios/terrain/example.json").read_text())
+    opts = terrain.parse_options({})
+    board, state = terrain.setup(terrain.parse_scenario(sc), opts)
+    action = terrain.parse_action({"kind": "move", "unit": "fr-skirm", "path": [[150, 200]]})
+    polys = [Polygon(f["polygon"]) for f in sc["features"] if "polygon" in f]
+
+    def floor() -> float:
+        line = LineString([(90, 200), (150, 200)])
+        return line.length + sum(line.intersection(p).length for p in polys if line.intersects(p))
+
+    value = measure(lambda: terrain.adjudicate(board, state, action, opts))
+    return _row("terrain ruling (skirmishers into heavy woods)", value, measure(floor),
+                "shapely floor", None, "floor: the path's length inside each feature")
+
+
+def objective_zones_row() -> Row:
+    oz = registry.get("objective-zones")
+    sc = json.loads((ROOT / "scenarios/objective-zones/example.json").read_text())
+    opts = oz.parse_options({})
+    board, state = oz.setup(oz.parse_scenario(sc), opts)
+    action = oz.parse_action({"kind": "declare_assault", "zone": "mill", "units": ["us-1"]})
+    zones = {z["id"]: z for z in sc["zones"]}
+    units = {u["id"]: u for u in sc["units"]}
+
+    def floor() -> bool:
+        zone = zones["mill"]
+        unit = units["us-1"]
+        return bool(zone) and unit["side"] != "confederate" and len(zone.get("sectors", [])) >= 0
+
+    value = measure(lambda: oz.adjudicate(board, state, action, opts))
+    return _row("objective-zones ruling (declare an assault)", value, measure(floor),
+                "dict floor", None, "floor: the look-ups the ruling needs")
+
+
+def run_all() -> list[Row]:
+    return [*zoc_rows(), *zoi_rows(), terrain_row(), objective_zones_row()]
