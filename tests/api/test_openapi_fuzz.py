@@ -31,7 +31,9 @@ _DB = Path(tempfile.gettempdir()) / f"referee-fuzz-{os.getpid()}-{uuid.uuid4().h
 APP = create_app(
     Settings(database_url=f"sqlite:///{_DB}", max_body_bytes=64 * 1024, sse_max_seconds=1)
 )  # connects lazily: importing this module writes nothing
-SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
+SCHEMA = schemathesis.openapi.from_dict(APP.openapi())  # the document only: no app lifespan
+SCHEMA.app = APP  # calls go to the app in process, once the module's fixture has built the db
+SCHEMA.location = "/openapi.json"
 
 
 @pytest.fixture(scope="module")
