@@ -10,20 +10,25 @@ to docs/PERFORMANCE.md by hand; nothing here is asserted in tests.
 
 from __future__ import annotations
 
-import argparse
-import copy
-import json
-import statistics
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
 
-import httpx
+# run as a script, this folder comes first on sys.path, and bench/http.py would shadow the
+# standard library's http: put the repository root there instead
+_HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
+sys.path.insert(0, str(_HERE.parent))
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import argparse  # noqa: E402
+import copy  # noqa: E402
+import json  # noqa: E402
+import statistics  # noqa: E402
+import tempfile  # noqa: E402
+from typing import Any  # noqa: E402
 
-from tests.support.chromium import chromium, oz_assault, seat_link, served_sqlite
+import httpx  # noqa: E402
+
+from tests.support.chromium import chromium, oz_assault, seat_link, served_sqlite  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
@@ -84,6 +89,13 @@ def screenshots(base: str, browser: Any) -> list[Path]:
         page.mouse.click(box["x"] + box["width"] * fx, box["y"] + box["height"] * fy)
         _wait_ruling(page, i)
     out.append(_shot(page, "console-terrain.png"))
+
+    game = _create(base, "battlefield", _scenario("battlefield", "millers-crossing"))
+    page = _open(browser, base, game, "union")
+    box = page.locator("#board svg").bounding_box()
+    page.mouse.click(box["x"] + box["width"] * 0.44, box["y"] + box["height"] * 0.52)
+    page.wait_for_selector("#hex-info [data-zone-info]")
+    out.append(_shot(page, "console-battlefield.png"))
     return out
 
 

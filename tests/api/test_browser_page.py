@@ -5,8 +5,8 @@ render with every request outside the machine blocked, and the POST /games examp
 Swagger UI's "Try it out".
 
 Needs Debian's ``chromium`` (``/usr/bin/chromium``; ``.ci/run`` installs it) and Playwright
-for Python, which drives it: no browser is ever downloaded. Without chromium the tests are
-skipped locally and fail with ``CI=true``.
+for Python, which drives it (``tests/support/chromium.py``): no browser is ever downloaded.
+Without chromium the tests are skipped locally and fail with ``CI=true``.
 """
 
 from __future__ import annotations
@@ -27,19 +27,9 @@ from starlette.routing import Route
 
 from app.config import Settings
 from app.main import create_app
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS, chromium_available
 from tests.support.server import running_server
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 PAGE = Path(__file__).resolve().parents[1] / "support" / "browser" / "play.html"
 
 pytestmark = pytest.mark.slow
@@ -47,7 +37,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    if not os.path.exists(CHROMIUM):
+    if not chromium_available():
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"{CHROMIUM} is required in CI (.ci/run installs chromium)")
         pytest.skip(f"{CHROMIUM} not installed")

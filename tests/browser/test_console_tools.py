@@ -343,3 +343,29 @@ def test_the_umpire_enters_physical_dice_to_open_a_sealed_assault(
     rolls = umpire.eval_on_selector_all("#dice .rolls li", "ns => ns.map(n => n.textContent)")
     assert len(rolls) == 12 and all("d10 = 7 (entered by the umpire)" in r for r in rolls)
     assert umpire.errors == []
+
+
+def test_battlefield_draws_the_table_with_its_zone_outlines_and_their_displays(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    game, page = _as_seat(new_page, base, ("battlefield", "millers-crossing"), "union")
+    board = httpx.get(f"{base}/games/{game['id']}/scenario").json()["board"]
+    drawn = page.eval_on_selector_all("polygon.zone-outline", "ns => ns.map(n => n.dataset.zone)")
+    assert set(drawn) == set(board["outlines"]) and drawn
+    view = httpx.get(f"{base}/games/{game['id']}").json()["state"]
+    on_table = {u["id"] for u in view["table"]["units"] if not u["destroyed"]}
+    counters = page.eval_on_selector_all(".counter", "ns => ns.map(n => n.dataset.unit)")
+    assert set(counters) == on_table
+    # a click inside an outline (away from counters) shows that zone's display
+    zone = sorted(board["outlines"])[0]
+    (x0, y0), (x1, y1) = board["outlines"][zone][0], board["outlines"][zone][2]
+    inside = (x0 + (x1 - x0) * 0.1, y0 + (y1 - y0) * 0.15)
+    x, y = page.evaluate(TO_SCREEN, inside)
+    page.mouse.click(x, y)
+    page.wait_for_selector(f"#hex-info [data-zone-info='{zone}']")
+    display = httpx.get(
+        f"{base}/games/{game['id']}/queries/zone", params={"zone": zone}
+    ).json()["result"]
+    assert f"{display['name']} — Class {display['class']}" in page.inner_text("#hex-info")
+    assert page.errors == []

@@ -325,8 +325,9 @@ def test_no_read_path_leaks_an_objective_zones_allocation(server: str, db_url: s
         for version in range(2, 6):
             r = c.post(f"/games/{gid}/phase/advance", headers=auth("umpire", version))
             assert r.status_code == 201, r.text
-        # not the OpenAPI example order (app/api/examples.py): a planted secret must be unique
-        order = {"sectors": {"1": ["us-2"], "2": ["us-1", "us-bty"]}}
+        # Not the allocation of the OpenAPI example (a public document): its canonical form
+        # must be found nowhere but in the union's own answers.
+        order = {"sectors": {"1": ["us-1", "us-bty"], "2": ["us-2"]}}
         r = c.post(f"/games/{gid}/sealed/{decision}", json=order, headers=auth("union"))
         assert r.status_code == 201 and r.json()["reveal"] is None, r.text
         nonces, seed = _secrets(db_url, gid)

@@ -67,10 +67,7 @@ def judge_bombard(j: Judgement, action: Bombard) -> str:
         _kill_zone(j, battery.id, battery.at, (near.x, near.y))
         if not j.legal:
             return ""
-    ruling = ZONES.adjudicate(j.board.zones, j.state.zones,
-                              oz.Bombard(unit=action.unit, zone=action.zone, dice=action.dice,
-                                         normal_to_hit=action.normal_to_hit),
-                              j.options.zones(), j.dice)
+    ruling = ZONES.adjudicate(j.board.zones, j.state.zones, action, j.options.zones(), j.dice)
     j.take(ruling, "zones")
     return ruling.summary
 

@@ -176,14 +176,8 @@ class Fire(_Model):
     target: str
 
 
-class Bombard(_Model):
-    """A battery on the table fires at a zone (measured to its border)."""
-
-    kind: Literal["bombard"] = "bombard"
-    unit: str
-    zone: str
-    dice: int = Field(ge=1, le=30)
-    normal_to_hit: int = Field(default=1, ge=0, le=9)
+Bombard = oz.Bombard
+"""A battery on the table fires at a zone: the zone part's action, measured to its border."""
 
 
 class GarrisonFire(_Model):

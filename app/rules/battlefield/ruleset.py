@@ -157,18 +157,13 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
             return state.model_copy(update={"zones": zones})
         if isinstance(action, Bombard):
             inner = Ruling(legal=True, summary="", details=ruling.details.get("zones", {}))
-            zones = ZONES.apply(board.zones, state.zones,
-                                oz.Bombard(unit=action.unit, zone=action.zone, dice=action.dice),
-                                inner)
+            zones = ZONES.apply(board.zones, state.zones, action, inner)
             return sync_table(board, state, zones)
         return state.model_copy(deep=True)
 
     def dice_needed(self, board: Board, state: State, action: Any) -> Sequence[int]:
         if isinstance(action, Bombard):
-            return ZONES.dice_needed(
-                board.zones, state.zones,
-                oz.Bombard(unit=action.unit, zone=action.zone, dice=action.dice,
-                           normal_to_hit=action.normal_to_hit))
+            return ZONES.dice_needed(board.zones, state.zones, action)
         if isinstance(action, ZONE_ACTIONS):
             return ZONES.dice_needed(board.zones, state.zones, action)
         if isinstance(action, Move):

@@ -275,7 +275,11 @@ function buildBoard() {
   const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex };
   if (S.board.table) {
     S.kind = "table";
-    S.boardApi = createTableBoard(host, { ...common, onPoint: clickPoint });
+    // battlefield nests a terrain board and an objective-zones board, with zone outlines
+    const nested = Boolean(S.board.table.table);
+    const zoneBoard = nested && S.board.zones ? S.board.zones.zones || {} : {};
+    const names = Object.fromEntries(Object.entries(zoneBoard).map(([id, z]) => [id, z.name || id]));
+    S.boardApi = createTableBoard(host, { ...common, board: nested ? S.board.table : S.board, outlines: S.board.outlines, names, onPoint: clickPoint });
   } else if (S.board.zones) {
     S.kind = "zones";
     S.boardApi = createZoneBoard(host, common);
@@ -403,7 +407,12 @@ async function refreshOverlays() {
 }
 
 function units() {
-  return (S.view && S.view.state && S.view.state.units) || [];
+  const st = (S.view && S.view.state) || {};
+  if (st.units) return st.units;
+  // battlefield: units on the table and units in the zones
+  const all = new Map();
+  for (const u of [...((st.zones && st.zones.units) || []), ...((st.table && st.table.units) || [])]) all.set(u.id, u);
+  return [...all.values()];
 }
 
 function unitById(id) {
@@ -529,6 +538,7 @@ function renderLegend() {
     if (S.board.front_table) items.push(sw("transparent", "front hexside", "border-bottom:3px solid #000"));
   } else if (S.kind === "table") {
     for (const k of S.boardApi.kinds) items.push(sw(FEATURE_COLOURS[k] || "#ccc", k.replace("_", " ")));
+    if (S.boardApi.hasOutlines) items.push(sw("#CC79A7", "objective zone (dashed outline; click for its display)", "opacity:.5"));
     items.push(h("span", { class: "legend-item" }, "grid: 100 yards"));
   } else {
     items.push(h("span", { class: "legend-item" }, "zone cards: class · capacity · trafficability · sectors · In-Transit"));
@@ -576,7 +586,7 @@ function clickHex(hex) {
   pathChanged();
 }
 
-async function clickPoint(p) {
+async function clickPoint(p, zoneId) {
   if ($("los-mode").checked) {
     S.los = S.los.length >= 2 ? [p] : [...S.los, p];
     let res = null;
@@ -594,10 +604,25 @@ async function clickPoint(p) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
-  if (!S.selected) return showTerrainAt(p);
+  if (!S.selected) return zoneId ? showZone(zoneId) : showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
   pathChanged();
+}
+
+// A zone outlined on the table: its display, as the ruleset's `zone` query gives it.
+async function showZone(zoneId) {
+  try {
+    const z = (await S.api.query(S.gameId, "zone", { zone: zoneId })).body.result;
+    const box = $("hex-info");
+    box.innerHTML = "";
+    box.append(h("div", { "data-zone-info": zoneId }, h("strong", {}, `${z.name} — Class ${z.class}`),
+      ` capacity ${z.capacity} · trafficability ${z.trafficability} · guns ≤ ${z.gun_limit} · ${z.contested ? `contested by ${z.contested_by}` : "uncontested"} `, cites(z.citations),
+      h("ul", {}, ...Object.entries(z.sectors || {}).map(([sid, sec]) => h("li", {}, `sector ${sid}: ${sec.holder || "empty"} ${(sec.units || []).join(", ")}`)),
+        h("li", {}, `In-Transit: ${(z.in_transit || []).join(", ") || "none"}`))));
+  } catch (err) {
+    notify(problemText(err), "error");
+  }
 }
 
 // With no unit selected, a click on the table asks what the ground there means.

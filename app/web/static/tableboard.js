@@ -9,7 +9,8 @@ export const FEATURE_COLOURS = {
   works: "#7f6a5a", wall: "#6d6d6d", hedge: "#3f7f3f",
 };
 
-export function createTableBoard(host, { board, sideIndex, onPoint, onUnit, onHover }) {
+// outlines: {zone id: polygon} of objective zones drawn on the table (battlefield), names: {id: name}
+export function createTableBoard(host, { board, outlines, names, sideIndex, onPoint, onUnit, onHover }) {
   clear(host);
   const W = board.table.width;
   const H = board.table.height;
@@ -40,12 +41,18 @@ export function createTableBoard(host, { board, sideIndex, onPoint, onUnit, onHo
     const at = f.polygon ? f.polygon[0] : f.line ? f.line[0] : null;
     if (at && f.name) text(layers.features, at[0] + 4, at[1] + 14, f.name, { class: "feature-label" });
   }
+  for (const [zid, poly] of Object.entries(outlines || {})) {
+    const node = el("polygon", { points: poly.map((p) => p.join(",")).join(" "), fill: "#CC79A7", "fill-opacity": 0.12, stroke: "#7a2c5d", "stroke-width": 3, "stroke-dasharray": "10 5", class: "zone-outline", "data-zone": zid }, layers.features);
+    el("title", {}, node).textContent = `objective zone ${(names && names[zid]) || zid}`;
+    text(layers.features, poly[0][0] + 4, poly[0][1] - 6, (names && names[zid]) || zid, { class: "zone-outline-label" });
+  }
   const pz = panZoom(svg, { x: -20, y: -20, w: W + 40, h: H + 40 }, host);
   svg.addEventListener("click", (evt) => {
     const counter = evt.target.closest("[data-unit]");
     if (counter) return onUnit && onUnit(counter.getAttribute("data-unit"));
+    const zone = evt.target.closest("[data-zone]");
     const p = pz.toUser(evt);
-    onPoint && onPoint([Math.round(p.x), Math.round(p.y)]);
+    onPoint && onPoint([Math.round(p.x), Math.round(p.y)], zone ? zone.getAttribute("data-zone") : null);
   });
   svg.addEventListener("mousemove", (evt) => {
     const p = pz.toUser(evt);
@@ -55,10 +62,11 @@ export function createTableBoard(host, { board, sideIndex, onPoint, onUnit, onHo
     svg,
     pz,
     kinds,
+    hasOutlines: Object.keys(outlines || {}).length > 0,
     drawUnits(units, markers, _ft, selected) {
       clear(layers.units);
       for (const u of units) {
-        if (!u.at || u.destroyed) continue;
+        if (!Array.isArray(u.at) || u.destroyed) continue; // a unit inside a zone has no point
         const [x, y] = u.at;
         const w = Math.max(u.frontage || 0, 30);
         const g = el("g", { class: `counter${u.id === selected ? " selected" : ""}`, "data-unit": u.id, tabindex: 0, role: "button", "aria-label": `${u.id} ${u.side} ${u.type} ${u.order} at ${x},${y} yards`, transform: `translate(${x},${y})` }, layers.units);
