@@ -29,9 +29,20 @@ ROOT = Path(__file__).resolve().parents[2]
 _DB = Path(tempfile.gettempdir()) / f"referee-fuzz-{os.getpid()}-{uuid.uuid4().hex}.db"
 """Where the module's database will be; nothing is created before the module's tests run."""
 APP = create_app(
-    Settings(database_url=f"sqlite:///{_DB}", max_body_bytes=64 * 1024, sse_max_seconds=1)
+    Settings(
+        database_url=f"sqlite:///{_DB}",
+        max_body_bytes=64 * 1024,
+        sse_max_seconds=1,
+        # No delivery thread: schemathesis may enter the app's lifespan while tests are still
+        # being collected, before the database exists, and a thread logging tracebacks while
+        # pytest parses source crashes CPython 3.11's parser ("AST constructor recursion
+        # depth mismatch").
+        webhook_worker=False,
+    )
 )  # connects lazily: importing this module writes nothing
-SCHEMA = schemathesis.openapi.from_asgi("/openapi.json", APP)
+SCHEMA = schemathesis.openapi.from_dict(APP.openapi())  # the document only: no app lifespan
+SCHEMA.app = APP  # calls go to the app in process, once the module's fixture has built the db
+SCHEMA.location = "/openapi.json"
 
 
 @pytest.fixture(scope="module")

@@ -1,53 +1,14 @@
-"""Helpers shared by the data-fixture rule-case harnesses (``tests/rules/<ruleset>/``).
+"""Matching helpers of the rule-case harness (tests/rules/rule_cases.py).
 
-* :class:`Case` and :func:`load_cases` read case files holding ``cases:``, a list of cases;
 * :func:`merge` applies a scenario patch to a base scenario;
-* :func:`subset` asserts that an expected fragment is contained in an actual value;
-* :func:`assert_invalid_scenario` and :func:`assert_effects` check the parts of a ruling or a
-  setup the harnesses state the same way.
-
-The harnesses differ in how lists behave; both helpers take that as a keyword so each
-harness keeps its own documented semantics.
+* :func:`subset` asserts that an expected fragment is contained in an actual value, lists
+  compared as the caller says.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
-
-import yaml
-
-from app.rules import InvalidScenario
-from app.rules.base import Ruleset
-from app.rules.ruling import Ruling
-
-
-@dataclass(frozen=True)
-class Case:
-    """One rule case: the file it came from and its data."""
-
-    file: str
-    data: dict[str, Any]
-
-    @property
-    def name(self) -> str:
-        return str(self.data["name"])
-
-    @property
-    def expect(self) -> dict[str, Any]:
-        return dict(self.data.get("expect") or {})
-
-
-def load_cases(directory: Path) -> list[Case]:
-    """Every case of every ``*.yaml`` file in ``directory``, files in name order."""
-    cases: list[Case] = []
-    for path in sorted(directory.glob("*.yaml")):
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-        cases.extend(Case(path.name, item) for item in doc["cases"])
-    return cases
 
 
 def merge(base: Any, patch: Any, *, lists_by_id: bool = True) -> Any:
@@ -139,57 +100,3 @@ def subset(
                 raise AssertionError(f"{where}: no item matches {item!r} in {actual!r}")
         return
     assert expected == actual, f"{where}: expected {expected!r}, got {actual!r}"
-
-
-def assert_invalid_scenario(
-    rs: Ruleset[Any, Any, Any, Any], scenario: Any, options: Any, locations: Sequence[str]
-) -> None:
-    """Assert that setting up ``scenario`` is refused with an error at each of ``locations``."""
-    try:
-        rs.setup(rs.parse_scenario(scenario), options)
-    except InvalidScenario as exc:
-        locs = " ".join(str(e["loc"]) for e in exc.errors)
-        for loc in locations:
-            assert loc in locs, f"no error at {loc!r}; errors: {exc.errors}"
-        return
-    raise AssertionError("the scenario was accepted")
-
-
-def assert_effects(
-    stated: Sequence[Any],
-    ruling: Ruling,
-    dump: dict[str, Any],
-    match: Callable[[Any, Any, str], None],
-) -> None:
-    """Assert the ruling's effects are exactly ``stated``, in order: each item is an effect
-    kind, or a mapping with ``kind`` and further fields that ``match`` must accept."""
-    kinds = [item if isinstance(item, str) else item["kind"] for item in stated]
-    assert [e.kind for e in ruling.effects] == kinds, dump["effects"]
-    for n, item in enumerate(stated):
-        if isinstance(item, dict):
-            match(item, dump["effects"][n], f"effects[{n}]")
-
-
-def assert_verdict(
-    name: str,
-    expect: dict[str, Any],
-    ruling: Ruling,
-    match: Callable[[Any, Any, str], None],
-) -> dict[str, Any]:
-    """Assert a ruling's verdict, violation codes, exact effects and cited sections against a
-    case's ``expect`` (``legal``, ``violations``, ``effects``, ``citations``, ``not_cited``);
-    every violation's citations must also be listed by the ruling. Returns the ruling as JSON."""
-    dump = ruling.model_dump(mode="json")
-    assert ruling.legal is expect["legal"], f"expected legal={expect['legal']}: {ruling.summary}"
-    assert [v.code for v in ruling.violations] == list(expect.get("violations", [])), dump
-    assert "effects" in expect, f"{name}: an action case must state its effects ([] if none)"
-    assert_effects(list(expect["effects"]), ruling, dump, match)
-    cited = {c.section for c in ruling.citations}
-    for section in expect.get("citations", []):
-        assert section in cited, f"section {section} not cited; cited: {sorted(cited)}"
-    for section in expect.get("not_cited", []):
-        assert section not in cited, f"section {section} cited but should not be"
-    for v in ruling.violations:
-        for c in v.citations:
-            assert c.section in cited, "a violation cites a section the ruling does not list"
-    return dump

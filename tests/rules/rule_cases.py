@@ -6,7 +6,8 @@ naming its ``author`` (``implementer``, ``reviewer`` or ``examiner``). A file ho
 
 * ``name`` (unique in its ruleset), ``description``, ``author``; optional ``revised`` (why an
   independent case's expectations were changed), ``snapshot: true`` (expectations filled from
-  the implementation's output, not from the text), ``guidance: true`` (terrain design advice);
+  the implementation's output, not from the text), ``guidance: true`` (terrain design advice),
+  ``out_of_sequence: <reason>`` (replayed over HTTP without the sequence of play, saying why);
 * the scenario: ``scenario`` (whole) or ``scenario_ref`` (a repository path, JSON or YAML; a
   YAML base may hold ``scenario`` plus ``unit_defaults`` filled into units by ``type``), plus
   ``patch`` (one or a list, merged as :func:`tests.rules.case_tools.merge`: lists of dicts with
