@@ -194,7 +194,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.1.0"
+    version = "1.2.0"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "

@@ -37,7 +37,7 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
     """Measured table-top terrain: woods, rough, water, buildings and works, in yards."""
 
     id = RULESET_ID
-    version = "0.3.0"
+    version = "0.4.0"
     title = "Terrain Definitions (measured horse-and-musket rules)"
     description = (
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "
