@@ -94,10 +94,7 @@ def check_order(
     decision: str,
     order: Annotated[
         dict[str, Any],
-        Body(
-            description="The order, as it would be submitted.",
-            openapi_examples=SEALED_EXAMPLES,
-        ),
+        Body(description="The order, as it would be submitted (see the submit examples)."),
     ],
     uow: UowDep,
     boards: BoardsDep,
