@@ -29,7 +29,7 @@ run: migrate
 test: install-dev
 	$(BIN)/ruff check app tests bench
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto
 
 ## The property tests with 20 times more examples and a random seed (docs/TESTING.md)
 test-long: install-dev
