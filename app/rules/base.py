@@ -234,6 +234,15 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         """Validate a scenario document (raises pydantic.ValidationError)."""
         return self.scenario_model.model_validate(data)
 
+    def coerce_scenario(self, scenario: Any) -> Any:
+        """``scenario`` as this ruleset's own scenario model: kept if it already is one,
+        otherwise validated from its document (or from another model's aliased dump)."""
+        if isinstance(scenario, self.scenario_model):
+            return scenario
+        if isinstance(scenario, BaseModel):
+            scenario = scenario.model_dump(by_alias=True)
+        return self.scenario_model.model_validate(scenario)
+
     def parse_options(self, data: Any) -> OptionsT:
         """Validate per-game options; missing keys take documented defaults."""
         return self.options_model.model_validate(data or {})  # type: ignore[return-value]

@@ -102,10 +102,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
     action_models = ACTION_MODELS
 
     def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        if not isinstance(scenario, Scenario):
-            scenario = Scenario.model_validate(
-                scenario.model_dump(by_alias=True) if isinstance(scenario, BaseModel) else scenario
-            )
+        scenario = self.coerce_scenario(scenario)
         return build(scenario, _options(options))
 
     def sides(self, board: Board) -> Sides:

@@ -210,10 +210,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
     action_models = ACTION_MODELS
 
     def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        if not isinstance(scenario, Scenario):
-            scenario = Scenario.model_validate(
-                scenario.model_dump(by_alias=True) if isinstance(scenario, BaseModel) else scenario
-            )
+        scenario = self.coerce_scenario(scenario)
         if not isinstance(options, Options):
             options = Options.model_validate(options or {})
         return build(scenario, options)
