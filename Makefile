@@ -28,6 +28,7 @@ run: migrate
 ## (SQLite and a throwaway PostgreSQL 15)
 test: install-dev
 	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n auto
 
@@ -44,6 +45,7 @@ mutate: install-dev
 
 lint: install-dev
 	$(BIN)/ruff check app tests bench
+	$(BIN)/ruff format --check app tests bench
 	$(BIN)/mypy
 
 ## Benchmarks (ratios to same-run baselines, docs/PERFORMANCE.md); HTTP ones need `wrk`

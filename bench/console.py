@@ -142,13 +142,20 @@ def big_scenario(cols: int = 50, rows: int = 40, per_side: int = 150) -> dict[st
 
 def _unit(uid: str, side: str, country: str, hex_id: str) -> dict[str, Any]:
     return {
-        "id": uid, "name": uid, "side": side, "country": country, "type": "infantry",
-        "movement_allowance": 4, "steps": 2, "hex": hex_id,
+        "id": uid,
+        "name": uid,
+        "side": side,
+        "country": country,
+        "type": "infantry",
+        "movement_allowance": 4,
+        "steps": 2,
+        "hex": hex_id,
     }
 
 
-def measure(base: str, browser: Any, scenario: dict[str, Any], unit: str, hexes: list[str],
-            runs: int) -> dict[str, float]:
+def measure(
+    base: str, browser: Any, scenario: dict[str, Any], unit: str, hexes: list[str], runs: int
+) -> dict[str, float]:
     game = _create(base, "zoc", scenario)
     first: list[float] = []
     click: list[float] = []
@@ -170,15 +177,20 @@ def measure(base: str, browser: Any, scenario: dict[str, Any], unit: str, hexes:
 
 
 def perf(base: str, browser: Any, runs: int) -> None:
-    seed = measure(base, browser, _scenario("zoc", "seed-example"), "de-inf-1",
-                   ["e3207", "e3307"], runs)
+    seed = measure(
+        base, browser, _scenario("zoc", "seed-example"), "de-inf-1", ["e3207", "e3307"], runs
+    )
     big = measure(base, browser, big_scenario(), "ax-0", ["e0102", "e0103"], runs)
     print("| board | first render (median ms) | click to ruling (median ms) |")
     print("|---|---|---|")
-    print(f"| zoc seed example (56 hexes, 5 units) | {seed['first_render_ms']:.0f} "
-          f"| {seed['click_to_ruling_ms']:.0f} |")
-    print(f"| generated zoc map (2,000 hexes, 300 units) | {big['first_render_ms']:.0f} "
-          f"| {big['click_to_ruling_ms']:.0f} |")
+    print(
+        f"| zoc seed example (56 hexes, 5 units) | {seed['first_render_ms']:.0f} "
+        f"| {seed['click_to_ruling_ms']:.0f} |"
+    )
+    print(
+        f"| generated zoc map (2,000 hexes, 300 units) | {big['first_render_ms']:.0f} "
+        f"| {big['click_to_ruling_ms']:.0f} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,8 +198,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("what", choices=["screenshots", "perf"])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory() as tmp, served_sqlite(Path(tmp)) as server, \
-            chromium() as browser:
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        served_sqlite(Path(tmp)) as server,
+        chromium() as browser,
+    ):
         if args.what == "screenshots":
             for path in screenshots(server.url, browser):
                 print(path.relative_to(ROOT))

@@ -49,11 +49,25 @@ def _fmt(m: tuple[float, float, float]) -> str:
     return f"{ms(m[0])} ({ms(m[1])}-{ms(m[2])})"
 
 
-def _row(name: str, value: tuple[float, float, float], base: tuple[float, float, float],
-         base_name: str, target: float | None, note: str = "") -> Row:
+def _row(
+    name: str,
+    value: tuple[float, float, float],
+    base: tuple[float, float, float],
+    base_name: str,
+    target: float | None,
+    note: str = "",
+) -> Row:
     ratio = value[0] / base[0]
-    return Row(SECTION, name, _fmt(value), f"{base_name} {_fmt(base)}", f"{ratio:.1f}x",
-               f"<={target:g}x" if target else "", (ratio <= target) if target else None, note)
+    return Row(
+        SECTION,
+        name,
+        _fmt(value),
+        f"{base_name} {_fmt(base)}",
+        f"{ratio:.1f}x",
+        f"<={target:g}x" if target else "",
+        (ratio <= target) if target else None,
+        note,
+    )
 
 
 SIZES = ((10, 4), (50, 12), (100, 20), (200, 40))
@@ -92,8 +106,16 @@ def zoc_rows() -> list[Row]:
         rows.append(_row(f"zoc reachable {label} (same state)", warm, f, "floor", 3))
         rows.append(_row(f"zoc reachable {label} vs rustworkx", warm, rx, "rustworkx", None))
         ezoc = measure(lambda: em.run(board, state, opts, em.params(side="axis")))
-        rows.append(_row(f"zoc ezoc-map {label}", ezoc, f, "floor", None,
-                         "the whole map: grows with the units, by nature"))
+        rows.append(
+            _row(
+                f"zoc ezoc-map {label}",
+                ezoc,
+                f,
+                "floor",
+                None,
+                "the whole map: grows with the units, by nature",
+            )
+        )
     return rows
 
 
@@ -114,8 +136,16 @@ def zoi_rows() -> list[Row]:
         start = grid.index[sc["units"][0]["hex"]]
         f = measure(lambda: floor_reachable(grid, start, ma, enemy))
         warm = measure(lambda: q.run(board, state, opts, q.params(unit="mover")))
-        rows.append(_row(f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}", warm, f,
-                         "floor", 3, "facing, formations, Pareto paths (MP vs fire chances)"))
+        rows.append(
+            _row(
+                f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}",
+                warm,
+                f,
+                "floor",
+                3,
+                "facing, formations, Pareto paths (MP vs fire chances)",
+            )
+        )
     return rows
 
 
@@ -134,8 +164,14 @@ def terrain_row() -> Row:
         return line.length + sum(line.intersection(p).length for p in polys if line.intersects(p))
 
     value = measure(lambda: terrain.adjudicate(board, state, action, opts))
-    return _row("terrain ruling (skirmishers into heavy woods)", value, measure(floor),
-                "shapely floor", None, "floor: the path's length inside each feature")
+    return _row(
+        "terrain ruling (skirmishers into heavy woods)",
+        value,
+        measure(floor),
+        "shapely floor",
+        None,
+        "floor: the path's length inside each feature",
+    )
 
 
 def objective_zones_row() -> Row:
@@ -153,8 +189,14 @@ def objective_zones_row() -> Row:
         return bool(zone) and unit["side"] != "confederate" and len(zone.get("sectors", [])) >= 0
 
     value = measure(lambda: oz.adjudicate(board, state, action, opts))
-    return _row("objective-zones ruling (declare an assault)", value, measure(floor),
-                "dict floor", None, "floor: the look-ups the ruling needs")
+    return _row(
+        "objective-zones ruling (declare an assault)",
+        value,
+        measure(floor),
+        "dict floor",
+        None,
+        "floor: the look-ups the ruling needs",
+    )
 
 
 def run_all() -> list[Row]:

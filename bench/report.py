@@ -18,8 +18,15 @@ class Row:
 
     def cells(self) -> list[str]:
         verdict = "" if self.met is None else ("met" if self.met else "MISSED")
-        return [self.name, self.measured, self.baseline, self.ratio, self.target, verdict,
-                self.note]
+        return [
+            self.name,
+            self.measured,
+            self.baseline,
+            self.ratio,
+            self.target,
+            verdict,
+            self.note,
+        ]
 
 
 HEADER = ["benchmark", "measured", "baseline", "ratio", "target", "", "note"]
@@ -31,8 +38,13 @@ def markdown(rows: list[Row]) -> str:
     for row in rows:
         if row.section != section:
             section = row.section
-            out += ["", f"### {section}", "", "| " + " | ".join(HEADER) + " |",
-                    "|" + "---|" * len(HEADER)]
+            out += [
+                "",
+                f"### {section}",
+                "",
+                "| " + " | ".join(HEADER) + " |",
+                "|" + "---|" * len(HEADER),
+            ]
         out.append("| " + " | ".join(row.cells()) + " |")
     return "\n".join(out) + "\n"
 

@@ -62,30 +62,57 @@ def zoc_scenario(
                 hexsides[f"{a}/{b}"] = ["river"]
     taken = {(mid, mid)}
     units: list[dict[str, Any]] = [
-        {"id": "mover", "side": "axis", "country": "germany", "movement_allowance": ma,
-         "steps": 2, "hex": hex_id(mid, mid, id_size)}
+        {
+            "id": "mover",
+            "side": "axis",
+            "country": "germany",
+            "movement_allowance": ma,
+            "steps": 2,
+            "hex": hex_id(mid, mid, id_size),
+        }
     ]
     for i in range(max(1, enemies // 20)):
         col, row = 1 + rng.below(span), 1 + rng.below(span)
         if (col, row) in taken:
             continue
         taken.add((col, row))
-        units.append({"id": f"ax-{i}", "side": "axis", "country": "germany",
-                      "movement_allowance": 6, "hex": hex_id(col, row, id_size)})
+        units.append(
+            {
+                "id": f"ax-{i}",
+                "side": "axis",
+                "country": "germany",
+                "movement_allowance": 6,
+                "hex": hex_id(col, row, id_size),
+            }
+        )
     placed = 0
     while placed < enemies:
         col, row = 1 + rng.below(span), 1 + rng.below(span)
         if (col, row) in taken:
             continue
         taken.add((col, row))
-        units.append({"id": f"su-{placed}", "side": "soviet", "country": "ussr",
-                      "movement_allowance": 6, "hex": hex_id(col, row, id_size)})
+        units.append(
+            {
+                "id": f"su-{placed}",
+                "side": "soviet",
+                "country": "ussr",
+                "movement_allowance": 6,
+                "hex": hex_id(col, row, id_size),
+            }
+        )
         placed += 1
     return {
         "title": f"bench {size}x{size}",
         "layout": {"col_digits": d, "row_digits": d},
-        "areas": [{"cols": [1, size], "rows": [1, size], "terrain": "clear",
-                   "country": "ussr", "weather_zone": "all"}],
+        "areas": [
+            {
+                "cols": [1, size],
+                "rows": [1, size],
+                "terrain": "clear",
+                "country": "ussr",
+                "weather_zone": "all",
+            }
+        ],
         "hexes": hexes,
         "hexsides": hexsides,
         "countries": {"germany": {"name": "Germany"}, "ussr": {"name": "USSR"}},
@@ -111,9 +138,17 @@ def zoi_scenario(size: int, enemies: int, *, ma: int = 8, seed: int = 11) -> dic
     mid = (size + 1) // 2
     taken = {(mid, mid)}
     units: list[dict[str, Any]] = [
-        {"id": "mover", "side": "french", "type": "infantry", "subtype": "line",
-         "hex": hex_id(mid, mid, size), "increments": 6, "ma": ma, "formation": "column",
-         "facing": 3}
+        {
+            "id": "mover",
+            "side": "french",
+            "type": "infantry",
+            "subtype": "line",
+            "hex": hex_id(mid, mid, size),
+            "increments": 6,
+            "ma": ma,
+            "formation": "column",
+            "facing": 3,
+        }
     ]
     placed = 0
     while placed < enemies:
@@ -121,15 +156,28 @@ def zoi_scenario(size: int, enemies: int, *, ma: int = 8, seed: int = 11) -> dic
         if (col, row) in taken:
             continue
         taken.add((col, row))
-        units.append({"id": f"au-{placed}", "side": "austrian", "type": "infantry",
-                      "subtype": "line", "hex": hex_id(col, row, size), "increments": 6,
-                      "ma": 6, "formation": "line", "facing": rng.below(6)})
+        units.append(
+            {
+                "id": f"au-{placed}",
+                "side": "austrian",
+                "type": "infantry",
+                "subtype": "line",
+                "hex": hex_id(col, row, size),
+                "increments": 6,
+                "ma": 6,
+                "formation": "line",
+                "facing": rng.below(6),
+            }
+        )
         placed += 1
     return {
         "ruleset": "zoi",
         "name": f"bench {size}x{size}",
-        "map": {"layout": {"col_digits": digits(size), "row_digits": digits(size)},
-                "columns": [1, size], "rows": [1, size]},
+        "map": {
+            "layout": {"col_digits": digits(size), "row_digits": digits(size)},
+            "columns": [1, size],
+            "rows": [1, size],
+        },
         "sides": [{"id": "french", "label": "French"}, {"id": "austrian", "label": "Austrian"}],
         "units": units,
         "turn": 1,

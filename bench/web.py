@@ -105,8 +105,18 @@ def run_wrk(
 ) -> Load:
     print(f"  wrk {connections} connections, {seconds:g} s: {url}", file=sys.stderr, flush=True)
     cmd = [
-        "nice", "-n", "5", str(wrk_path()), f"-t{threads}", f"-c{connections}",
-        f"-d{seconds}s", "--timeout", "10s", "-s", str(script), url,
+        "nice",
+        "-n",
+        "5",
+        str(wrk_path()),
+        f"-t{threads}",
+        f"-c{connections}",
+        f"-d{seconds}s",
+        "--timeout",
+        "10s",
+        "-s",
+        str(script),
+        url,
     ]
     done = subprocess.run(
         cmd, env={**os.environ, **env}, capture_output=True, text=True, timeout=seconds + 60
@@ -173,9 +183,20 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
     port = _free_port()
     env = {**os.environ, "REFEREE_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
     cmd = [
-        sys.executable, "-m", "uvicorn", "bench.server:create", "--factory",
-        "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
-        "--log-level", "warning", "--no-access-log",
+        sys.executable,
+        "-m",
+        "uvicorn",
+        "bench.server:create",
+        "--factory",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--workers",
+        str(workers),
+        "--log-level",
+        "warning",
+        "--no-access-log",
     ]
     log = tempfile.TemporaryFile()  # noqa: SIM115 -- never a pipe: a full one stalls the server
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=log)
@@ -210,8 +231,13 @@ class BenchGame:
 
 
 def new_game(
-    base: str, url: str, ruleset: str, scenario: dict[str, Any], unit: str,
-    hexes: tuple[str, str], dry_run: dict[str, Any],
+    base: str,
+    url: str,
+    ruleset: str,
+    scenario: dict[str, Any],
+    unit: str,
+    hexes: tuple[str, str],
+    dry_run: dict[str, Any],
 ) -> BenchGame:
     r = httpx.post(f"{base}/games", json={"ruleset": ruleset, "scenario": scenario}, timeout=120)
     r.raise_for_status()
@@ -224,8 +250,9 @@ def new_game(
             )
     finally:
         engine.dispose()
-    return BenchGame(body["id"], body["seats"]["umpire"], f'W/"{body["version"]}"', unit,
-                     hexes, dry_run)
+    return BenchGame(
+        body["id"], body["seats"]["umpire"], f'W/"{body["version"]}"', unit, hexes, dry_run
+    )
 
 
 def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
@@ -248,8 +275,7 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
             data = dict(row._mapping)
             data.pop("id")
             # the copies carry the action and ruling, not the state snapshot (rollback only)
-            data.update(idempotency_key=None, request_digest=None, response=None,
-                        state_after=None)
+            data.update(idempotency_key=None, request_digest=None, response=None, state_after=None)
             base_seq, base_version = data["seq"], data["version"]
             rows = []
             for i in range(1, total):
@@ -262,7 +288,6 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
         engine.dispose()
     game.etag = f'W/"{version}"'
     return game
-
 
 
 # -- measurements -----------------------------------------------------------------------------
@@ -290,14 +315,23 @@ class Bench:
     def _repeat(self, path: str, env: dict[str, str], script: Path, t: int, c: int) -> Measured:
         body = env.get("BENCH_BODY")
         httpx.request(  # warm up: the first request of a board fills the per-board caches
-            env.get("BENCH_METHOD", "GET"), self.base + path, content=body,
-            headers={"Content-Type": "application/json"} if body else {}, timeout=300,
+            env.get("BENCH_METHOD", "GET"),
+            self.base + path,
+            content=body,
+            headers={"Content-Type": "application/json"} if body else {},
+            timeout=300,
         )
         out = Measured()
         for _ in range(self.s.repeat):
             out.runs.append(
-                run_wrk(self.base + path, script, env=env, threads=t, connections=c,
-                        seconds=self.s.seconds)
+                run_wrk(
+                    self.base + path,
+                    script,
+                    env=env,
+                    threads=t,
+                    connections=c,
+                    seconds=self.s.seconds,
+                )
             )
         return out
 
@@ -326,8 +360,14 @@ class Bench:
         out = Measured()
         for _ in range(self.s.repeat):
             out.runs.append(
-                run_wrk(self.base + "/", self.submit, env=env, threads=threads,
-                        connections=connections, seconds=seconds or self.s.seconds)
+                run_wrk(
+                    self.base + "/",
+                    self.submit,
+                    env=env,
+                    threads=threads,
+                    connections=connections,
+                    seconds=seconds or self.s.seconds,
+                )
             )
             self._write_games(games, games_file)  # the next run starts from the current versions
         return out
@@ -359,15 +399,28 @@ def _vs(section: str, name: str, m: Measured, bare: Measured, note: str = "") ->
     bad = {k: v for k, v in m.statuses().items() if not k.startswith("2")}
     extra = f"; non-2xx {bad}" if bad else ""
     return Row(
-        section, name, _rps(m), _rps(bare), f"{ratio:.2f}x thr, p99/p50 {tail:.1f}",
-        ">=0.50x, p99<4x p50", ratio >= 0.5 and tail < 4, note + extra,
+        section,
+        name,
+        _rps(m),
+        _rps(bare),
+        f"{ratio:.2f}x thr, p99/p50 {tail:.1f}",
+        ">=0.50x, p99<4x p50",
+        ratio >= 0.5 and tail < 4,
+        note + extra,
     )
 
 
 def seed_game(base: str, url: str) -> BenchGame:
     scenario = json.loads((ROOT / "scenarios/zoc/seed-example.json").read_text())
-    return new_game(base, url, "zoc", scenario, "de-inf-2", ("e3307", "e3207"),
-                    {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]})
+    return new_game(
+        base,
+        url,
+        "zoc",
+        scenario,
+        "de-inf-2",
+        ("e3307", "e3207"),
+        {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]},
+    )
 
 
 def big_game(base: str, url: str, size: int = 100, enemies: int = 500, **kw: Any) -> BenchGame:
@@ -376,9 +429,15 @@ def big_game(base: str, url: str, size: int = 100, enemies: int = 500, **kw: Any
     scenario = zoc_scenario(size, enemies, **kw)
     step = mover_step(scenario)
     id_size = kw.get("id_size") or size
-    return new_game(base, url, "zoc", scenario, "mover",
-                    (hex_id(1, 1, id_size), hex_id(1, 2, id_size)),
-                    {"kind": "move", "unit": "mover", "path": step})
+    return new_game(
+        base,
+        url,
+        "zoc",
+        scenario,
+        "mover",
+        (hex_id(1, 1, id_size), hex_id(1, 2, id_size)),
+        {"kind": "move", "unit": "mover", "path": step},
+    )
 
 
 def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
@@ -397,15 +456,17 @@ def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
             sub = bench.writers(games)
             rows.append(_vs(section, f"GET game ({label})", got, bare_read))
             rows.append(_vs(section, f"dry run ({label})", dry, bare_read))
-            rows.append(_vs(section, f"submission ({label})", sub, bare_write,
-                            "place_unit with If-Match"))
+            rows.append(
+                _vs(section, f"submission ({label})", sub, bare_write, "place_unit with If-Match")
+            )
     return rows
 
 
 def _growth(section: str, name: str, small: Measured, big: Measured, limit: float) -> Row:
     cost = small.rps / big.rps
-    return Row(section, name, _rps(big), _rps(small), f"{cost:.2f}x cost", f"<={limit}x",
-               cost <= limit)
+    return Row(
+        section, name, _rps(big), _rps(small), f"{cost:.2f}x cost", f"<={limit}x", cost <= limit
+    )
 
 
 def growth_suite(url: str, tmp: Path, s: Settings) -> list[Row]:
@@ -429,17 +490,24 @@ def growth_suite(url: str, tmp: Path, s: Settings) -> list[Row]:
             ("GET game", lambda g: bench.get(f"/games/{g.id}")),
             ("dry run", lambda g: bench.post(f"/games/{g.id}/rulings", g.dry_run)),
         ):
-            rows.append(
-                _growth(section, f"{what}: 10,000 hexes vs 100", fn(small), fn(large), 1.5)
-            )
+            rows.append(_growth(section, f"{what}: 10,000 hexes vs 100", fn(small), fn(large), 1.5))
         few_units = big_game(base, url, 100, 20)
         many_units = big_game(base, url, 100, 500)
         for what, fn in (
             ("GET game", lambda g: bench.get(f"/games/{g.id}")),
             ("dry run", lambda g: bench.post(f"/games/{g.id}/rulings", g.dry_run)),
         ):
-            rows.append(Row(section, f"{what}: 500 units vs 20 (100x100)",
-                            _rps(fn(many_units)), _rps(fn(few_units)), "", "", None))
+            rows.append(
+                Row(
+                    section,
+                    f"{what}: 500 units vs 20 (100x100)",
+                    _rps(fn(many_units)),
+                    _rps(fn(few_units)),
+                    "",
+                    "",
+                    None,
+                )
+            )
         for row in rows[-2:]:
             row.ratio = "see measured"
     return rows
@@ -460,15 +528,18 @@ def concurrency_suite(url: str, tmp: Path, s: Settings, seconds: float) -> list[
         other = {k: v for k, v in st.items() if k not in ("201", "412", "200")}
         one = one or accepted
         scale = accepted / one
-        rows.append(Row(
-            section, f"{workers} process(es)",
-            f"{accepted:.0f} accepted/s, {m.rps:.0f} req/s, p99 {m.p99_ms:.0f} ms",
-            "1 process" if workers > 1 else "-",
-            f"{scale:.2f}x",
-            ">=1.6x" if workers == 2 else "",
-            (scale >= 1.6) if workers == 2 else None,
-            f"412: {st.get('412', 0)}, other errors: {other or 0}, socket errors: {m.errors}",
-        ))
+        rows.append(
+            Row(
+                section,
+                f"{workers} process(es)",
+                f"{accepted:.0f} accepted/s, {m.rps:.0f} req/s, p99 {m.p99_ms:.0f} ms",
+                "1 process" if workers > 1 else "-",
+                f"{scale:.2f}x",
+                ">=1.6x" if workers == 2 else "",
+                (scale >= 1.6) if workers == 2 else None,
+                f"412: {st.get('412', 0)}, other errors: {other or 0}, socket errors: {m.errors}",
+            )
+        )
     return rows
 
 
@@ -502,6 +573,3 @@ def run_all(quick: bool = False) -> list[Row]:
                 rows += _emit(main_suite("PostgreSQL", pg, tmp, s))
                 rows += _emit(concurrency_suite(pg, tmp, s, 4 if quick else 15))
     return rows
-
-
-

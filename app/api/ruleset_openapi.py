@@ -95,9 +95,7 @@ def _stub_app(ruleset: Any) -> FastAPI:
     rid: str = ruleset.id
     models = tuple(ruleset.action_models.values())
     action: Any = (
-        models[0]
-        if len(models) == 1
-        else Annotated[Union[models], Field(discriminator="kind")]  # noqa: UP007
+        models[0] if len(models) == 1 else Annotated[Union[models], Field(discriminator="kind")]  # noqa: UP007
     )
     state: Any = ruleset.state_model
     create: Any = create_model(
@@ -113,39 +111,74 @@ def _stub_app(ruleset: Any) -> FastAPI:
     result = create_model(_name(rid, "ActionResult"), __base__=ActionResult, state=(state, ...))
     game: Param = ("game_id", str, REQUIRED)
     seat: Param = ("token", SeatDep, REQUIRED)
-    write: list[Param] = [seat, ("if_match", IfMatchDep, REQUIRED),
-                          ("idempotency_key", IdempotencyKeyDep, REQUIRED)]
+    write: list[Param] = [
+        seat,
+        ("if_match", IfMatchDep, REQUIRED),
+        ("idempotency_key", IdempotencyKeyDep, REQUIRED),
+    ]
 
     def body(examples: dict[str, Any] | None, kind: Any = action) -> Param:
         return ("body", Annotated[kind, Body(openapi_examples=examples)], REQUIRED)
 
     app = FastAPI()
     stub = _Stubs(app, rid)
-    stub.add("/games", "POST", "create_game",
-             "Create a game of this ruleset; the answer holds one token per seat.",
-             [body(_only(create_game_examples(), rid), create)],
-             status_code=201, response_model=CreatedGame,
-             responses=responses(400, 413, 415, 422))
-    stub.add("/games/{game_id}", "GET", "get_game",
-             "The game with its typed state; `ETag` for If-Match.", [game, seat],
-             response_model=game_view, responses=responses(304, 401, 404, 422, 503))
-    stub.add("/games/{game_id}/rulings", "POST", "dry_run",
-             "The ruling on an action; nothing written.",
-             [game, body(_examples(rid, submit=False)), seat],
-             response_model=Ruling, responses=responses(400, 401, 404, 413, 415, 422, 503))
-    stub.add("/games/{game_id}/actions", "POST", "submit_action",
-             "Submit an action (seat token, If-Match); 422 `action.illegal` with the ruling.",
-             [game, body(_examples(rid, submit=True)), *write],
-             status_code=201, response_model=result,
-             responses=responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503))
-    stub.add("/games/{game_id}/phase/end", "POST", "end_phase",
-             "End the current phase (the acting side or the umpire).", [game, *write],
-             status_code=201, response_model=result,
-             responses=responses(400, 401, 403, 404, 409, 412, 422, 428, 503))
-    stub.add("/games/{game_id}/events", "GET", "list_events",
-             "The event log, paged (follow `next`).",
-             [game, seat, ("after", int, 0), ("limit", int, 50)],
-             response_model=EventPage, responses=responses(401, 404, 422))
+    stub.add(
+        "/games",
+        "POST",
+        "create_game",
+        "Create a game of this ruleset; the answer holds one token per seat.",
+        [body(_only(create_game_examples(), rid), create)],
+        status_code=201,
+        response_model=CreatedGame,
+        responses=responses(400, 413, 415, 422),
+    )
+    stub.add(
+        "/games/{game_id}",
+        "GET",
+        "get_game",
+        "The game with its typed state; `ETag` for If-Match.",
+        [game, seat],
+        response_model=game_view,
+        responses=responses(304, 401, 404, 422, 503),
+    )
+    stub.add(
+        "/games/{game_id}/rulings",
+        "POST",
+        "dry_run",
+        "The ruling on an action; nothing written.",
+        [game, body(_examples(rid, submit=False)), seat],
+        response_model=Ruling,
+        responses=responses(400, 401, 404, 413, 415, 422, 503),
+    )
+    stub.add(
+        "/games/{game_id}/actions",
+        "POST",
+        "submit_action",
+        "Submit an action (seat token, If-Match); 422 `action.illegal` with the ruling.",
+        [game, body(_examples(rid, submit=True)), *write],
+        status_code=201,
+        response_model=result,
+        responses=responses(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
+    )
+    stub.add(
+        "/games/{game_id}/phase/end",
+        "POST",
+        "end_phase",
+        "End the current phase (the acting side or the umpire).",
+        [game, *write],
+        status_code=201,
+        response_model=result,
+        responses=responses(400, 401, 403, 404, 409, 412, 422, 428, 503),
+    )
+    stub.add(
+        "/games/{game_id}/events",
+        "GET",
+        "list_events",
+        "The event log, paged (follow `next`).",
+        [game, seat, ("after", int, 0), ("limit", int, 50)],
+        response_model=EventPage,
+        responses=responses(401, 404, 422),
+    )
     for name, spec in ruleset.queries().items():
         stub.query(name, spec, [game, seat])
     return app
@@ -178,8 +211,13 @@ class _Stubs:
             ]
         )
         self.app.add_api_route(
-            path, endpoint, methods=[method], operation_id=op_id, description=doc,
-            tags=[self.ruleset_id], **kwargs,
+            path,
+            endpoint,
+            methods=[method],
+            operation_id=op_id,
+            description=doc,
+            tags=[self.ruleset_id],
+            **kwargs,
         )
 
     def query(self, name: str, spec: QuerySpec, common: list[Param]) -> None:
@@ -201,8 +239,13 @@ class _Stubs:
             else:
                 params.append((f"p_{key}", Annotated[kind | None, described], None))
         self.add(
-            f"/games/{{game_id}}/queries/{name}", "GET", f"query_{name}".replace("-", "_"),
-            spec.description, params, summary=f"Query `{name}`", response_model=answer,
+            f"/games/{{game_id}}/queries/{name}",
+            "GET",
+            f"query_{name}".replace("-", "_"),
+            spec.description,
+            params,
+            summary=f"Query `{name}`",
+            response_model=answer,
             responses=responses(401, 404, 422, 503),
         )
 
@@ -222,7 +265,6 @@ def _only(examples: dict[str, Any], ruleset_id: str) -> dict[str, Any]:
 
 def _examples(ruleset_id: str, *, submit: bool) -> dict[str, Any] | None:
     return ruling_examples(submit=submit) if ruleset_id == "zoc" else None
-
 
 
 def _literal(value: str) -> Any:

@@ -44,7 +44,9 @@ class AsyncRefereeClient(ServiceCalls):
         return self
 
     async def __aexit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
@@ -56,9 +58,7 @@ class AsyncRefereeClient(ServiceCalls):
         try:
             call = next(op)
             while True:
-                response = await self.http.request(
-                    call.method, call.path, **call.request_kwargs()
-                )
+                response = await self.http.request(call.method, call.path, **call.request_kwargs())
                 self.etags.note(call, response)
                 call = op.send(response)
         except StopIteration as done:
@@ -113,7 +113,9 @@ class AsyncRefereeClient(ServiceCalls):
             after = page.next
 
     def feed(
-        self, *tokens: str, last_event_id: str | None = None,
+        self,
+        *tokens: str,
+        last_event_id: str | None = None,
         policy: StreamPolicy = StreamPolicy(),
     ) -> AsyncEventStream:
         return AsyncEventStream(self, feed_stream(tokens), last_event_id, policy)

@@ -118,8 +118,9 @@ class SeatCalls:
         return ops.read(self._call("GET", "/scenario"), m.ScenarioView)
 
     def _events_page(self, after: int, limit: int) -> Op[m.EventPage]:
-        return ops.read(self._call("GET", "/events", params={"after": after, "limit": limit}),
-                        m.EventPage)
+        return ops.read(
+            self._call("GET", "/events", params={"after": after, "limit": limit}), m.EventPage
+        )
 
     def _event(self, seq: int) -> Op[m.EventView]:
         return ops.read(self._call("GET", f"/events/{seq}"), m.EventView)

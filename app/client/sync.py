@@ -43,7 +43,9 @@ class RefereeClient(ServiceCalls):
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None,
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
         self.close()
@@ -120,7 +122,9 @@ class RefereeClient(ServiceCalls):
             after = page.next
 
     def feed(
-        self, *tokens: str, last_event_id: str | None = None,
+        self,
+        *tokens: str,
+        last_event_id: str | None = None,
         policy: StreamPolicy = StreamPolicy(),
     ) -> EventStream:
         """One live stream of every game the tokens hold (``data``: ``{game, seat, event}``),

@@ -47,9 +47,7 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
     parsed = normalize_url(url)
     if parsed.drivername.startswith("sqlite"):
         return _sqlite_engine(parsed, echo=echo)
-    return create_engine(
-        parsed, echo=echo, pool_pre_ping=True, json_serializer=JSON_SERIALIZER
-    )
+    return create_engine(parsed, echo=echo, pool_pre_ping=True, json_serializer=JSON_SERIALIZER)
 
 
 def _sqlite_engine(url: URL, *, echo: bool) -> Engine:

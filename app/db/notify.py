@@ -175,8 +175,6 @@ def game_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
     with engine.connect() as conn:
         for i in range(0, len(game_ids), VERSIONS_CHUNK):
             chunk = game_ids[i : i + VERSIONS_CHUNK]
-            rows = conn.execute(
-                select(GameRow.id, GameRow.version).where(GameRow.id.in_(chunk))
-            )
+            rows = conn.execute(select(GameRow.id, GameRow.version).where(GameRow.id.in_(chunk)))
             out.update({str(r[0]): int(r[1]) for r in rows})
     return out

@@ -386,8 +386,10 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return AvailableActions(
             kinds=tuple(self.action_models),
             citations=(sequence.citation,) if sequence is not None else (),
-            notes=("This ruleset does not list the units that may act; a dry run judges any "
-                   "one action.",),
+            notes=(
+                "This ruleset does not list the units that may act; a dry run judges any "
+                "one action.",
+            ),
         )
 
     def queries(self) -> Mapping[str, QuerySpec]:

@@ -426,9 +426,7 @@ def rollback(
             payload["withdrawn"] = withdrawn
             sides = ", ".join(f"{w['side']} ({w['instance']})" for w in withdrawn)
             summary += f" Sealed orders withdrawn unrevealed: {sides}."
-        return _restore(
-            cmd, kind="rollback", version=to_version, summary=summary, payload=payload
-        )
+        return _restore(cmd, kind="rollback", version=to_version, summary=summary, payload=payload)
 
     req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a rollback", {"rollback": to_version}, body)

@@ -119,7 +119,6 @@ def _out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequen
     )
 
 
-
 def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameView:
     sides = game.ruleset.sides(game.board)
     return GameView(

@@ -264,8 +264,7 @@ def roll(
             )
         # a d10's face reads 0 for ten: entered as 0, it is recorded as the value 10
         entered = [
-            10 if v == 0 and i < len(sizes) and sizes[i] == 10 else v
-            for i, v in enumerate(entered)
+            10 if v == 0 and i < len(sizes) and sizes[i] == 10 else v for i, v in enumerate(entered)
         ]
         if len(entered) != len(sizes) or any(
             not 1 <= v <= s for v, s in zip(entered, sizes, strict=False)

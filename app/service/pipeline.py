@@ -89,7 +89,6 @@ class Game:
     options: Any
 
 
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -192,7 +191,6 @@ def _turn(game: Game, state: Any) -> mt.Turn | None:
         return mt.where(game.ruleset, game.board, state)
 
 
-
 def _require_active(row: GameRow) -> None:
     if row.status != "active":
         raise Conflict(
@@ -200,7 +198,6 @@ def _require_active(row: GameRow) -> None:
             code="game.finished",
             winner=row.winner,
         )
-
 
 
 def append_event(
@@ -232,7 +229,8 @@ def append_event(
     unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
     if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
         raise InvalidInput(
-            "this request would store values that cannot be stored", unstorable,
+            "this request would store values that cannot be stored",
+            unstorable,
             code="result.unstorable",
         )
     if not uow.games.advance(
@@ -386,8 +384,6 @@ def _clock_now(now: float | None) -> float:
 def _view(game: Game, state: Any, seat: str | None) -> dict[str, Any]:
     with _guard("state"):
         return dict(game.ruleset.view(game.board, state, seat))
-
-
 
 
 def _winner_of(game: Game, loser: str) -> str | None:

@@ -546,9 +546,7 @@ def check_order(
                 decision=decision_id,
             )
         _, ruling = _judge_order(game, decision, seat, order)
-        return OrderCheck(
-            decision=decision_id, side=seat, version=game.row.version, ruling=ruling
-        )
+        return OrderCheck(decision=decision_id, side=seat, version=game.row.version, ruling=ruling)
 
 
 def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedOutcome:

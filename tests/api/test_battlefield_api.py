@@ -96,35 +96,40 @@ async def test_millers_crossing_from_deployment_to_a_captured_village(
 
     # turn 1, union: over the stone bridge and through the lower ford
     await g.advance()
-    ruling = await g.act("union", {"kind": "move", "unit": "us-1",
-                                   "path": [[745, 350], [752, 418]]})
+    ruling = await g.act(
+        "union", {"kind": "move", "unit": "us-1", "path": [[745, 350], [752, 418]]}
+    )
     assert ruling["legal"] and "BF.Table" in sections(ruling)
     ruling = await g.act("union", {"kind": "move", "unit": "us-2", "path": [[1150, 390]]})
     assert [e["kind"] for e in ruling["effects"]] == ["terrain.halved"]
     assert "A.24" in sections(ruling)
     # a move that would wade the steep-banked creek away from a crossing is refused
-    r = await client.post(f"/games/{g.id}/rulings",
-                          json={"kind": "move", "unit": "us-bty", "path": [[600, 360]]})
+    r = await client.post(
+        f"/games/{g.id}/rulings", json={"kind": "move", "unit": "us-bty", "path": [[600, 360]]}
+    )
     refused = r.json()
     assert refused["legal"] is False and "A.22" in sections(refused)
     assert_cited(refused)
 
     # turn 1, confederate: the village battery fires its kill zone from the road exit
     await g.advance(6)
-    assert await g.position() == {"turn": 1, "phase": "initial_fire",
-                                  "phasing_side": "confederate"}
-    ruling = await g.act("confederate", {"kind": "garrison_fire", "unit": "cs-bty",
-                                         "origin": [757.6, 480], "target": "us-1"})
+    assert await g.position() == {"turn": 1, "phase": "initial_fire", "phasing_side": "confederate"}
+    ruling = await g.act(
+        "confederate",
+        {"kind": "garrison_fire", "unit": "cs-bty", "origin": [757.6, 480], "target": "us-1"},
+    )
     assert [e["kind"] for e in ruling["effects"]] == ["oz.fires_by_section"]
     assert {"OZ.Basic.E", "BF.Range"} <= sections(ruling)
 
     # turn 2, union: two charges into the village; the first declares the assault
     await g.advance(3)
-    assert await g.position() == {"turn": 2, "phase": "charge_declaration",
-                                  "phasing_side": "union"}
+    assert await g.position() == {"turn": 2, "phase": "charge_declaration", "phasing_side": "union"}
     ruling = await g.act("union", {"kind": "charge", "unit": "us-1", "path": [[758, 520]]})
     assert [e["kind"] for e in ruling["effects"]] == [
-        "oz.assault_declared", "oz.contested", "oz.allocation_pending"]
+        "oz.assault_declared",
+        "oz.contested",
+        "oz.allocation_pending",
+    ]
     assert {"BF.Charge", "OZ.Assault.A"} <= sections(ruling)
     ruling = await g.act("union", {"kind": "charge", "unit": "us-2", "path": [[900, 600]]})
     assert [e["kind"] for e in ruling["effects"]] == ["bf.joins_assault"]
@@ -135,30 +140,44 @@ async def test_millers_crossing_from_deployment_to_a_captured_village(
     options = await g.query("allocation-options", zone="village", side="confederate")
     assert options["garrison"] == [{"unit": "cs-1va", "sector": 1}]
     url = f"/games/{g.id}/sealed/{DECISION}"
-    r = await client.post(url, json={"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}},
-                          headers=g.headers("union", **{"If-Match": "*"}))
+    r = await client.post(
+        url,
+        json={"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}},
+        headers=g.headers("union", **{"If-Match": "*"}),
+    )
     assert r.status_code == 201, r.text
-    bad = await client.post(url, json={"sectors": {"1": ["cs-cav"]}},
-                            headers=g.headers("confederate", **{"If-Match": "*"}))
+    bad = await client.post(
+        url,
+        json={"sectors": {"1": ["cs-cav"]}},
+        headers=g.headers("confederate", **{"If-Match": "*"}),
+    )
     assert bad.status_code == 422, bad.text  # the garrison battalion must be allocated
-    r = await client.post(url, json={"sectors": {"1": ["cs-1va", "cs-bty"]}},
-                          headers=g.headers("confederate", **{"If-Match": "*"}))
+    r = await client.post(
+        url,
+        json={"sectors": {"1": ["cs-1va", "cs-bty"]}},
+        headers=g.headers("confederate", **{"If-Match": "*"}),
+    )
     assert r.status_code == 201 and r.json()["awaiting_umpire"] is True, r.text
     # us-1 (veteran): 3 dice; cs-1va (green): 1 die; us-2 (trained): 2; us-bty: 2 x 2 sections
     # (d10 as entered 1-10; a 10 reads 0, interpretation oz.d10)
     dice = ",".join(["10", "10", "10", "9", "5", "5", "10", "5", "5", "5"])
-    r = await client.post(f"{url}/open",
-                          headers=g.headers("umpire", **{"If-Match": "*", "Referee-Dice": dice}))
+    r = await client.post(
+        f"{url}/open", headers=g.headers("umpire", **{"If-Match": "*", "Referee-Dice": dice})
+    )
     assert r.status_code == 200, r.text
     ruling = r.json()["ruling"]
     assert_cited(ruling)
     assert [e["kind"] for e in ruling["effects"]] == [
-        "oz.casualties", "oz.shattered", "oz.casualties", "oz.sector_taken", "oz.zone_captured"]
+        "oz.casualties",
+        "oz.shattered",
+        "oz.casualties",
+        "oz.sector_taken",
+        "oz.zone_captured",
+    ]
     assert {"OZ.Assault.C", "OZ.PostMelee.D.1", "OZ.Assault.B.2"} <= sections(ruling)
 
     village = await g.query("zone", zone="village")
-    assert {n: s["holder"] for n, s in village["sectors"].items()} == {"1": "union",
-                                                                        "2": "union"}
+    assert {n: s["holder"] for n, s in village["sectors"].items()} == {"1": "union", "2": "union"}
     assert village["contested"] is False
     cover = await g.query("cover", unit="us-1")
     assert cover["zone_garrison"] is True and cover["cover_in_melee"] is False  # advancing

@@ -49,8 +49,16 @@ def _generate(base_url: str, ruleset: str, out: Path) -> Path:
     (out / f"{ruleset}.json").write_text(json.dumps(doc))
     package = out / f"{ruleset.replace('-', '_')}_client"
     gen = _run(
-        [str(BIN / "openapi-python-client"), "generate", "--path", f"{ruleset}.json",
-         "--meta", "none", "--output-path", package.name],
+        [
+            str(BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            f"{ruleset}.json",
+            "--meta",
+            "none",
+            "--output-path",
+            package.name,
+        ],
         out,
     )
     assert gen.returncode == 0, gen.stdout + gen.stderr
@@ -77,8 +85,17 @@ def test_a_program_against_the_generated_zoc_client_type_checks_and_plays(
         shutil.copy(PROGRAMS / program, tmp_path / program)
 
     checked = _run(
-        [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
-         "--cache-dir", str(tmp_path / ".mypy_cache"), "play_zoc.py", "typo_zoc.py"],
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--follow-imports=silent",
+            "--cache-dir",
+            str(tmp_path / ".mypy_cache"),
+            "play_zoc.py",
+            "typo_zoc.py",
+        ],
         tmp_path,
     )
     errors = [line for line in checked.stdout.splitlines() if ": error:" in line]

@@ -54,8 +54,10 @@ def game_ids() -> Iterator[list[str]]:
     upgrade(f"sqlite:///{_DB}")
     ids: list[str] = []
     with TestClient(APP) as client:
-        for ruleset, path in (("zoc", "scenarios/zoc/seed-example.json"),
-                              ("zoi", "scenarios/zoi/example.json")):
+        for ruleset, path in (
+            ("zoc", "scenarios/zoc/seed-example.json"),
+            ("zoi", "scenarios/zoi/example.json"),
+        ):
             scenario = json.loads((ROOT / path).read_text())
             r = client.post("/games", json={"ruleset": ruleset, "scenario": scenario})
             assert r.status_code == 201, r.text
@@ -129,7 +131,8 @@ def test_every_integer_parameter_is_bounded_to_int4(game_ids: list[str]) -> None
                             query[name] = str(INT4_MAX + 1)
                         r = client.request(method.upper(), url, params=query)
                         assert r.status_code == 422, (label, r.text)
-                        assert any(
-                            e["location"] == f"/{name}" for e in r.json()["errors"]
-                        ), (label, r.text)
+                        assert any(e["location"] == f"/{name}" for e in r.json()["errors"]), (
+                            label,
+                            r.text,
+                        )
     assert len(checked) >= 5, checked

@@ -44,13 +44,18 @@ async def test_actions_state_and_queries_are_typed(
     titles = [s.get("title") for s in doc["components"]["schemas"].values()]
     assert len(titles) == len(set(titles)), "generators need distinct model titles"
 
-    view = _schema(doc, doc["paths"]["/games/{game_id}"]["get"]["responses"]["200"]["content"][
-        "application/json"]["schema"])
+    view = _schema(
+        doc,
+        doc["paths"]["/games/{game_id}"]["get"]["responses"]["200"]["content"]["application/json"][
+            "schema"
+        ],
+    )
     state = _schema(doc, view["properties"]["state"])
     assert set(state["properties"]) == set(ruleset.state_model.model_fields)
 
-    create = _schema(doc, doc["paths"]["/games"]["post"]["requestBody"]["content"][
-        "application/json"]["schema"])
+    create = _schema(
+        doc, doc["paths"]["/games"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    )
     assert create["properties"]["ruleset"]["const"] == ruleset_id
     assert "$ref" in create["properties"]["scenario"]
 

@@ -47,14 +47,16 @@ async def test_dry_run_and_real_submission(client: httpx.AsyncClient) -> None:
     assert [e["kind"] for e in ruling["effects"]] == ["terrain.halved", "terrain.stopped_in_ford"]
 
     french = {"Authorization": f"Bearer {game['seats']['french']}"}
-    r = await client.post(f"/games/{gid}/actions", json=INTO_HEAVY_WOODS,
-                          headers={**french, "If-Match": 'W/"1"'})
+    r = await client.post(
+        f"/games/{gid}/actions", json=INTO_HEAVY_WOODS, headers={**french, "If-Match": 'W/"1"'}
+    )
     assert r.status_code == 422 and r.json()["ruling"]["legal"] is False
     assert (await client.get(f"/games/{gid}")).json()["version"] == 1
 
     british = {"Authorization": f"Bearer {game['seats']['british']}"}
-    r = await client.post(f"/games/{gid}/actions", json=INTO_FORD,
-                          headers={**british, "If-Match": 'W/"1"'})
+    r = await client.post(
+        f"/games/{gid}/actions", json=INTO_FORD, headers={**british, "If-Match": 'W/"1"'}
+    )
     assert r.status_code == 201, r.text
     state = (await client.get(f"/games/{gid}")).json()["state"]
     assert {u["id"]: u["at"] for u in state["units"]}["br-inf"] == [600.0, 400.0]
@@ -74,8 +76,9 @@ async def test_wagon_in_rough_rolls_a_d10(client: httpx.AsyncClient) -> None:
     ruling = body.get("ruling", body)
     assert ruling["legal"] is True
     french = {"Authorization": f"Bearer {game['seats']['french']}"}
-    r = await client.post(f"/games/{gid}/actions", json=move,
-                          headers={**french, "If-Match": 'W/"1"'})
+    r = await client.post(
+        f"/games/{gid}/actions", json=move, headers={**french, "If-Match": 'W/"1"'}
+    )
     assert r.status_code == 201, r.text
     ruling = r.json()["ruling"]
     checks = [e for e in ruling["effects"] if e["kind"] == "terrain.wheel_check"]
@@ -85,12 +88,14 @@ async def test_wagon_in_rough_rolls_a_d10(client: httpx.AsyncClient) -> None:
 
 async def test_line_of_sight_query(client: httpx.AsyncClient) -> None:
     game = await _create(client)
-    r = await client.get(f"/games/{game['id']}/queries/line-of-sight",
-                         params={"from": "90,200", "to": "350,200"})
+    r = await client.get(
+        f"/games/{game['id']}/queries/line-of-sight", params={"from": "90,200", "to": "350,200"}
+    )
     assert r.status_code == 200, r.text
     body = r.json()
     result = body.get("result", body)
     assert result["clear"] is False and result["blocked_by"][0]["feature"] == "hw1"
-    r = await client.get(f"/games/{game['id']}/queries/line-of-sight",
-                         params={"from": "nowhere", "to": "350,200"})
+    r = await client.get(
+        f"/games/{game['id']}/queries/line-of-sight", params={"from": "nowhere", "to": "350,200"}
+    )
     assert r.status_code == 422

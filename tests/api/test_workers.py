@@ -42,9 +42,7 @@ def test_workers_on_sqlite_are_refused_with_a_clear_message(tmp_path: Path) -> N
 
 
 @pytest.mark.pg
-def test_two_workers_serve_one_postgresql_database(
-    pg_cluster: PgCluster, pg_template: str
-) -> None:
+def test_two_workers_serve_one_postgresql_database(pg_cluster: PgCluster, pg_template: str) -> None:
     name = pg_cluster.create_database(template=pg_template)
     port = free_port()
     env = {**os.environ, "REFEREE_DATABASE_URL": pg_cluster.url(name), "REFEREE_WORKERS": "2"}

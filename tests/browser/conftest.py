@@ -52,4 +52,3 @@ def new_page(browser: Any, console_server: ServerProcess) -> Iterator[Any]:
     yield make
     for ctx in contexts:
         ctx.close()
-

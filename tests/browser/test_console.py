@@ -74,9 +74,9 @@ def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
     assert "phasing: axis" in position
 
     # the zone overlay shows exactly the hexes of the ezoc-map query, negated ones distinct
-    query = httpx.get(
-        f"{base}/games/{game_id}/queries/ezoc-map", params={"side": "axis"}
-    ).json()["result"]
+    query = httpx.get(f"{base}/games/{game_id}/queries/ezoc-map", params={"side": "axis"}).json()[
+        "result"
+    ]
     drawn = set(axis.eval_on_selector_all("polygon.zone", "ns => ns.map(n => n.dataset.hex)"))
     negated = set(
         axis.eval_on_selector_all("polygon.zone.negated", "ns => ns.map(n => n.dataset.hex)")

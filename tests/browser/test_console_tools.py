@@ -364,8 +364,8 @@ def test_battlefield_draws_the_table_with_its_zone_outlines_and_their_displays(
     x, y = page.evaluate(TO_SCREEN, inside)
     page.mouse.click(x, y)
     page.wait_for_selector(f"#hex-info [data-zone-info='{zone}']")
-    display = httpx.get(
-        f"{base}/games/{game['id']}/queries/zone", params={"zone": zone}
-    ).json()["result"]
+    display = httpx.get(f"{base}/games/{game['id']}/queries/zone", params={"zone": zone}).json()[
+        "result"
+    ]
     assert f"{display['name']} — Class {display['class']}" in page.inner_text("#hex-info")
     assert page.errors == []

@@ -33,8 +33,9 @@ def http(db_url: str, clock: FakeClock) -> Iterator[httpx.Client]:
 
 
 def _game(http: httpx.Client) -> str:
-    r = http.post("/games", json={"ruleset": "tiny", "scenario": tiny_scenario(),
-                                  "match": {"clock": CONTROL}})
+    r = http.post(
+        "/games", json={"ruleset": "tiny", "scenario": tiny_scenario(), "match": {"clock": CONTROL}}
+    )
     assert r.status_code == 201, r.text
     return str(r.json()["id"])
 

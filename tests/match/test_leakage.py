@@ -248,37 +248,44 @@ def test_no_read_path_leaks_a_sealed_order_or_the_seed(server: str, db_url: str)
 # -- the same crawl on the real rulesets ------------------------------------------------------
 
 REAL_PROBES = {
-    "zoc": ("scenarios/zoc/seed-example.json", Probe(
-        queries=("ezoc-map", "nope"),
-        actions=(
-            {"kind": "move", "unit": "de-inf-1", "path": ["e3207"]},
-            {"kind": "move", "unit": "nobody", "path": ["e3207"]},
-            {"kind": "retreat", "unit": "de-inf-1", "path": [], "length": 1},
+    "zoc": (
+        "scenarios/zoc/seed-example.json",
+        Probe(
+            queries=("ezoc-map", "nope"),
+            actions=(
+                {"kind": "move", "unit": "de-inf-1", "path": ["e3207"]},
+                {"kind": "move", "unit": "nobody", "path": ["e3207"]},
+                {"kind": "retreat", "unit": "de-inf-1", "path": [], "length": 1},
+            ),
         ),
-    )),
-    "zoi": ("scenarios/zoi/example.json", Probe(
-        queries=("zone-map", "nope"),
-        actions=(
-            {"kind": "move", "unit": "fr-ldr", "path": ["0610"]},
-            {"kind": "move", "unit": "nobody", "path": ["0610"]},
-            {"kind": "move", "unit": "aus-ir49", "path": ["0605"]},  # not the phasing side
+    ),
+    "zoi": (
+        "scenarios/zoi/example.json",
+        Probe(
+            queries=("zone-map", "nope"),
+            actions=(
+                {"kind": "move", "unit": "fr-ldr", "path": ["0610"]},
+                {"kind": "move", "unit": "nobody", "path": ["0610"]},
+                {"kind": "move", "unit": "aus-ir49", "path": ["0605"]},  # not the phasing side
+            ),
         ),
-    )),
-    "terrain": ("scenarios/terrain/example.json", Probe(
-        queries=("line-of-sight", "nope"),
-        actions=(
-            {"kind": "move", "unit": "fr-wagon", "path": [[200, 590]]},
-            {"kind": "move", "unit": "nobody", "path": [[1, 1]]},
-            {"kind": "fire", "unit": "fr-inf", "target": "nobody"},
+    ),
+    "terrain": (
+        "scenarios/terrain/example.json",
+        Probe(
+            queries=("line-of-sight", "nope"),
+            actions=(
+                {"kind": "move", "unit": "fr-wagon", "path": [[200, 590]]},
+                {"kind": "move", "unit": "nobody", "path": [[1, 1]]},
+                {"kind": "fire", "unit": "fr-inf", "target": "nobody"},
+            ),
         ),
-    )),
+    ),
 }
 
 
 @pytest.mark.parametrize("ruleset", sorted(REAL_PROBES))
-def test_no_read_path_leaks_the_seed_of_a_real_game(
-    server: str, db_url: str, ruleset: str
-) -> None:
+def test_no_read_path_leaks_the_seed_of_a_real_game(server: str, db_url: str, ruleset: str) -> None:
     """zoc, zoi and terrain games (no sealed orders): the seed stays hidden from every reader."""
     path, probe = REAL_PROBES[ruleset]
     scenario = json.loads((ROOT / path).read_text())

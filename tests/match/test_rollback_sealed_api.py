@@ -19,9 +19,7 @@ async def test_rollback_withdraws_an_unrevealed_sealed_order(client: httpx.Async
     assert r.status_code == 201, r.text
     g = Game(client, r.json()["id"], r.json()["seats"])
     url = f"/games/{g.id}/sealed/bid.r1"
-    first = await client.post(
-        url, json={"bid": 1, "motto": OLD_MARKER}, headers=g.write("red", 1)
-    )
+    first = await client.post(url, json={"bid": 1, "motto": OLD_MARKER}, headers=g.write("red", 1))
     assert first.status_code == 201, first.text
     old_commitment = first.json()["commitment"]
 

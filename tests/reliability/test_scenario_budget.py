@@ -58,9 +58,7 @@ async def test_a_large_zoi_map_counts(client: httpx.AsyncClient) -> None:
 async def test_terrain_vertices_count(client: httpx.AsyncClient) -> None:
     sc = _scenario("terrain")
     ring = [[float(i % 100), float(i // 100)] for i in range(400)]
-    sc["features"] = [
-        {"id": f"f{i}", "kind": "rough", "polygon": ring} for i in range(50)
-    ]
+    sc["features"] = [{"id": f"f{i}", "kind": "rough", "polygon": ring} for i in range(50)]
     assert document_size(sc) > DEFAULT_BUDGET
     await _refused(client, "terrain", sc)
 

@@ -103,7 +103,7 @@ def test_a_half_sent_body_is_closed_and_nothing_written(server: ServerProcess) -
     with _connect(server) as sock:
         sock.sendall(
             b"POST /games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
-            b"Content-Length: 100\r\n\r\n{\"ruleset\": "
+            b'Content-Length: 100\r\n\r\n{"ruleset": '
         )
         assert _read_until_closed(sock) == b""
     games = httpx.get(f"{server.url}/rulesets")

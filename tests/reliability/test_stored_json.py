@@ -51,9 +51,7 @@ async def test_a_long_clock_keeps_every_later_write_and_read_working(
     client: httpx.AsyncClient,
 ) -> None:
     year = 366 * 24 * 3600
-    g = await new_game(
-        client, match={"clock": {"budget_seconds": year, "increment_seconds": year}}
-    )
+    g = await new_game(client, match={"clock": {"budget_seconds": year, "increment_seconds": year}})
     for _ in range(3):
         assert (await g.act("red", {"kind": "step", "pawn": "r1", "n": 1})).status_code == 201
     view = await g.view()
@@ -117,4 +115,3 @@ def test_the_storage_boundary_refuses_non_finite_json(db_url: str) -> None:
                 session.commit()
     finally:
         engine.dispose()
-

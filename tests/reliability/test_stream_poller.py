@@ -73,7 +73,6 @@ async def test_one_poller_wakes_every_stream(sqlite_url: str) -> None:
         engine.dispose()
 
 
-
 def test_stream_load_short_form(db_url: str, tmp_path: Path) -> None:
     """A few hundred idle streams on a real server process: GETs keep answering and one
     action reaches every stream (``make reliability`` runs a thousand and prints latencies)."""

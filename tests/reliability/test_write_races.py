@@ -80,9 +80,7 @@ def test_concurrent_retries_of_an_action_and_of_a_rollback(server: str) -> None:
 def test_concurrent_retries_of_a_sealed_order(server: str) -> None:
     gid, seats = _create(server, {"ruleset": "blind", "scenario": {"budget": 10}})
     red = {"Authorization": f"Bearer {seats['red']}", "If-Match": "*", "Idempotency-Key": "bid"}
-    answers = _burst(
-        server, f"/games/{gid}/sealed/bid.r1", [{"bid": 3}] * WRITERS, [red] * WRITERS
-    )
+    answers = _burst(server, f"/games/{gid}/sealed/bid.r1", [{"bid": 3}] * WRITERS, [red] * WRITERS)
     _same_answer(answers)
     assert [e["kind"] for e in _events(server, gid, seats["umpire"])] == ["sealed_received"]
 
@@ -99,9 +97,7 @@ def test_if_match_any_never_412s_under_contention(server: str) -> None:
     assert sorted(a.json()["event"] for a in answers) == list(range(1, WRITERS + 1))
     # two sides' sealed orders with `*` at once: both received, one reveal
     gid, seats = _create(server, {"ruleset": "blind", "scenario": {"budget": 10}})
-    both = [
-        {"Authorization": f"Bearer {seats[s]}", "If-Match": "*"} for s in ("red", "blue") * 4
-    ]
+    both = [{"Authorization": f"Bearer {seats[s]}", "If-Match": "*"} for s in ("red", "blue") * 4]
     answers = _burst(server, f"/games/{gid}/sealed/bid.r1", [{"bid": 1}] * 8, both)
     codes = sorted(a.status_code for a in answers)
     assert 412 not in codes, [a.text for a in answers]

@@ -196,8 +196,9 @@ def _write(path: Path, cases: list[dict[str, Any]], sources: list[str]) -> None:
     head = "# Rule cases (format 2, tests/rules/rule_cases.py).\n"
     if sources:
         head += "# Converted by tests/rules/convert_cases.py from: " + ", ".join(sources) + "\n"
-    body = yaml.safe_dump({"format": FORMAT, "cases": cases}, sort_keys=False, width=100,
-                          allow_unicode=True)
+    body = yaml.safe_dump(
+        {"format": FORMAT, "cases": cases}, sort_keys=False, width=100, allow_unicode=True
+    )
     path.write_text(head + body, encoding="utf-8")
 
 

@@ -213,8 +213,13 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
         got = set(sections(ruling["violations"][0]["citations"]))
         assert set(expect["violation_citations"]) <= got, f"first violation cites {got}"
     if "details" in expect:
-        subset(expect["details"], ruling["details"], "details", lists="any_item",
-               empty_dict_is_exact=True)
+        subset(
+            expect["details"],
+            ruling["details"],
+            "details",
+            lists="any_item",
+            empty_dict_is_exact=True,
+        )
     if "interpretations" in expect:
         got_i = {i["id"] for i in ruling["interpretations"]}
         assert got_i == set(expect["interpretations"]), f"interpretations {sorted(got_i)}"
@@ -236,15 +241,25 @@ def check_after(expect: Mapping[str, Any], state: Mapping[str, Any]) -> None:
             match(fields, units[uid], f"after.units.{uid}")
     for uid in want.pop("removed", []):
         assert uid in state.get("removed", []), f"{uid} not in removed {state.get('removed')}"
-    subset(want, {k: state[k] for k in want if k in state}, "after", lists="any_item",
-           empty_dict_is_exact=True)
+    subset(
+        want,
+        {k: state[k] for k in want if k in state},
+        "after",
+        lists="any_item",
+        empty_dict_is_exact=True,
+    )
 
 
 def check_query(expect: Mapping[str, Any], result: Mapping[str, Any]) -> None:
     json.dumps(result)
     want = expect.get("result") or {}
-    subset(want, {k: v for k, v in result.items() if k in want}, "result", lists="any_item",
-           empty_dict_is_exact=True)
+    subset(
+        want,
+        {k: v for k, v in result.items() if k in want},
+        "result",
+        lists="any_item",
+        empty_dict_is_exact=True,
+    )
     for key, missing in (expect.get("absent") or {}).items():
         for sub in missing:
             assert sub not in result[key], f"{sub!r} unexpectedly in result[{key!r}]"

@@ -50,9 +50,17 @@ def _cases() -> Iterator[tuple[str, str, Any, Any, Any, dict[str, Any]]]:
     """(ruleset, query, board, state, options, params) for every query worth asking."""
     for path in ZOC_SCENARIOS:
         ruleset, board, state, options = _game("zoc", json.loads(path.read_text()))
-        moved = _apply(ruleset, board, state, options,
-                       {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]}) \
-            if path.name == "seed-example.json" else None
+        moved = (
+            _apply(
+                ruleset,
+                board,
+                state,
+                options,
+                {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]},
+            )
+            if path.name == "seed-example.json"
+            else None
+        )
         for st in (state, moved):
             if st is None:
                 continue
@@ -73,11 +81,22 @@ def _cases() -> Iterator[tuple[str, str, Any, Any, Any, dict[str, Any]]]:
     ruleset, board, state, options = _game("objective-zones", oz)
     for zone in oz["zones"]:
         yield "objective-zones", "zone", board, state, options, {"zone": zone["id"]}
-    declared = _apply(ruleset, board, state, options,
-                      {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2"]})
+    declared = _apply(
+        ruleset,
+        board,
+        state,
+        options,
+        {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2"]},
+    )
     for side in ruleset.sides(board).names:
-        yield "objective-zones", "allocation-options", board, declared, options, {
-            "zone": "mill", "side": side}
+        yield (
+            "objective-zones",
+            "allocation-options",
+            board,
+            declared,
+            options,
+            {"zone": "mill", "side": side},
+        )
     yield "objective-zones", "zone", board, declared, options, {"zone": "mill"}
     for table in ("terrain", "battlefield"):
         scenario = registry.get(table).example_scenario() or {}
@@ -86,20 +105,33 @@ def _cases() -> Iterator[tuple[str, str, Any, Any, Any, dict[str, Any]]]:
         centres = _centres(scenario)
         for i, at in enumerate(centres):
             yield table, "terrain-at", board, state, options, {"at": at}
-            yield table, "line-of-sight", board, state, options, {
-                "from": at, "to": centres[(i + 3) % len(centres)]}
+            yield (
+                table,
+                "line-of-sight",
+                board,
+                state,
+                options,
+                {"from": at, "to": centres[(i + 3) % len(centres)]},
+            )
     scenario = registry.get("battlefield").example_scenario() or {}
     ruleset, board, state, options = _game("battlefield", scenario)
-    charged = _apply(ruleset, board, state, options,
-                     {"kind": "charge", "unit": "us-1", "path": [[758, 520]]})
+    charged = _apply(
+        ruleset, board, state, options, {"kind": "charge", "unit": "us-1", "path": [[758, 520]]}
+    )
     for st in (state, charged):
         for zone in scenario["zones"]:
             yield "battlefield", "zone", board, st, options, {"zone": zone["id"]}
         for unit in scenario["units"]:
             yield "battlefield", "cover", board, st, options, {"unit": unit["id"]}
     for side in ("union", "confederate"):
-        yield "battlefield", "allocation-options", board, charged, options, {
-            "zone": "village", "side": side}
+        yield (
+            "battlefield",
+            "allocation-options",
+            board,
+            charged,
+            options,
+            {"zone": "village", "side": side},
+        )
 
 
 CASES = list(_cases())

@@ -46,9 +46,7 @@ class ServerProcess:
         last = ""
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise AssertionError(
-                    f"server exited with {self.proc.returncode}:\n{self.output()}"
-                )
+                raise AssertionError(f"server exited with {self.proc.returncode}:\n{self.output()}")
             try:
                 r = httpx.get(f"{self.url}/healthz", timeout=2)
                 if r.status_code == 200:

@@ -50,20 +50,51 @@ class Judgement:
     def rely(self, interpretation: str) -> None:
         interp = INTERPRETATION_BY_ID[interpretation]
         value = getattr(self.options, interp.option) if interp.option else None
-        ref = InterpretationRef(id=interp.id, text=interp.reading, option=interp.option,
-                                value=value)
+        ref = InterpretationRef(
+            id=interp.id, text=interp.reading, option=interp.option, value=value
+        )
         if all(r.id != ref.id for r in self.interpretations):
             self.interpretations.append(ref)
 
-    def violate(self, code: str, message: str, sections: Sequence[str], *,
-                unit: str | None = None, **details: Any) -> None:
-        self.violations.append(Violation(code=code, message=message, unit=unit,
-                                         citations=self.cite(*sections), details=details))
+    def violate(
+        self,
+        code: str,
+        message: str,
+        sections: Sequence[str],
+        *,
+        unit: str | None = None,
+        **details: Any,
+    ) -> None:
+        self.violations.append(
+            Violation(
+                code=code,
+                message=message,
+                unit=unit,
+                citations=self.cite(*sections),
+                details=details,
+            )
+        )
 
-    def effect(self, kind: str, message: str, sections: Sequence[str], *,
-               unit: str | None = None, by: Sequence[str] = (), **details: Any) -> None:
-        self.effects.append(Effect(kind=kind, message=message, unit=unit, by=tuple(by),
-                                   citations=self.cite(*sections), details=details))
+    def effect(
+        self,
+        kind: str,
+        message: str,
+        sections: Sequence[str],
+        *,
+        unit: str | None = None,
+        by: Sequence[str] = (),
+        **details: Any,
+    ) -> None:
+        self.effects.append(
+            Effect(
+                kind=kind,
+                message=message,
+                unit=unit,
+                by=tuple(by),
+                citations=self.cite(*sections),
+                details=details,
+            )
+        )
 
     def take(self, ruling: Ruling, part: str | None = None) -> Ruling:
         """Fold a part's ruling into this one (its details under ``part`` when given)."""
@@ -85,6 +116,12 @@ class Judgement:
 
     def ruling(self, ok_summary: str) -> Ruling:
         summary = ok_summary if self.legal else "; ".join(v.message for v in self.violations)
-        return Ruling(legal=self.legal, summary=summary, violations=tuple(self.violations),
-                      effects=tuple(self.effects), citations=tuple(self.citations),
-                      interpretations=tuple(self.interpretations), details=self.details)
+        return Ruling(
+            legal=self.legal,
+            summary=summary,
+            violations=tuple(self.violations),
+            effects=tuple(self.effects),
+            citations=tuple(self.citations),
+            interpretations=tuple(self.interpretations),
+            details=self.details,
+        )

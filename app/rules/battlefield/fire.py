@@ -25,43 +25,66 @@ from app.rules.terrain import models as tr
 
 
 def judge_fire(j: Judgement, action: Fire) -> str:
-    ruling = ZONES.adjudicate(j.board.zones, j.state.zones,
-                              oz.Musketry(unit=action.unit, target=action.target),
-                              j.options.zones())
+    ruling = ZONES.adjudicate(
+        j.board.zones,
+        j.state.zones,
+        oz.Musketry(unit=action.unit, target=action.target),
+        j.options.zones(),
+    )
     j.take(ruling, "zones")
     if not ruling.legal:
         return ""
     view = table_view(j.board, j.state)
-    ruling = TERRAIN.adjudicate(j.board.table, view,
-                                tr.Fire(unit=action.unit, target=action.target),
-                                j.options.terrain())
+    ruling = TERRAIN.adjudicate(
+        j.board.table, view, tr.Fire(unit=action.unit, target=action.target), j.options.terrain()
+    )
     j.take(ruling, "terrain")
     return f"{action.unit} may fire at {action.target}"
 
 
-def _kill_zone(j: Judgement, unit: str, origin: tuple[float, float],
-               target: tuple[float, float]) -> LineString:
+def _kill_zone(
+    j: Judgement, unit: str, origin: tuple[float, float], target: tuple[float, float]
+) -> LineString:
     """Range and woods along the centre line of a kill zone (BF.Range, A.44, A.45)."""
     line = LineString([origin, target])
     j.cite("BF.Range")
     if line.length > j.board.artillery_range + 1e-6:
-        j.violate("bf.out_of_range", f"{unit} reaches {j.board.artillery_range:g} yards; the "
-                  f"target is {line.length:.0f} away", ["BF.Range"], unit=unit,
-                  yards=round(line.length, 2), range=j.board.artillery_range)
+        j.violate(
+            "bf.out_of_range",
+            f"{unit} reaches {j.board.artillery_range:g} yards; the "
+            f"target is {line.length:.0f} away",
+            ["BF.Range"],
+            unit=unit,
+            yards=round(line.length, 2),
+            range=j.board.artillery_range,
+        )
     for fid, clause in woods_on(j.board, line):
-        j.violate("bf.kill_zone_blocked", f"{fid} stops {unit}'s kill zone", [clause, "BF.Range"],
-                  unit=unit, feature=fid)
-    j.details["kill_zone"] = {"from": list(origin), "to": list(target),
-                              "yards": round(line.length, 2),
-                              "width": j.board.kill_zone_width}
+        j.violate(
+            "bf.kill_zone_blocked",
+            f"{fid} stops {unit}'s kill zone",
+            [clause, "BF.Range"],
+            unit=unit,
+            feature=fid,
+        )
+    j.details["kill_zone"] = {
+        "from": list(origin),
+        "to": list(target),
+        "yards": round(line.length, 2),
+        "width": j.board.kill_zone_width,
+    }
     return line
 
 
 def judge_bombard(j: Judgement, action: Bombard) -> str:
     battery = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
-    if (battery is not None and zunit is not None and action.zone in j.board.outlines
-            and action.unit not in off_table(j.board, j.state) and zunit.zone is None):
+    if (
+        battery is not None
+        and zunit is not None
+        and action.zone in j.board.outlines
+        and action.unit not in off_table(j.board, j.state)
+        and zunit.zone is None
+    ):
         shape = outline(j.board, action.zone)
         near = nearest_points(shape.exterior, Point(battery.at))[0]
         _kill_zone(j, battery.id, battery.at, (near.x, near.y))
@@ -73,8 +96,9 @@ def judge_bombard(j: Judgement, action: Bombard) -> str:
 
 
 def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
-    ruling = ZONES.adjudicate(j.board.zones, j.state.zones, oz.GarrisonFire(unit=action.unit),
-                              j.options.zones())
+    ruling = ZONES.adjudicate(
+        j.board.zones, j.state.zones, oz.GarrisonFire(unit=action.unit), j.options.zones()
+    )
     j.take(ruling, "zones")
     if not ruling.legal:
         return ""
@@ -82,13 +106,18 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
     assert zunit is not None and zunit.zone is not None
     shape = outline(j.board, zunit.zone)
     if not on_border(shape, action.origin):
-        j.violate("bf.not_on_border", f"a garrison battery's kill zone starts on {zunit.zone}'s "
-                  "border", ["OZ.Basic.E", "BF.Range"], unit=action.unit)
+        j.violate(
+            "bf.not_on_border",
+            f"a garrison battery's kill zone starts on {zunit.zone}'s border",
+            ["OZ.Basic.E", "BF.Range"],
+            unit=action.unit,
+        )
         return ""
     target = table_unit(j.state, action.target)
     if target is None or target.destroyed or target.id in off_table(j.board, j.state):
-        j.violate("bf.no_target", f"{action.target} is not on the table", ["BF.Table"],
-                  unit=action.target)
+        j.violate(
+            "bf.no_target", f"{action.target} is not on the table", ["BF.Table"], unit=action.target
+        )
         return ""
     line = _kill_zone(j, action.unit, action.origin, target.at)
     if not j.legal:
@@ -99,11 +128,20 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
         j.rely("bf.road-exit-kill-zone")
         if not band.intersects(exits):
             if j.options.road_exit_kill_zone == "required":
-                j.violate("bf.road_exit_not_covered", f"the kill zone must take in part of "
-                          f"{zunit.zone}'s road exit", ["OZ.Basic.E"], unit=action.unit)
+                j.violate(
+                    "bf.road_exit_not_covered",
+                    f"the kill zone must take in part of {zunit.zone}'s road exit",
+                    ["OZ.Basic.E"],
+                    unit=action.unit,
+                )
                 return ""
-            j.effect("bf.road_exit_not_covered", f"the kill zone misses {zunit.zone}'s road "
-                     "exit", ["OZ.Basic.E"], unit=action.unit, zone=zunit.zone)
+            j.effect(
+                "bf.road_exit_not_covered",
+                f"the kill zone misses {zunit.zone}'s road exit",
+                ["OZ.Basic.E"],
+                unit=action.unit,
+                zone=zunit.zone,
+            )
     return f"{action.unit} fires from {zunit.zone}'s border at {action.target}"
 
 
@@ -113,19 +151,33 @@ def judge_support(j: Judgement, action: Support) -> str:
     battery = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
     zstate = j.state.zones
-    assault = next((a for a in zstate.assaults
-                    if a.zone == action.zone and a.turn == zstate.turn), None)
+    assault = next(
+        (a for a in zstate.assaults if a.zone == action.zone and a.turn == zstate.turn), None
+    )
     if battery is None or zunit is None or zunit.type != "artillery" or zunit.zone is not None:
-        j.violate("oz.bad_support", f"{action.unit} is not a battery on the table",
-                  ["OZ.Assault.B.5"], unit=action.unit)
+        j.violate(
+            "oz.bad_support",
+            f"{action.unit} is not a battery on the table",
+            ["OZ.Assault.B.5"],
+            unit=action.unit,
+        )
         return ""
     if assault is None or assault.attacker != zunit.side:
-        j.violate("oz.no_assault", f"{zunit.side} declared no assault on {action.zone} this "
-                  "turn", ["OZ.Assault.A", "OZ.Assault.B.5"], unit=action.unit)
+        j.violate(
+            "oz.no_assault",
+            f"{zunit.side} declared no assault on {action.zone} this turn",
+            ["OZ.Assault.A", "OZ.Assault.B.5"],
+            unit=action.unit,
+        )
         return ""
     if zstate.phase != "charge_declaration":
-        j.violate("bf.wrong_phase", "support is named in the charge declaration phase",
-                  ["OZ.Sequence"], phase=zstate.phase, allowed=["charge_declaration"])
+        j.violate(
+            "bf.wrong_phase",
+            "support is named in the charge declaration phase",
+            ["OZ.Sequence"],
+            phase=zstate.phase,
+            allowed=["charge_declaration"],
+        )
         return ""
     shape = outline(j.board, action.zone)
     near = nearest_points(shape.exterior, Point(battery.at))[0]
@@ -133,7 +185,11 @@ def judge_support(j: Judgement, action: Support) -> str:
     if not j.legal:
         return ""
     j.rely("oz.support-secondary")
-    j.effect("oz.support_named", f"{battery.id} supports the assault on {action.zone}; no "
-             "Secondary Fire for it this turn", ["OZ.Assault.B.5"], by=[battery.id],
-             zone=action.zone)
+    j.effect(
+        "oz.support_named",
+        f"{battery.id} supports the assault on {action.zone}; no Secondary Fire for it this turn",
+        ["OZ.Assault.B.5"],
+        by=[battery.id],
+        zone=action.zone,
+    )
     return f"{battery.id} supports the assault on {action.zone}"

@@ -231,8 +231,12 @@ class Allocation(oz.Allocation):
         context: Any = info.context if isinstance(info.context, dict) else {}
         board, state, side = context.get("board"), context.get("state"), context.get("side")
         zone = type(self).zone_id
-        if zone is not None and isinstance(board, Board) and isinstance(state, State) \
-                and isinstance(side, str):
+        if (
+            zone is not None
+            and isinstance(board, Board)
+            and isinstance(state, State)
+            and isinstance(side, str)
+        ):
             from app.rules.objective_zones.combat import order_problems
 
             options = context.get("options")

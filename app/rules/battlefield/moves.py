@@ -44,13 +44,19 @@ def _phase(j: Judgement, kind: str, phases: tuple[str, ...]) -> bool:
     phase = j.state.zones.phase
     if phase in phases:
         return True
-    j.violate("bf.wrong_phase", f"a {kind} belongs to the {' or '.join(phases)} phase, not "
-              f"{phase}", ["OZ.Sequence"], phase=phase, allowed=list(phases))
+    j.violate(
+        "bf.wrong_phase",
+        f"a {kind} belongs to the {' or '.join(phases)} phase, not {phase}",
+        ["OZ.Sequence"],
+        phase=phase,
+        allowed=list(phases),
+    )
     return False
 
 
-def _leave(j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY],
-           charge: bool) -> tuple[tr.Unit, list[XY]] | None:
+def _leave(
+    j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY], charge: bool
+) -> tuple[tr.Unit, list[XY]] | None:
     """Judge leaving ``zunit.zone``; return the unit placed where its table path starts and
     the waypoints still to judge, or None when leaving is refused."""
     assert zunit.zone is not None
@@ -67,13 +73,22 @@ def _leave(j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY],
         start, rest = path[0], list(path[1:])
         exit_point = start
         if not on_border(shape, start):
-            j.violate("bf.not_on_border", f"{unit.id} leaves {zone.id} from a point of its "
-                      "border: the path's first point is not on it", ["BF.Leave"],
-                      unit=unit.id, zone=zone.id)
+            j.violate(
+                "bf.not_on_border",
+                f"{unit.id} leaves {zone.id} from a point of its "
+                "border: the path's first point is not on it",
+                ["BF.Leave"],
+                unit=unit.id,
+                zone=zone.id,
+            )
             return None
         if not rest:
-            j.violate("bf.no_path", f"{unit.id} names no point beyond {zone.id}'s border",
-                      ["BF.Leave"], unit=unit.id)
+            j.violate(
+                "bf.no_path",
+                f"{unit.id} names no point beyond {zone.id}'s border",
+                ["BF.Leave"],
+                unit=unit.id,
+            )
             return None
     by_road = False
     if zunit.type in ("cavalry", "artillery") and zone.road:
@@ -82,8 +97,9 @@ def _leave(j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY],
     zstate = j.state.zones
     if charge:  # leaving as part of a charge (OZ.Trafficability): judged as a move out
         zstate = zstate.model_copy(update={"phase": "movement"})
-    ruling = ZONES.adjudicate(j.board.zones, zstate, oz.ExitZone(unit=unit.id, by_road=by_road),
-                              j.options.zones())
+    ruling = ZONES.adjudicate(
+        j.board.zones, zstate, oz.ExitZone(unit=unit.id, by_road=by_road), j.options.zones()
+    )
     j.take(ruling, "zone_exit")
     if not ruling.legal:
         return None
@@ -100,9 +116,16 @@ def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
     if spent > 0:
         j.cite("T.Scenario")
         if spent + cost > unit.movement + TOLERANCE:
-            j.violate("bf.allowance_spent", f"{unit.id} already moved {spent:g} yards this "
-                      f"turn; {cost:g} more exceeds its {unit.movement:g}", ["T.Scenario"],
-                      unit=unit.id, spent=spent, cost=cost, allowance=unit.movement)
+            j.violate(
+                "bf.allowance_spent",
+                f"{unit.id} already moved {spent:g} yards this "
+                f"turn; {cost:g} more exceeds its {unit.movement:g}",
+                ["T.Scenario"],
+                unit=unit.id,
+                spent=spent,
+                cost=cost,
+                allowance=unit.movement,
+            )
     if unit.type != "artillery" or unit.limbered:
         return
     woods = {f.id for f in j.board.table.features if f.kind in WOODS}
@@ -113,9 +136,15 @@ def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
     j.details["prolonged"] = round(before + into, 2)
     j.cite("A.45")
     if before + into > PROLONGE_CAP + TOLERANCE:
-        j.violate("bf.prolonge_spent", f"{unit.id} was prolonged {before:g} yards into woods "
-                  f"this turn; {into:g} more exceeds 20", ["A.45"], unit=unit.id,
-                  prolonged=before, more=into)
+        j.violate(
+            "bf.prolonge_spent",
+            f"{unit.id} was prolonged {before:g} yards into woods "
+            f"this turn; {into:g} more exceeds 20",
+            ["A.45"],
+            unit=unit.id,
+            prolonged=before,
+            more=into,
+        )
 
 
 def _zone_entered(j: Judgement, line: LineString, leaving: str | None) -> tuple[str, float] | None:
@@ -153,8 +182,9 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
     unit = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
     if unit is None or unit.destroyed:
-        j.violate("bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"],
-                  unit=action.unit)
+        j.violate(
+            "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
+        )
         return ""
     if not _phase(j, kind, ("charge_declaration",) if charge else ("movement",)):
         return ""
@@ -170,22 +200,36 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
     entered = _zone_entered(j, line, leaving)
     for zid in _enemy_a_zones_crossed(j, unit, line):
         if entered is None or entered[0] != zid:
-            j.violate("bf.enemy_zone_in_path", f"{unit.id} cannot pass through {zid}: the "
-                      "enemy holds it", ["OZ.Class", "BF.Enter"], unit=unit.id, zone=zid)
+            j.violate(
+                "bf.enemy_zone_in_path",
+                f"{unit.id} cannot pass through {zid}: the enemy holds it",
+                ["OZ.Class", "BF.Enter"],
+                unit=unit.id,
+                zone=zid,
+            )
     on_table_path = line
     if entered is not None:
         zid, at = entered
         j.cite("BF.Enter")
         shape = outline(j.board, zid)
         if not shape.covers(Point(line.coords[-1])):
-            j.violate("bf.through_zone", f"{unit.id} enters {zid} on the way: a move that "
-                      "crosses a zone's border ends in it", ["BF.Enter"], unit=unit.id,
-                      zone=zid)
+            j.violate(
+                "bf.through_zone",
+                f"{unit.id} enters {zid} on the way: a move that "
+                "crosses a zone's border ends in it",
+                ["BF.Enter"],
+                unit=unit.id,
+                zone=zid,
+            )
         if j.board.zones.zones[zid].zone_class != "A":
             on_table_path = substring(line, 0, at)
         if zunit is None:
-            j.violate("bf.not_a_zone_unit", f"{unit.id} is a {unit.type}: only battalions "
-                      "and batteries enter zones", ["OZ.Capacity", "BF.Enter"], unit=unit.id)
+            j.violate(
+                "bf.not_a_zone_unit",
+                f"{unit.id} is a {unit.type}: only battalions and batteries enter zones",
+                ["OZ.Capacity", "BF.Enter"],
+                unit=unit.id,
+            )
     end = on_table_path.coords[-1]
     j.details["end"] = [round(end[0], 3), round(end[1], 3)]
     if on_table_path.length > TOLERANCE:
@@ -213,38 +257,55 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
 def _enter(j: Judgement, zunit: oz.Unit, zid: str, action: Move | Charge, charge: bool) -> None:
     zstate = j.state.zones
     if "left" in j.details:  # judged as if already out of the zone it leaves
-        units = [u.model_copy(update={"zone": None, "at": "board", "sector": None})
-                 if u.id == zunit.id else u for u in zstate.units]
+        units = [
+            u.model_copy(update={"zone": None, "at": "board", "sector": None})
+            if u.id == zunit.id
+            else u
+            for u in zstate.units
+        ]
         zstate = zstate.model_copy(update={"units": units})
     opts = j.options.zones()
     if not charge:
         assert isinstance(action, Move)
-        ruling = ZONES.adjudicate(j.board.zones, zstate,
-                                  oz.EnterZone(unit=zunit.id, zone=zid, sector=action.sector), opts)
+        ruling = ZONES.adjudicate(
+            j.board.zones, zstate, oz.EnterZone(unit=zunit.id, zone=zid, sector=action.sector), opts
+        )
         j.take(ruling, "zone_enter")
         return
     j.cite("BF.Charge")
     pending = next((a for a in zstate.assaults if a.zone == zid and a.turn == zstate.turn), None)
     if pending is not None and pending.attacker == zunit.side:
-        j.effect("bf.joins_assault", f"{zunit.id} joins the assault on {zid}",
-                 ["OZ.Assault.A", "BF.Charge"], unit=zunit.id, zone=zid)
+        j.effect(
+            "bf.joins_assault",
+            f"{zunit.id} joins the assault on {zid}",
+            ["OZ.Assault.A", "BF.Charge"],
+            unit=zunit.id,
+            zone=zid,
+        )
         j.details["joins"] = zid
         return
-    ruling = ZONES.adjudicate(j.board.zones, zstate,
-                              oz.DeclareAssault(zone=zid, units=[zunit.id]), opts)
+    ruling = ZONES.adjudicate(
+        j.board.zones, zstate, oz.DeclareAssault(zone=zid, units=[zunit.id]), opts
+    )
     j.take(ruling, "assault")
 
 
 def judge_hold(j: Judgement, action: Hold) -> str:
     unit = table_unit(j.state, action.unit)
     if unit is None or unit.destroyed:
-        j.violate("bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"],
-                  unit=action.unit)
+        j.violate(
+            "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
+        )
         return ""
     if not _phase(j, "hold order", ("charge_declaration", "movement")):
         return ""
-    j.effect("bf.posture", f"{unit.id} is {action.posture}", ["BF.Posture", "A.47"],
-             unit=unit.id, posture=action.posture)
+    j.effect(
+        "bf.posture",
+        f"{unit.id} is {action.posture}",
+        ["BF.Posture", "A.47"],
+        unit=unit.id,
+        posture=action.posture,
+    )
     return f"{unit.id} is ordered {action.posture}"
 
 
@@ -284,9 +345,15 @@ def apply_move(j: Judgement, action: Move | Charge, details: dict[str, Any]) -> 
         charges.append(tr.Charge(unit=uid, path=list(action.path)))
         if "assault" in details:
             d = details["assault"]
-            zstate.assaults.append(oz.Assault(zone=d["zone"], attacker=zunits[uid].side,
-                                              defender=d["defender"], units=[uid],
-                                              turn=zstate.turn))
+            zstate.assaults.append(
+                oz.Assault(
+                    zone=d["zone"],
+                    attacker=zunits[uid].side,
+                    defender=d["defender"],
+                    units=[uid],
+                    turn=zstate.turn,
+                )
+            )
         if "joins" in details:
             for a in zstate.assaults:
                 if a.zone == details["joins"] and a.turn == zstate.turn:
@@ -299,8 +366,7 @@ def apply_move(j: Judgement, action: Move | Charge, details: dict[str, Any]) -> 
         moved[uid] = float(details["spent"])
     if "prolonged" in details:
         prolonged[uid] = float(details["prolonged"])
-    return State(table=table, zones=zstate, postures=postures, moved=moved,
-                 prolonged=prolonged)
+    return State(table=table, zones=zstate, postures=postures, moved=moved, prolonged=prolonged)
 
 
 def _rating(feature: tr.Feature) -> str | None:
@@ -333,8 +399,12 @@ def cover_of(j: Judgement, uid: str) -> dict[str, Any]:
             rating = _rating(feature)
             if rating is not None and unit_in(unit, shape_of(feature), opts):
                 found[rating].append(feature.id)
-    zone_cover = bool(zunit and zunit.zone and zunit.at == "garrison"
-                      and j.board.zones.zones[zunit.zone].zone_class != "A")
+    zone_cover = bool(
+        zunit
+        and zunit.zone
+        and zunit.at == "garrison"
+        and j.board.zones.zones[zunit.zone].zone_class != "A"
+    )
     j.cite("A.47", "BF.Posture")
     if zone_cover:
         j.cite("OZ.Capacity")

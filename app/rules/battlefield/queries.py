@@ -19,7 +19,11 @@ from app.rules.objective_zones import models as oz
 from app.rules.terrain import models as tr
 
 SUGGESTED: dict[str, tuple[float, float]] = {
-    "A": (150, 250), "B": (150, 250), "C": (200, 400), "D": (250, 500), "E": (250, 500),
+    "A": (150, 250),
+    "B": (150, 250),
+    "C": (200, 400),
+    "D": (250, 500),
+    "E": (250, 500),
     "F": (250, 400),
 }
 """Suggested largest diameters in yards by class (OZ.Display.B); Class F: its width."""
@@ -38,8 +42,10 @@ def size_of(shape: Polygon) -> tuple[float, float]:
     rect = shape.minimum_rotated_rectangle
     xs = list(rect.exterior.coords)
     sides = sorted(
-        (((xs[i][0] - xs[i + 1][0]) ** 2 + (xs[i][1] - xs[i + 1][1]) ** 2) ** 0.5
-         for i in range(2)),
+        (
+            ((xs[i][0] - xs[i + 1][0]) ** 2 + (xs[i][1] - xs[i + 1][1]) ** 2) ** 0.5
+            for i in range(2)
+        ),
         reverse=True,
     )
     return round(sides[0], 2), round(sides[1], 2)
@@ -55,8 +61,16 @@ def zone_sizes(board: Board) -> list[dict[str, Any]]:
         if zone.zone_class == "F":
             ok = ok and F_DEPTH[0] <= depth <= F_DEPTH[1] and width >= lo
             note += f", {depth:g} deep; suggested {F_DEPTH[0]:g}-{F_DEPTH[1]:g}"
-        findings.append({"section": "OZ.Display.B", "ok": ok, "note": note, "zone": zid,
-                         "width": width, "depth": depth})
+        findings.append(
+            {
+                "section": "OZ.Display.B",
+                "ok": ok,
+                "note": note,
+                "zone": zid,
+                "width": width,
+                "depth": depth,
+            }
+        )
     return findings
 
 
@@ -69,9 +83,14 @@ def run_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any
     shape = outline(b, p.zone)
     exits = road_exit(b.table.features, shape)
     width, depth = size_of(shape)
-    out.update(outline=b.outlines[p.zone], width=width, depth=depth,
-               road_exit=None if exits is None else [round(exits.centroid.x, 2),
-                                                     round(exits.centroid.y, 2)])
+    out.update(
+        outline=b.outlines[p.zone],
+        width=width,
+        depth=depth,
+        road_exit=None
+        if exits is None
+        else [round(exits.centroid.x, 2), round(exits.centroid.y, 2)],
+    )
     out["citations"] = [*out["citations"], "OZ.Display.B", "BF.Table"]
     return out
 
@@ -92,7 +111,8 @@ def _terrain_query(name: str) -> Any:
 def run_scenario_check(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any]:
     b, s, o = _load(board, state, options)
     out: dict[str, Any] = TERRAIN.queries()["scenario-check"].run(
-        b.table, table_view(b, s), o.terrain(), params)
+        b.table, table_view(b, s), o.terrain(), params
+    )
     out["findings"] = [*out["findings"], *zone_sizes(b)]
     out["citations"] = sorted({*out["citations"], "OZ.Display.B"})
     out["interpretations"] = ["bf.zone-diameter"]
@@ -117,24 +137,48 @@ class _NoParams(BaseModel):
 
 
 SPECS: dict[str, QuerySpec] = {
-    "zone": QuerySpec("zone", "A zone's display (sectors, In-Transit, contested) and its "
-                      "outline, size and road exit on the table.", oz.ZoneParams, run_zone,
-                      result=results.Zone),
+    "zone": QuerySpec(
+        "zone",
+        "A zone's display (sectors, In-Transit, contested) and its "
+        "outline, size and road exit on the table.",
+        oz.ZoneParams,
+        run_zone,
+        result=results.Zone,
+    ),
     "allocation-options": QuerySpec(
-        "allocation-options", "What a side may allocate in a pending assault (its own units "
-        "only).", oz.AllocationOptionsParams, run_allocation_options,
-        result=results.AllocationOptions),
-    "line-of-sight": QuerySpec("line-of-sight", "Is the sight line between two points clear?",
-                               tr.LosParams, _terrain_query("line-of-sight"),
-                               result=results.LineOfSight),
-    "terrain-at": QuerySpec("terrain-at", "The terrain features at a point.",
-                            tr.TerrainAtParams, _terrain_query("terrain-at"),
-                            result=results.TerrainAt),
-    "scenario-check": QuerySpec("scenario-check", "Scenario-design guidance: terrain layout "
-                                "and the suggested zone sizes (findings, never refusals).",
-                                _NoParams, run_scenario_check,
-                                result=results.ScenarioCheck),
-    "cover": QuerySpec("cover", "Does a unit get protective cover now (A.47): in cover, "
-                       "Holding and not engaged?", UnitParams, run_cover,
-                       result=results.Cover),
+        "allocation-options",
+        "What a side may allocate in a pending assault (its own units only).",
+        oz.AllocationOptionsParams,
+        run_allocation_options,
+        result=results.AllocationOptions,
+    ),
+    "line-of-sight": QuerySpec(
+        "line-of-sight",
+        "Is the sight line between two points clear?",
+        tr.LosParams,
+        _terrain_query("line-of-sight"),
+        result=results.LineOfSight,
+    ),
+    "terrain-at": QuerySpec(
+        "terrain-at",
+        "The terrain features at a point.",
+        tr.TerrainAtParams,
+        _terrain_query("terrain-at"),
+        result=results.TerrainAt,
+    ),
+    "scenario-check": QuerySpec(
+        "scenario-check",
+        "Scenario-design guidance: terrain layout "
+        "and the suggested zone sizes (findings, never refusals).",
+        _NoParams,
+        run_scenario_check,
+        result=results.ScenarioCheck,
+    ),
+    "cover": QuerySpec(
+        "cover",
+        "Does a unit get protective cover now (A.47): in cover, Holding and not engaged?",
+        UnitParams,
+        run_cover,
+        result=results.Cover,
+    ),
 }

@@ -73,8 +73,13 @@ def sync_table(board: Board, before: State, zones: oz.State) -> State:
             u = u.model_copy(update={"destroyed": True})
         now = next((z for z in zones.units if z.id == u.id), None)
         was = old.get(u.id)
-        if now is not None and was is not None and now.zone and was.zone != now.zone \
-                and u.id in charges:
+        if (
+            now is not None
+            and was is not None
+            and now.zone
+            and was.zone != now.zone
+            and u.id in charges
+        ):
             u = u.model_copy(update={"at": tuple(charges[u.id].path[-1])})
         units.append(u)
     table = before.table.model_copy(update={"units": units})
@@ -114,8 +119,9 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
         unit = next((u for u in state.table.units if u.id == action.unit), None)
         return unit.side if unit is not None else None
 
-    def adjudicate(self, board: Board, state: State, action: Any, options: Options,
-                   dice: Sequence[int] = ()) -> Ruling:
+    def adjudicate(
+        self, board: Board, state: State, action: Any, options: Options, dice: Sequence[int] = ()
+    ) -> Ruling:
         j = Judgement(board, state, _options(options))
         j.dice = tuple(dice)
         if isinstance(action, Move | Charge):
@@ -165,8 +171,11 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
             return ZONES.dice_needed(board.zones, state.zones, action)
         if isinstance(action, Move):
             ruling = self.adjudicate(board, state, action, board.options)
-            pending = [e for e in ruling.effects
-                       if e.kind == "terrain.wheel_check" and e.details.get("pending")]
+            pending = [
+                e
+                for e in ruling.effects
+                if e.kind == "terrain.wheel_check" and e.details.get("pending")
+            ]
             return [10] * len(pending)
         return ()
 
@@ -193,23 +202,45 @@ class BattlefieldRuleset(Ruleset[Board, State, Any, Options]):
             out[did] = replace(d, order_model=allocation_model(zone))
         return out
 
-    def judge_order(self, board: Board, state: State, decision: SealedDecision, side: str,
-                    order: BaseModel, options: Options) -> Ruling:
-        return ZONES.judge_order(board.zones, state.zones, decision, side, order,
-                                 _options(options).zones())
+    def judge_order(
+        self,
+        board: Board,
+        state: State,
+        decision: SealedDecision,
+        side: str,
+        order: BaseModel,
+        options: Options,
+    ) -> Ruling:
+        return ZONES.judge_order(
+            board.zones, state.zones, decision, side, order, _options(options).zones()
+        )
 
-    def sealed_dice_needed(self, board: Board, state: State, decision: str,
-                           orders: Mapping[str, BaseModel]) -> Sequence[int]:
+    def sealed_dice_needed(
+        self, board: Board, state: State, decision: str, orders: Mapping[str, BaseModel]
+    ) -> Sequence[int]:
         return ZONES.sealed_dice_needed(board.zones, state.zones, decision, orders)
 
-    def resolve_sealed(self, board: Board, state: State, decision: str,
-                       orders: Mapping[str, BaseModel], options: Options,
-                       dice: Sequence[int] = ()) -> Ruling:
-        return ZONES.resolve_sealed(board.zones, state.zones, decision, orders,
-                                    _options(options).zones(), dice)
+    def resolve_sealed(
+        self,
+        board: Board,
+        state: State,
+        decision: str,
+        orders: Mapping[str, BaseModel],
+        options: Options,
+        dice: Sequence[int] = (),
+    ) -> Ruling:
+        return ZONES.resolve_sealed(
+            board.zones, state.zones, decision, orders, _options(options).zones(), dice
+        )
 
-    def apply_sealed(self, board: Board, state: State, decision: str,
-                     orders: Mapping[str, BaseModel], ruling: Ruling) -> State:
+    def apply_sealed(
+        self,
+        board: Board,
+        state: State,
+        decision: str,
+        orders: Mapping[str, BaseModel],
+        ruling: Ruling,
+    ) -> State:
         zones = ZONES.apply_sealed(board.zones, state.zones, decision, orders, ruling)
         return sync_table(board, state, zones)
 

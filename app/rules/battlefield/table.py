@@ -68,7 +68,8 @@ def table_unit(state: State, uid: str) -> tr.Unit | None:
 def off_table(board: Board, state: State) -> set[str]:
     """Units on a zone's display (in a zone other than Class A): not on the table."""
     return {
-        u.id for u in state.zones.units
+        u.id
+        for u in state.zones.units
         if u.zone is not None and board.zones.zones[u.zone].zone_class != "A"
     }
 

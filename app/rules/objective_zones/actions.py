@@ -619,7 +619,7 @@ def judge_bombard(ctx: Ctx, a: Bombard, dice: Sequence[int]) -> Ruling:
                 "dice": list(dice),
                 "losses": losses,
             },
-        )
+        ),
     ]
     if losses:
         effects.append(

@@ -48,8 +48,9 @@ def melee_round(ctx: Ctx, zone_id: str) -> tuple[State, str, dict[str, Allocatio
                 sectors.setdefault(u.sector, []).append(u.id)
         orders[side] = Allocation(sectors=sectors)
     units = [uid for ids in orders[attacker].sectors.values() for uid in ids]
-    assault = Assault(zone=zone.id, attacker=attacker, defender=defender, units=units,
-                      turn=ctx.state.turn)
+    assault = Assault(
+        zone=zone.id, attacker=attacker, defender=defender, units=units, turn=ctx.state.turn
+    )
     state = ctx.state.model_copy(update={"assaults": [*ctx.state.assaults, assault]})
     return state, combat.decision_id(zone.id, ctx.state.turn), orders
 
@@ -73,19 +74,29 @@ def judge_continue(ctx: Ctx, a: ContinueMelee, dice: Sequence[int]) -> Ruling:
     if not dice:
         need = combat.dice_needed(ctx.board, state, decision, orders, opts)
         ctx.cite("OZ.PostMelee.D.4")
-        return ctx.legal(f"The melee in {a.zone} goes on: {len(need)} dice.", [],
-                         {"zone": a.zone, "dice": len(need)})
+        return ctx.legal(
+            f"The melee in {a.zone} goes on: {len(need)} dice.",
+            [],
+            {"zone": a.zone, "dice": len(need)},
+        )
     ruling = combat.resolve(ctx.board, state, decision, orders, opts, dice)
-    note = ctx.effect("oz.melee_continues", f"the engaged melee in {a.zone} goes on",
-                      ["OZ.PostMelee.D.4"], details={"zone": a.zone})
+    note = ctx.effect(
+        "oz.melee_continues",
+        f"the engaged melee in {a.zone} goes on",
+        ["OZ.PostMelee.D.4"],
+        details={"zone": a.zone},
+    )
     # the B.4 reading does not apply to a melee going on: drop it unless the game chose it
     refs = tuple(
-        r for r in ruling.interpretations
+        r
+        for r in ruling.interpretations
         if r.id != "oz.attack-every-sector" or not ctx.options.attack_every_sector
     )
-    return ruling.model_copy(update={
-        "interpretations": refs,
-        "effects": (note, *ruling.effects),
-        "citations": (*ruling.citations, *ctx.citations()),
-        "details": {**ruling.details, "decision": decision},
-    })
+    return ruling.model_copy(
+        update={
+            "interpretations": refs,
+            "effects": (note, *ruling.effects),
+            "citations": (*ruling.citations, *ctx.citations()),
+            "details": {**ruling.details, "decision": decision},
+        }
+    )

@@ -14,98 +14,184 @@ SOURCE = "seed 003 (measured horse-and-musket rules), Terrain Definitions A.1-A.
 _S = RuleSection
 
 SECTIONS: tuple[RuleSection, ...] = (
-    _S(id="A.1", title="Basic geography",
-       summary="Heading of the four table layouts a campaign or scenario may pick."),
-    _S(id="A.11", title="Rolling hills layout",
-       summary="The usual battlefield: up to eight gentle hills and a main road that leaves the "
-       "table (or branches into secondary roads); a stream, orchards, ploughed land, fences "
-       "and walls are optional. Gentle slopes do not slow troops; hills stand above the "
-       "ground around them."),
-    _S(id="A.12", title="Rough layout",
-       summary="Many movement-hindering features with roughly half the table left open; hills "
-       "may have steep slopes and several levels; a road crosses open ground and may be "
-       "sunken in places."),
-    _S(id="A.13", title="Wooded layout",
-       summary="Many patches of heavy or light woods, while seven tenths or more of the table "
-       "stays open; streams, exiting roads and rough patches are optional."),
-    _S(id="A.14", title="River valley layout",
-       summary="A river crossed by a road at a stone bridge; woods, rough and one to four hills "
-       "may be added."),
-    _S(id="A.2", title="Additional guidelines",
-       summary="Heading of the guidelines on rough patches and water features."),
-    _S(id="A.21", title="Rough patches (layout)",
-       summary="A rough patch is rocky broken ground or swamp; near water it is preferably "
-       "(not necessarily) swamp."),
-    _S(id="A.22", title="Streams",
-       summary="A stream may be waded unless the scenario says otherwise; one with steep banks "
-       "is crossed only at a ford or a bridge; a stream marker is 40 yards wide at most."),
-    _S(id="A.23", title="Rivers",
-       summary="A river may run across the table or along an edge, and needs at least one "
-       "ford or bridge."),
-    _S(id="A.24", title="Fords",
-       summary="No ford within 50 yards of a bridge; a ford counts as 30 yards wide (a stand's "
-       "width is preferred); crossing it halves movement; a unit halted in it may not fire "
-       "and nobody may move through it."),
-    _S(id="A.3", title="Major terrain definitions",
-       summary="Heading of the large features: farms, stockades, hilltops, towns, roads, "
-       "large forts."),
-    _S(id="A.31", title="Farms",
-       summary="Farmhouse, barns and fields; a wooden house is mostly a landmark, and fences "
-       "or low walls only slow troops briefly when crossed."),
-    _S(id="A.32", title="Stockades and small forts",
-       summary="Supply bases that become the scenario's focus; they hold a garrison of one to "
-       "five stands and should sit with farms, roads or water."),
-    _S(id="A.33", title="Hilltops",
-       summary="Commanding heights with woods and rough and two trail exits on opposite "
-       "sides; water optional; best for one-to-one skirmish play."),
-    _S(id="A.34", title="Towns",
-       summary="Battles seldom happened in towns; street fighting belongs to skirmish rules."),
-    _S(id="A.35", title="Roads",
-       summary="Every table has roads leaving by two edges and crossing the middle line; a "
-       "road meets a river at a bridge and a stream at a bridge or ford."),
-    _S(id="A.36", title="Large forts",
-       summary="A whole fort holds six to twelve stands in as many sectors, one stand per "
-       "sector, at most two attacking units per sector; wall sections alone count as "
-       "prepared earthworks."),
-    _S(id="T.Scenario", title="Numbers left to the scenario",
-       summary="Project rule (not in the text): the yards a fence or wall crossing costs, the "
-       "cost of steep slopes and movement allowances are scenario data with documented "
-       "defaults; a scenario's ids are unique, its references (sides) resolve and its "
-       "units stand on the table.", source="project rule (not in the source text)"),
-    _S(id="A.4", title="Tactical terrain definitions",
-       summary="Heading of the features that change movement, sight and protection."),
-    _S(id="A.41", title="Earthworks and fortifications",
-       summary="Trenches, redoubts and barricades are prepared (earthworks, a strong defensive "
-       "rating) or hasty (a protective position)."),
-    _S(id="A.42", title="Bushes and high grass",
-       summary="Bushes, tall grass and ripe fields affect nothing but line of sight, which "
-       "they block."),
-    _S(id="A.43", title="Buildings",
-       summary="One to three structures occupied in and around; mounted cavalry may not "
-       "occupy them; occupants count as in a protective position, which hasty works do not "
-       "improve."),
-    _S(id="A.44", title="Heavy woods",
-       summary="Dense trees block sight, line of sight and artillery kill zones; closed to "
-       "wagons, limbers and formed horse or foot; skirmishers move and charge 60 yards at "
-       "most."),
-    _S(id="A.45", title="Light woods (orchards)",
-       summary="Sparse trees that still block sight; formed troops move 40 yards at most and "
-       "may not charge; skirmishers are unaffected; wagons and limbers are excluded; "
-       "unlimbered guns go in by prolonge, 20 yards a turn."),
-    _S(id="A.46", title="Rough patches (movement)",
-       summary="Rock or swamp: wheeled equipment may enter but a 0 on a d10 breaks a wheel and "
-       "destroys it; closed to formed cavalry; formed infantry move and charge 60 yards at "
-       "most; skirmishers unaffected; beach sand counts as rough."),
-    _S(id="A.47", title="Protective cover",
-       summary="From hasty works to walls, sunken roads, building groups, dry creek beds and "
-       "wagon barricades; a melee defender benefits only while Holding and not once the melee "
-       "is engaged."),
+    _S(
+        id="A.1",
+        title="Basic geography",
+        summary="Heading of the four table layouts a campaign or scenario may pick.",
+    ),
+    _S(
+        id="A.11",
+        title="Rolling hills layout",
+        summary="The usual battlefield: up to eight gentle hills and a main road that leaves the "
+        "table (or branches into secondary roads); a stream, orchards, ploughed land, fences "
+        "and walls are optional. Gentle slopes do not slow troops; hills stand above the "
+        "ground around them.",
+    ),
+    _S(
+        id="A.12",
+        title="Rough layout",
+        summary="Many movement-hindering features with roughly half the table left open; hills "
+        "may have steep slopes and several levels; a road crosses open ground and may be "
+        "sunken in places.",
+    ),
+    _S(
+        id="A.13",
+        title="Wooded layout",
+        summary="Many patches of heavy or light woods, while seven tenths or more of the table "
+        "stays open; streams, exiting roads and rough patches are optional.",
+    ),
+    _S(
+        id="A.14",
+        title="River valley layout",
+        summary="A river crossed by a road at a stone bridge; woods, rough and one to four hills "
+        "may be added.",
+    ),
+    _S(
+        id="A.2",
+        title="Additional guidelines",
+        summary="Heading of the guidelines on rough patches and water features.",
+    ),
+    _S(
+        id="A.21",
+        title="Rough patches (layout)",
+        summary="A rough patch is rocky broken ground or swamp; near water it is preferably "
+        "(not necessarily) swamp.",
+    ),
+    _S(
+        id="A.22",
+        title="Streams",
+        summary="A stream may be waded unless the scenario says otherwise; one with steep banks "
+        "is crossed only at a ford or a bridge; a stream marker is 40 yards wide at most.",
+    ),
+    _S(
+        id="A.23",
+        title="Rivers",
+        summary="A river may run across the table or along an edge, and needs at least one "
+        "ford or bridge.",
+    ),
+    _S(
+        id="A.24",
+        title="Fords",
+        summary="No ford within 50 yards of a bridge; a ford counts as 30 yards wide (a stand's "
+        "width is preferred); crossing it halves movement; a unit halted in it may not fire "
+        "and nobody may move through it.",
+    ),
+    _S(
+        id="A.3",
+        title="Major terrain definitions",
+        summary="Heading of the large features: farms, stockades, hilltops, towns, roads, "
+        "large forts.",
+    ),
+    _S(
+        id="A.31",
+        title="Farms",
+        summary="Farmhouse, barns and fields; a wooden house is mostly a landmark, and fences "
+        "or low walls only slow troops briefly when crossed.",
+    ),
+    _S(
+        id="A.32",
+        title="Stockades and small forts",
+        summary="Supply bases that become the scenario's focus; they hold a garrison of one to "
+        "five stands and should sit with farms, roads or water.",
+    ),
+    _S(
+        id="A.33",
+        title="Hilltops",
+        summary="Commanding heights with woods and rough and two trail exits on opposite "
+        "sides; water optional; best for one-to-one skirmish play.",
+    ),
+    _S(
+        id="A.34",
+        title="Towns",
+        summary="Battles seldom happened in towns; street fighting belongs to skirmish rules.",
+    ),
+    _S(
+        id="A.35",
+        title="Roads",
+        summary="Every table has roads leaving by two edges and crossing the middle line; a "
+        "road meets a river at a bridge and a stream at a bridge or ford.",
+    ),
+    _S(
+        id="A.36",
+        title="Large forts",
+        summary="A whole fort holds six to twelve stands in as many sectors, one stand per "
+        "sector, at most two attacking units per sector; wall sections alone count as "
+        "prepared earthworks.",
+    ),
+    _S(
+        id="T.Scenario",
+        title="Numbers left to the scenario",
+        summary="Project rule (not in the text): the yards a fence or wall crossing costs, the "
+        "cost of steep slopes and movement allowances are scenario data with documented "
+        "defaults; a scenario's ids are unique, its references (sides) resolve and its "
+        "units stand on the table.",
+        source="project rule (not in the source text)",
+    ),
+    _S(
+        id="A.4",
+        title="Tactical terrain definitions",
+        summary="Heading of the features that change movement, sight and protection.",
+    ),
+    _S(
+        id="A.41",
+        title="Earthworks and fortifications",
+        summary="Trenches, redoubts and barricades are prepared (earthworks, a strong defensive "
+        "rating) or hasty (a protective position).",
+    ),
+    _S(
+        id="A.42",
+        title="Bushes and high grass",
+        summary="Bushes, tall grass and ripe fields affect nothing but line of sight, which "
+        "they block.",
+    ),
+    _S(
+        id="A.43",
+        title="Buildings",
+        summary="One to three structures occupied in and around; mounted cavalry may not "
+        "occupy them; occupants count as in a protective position, which hasty works do not "
+        "improve.",
+    ),
+    _S(
+        id="A.44",
+        title="Heavy woods",
+        summary="Dense trees block sight, line of sight and artillery kill zones; closed to "
+        "wagons, limbers and formed horse or foot; skirmishers move and charge 60 yards at "
+        "most.",
+    ),
+    _S(
+        id="A.45",
+        title="Light woods (orchards)",
+        summary="Sparse trees that still block sight; formed troops move 40 yards at most and "
+        "may not charge; skirmishers are unaffected; wagons and limbers are excluded; "
+        "unlimbered guns go in by prolonge, 20 yards a turn.",
+    ),
+    _S(
+        id="A.46",
+        title="Rough patches (movement)",
+        summary="Rock or swamp: wheeled equipment may enter but a 0 on a d10 breaks a wheel and "
+        "destroys it; closed to formed cavalry; formed infantry move and charge 60 yards at "
+        "most; skirmishers unaffected; beach sand counts as rough.",
+    ),
+    _S(
+        id="A.47",
+        title="Protective cover",
+        summary="From hasty works to walls, sunken roads, building groups, dry creek beds and "
+        "wagon barricades; a melee defender benefits only while Holding and not once the melee "
+        "is engaged.",
+    ),
 )
 
 CATALOG = Catalog(RULESET_ID, SECTIONS)
 
 GUIDANCE_SECTIONS: tuple[str, ...] = (
-    "A.1", "A.13", "A.14", "A.2", "A.21", "A.3", "A.33", "A.34",
+    "A.1",
+    "A.13",
+    "A.14",
+    "A.2",
+    "A.21",
+    "A.3",
+    "A.33",
+    "A.34",
 )
 """Scenario-design guidance: cited by the ``scenario-check`` query, never by a move. A.11,
 A.12 and A.31 also name terrain with effects (slopes, fences and walls, sunken roads)."""

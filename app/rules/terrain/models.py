@@ -56,8 +56,10 @@ ObstacleKind = Literal["fence", "stone_wall"]
 
 
 def _default_obstacles() -> dict[ObstacleKind, float]:
-    return {"fence": DEFAULT_OBSTACLE_YARDS["fence"],
-            "stone_wall": DEFAULT_OBSTACLE_YARDS["stone_wall"]}
+    return {
+        "fence": DEFAULT_OBSTACLE_YARDS["fence"],
+        "stone_wall": DEFAULT_OBSTACLE_YARDS["stone_wall"],
+    }
 
 
 DEFAULT_STEEP_SLOPE_COST = 2.0

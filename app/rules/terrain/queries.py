@@ -40,8 +40,9 @@ _TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-def run_line_of_sight(board: Board, state: State, options: Options,
-                      params: LosParams) -> dict[str, Any]:
+def run_line_of_sight(
+    board: Board, state: State, options: Options, params: LosParams
+) -> dict[str, Any]:
     return line_of_sight(board, options, params.from_, params.to)
 
 
@@ -49,9 +50,16 @@ def _meaning(kind: str, options: Options) -> tuple[dict[str, str], list[str]]:
     out: dict[str, str] = {}
     cited: list[str] = []
     for label, spec in _TYPES:
-        probe = Unit(id="probe", side="-", order=spec.get("order", "formed"),
-                     limbered=spec.get("limbered", True), mounted=True, at=(0, 0),
-                     movement=1.0, type=spec["type"])
+        probe = Unit(
+            id="probe",
+            side="-",
+            order=spec.get("order", "formed"),
+            limbered=spec.get("limbered", True),
+            mounted=True,
+            at=(0, 0),
+            movement=1.0,
+            type=spec["type"],
+        )
         closed = closed_reason(probe, kind, options)
         cap = movement_cap(probe, kind, options)
         if closed:
@@ -83,8 +91,9 @@ _NOTES = {
 }
 
 
-def run_terrain_at(board: Board, state: State, options: Options,
-                   params: TerrainAtParams) -> dict[str, Any]:
+def run_terrain_at(
+    board: Board, state: State, options: Options, params: TerrainAtParams
+) -> dict[str, Any]:
     x, y = params.at
     if not (0 <= x <= board.table.width and 0 <= y <= board.table.height):
         raise InvalidQuery("that point is off the table")
@@ -105,12 +114,17 @@ def run_terrain_at(board: Board, state: State, options: Options,
             entry["blocks_sight"] = pl.kind in BUSHES
             cited.append(section)
         features.append(entry)
-    return {"at": [x, y], "features": features, "open": not features,
-            "citations": sorted({*cited, "A.4"})}
+    return {
+        "at": [x, y],
+        "features": features,
+        "open": not features,
+        "citations": sorted({*cited, "A.4"}),
+    }
 
 
-def run_scenario_check(board: Board, state: State, options: Options,
-                       params: ScenarioCheckParams) -> dict[str, Any]:
+def run_scenario_check(
+    board: Board, state: State, options: Options, params: ScenarioCheckParams
+) -> dict[str, Any]:
     """Scenario-design guidance (A.1x, A.2x, A.3x): findings, never refusals."""
     table = box(0, 0, board.table.width, board.table.height)
     shapes = placed(board)
@@ -160,10 +174,12 @@ def run_scenario_check(board: Board, state: State, options: Options,
         if p.kind == "building" and p.feature.hasty_works:
             note("A.43", True, f"hasty works at {p.id} are for looks: no added protection")
         if p.kind in ("stockade", "fort"):
-            note("A.32" if p.kind == "stockade" else "A.36", True,
-                 f"{p.id} holds {p.feature.capacity or '?'} stands")
+            note(
+                "A.32" if p.kind == "stockade" else "A.36",
+                True,
+                f"{p.id} holds {p.feature.capacity or '?'} stands",
+            )
     for section in ("A.31", "A.33", "A.34"):
         note(section, True, "layout guidance only; nothing to check")
     cited = sorted({f["section"] for f in findings} | {"A.1", "A.2", "A.3"})
-    return {"layout": layout, "open_share": open_share, "findings": findings,
-            "citations": cited}
+    return {"layout": layout, "open_share": open_share, "findings": findings, "citations": cited}

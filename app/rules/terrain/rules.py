@@ -122,29 +122,67 @@ class Ctx:
             if i not in self.relied:
                 self.relied.append(i)
 
-    def violate(self, code: str, message: str, sections: Sequence[str], *,
-                unit: str | None = None, step: int | None = None, **details: Any) -> None:
-        self.violations.append(Violation(code=code, message=message, unit=unit, step=step,
-                                         citations=self.cite(*sections), details=details))
+    def violate(
+        self,
+        code: str,
+        message: str,
+        sections: Sequence[str],
+        *,
+        unit: str | None = None,
+        step: int | None = None,
+        **details: Any,
+    ) -> None:
+        self.violations.append(
+            Violation(
+                code=code,
+                message=message,
+                unit=unit,
+                step=step,
+                citations=self.cite(*sections),
+                details=details,
+            )
+        )
 
-    def effect(self, kind: str, message: str, sections: Sequence[str], *,
-               unit: str | None = None, by: Sequence[str] = (), **details: Any) -> None:
-        self.effects.append(Effect(kind=kind, message=message, unit=unit, by=tuple(by),
-                                   citations=self.cite(*sections), details=details))
+    def effect(
+        self,
+        kind: str,
+        message: str,
+        sections: Sequence[str],
+        *,
+        unit: str | None = None,
+        by: Sequence[str] = (),
+        **details: Any,
+    ) -> None:
+        self.effects.append(
+            Effect(
+                kind=kind,
+                message=message,
+                unit=unit,
+                by=tuple(by),
+                citations=self.cite(*sections),
+                details=details,
+            )
+        )
 
     def ruling(self, ok_summary: str) -> Ruling:
         refs = []
         for iid in self.relied:
             interp = INTERPRETATION_BY_ID[iid]
             value = getattr(self.options, interp.option) if interp.option else None
-            refs.append(InterpretationRef(id=iid, text=interp.reading, option=interp.option,
-                                          value=value))
+            refs.append(
+                InterpretationRef(id=iid, text=interp.reading, option=interp.option, value=value)
+            )
         legal = not self.violations
         summary = ok_summary if legal else "; ".join(v.message for v in self.violations)
-        return Ruling(legal=legal, summary=summary, violations=tuple(self.violations),
-                      effects=tuple(self.effects),
-                      citations=tuple(CATALOG.cite(s) for s in self.cited),
-                      interpretations=tuple(refs), details=self.details)
+        return Ruling(
+            legal=legal,
+            summary=summary,
+            violations=tuple(self.violations),
+            effects=tuple(self.effects),
+            citations=tuple(CATALOG.cite(s) for s in self.cited),
+            interpretations=tuple(refs),
+            details=self.details,
+        )
 
 
 def in_feature(ctx: Ctx, unit: Unit, shape: Any) -> bool:
@@ -196,8 +234,9 @@ def crossings(board: Board, line: LineString) -> list[Crossing]:
     return out
 
 
-def wheel_checks(unit: Unit, cross: Sequence[Crossing], options: Options) -> list[
-        tuple[Crossing, Piece]]:
+def wheel_checks(
+    unit: Unit, cross: Sequence[Crossing], options: Options
+) -> list[tuple[Crossing, Piece]]:
     """The d10 checks a wheeled unit owes on this path (A.46, ``terrain.wheel-check``)."""
     if unit.type not in WHEELED:
         return []
@@ -215,8 +254,9 @@ def read_d10(value: int) -> int:
     return 0 if value == 10 else value
 
 
-def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, charge: bool,
-               dice: Sequence[int]) -> tuple[LineString, list[Crossing]]:
+def judge_path(
+    ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, charge: bool, dice: Sequence[int]
+) -> tuple[LineString, list[Crossing]]:
     """Apply every terrain clause to one path; fill ``ctx`` with problems and effects."""
     opts = ctx.options
     line = path_line(unit.at, waypoints)
@@ -230,8 +270,9 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
     table = ctx.board.table
     for n, (x, y) in enumerate(waypoints):
         if not (0 <= x <= table.width and 0 <= y <= table.height):
-            ctx.violate("terrain.off_table", f"waypoint {n} is off the table", (), unit=unit.id,
-                        step=n)
+            ctx.violate(
+                "terrain.off_table", f"waypoint {n} is off the table", (), unit=unit.id, step=n
+            )
     if total <= TOLERANCE:
         ctx.violate("terrain.no_path", "the path has no length", (), unit=unit.id)
         return line, cross
@@ -248,9 +289,15 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
             delay = ctx.board.obstacle_yards.get(kind, 0.0) * len(c.entries)
             extra += delay
             extra_sections.append("A.31")
-            ctx.effect("terrain.obstacle_crossed", f"{unit.id} crosses {kind.replace('_', ' ')} "
-                       f"{fid}: {delay:g} yards of its allowance", ("A.31", "A.11", "T.Scenario"),
-                       unit=unit.id, feature=fid, yards=yards(delay))
+            ctx.effect(
+                "terrain.obstacle_crossed",
+                f"{unit.id} crosses {kind.replace('_', ' ')} "
+                f"{fid}: {delay:g} yards of its allowance",
+                ("A.31", "A.11", "T.Scenario"),
+                unit=unit.id,
+                feature=fid,
+                yards=yards(delay),
+            )
             continue
         if kind == "hill":
             if c.where.feature.slope == "steep":
@@ -258,9 +305,15 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                 added = (ctx.board.steep_slope_cost - 1) * c.yards
                 extra += added
                 extra_sections.append("A.12")
-                ctx.effect("terrain.steep_slope", f"{unit.id} climbs the steep slopes of {fid}",
-                           ("A.12", "T.Scenario"), unit=unit.id, feature=fid,
-                           yards=yards(c.yards), extra=yards(added))
+                ctx.effect(
+                    "terrain.steep_slope",
+                    f"{unit.id} climbs the steep slopes of {fid}",
+                    ("A.12", "T.Scenario"),
+                    unit=unit.id,
+                    feature=fid,
+                    yards=yards(c.yards),
+                    extra=yards(added),
+                )
             else:
                 ctx.cite("A.11")  # gentle slopes: no effect on movement
             continue
@@ -275,27 +328,56 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
                 ctx.cite("A.44")  # the reading of A.44 decides whether guns may go in
             reason = closed_reason(unit, kind, opts)
             if reason is not None:
-                ctx.violate("terrain.closed", f"{unit.id} may not enter {fid}: {reason[1]}",
-                            (reason[0],), unit=unit.id, feature=fid, kind=kind)
+                ctx.violate(
+                    "terrain.closed",
+                    f"{unit.id} may not enter {fid}: {reason[1]}",
+                    (reason[0],),
+                    unit=unit.id,
+                    feature=fid,
+                    kind=kind,
+                )
                 continue
             # A.45: formed troops may not charge in or through light woods
-            if charge and kind in LIGHT and unit.type in ("infantry", "cavalry") \
-                    and not is_skirmish(unit, opts):
-                ctx.violate("terrain.no_charge", f"formed {unit.id} may not charge through "
-                            f"light woods {fid}", ("A.45",), unit=unit.id, feature=fid)
+            if (
+                charge
+                and kind in LIGHT
+                and unit.type in ("infantry", "cavalry")
+                and not is_skirmish(unit, opts)
+            ):
+                ctx.violate(
+                    "terrain.no_charge",
+                    f"formed {unit.id} may not charge through light woods {fid}",
+                    ("A.45",),
+                    unit=unit.id,
+                    feature=fid,
+                )
                 continue
             cap = movement_cap(unit, kind, opts)
             if cap is not None:
                 clause, limit, why = cap
                 ctx.rely("terrain.cap-scope")
                 counted = total if opts.cap_scope == "whole_move" else c.yards
-                ctx.effect("terrain.movement_capped", f"{why}: at most {limit:g} yards",
-                           (clause,), unit=unit.id, feature=fid, cap=limit,
-                           yards_in_feature=yards(c.yards), counted=yards(counted))
+                ctx.effect(
+                    "terrain.movement_capped",
+                    f"{why}: at most {limit:g} yards",
+                    (clause,),
+                    unit=unit.id,
+                    feature=fid,
+                    cap=limit,
+                    yards_in_feature=yards(c.yards),
+                    counted=yards(counted),
+                )
                 if counted > limit + TOLERANCE:
-                    ctx.violate("terrain.over_cap", f"{unit.id} goes {yards_text(counted)} yards, "
-                                f"over the {limit:g}-yard maximum in {fid}", (clause,),
-                                unit=unit.id, feature=fid, cap=limit, counted=yards(counted))
+                    ctx.violate(
+                        "terrain.over_cap",
+                        f"{unit.id} goes {yards_text(counted)} yards, "
+                        f"over the {limit:g}-yard maximum in {fid}",
+                        (clause,),
+                        unit=unit.id,
+                        feature=fid,
+                        cap=limit,
+                        counted=yards(counted),
+                    )
             else:
                 ctx.cite("A.45" if kind in LIGHT else "A.46" if kind in ROUGH else "A.44")
         elif kind in BUSHES:
@@ -304,13 +386,19 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
             ctx.rely("terrain.ford-halving")
             ford_yards += c.yards
             blockers = [
-                u.id for u in ctx.state.units
+                u.id
+                for u in ctx.state.units
                 if u.id != unit.id and not u.destroyed and in_feature(ctx, u, c.where.shape)
             ]
             if blockers:
-                ctx.violate("terrain.ford_blocked", f"{', '.join(blockers)} halted in ford "
-                            f"{fid}: nobody may pass through it", ("A.24",), unit=unit.id,
-                            feature=fid, by=blockers)
+                ctx.violate(
+                    "terrain.ford_blocked",
+                    f"{', '.join(blockers)} halted in ford {fid}: nobody may pass through it",
+                    ("A.24",),
+                    unit=unit.id,
+                    feature=fid,
+                    by=blockers,
+                )
         elif kind in ("stream", "river"):
             _water(ctx, unit, c, line)
 
@@ -322,15 +410,26 @@ def judge_path(ctx: Ctx, unit: Unit, waypoints: Sequence[Sequence[float]], *, ch
             cost = total + extra + ford_yards
         else:
             allowance = unit.movement / 2
-        ctx.effect("terrain.halved", "movement is halved in the ford", ("A.24",),
-                   unit=unit.id, ford_yards=yards(ford_yards), cost=yards(cost),
-                   allowance=yards(allowance))
+        ctx.effect(
+            "terrain.halved",
+            "movement is halved in the ford",
+            ("A.24",),
+            unit=unit.id,
+            ford_yards=yards(ford_yards),
+            cost=yards(cost),
+            allowance=yards(allowance),
+        )
     ctx.details.update(cost=yards(cost), allowance=yards(allowance))
     if not charge and cost > allowance + TOLERANCE:
         sections = [*(("A.24",) if ford_yards > TOLERANCE else ()), *extra_sections]
-        ctx.violate("terrain.over_allowance", f"{unit.id} needs {yards_text(cost)} yards of "
-                    f"{yards_text(allowance)}", tuple(dict.fromkeys(sections)),
-                    unit=unit.id, cost=yards(cost), allowance=yards(allowance))
+        ctx.violate(
+            "terrain.over_allowance",
+            f"{unit.id} needs {yards_text(cost)} yards of {yards_text(allowance)}",
+            tuple(dict.fromkeys(sections)),
+            unit=unit.id,
+            cost=yards(cost),
+            allowance=yards(allowance),
+        )
 
     if ctx.violations or charge:
         return line, cross
@@ -358,18 +457,35 @@ def _water(ctx: Ctx, unit: Unit, c: Crossing, line: LineString) -> None:
         return
     if f.kind == "river":
         ctx.rely("terrain.river-crossing")
-        ctx.violate("terrain.river_crossing", f"river {f.id} is crossed only at a ford or "
-                    "bridge", ("A.23",), unit=unit.id, feature=f.id)
+        ctx.violate(
+            "terrain.river_crossing",
+            f"river {f.id} is crossed only at a ford or bridge",
+            ("A.23",),
+            unit=unit.id,
+            feature=f.id,
+        )
     elif f.steep_banks or not f.fordable:
-        ctx.violate("terrain.steep_banks", f"stream {f.id} is crossed only at a ford or bridge",
-                    ("A.22",), unit=unit.id, feature=f.id)
+        ctx.violate(
+            "terrain.steep_banks",
+            f"stream {f.id} is crossed only at a ford or bridge",
+            ("A.22",),
+            unit=unit.id,
+            feature=f.id,
+        )
     else:
-        ctx.effect("terrain.stream_waded", f"{unit.id} wades stream {f.id}", ("A.22",),
-                   unit=unit.id, feature=f.id, yards=yards(wet))
+        ctx.effect(
+            "terrain.stream_waded",
+            f"{unit.id} wades stream {f.id}",
+            ("A.22",),
+            unit=unit.id,
+            feature=f.id,
+            yards=yards(wet),
+        )
 
 
-def _wheels(ctx: Ctx, unit: Unit, line: LineString, cross: Sequence[Crossing],
-            dice: Sequence[int]) -> None:
+def _wheels(
+    ctx: Ctx, unit: Unit, line: LineString, cross: Sequence[Crossing], dice: Sequence[int]
+) -> None:
     checks = wheel_checks(unit, cross, ctx.options)
     if not checks:
         return
@@ -379,13 +495,25 @@ def _wheels(ctx: Ctx, unit: Unit, line: LineString, cross: Sequence[Crossing],
         if roll is not None:
             ctx.rely("terrain.d10-zero")
         at = point_at(line, piece.start)
-        ctx.effect("terrain.wheel_check", f"d10 for a broken wheel entering {c.where.id}",
-                   ("A.46",), unit=unit.id, feature=c.where.id, at=list(at), roll=roll,
-                   pending=roll is None)
+        ctx.effect(
+            "terrain.wheel_check",
+            f"d10 for a broken wheel entering {c.where.id}",
+            ("A.46",),
+            unit=unit.id,
+            feature=c.where.id,
+            at=list(at),
+            roll=roll,
+            pending=roll is None,
+        )
         if roll == 0:
-            ctx.effect("terrain.equipment_destroyed", f"{unit.id} breaks a wheel in "
-                       f"{c.where.id}: the equipment is destroyed", ("A.46",), unit=unit.id,
-                       feature=c.where.id, at=list(at))
+            ctx.effect(
+                "terrain.equipment_destroyed",
+                f"{unit.id} breaks a wheel in {c.where.id}: the equipment is destroyed",
+                ("A.46",),
+                unit=unit.id,
+                feature=c.where.id,
+                at=list(at),
+            )
             ctx.details["destroyed_at"] = list(at)
             return
 
@@ -401,41 +529,82 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
         if not in_feature(ctx, moved, pl.shape):
             continue
         if f.kind == "ford":
-            ctx.effect("terrain.stopped_in_ford", f"{unit.id} halts in ford {f.id}: it may "
-                       "not fire and blocks the ford", ("A.24",), unit=unit.id, feature=f.id)
+            ctx.effect(
+                "terrain.stopped_in_ford",
+                f"{unit.id} halts in ford {f.id}: it may not fire and blocks the ford",
+                ("A.24",),
+                unit=unit.id,
+                feature=f.id,
+            )
         elif f.kind == "building":
             if unit.type == "cavalry" and unit.mounted:
-                ctx.violate("terrain.must_dismount", f"mounted {unit.id} may not occupy "
-                            f"building {f.id}", ("A.43",), unit=unit.id, feature=f.id)
+                ctx.violate(
+                    "terrain.must_dismount",
+                    f"mounted {unit.id} may not occupy building {f.id}",
+                    ("A.43",),
+                    unit=unit.id,
+                    feature=f.id,
+                )
                 continue
-            ctx.effect("terrain.protective_position", f"{unit.id} holds building {f.id}",
-                       ("A.43", "A.47"), unit=unit.id, feature=f.id,
-                       hasty_works_add_nothing=f.hasty_works)
+            ctx.effect(
+                "terrain.protective_position",
+                f"{unit.id} holds building {f.id}",
+                ("A.43", "A.47"),
+                unit=unit.id,
+                feature=f.id,
+                hasty_works_add_nothing=f.hasty_works,
+            )
         elif f.kind == "earthworks":
             if f.works == "prepared":
-                ctx.effect("terrain.earthworks", f"{unit.id} occupies prepared works {f.id}",
-                           ("A.41",), unit=unit.id, feature=f.id)
+                ctx.effect(
+                    "terrain.earthworks",
+                    f"{unit.id} occupies prepared works {f.id}",
+                    ("A.41",),
+                    unit=unit.id,
+                    feature=f.id,
+                )
             else:
-                ctx.effect("terrain.protective_position", f"{unit.id} occupies hasty works "
-                           f"{f.id}", ("A.41", "A.47"), unit=unit.id, feature=f.id)
+                ctx.effect(
+                    "terrain.protective_position",
+                    f"{unit.id} occupies hasty works {f.id}",
+                    ("A.41", "A.47"),
+                    unit=unit.id,
+                    feature=f.id,
+                )
         elif f.kind == "fort" and f.partial:
-            ctx.effect("terrain.earthworks", f"{unit.id} holds the fort wall section {f.id}: "
-                       "prepared earthworks", ("A.36", "A.41"), unit=unit.id, feature=f.id)
+            ctx.effect(
+                "terrain.earthworks",
+                f"{unit.id} holds the fort wall section {f.id}: prepared earthworks",
+                ("A.36", "A.41"),
+                unit=unit.id,
+                feature=f.id,
+            )
         elif f.kind == "stone_wall" or (f.kind == "road" and f.sunken):
             clause = "A.31" if f.kind == "stone_wall" else "A.12"
             what = "behind stone wall" if f.kind == "stone_wall" else "in sunken road"
-            ctx.effect("terrain.protective_position", f"{unit.id} is {what} {f.id}",
-                       (clause, "A.47"), unit=unit.id, feature=f.id)
+            ctx.effect(
+                "terrain.protective_position",
+                f"{unit.id} is {what} {f.id}",
+                (clause, "A.47"),
+                unit=unit.id,
+                feature=f.id,
+            )
         elif f.kind == "protective_cover":
-            ctx.effect("terrain.protective_position", f"{unit.id} is in protective cover "
-                       f"{f.id}", ("A.47",), unit=unit.id, feature=f.id)
+            ctx.effect(
+                "terrain.protective_position",
+                f"{unit.id} is in protective cover {f.id}",
+                ("A.47",),
+                unit=unit.id,
+                feature=f.id,
+            )
 
 
 # -- line of sight ----------------------------------------------------------------------------
 
 
-def line_of_sight(board: Board, options: Options, a: Sequence[float],
-                  b: Sequence[float]) -> dict[str, Any]:
+def line_of_sight(
+    board: Board, options: Options, a: Sequence[float], b: Sequence[float]
+) -> dict[str, Any]:
     """Which features block the sight line from ``a`` to ``b`` (A.42, A.44, A.45)."""
     line = sight_line(a, b)
     blocked_by: list[dict[str, Any]] = []
@@ -456,8 +625,9 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
             ignored.append(pl.id)
             ignored_sections.add(clause)
             continue
-        blocked_by.append({"feature": pl.id, "kind": pl.kind, "section": clause,
-                           "yards": yards(inside)})
+        blocked_by.append(
+            {"feature": pl.id, "kind": pl.kind, "section": clause, "yards": yards(inside)}
+        )
     for pl in placed(board):
         if pl.kind != "hill" or line.length <= 0:
             continue
@@ -468,15 +638,24 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
             continue
         if point_in(a, pl.shape) or point_in(b, pl.shape):
             continue  # a unit on the hill sees over it (and is seen)
-        blocked_by.append({"feature": pl.id, "kind": "hill", "section": "A.11",
-                           "yards": yards(line.intersection(pl.shape).length)})
+        blocked_by.append(
+            {
+                "feature": pl.id,
+                "kind": "hill",
+                "section": "A.11",
+                "yards": yards(line.intersection(pl.shape).length),
+            }
+        )
     return {
         "clear": not blocked_by,
         "blocked_by": blocked_by,
         "ignored": ignored,
         "yards": yards(line.length),
-        "citations": sorted({x["section"] for x in blocked_by} | ignored_sections
-                            | ({"A.11"} if "terrain.hill-sight" in relied else set()))
+        "citations": sorted(
+            {x["section"] for x in blocked_by}
+            | ignored_sections
+            | ({"A.11"} if "terrain.hill-sight" in relied else set())
+        )
         or ["A.4"],
         "interpretations": sorted(set(relied)),
     }
@@ -485,17 +664,32 @@ def line_of_sight(board: Board, options: Options, a: Sequence[float],
 def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
     for pl in placed(ctx.board):
         if pl.kind == "ford" and in_feature(ctx, unit, pl.shape):
-            ctx.violate("terrain.no_fire_in_ford", f"{unit.id} is halted in ford {pl.id} and "
-                        "may not fire", ("A.24",), unit=unit.id, feature=pl.id)
+            ctx.violate(
+                "terrain.no_fire_in_ford",
+                f"{unit.id} is halted in ford {pl.id} and may not fire",
+                ("A.24",),
+                unit=unit.id,
+                feature=pl.id,
+            )
     los = line_of_sight(ctx.board, ctx.options, unit.at, target.at)
     ctx.rely(*los["interpretations"])
     ctx.cite(*los["citations"])
     for block in los["blocked_by"]:
         if unit.type == "artillery" and block["kind"] in HEAVY | LIGHT:
             # A.44 / A.45: woods stop an artillery kill zone, not only the sight line
-            ctx.violate("terrain.kill_zone_blocked", f"{block['feature']} stops {unit.id}'s "
-                        "kill zone", (block["section"],), unit=unit.id, feature=block["feature"])
+            ctx.violate(
+                "terrain.kill_zone_blocked",
+                f"{block['feature']} stops {unit.id}'s kill zone",
+                (block["section"],),
+                unit=unit.id,
+                feature=block["feature"],
+            )
             continue
-        ctx.violate("terrain.los_blocked", f"{block['feature']} blocks the line of sight",
-                    (block["section"],), unit=unit.id, feature=block["feature"])
+        ctx.violate(
+            "terrain.los_blocked",
+            f"{block['feature']} blocks the line of sight",
+            (block["section"],),
+            unit=unit.id,
+            feature=block["feature"],
+        )
     ctx.details.update(line_of_sight=los)

@@ -62,8 +62,10 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
         return build(scenario, options)
 
     def sides(self, board: Board) -> Sides:
-        return Sides(names=tuple(s.id for s in board.sides),
-                     labels={s.id: s.label or s.id for s in board.sides})
+        return Sides(
+            names=tuple(s.id for s in board.sides),
+            labels={s.id: s.label or s.id for s in board.sides},
+        )
 
     def actor_side(self, board: Board, state: State, action: Any) -> str | None:
         unit = find_unit(state, action.unit)
@@ -80,29 +82,36 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
             return ()
         return [10] * len(wheel_checks(unit, crossings(board, line), board.options))
 
-    def adjudicate(self, board: Board, state: State, action: Any, options: Options,
-                   dice: Sequence[int] = ()) -> Ruling:
+    def adjudicate(
+        self, board: Board, state: State, action: Any, options: Options, dice: Sequence[int] = ()
+    ) -> Ruling:
         ctx = Ctx(board, state, options)
         unit = find_unit(state, action.unit)
         if unit is None or unit.destroyed:
-            ctx.violate("terrain.unknown_unit", f"no unit {action.unit} on the table", (),
-                        unit=action.unit)
+            ctx.violate(
+                "terrain.unknown_unit", f"no unit {action.unit} on the table", (), unit=action.unit
+            )
             return ctx.ruling("")
         if any(not 0 <= d <= 10 for d in dice):
             raise RulesError("a d10 reads 0-10")
         if isinstance(action, Move):
             judge_path(ctx, unit, action.path, charge=False, dice=dice)
             end = action.path[-1]
-            return ctx.ruling(f"{unit.id} moves {ctx.details.get('path_yards')} yards to "
-                              f"({end[0]:g}, {end[1]:g})")
+            return ctx.ruling(
+                f"{unit.id} moves {ctx.details.get('path_yards')} yards to ({end[0]:g}, {end[1]:g})"
+            )
         if isinstance(action, DeclareCharge):
             judge_path(ctx, unit, action.path, charge=True, dice=())
             return ctx.ruling(f"{unit.id} may charge along the declared path")
         assert isinstance(action, Fire)
         target = find_unit(state, action.target)
         if target is None or target.destroyed:
-            ctx.violate("terrain.unknown_unit", f"no unit {action.target} on the table", (),
-                        unit=action.target)
+            ctx.violate(
+                "terrain.unknown_unit",
+                f"no unit {action.target} on the table",
+                (),
+                unit=action.target,
+            )
             return ctx.ruling("")
         judge_fire(ctx, unit, target)
         return ctx.ruling(f"{unit.id} has a clear line of sight to {target.id}")
@@ -138,17 +147,25 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
                 name="line-of-sight",
                 description="Is the sight line between two points (`from`, `to` as 'x,y' "
                 "yards) clear? Lists each blocking feature with its clause.",
-                params=LosParams, run=run_line_of_sight, result=results.LineOfSight),
+                params=LosParams,
+                run=run_line_of_sight,
+                result=results.LineOfSight,
+            ),
             "terrain-at": QuerySpec(
                 name="terrain-at",
                 description="The features at a point (`at` as 'x,y' yards) and what each "
                 "means for every unit type.",
-                params=TerrainAtParams, run=run_terrain_at, result=results.TerrainAt),
+                params=TerrainAtParams,
+                run=run_terrain_at,
+                result=results.TerrainAt,
+            ),
             "scenario-check": QuerySpec(
                 name="scenario-check",
                 description="Scenario-design guidance (A.1x-A.3x): findings, never refusals.",
-                params=ScenarioCheckParams, run=run_scenario_check,
-                result=results.ScenarioCheck),
+                params=ScenarioCheckParams,
+                run=run_scenario_check,
+                result=results.ScenarioCheck,
+            ),
         }
 
     def example_scenario(self) -> dict[str, Any] | None:

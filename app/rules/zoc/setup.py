@@ -98,9 +98,7 @@ def build(scenario: Scenario) -> tuple[Board, State]:
         marker_ids.add(marker.id)
         problem = marker_problem(marker, layout, hexes, sides)
         if problem:
-            errors.add(
-                ["markers", i], problem, "bad_marker", ("basic.umpire", "8.1.clar.markers")
-            )
+            errors.add(["markers", i], problem, "bad_marker", ("basic.umpire", "8.1.clar.markers"))
         else:
             markers.append(normalized_marker(marker))
     zones = {info.weather_zone for info in hexes.values() if info.weather_zone is not None}

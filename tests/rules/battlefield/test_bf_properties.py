@@ -15,8 +15,7 @@ from app.rules import registry
 BATTLE = Path(__file__).resolve().parents[3] / "scenarios" / "battlefield" / "millers-crossing.json"
 RS = registry.get("battlefield")
 OPTIONS = RS.parse_options({})
-BOARD, START = RS.setup(RS.parse_scenario(json.loads(BATTLE.read_text(encoding="utf-8"))),
-                        OPTIONS)
+BOARD, START = RS.setup(RS.parse_scenario(json.loads(BATTLE.read_text(encoding="utf-8"))), OPTIONS)
 UNITS = [u.id for u in START.table.units]
 
 x = st.floats(min_value=0, max_value=1600, allow_nan=False).map(lambda v: round(v, 1))
@@ -30,11 +29,15 @@ def _position(phase: str, side: str) -> object:
 
 
 @settings(max_examples=120, deadline=None)
-@given(st.sampled_from(UNITS), path, st.sampled_from(["move", "charge"]),
-       st.sampled_from(["union", "confederate"]))
-def test_any_path_gets_a_cited_deterministic_ruling(unit: str, waypoints: list[tuple[float,
-                                                                                       float]],
-                                                    kind: str, side: str) -> None:
+@given(
+    st.sampled_from(UNITS),
+    path,
+    st.sampled_from(["move", "charge"]),
+    st.sampled_from(["union", "confederate"]),
+)
+def test_any_path_gets_a_cited_deterministic_ruling(
+    unit: str, waypoints: list[tuple[float, float]], kind: str, side: str
+) -> None:
     state = _position("movement" if kind == "move" else "charge_declaration", side)
     action = RS.parse_action({"kind": kind, "unit": unit, "path": waypoints})
     dice = [5] * len(RS.dice_needed(BOARD, state, action))
@@ -57,6 +60,7 @@ def test_any_path_gets_a_cited_deterministic_ruling(unit: str, waypoints: list[t
 @given(st.sampled_from(UNITS), st.sampled_from(UNITS))
 def test_any_fire_gets_a_cited_ruling(unit: str, target: str) -> None:
     state = _position("initial_fire", "union")
-    ruling = RS.adjudicate(BOARD, state, RS.parse_action({"kind": "fire", "unit": unit,
-                                                          "target": target}), OPTIONS)
+    ruling = RS.adjudicate(
+        BOARD, state, RS.parse_action({"kind": "fire", "unit": unit, "target": target}), OPTIONS
+    )
     assert ruling.citations, ruling.summary

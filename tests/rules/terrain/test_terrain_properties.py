@@ -28,16 +28,25 @@ def _grid(cells: list[bool]) -> Board:
         if not on:
             continue
         x, y = (n % 4) * 100, (n // 4) * 100
-        feats.append(Feature(id=f"f{n}", kind="light_woods",
-                             polygon=[(x, y), (x + 100, y), (x + 100, y + 99), (x, y + 99)]))
+        feats.append(
+            Feature(
+                id=f"f{n}",
+                kind="light_woods",
+                polygon=[(x, y), (x + 100, y), (x + 100, y + 99), (x, y + 99)],
+            )
+        )
     return Board(table=Table(width=400, height=400), sides=[], features=feats)
 
 
 @settings(max_examples=examples(60), deadline=None)
-@given(st.lists(st.booleans(), min_size=16, max_size=16), point, st.lists(point, min_size=1,
-                                                                          max_size=5))
-def test_path_length_split_exactly(cells: list[bool], start: tuple[float, float],
-                                   waypoints: list[tuple[float, float]]) -> None:
+@given(
+    st.lists(st.booleans(), min_size=16, max_size=16),
+    point,
+    st.lists(point, min_size=1, max_size=5),
+)
+def test_path_length_split_exactly(
+    cells: list[bool], start: tuple[float, float], waypoints: list[tuple[float, float]]
+) -> None:
     board = _grid(cells)
     line = path_line(start, waypoints)
     shapes = placed(board)
