@@ -1,8 +1,8 @@
 """Match flow helpers shared by the use cases: match options, the sequence of play, dice and
 the correspondence clock.
 
-Nothing here opens a transaction: the use cases in :mod:`app.service.games` and
-:mod:`app.service.flow` call these inside their own unit of work.
+Nothing here opens a transaction: the use cases (:mod:`app.service.actions`,
+:mod:`app.service.flow`, :mod:`app.service.sealed`…) call these inside their own unit of work.
 
 * **Sequence of play** -- a ruleset that returns a :class:`SequenceOfPlay` and a
   :class:`Position` says who may act: the phasing side, the non-phasing side(s), both, or only
