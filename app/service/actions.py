@@ -45,6 +45,7 @@ from app.service.pipeline import (
     settle_clock,
     turn_of,
 )
+from app.service.policies import cite
 from app.service.results import ActionOutcome, DryRun
 
 
@@ -147,9 +148,16 @@ def submit_action(
         with guard("action"):
             owner = game.ruleset.actor_side(game.board, game.state, parsed)
         if owner == UMPIRE and seat != UMPIRE:
-            raise Forbidden("only the umpire may submit this action", side=owner, seat=seat)
+            raise Forbidden(
+                "only the umpire may submit this action",
+                side=owner,
+                seat=seat,
+                citations=cite("seats"),
+            )
         if owner is not None and seat not in (owner, UMPIRE):
-            raise Forbidden(f"this action belongs to {owner!r}", side=owner, seat=seat)
+            raise Forbidden(
+                f"this action belongs to {owner!r}", side=owner, seat=seat, citations=cite("seats")
+            )
         match = mt.options_of(game.row)
         turn = turn_of(game, game.state)
         if turn is not None and match.enforce_sequence and not mt.may_act(turn, seat, owner):

@@ -44,6 +44,7 @@ from app.service.pipeline import (
     settle_clock,
     turn_of,
 )
+from app.service.policies import cite
 from app.service.results import (
     ActionOutcome,
     DiceInfo,
@@ -108,7 +109,11 @@ def end_phase(
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if umpire_advance and seat != UMPIRE:
-            raise Forbidden("only the umpire may advance the phase", code="phase.umpire_only")
+            raise Forbidden(
+                "only the umpire may advance the phase",
+                code="phase.umpire_only",
+                citations=cite("umpire-commands"),
+            )
         require_active(game.row)
         turn = turn_of(game, game.state)
         if turn is None:
@@ -116,6 +121,7 @@ def end_phase(
                 f"ruleset {game.ruleset.id!r} declares no sequence of play: there is no phase "
                 "to end",
                 code="phase.no_sequence",
+                citations=cite("sequence-of-play"),
             )
         if not mt.may_end_phase(turn, seat):
             raise out_of_sequence(turn, seat, None)
@@ -177,13 +183,18 @@ def finish_game(
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
-            raise Forbidden("only the umpire may end the game", code="game.umpire_only")
+            raise Forbidden(
+                "only the umpire may end the game",
+                code="game.umpire_only",
+                citations=cite("umpire-commands"),
+            )
         require_active(game.row)
         sides = _sides(game)
         if winner is not None and winner not in sides:
             raise InvalidInput(
                 f"{winner!r} is not a side of this game",
                 [FieldError("/winner", f"one of {list(sides)} or null", "enum")],
+                citations=cite("umpire-commands"),
             )
         cmd.require_current()
         payload = {"winner": winner, "seed": game.row.dice_seed}
@@ -271,6 +282,7 @@ def verify_dice(
                 "the dice seed is still sealed: it is revealed when the game is over "
                 "(the umpire: after POST /games/{id}/dice/reveal)",
                 code="dice.seed_sealed",
+                citations=cite("dice-seed"),
             )
         seed = bytes.fromhex(row.dice_seed)
         commitment_ok = dicelib.commitment(seed) == (row.dice_commitment or "")
@@ -317,9 +329,17 @@ def reveal_seed(
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
-            raise Forbidden("only the umpire may have the seed revealed", code="dice.umpire_only")
+            raise Forbidden(
+                "only the umpire may have the seed revealed",
+                code="dice.umpire_only",
+                citations=cite("umpire-commands"),
+            )
         if game.row.seed_revealed or game.row.status == "finished":
-            raise Conflict("the seed is already revealed", code="dice.already_revealed")
+            raise Conflict(
+                "the seed is already revealed",
+                code="dice.already_revealed",
+                citations=cite("dice-seed"),
+            )
         cmd.require_current()
         payload = {"to": [UMPIRE], "commitment": game.row.dice_commitment}
         return cmd.record(
@@ -361,6 +381,7 @@ def _restore(
         raise Conflict(
             f"the state of version {version} was not kept; it cannot be restored",
             code=f"{kind}.unavailable",
+            citations=cite(kind),
         )
     with guard("state"):
         state = game.ruleset.load_state(stored)
@@ -398,13 +419,18 @@ def rollback(
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
         if seat != UMPIRE:
-            raise Forbidden("only the umpire may roll the game back", code="rollback.umpire_only")
+            raise Forbidden(
+                "only the umpire may roll the game back",
+                code="rollback.umpire_only",
+                citations=cite("umpire-commands"),
+            )
         require_active(game.row)
         if not 1 <= to_version < game.row.version:
             raise InvalidInput(
                 f"to_version must be an earlier version (1 to {game.row.version - 1})",
                 [FieldError("/to_version", "not an earlier version", "rollback.bad_version")],
                 code="rollback.bad_version",
+                citations=cite("rollback"),
             )
         cmd.require_current()
         withdrawn = _withdraw_sealed(cmd.uow, game.row.id, to_version)
@@ -496,36 +522,48 @@ def takeback(
         game, seat = cmd.game, cmd.seat
         if seat == UMPIRE:
             raise Forbidden(
-                "the umpire undoes with POST /games/{id}/rollback", code="takeback.players_only"
+                "the umpire undoes with POST /games/{id}/rollback",
+                code="takeback.players_only",
+                citations=cite("takeback"),
             )
         if not mt.options_of(game.row).takeback:
-            raise Conflict("this game does not allow takebacks", code="takeback.disabled")
+            raise Conflict(
+                "this game does not allow takebacks",
+                code="takeback.disabled",
+                citations=cite("takeback"),
+            )
         require_active(game.row)
         last = _last_action(uow, game.row.id)
         if last is None:
-            raise Conflict("there is nothing to take back", code="takeback.nothing")
+            raise Conflict(
+                "there is nothing to take back", code="takeback.nothing", citations=cite("takeback")
+            )
         if last.payload is not None:
             raise Conflict(
                 f"the last event ({last.kind}, event {last.seq}) closed the takeback window",
                 code="takeback.window_closed",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         if last.seat != seat:
             raise Conflict(
                 f"the last action (event {last.seq}) was made by {last.seat}, not {seat}",
                 code="takeback.not_yours",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         if last.dice:
             raise Conflict(
                 f"event {last.seq} rolled dice: it cannot be taken back",
                 code="takeback.dice_rolled",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         if _revealed_something(last):
             raise Conflict(
                 f"event {last.seq} revealed hidden information: it cannot be taken back",
                 code="takeback.revealed",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         cmd.require_current()

@@ -54,6 +54,7 @@ from app.service.errors import (
 )
 from app.service.identity import identify, require_seat
 from app.service.jsonsafe import unsafe_values
+from app.service.policies import cite
 from app.service.results import ActionOutcome, ActionResult
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -202,6 +203,7 @@ def require_active(row: GameRow) -> None:
         raise Conflict(
             f"the game is {row.status}: nothing more may be played",
             code="game.finished",
+            citations=cite("finished-game"),
             winner=row.winner,
         )
 

@@ -86,6 +86,7 @@ from app.service.pipeline import (
     settle_clock,
     utc_now,
 )
+from app.service.policies import cite
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
@@ -539,6 +540,7 @@ def check_order(
             raise Forbidden(
                 f"only the sides {list(decision.sides)} check orders for {decision_id!r}",
                 code="sealed.not_a_party",
+                citations=cite("sealed-orders"),
                 decision=decision_id,
             )
         _, ruling = _judge_order(game, decision, seat, order)
@@ -554,6 +556,7 @@ def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedO
             f"only the sides {list(decision.sides)} submit orders for {decision_id!r}"
             + ("; the umpire may open it early instead" if seat == UMPIRE else ""),
             code="sealed.not_a_party",
+            citations=cite("sealed-orders"),
             decision=decision_id,
             seat=seat,
         )
@@ -563,6 +566,7 @@ def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedO
         raise Conflict(
             f"{seat} has already submitted its order for {decision_id!r}; orders are final",
             code="sealed.already_submitted",
+            citations=cite("sealed-orders"),
             decision=decision_id,
             side=seat,
         )
@@ -668,6 +672,7 @@ def open_decision(
             raise Forbidden(
                 "only the umpire may open sealed orders early",
                 code="sealed.umpire_only",
+                citations=cite("sealed-orders"),
                 seat=w.seat,
             )
         require_active(w.game.row)
