@@ -33,16 +33,14 @@ from app.service.pipeline import (
     WriteRequest,
     clock_now,
     guard,
-    load_game,
     out_of_sequence,
-    reader_seat,
+    reading,
     record_event,
     replay_outcome,
     require_active,
     require_current,
     require_storable,
     run_write,
-    settle_clock,
     turn_of,
 )
 from app.service.policies import cite
@@ -91,10 +89,7 @@ def dry_run(
     future roll can be learnt from a dry run.
     """
     require_storable(action, code="action.invalid")
-    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
-    with uow.begin():
-        game = load_game(uow, game_id, boards)
-        reader_seat(uow, game.row, token)
+    with reading(uow, game_id, token=token, boards=boards, now=clock_now(now)) as (game, _):
         parsed = _parse_action(game.ruleset, action)
         sizes = _dice_needed(game, game.state, parsed)
         with guard("action"):

@@ -38,16 +38,16 @@ from app.service.pipeline import (
     clock_now,
     find_game,
     guard,
-    load_game,
     reader_seat,
+    reading,
     require_storable,
-    settle_clock,
     state_view,
     turn_of,
     utc_now,
 )
 from app.service.results import (
     CreatedGame,
+    GameJson,
     GameView,
     ScenarioView,
     SideInfo,
@@ -225,12 +225,39 @@ def get_game(
 ) -> GameView:
     """The game as the bearer's seat may see it (anonymous: the public view), with its
     position in the sequence of play, its clock as of ``now`` and its dice commitment."""
+    return GameView.model_validate_json(
+        read_game(uow, game_id, token=token, boards=boards, now=now).body
+    )
+
+
+def read_game(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    *,
+    token: str | None,
+    boards: BoardCache,
+    now: float | None = None,
+) -> GameJson:
+    """:func:`get_game` as the JSON bytes of its :class:`GameView`, in one read transaction.
+
+    Everything in the view but the clock is a function of (game, version, seat) -- the game
+    row changes only with its version -- so its JSON is made once per (game, version, seat)
+    and kept (:attr:`BoardCache.views`); a request adds only the clock as of ``now``. The
+    version comes from the database in the same query as the token's seat, so the cache is
+    safe with several processes."""
     now = clock_now(now)
-    settle_clock(uow, game_id, now=now, boards=boards)
-    with uow.begin():
-        game = load_game(uow, game_id, boards)
-        seat = reader_seat(uow, game.row, token)
-        return _game_view(game, seat, now)
+    with reading(uow, game_id, token=token, boards=boards, now=now) as (game, seat):
+        key = (game.row.id, game.row.version, seat)
+        head = boards.views.get(key, lambda: _view_head(game, seat, now))
+        clock = mt.clock_view(game.row, now)
+        tail = b"null" if clock is None else clock.model_dump_json().encode()
+        return GameJson(version=game.row.version, body=head + b',"clock":' + tail + b"}")
+
+
+def _view_head(game: Game, seat: str | None, now: float) -> tuple[bytes, int]:
+    """The JSON of the game view without its clock and closing brace, and its size."""
+    head = _game_view(game, seat, now).model_dump_json(exclude={"clock"}).encode()[:-1]
+    return head, len(head)
 
 
 def get_scenario(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> ScenarioView:

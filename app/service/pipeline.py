@@ -52,10 +52,11 @@ from app.service.errors import (
     Unauthenticated,
     field_errors,
 )
-from app.service.identity import identify, require_seat
+from app.service.identity import Identity, identify, identity_of, require_seat
 from app.service.jsonsafe import unsafe_values
 from app.service.policies import cite
 from app.service.results import ActionOutcome, ActionResult
+from app.service.tokens import hash_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
@@ -145,6 +146,23 @@ def load_game(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game
     return game_from_row(uow, row, board_digest, boards)
 
 
+def _load_as(
+    uow: AbstractUnitOfWork, game_id: str, boards: BoardCache, token: str | None
+) -> tuple[Game, Identity | None]:
+    """The game (404) and who ``token`` is there (None without a token; 401 if it holds
+    nothing), read in one query: the game row, its board digest and the token's seat."""
+    if token is None:
+        return load_game(uow, game_id, boards), None
+    presented = hash_token(token)
+    found = (
+        uow.games.get_as(game_id, presented, lock=uow.writing) if valid_game_id(game_id) else None
+    )
+    if found is None:
+        raise NotFound(f"no game {game_id!r}", game=game_id)
+    row, board_digest, match = found
+    return game_from_row(uow, row, board_digest, boards), identity_of(presented, match)
+
+
 def game_from_row(
     uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache
 ) -> Game:
@@ -169,7 +187,7 @@ def game_from_row(
         state=boards.state(
             (row.id, row.version, ruleset.id, row.ruleset_version),
             lambda: ruleset.load_state(row.state),
-            row.state,
+            lambda: row.state,  # the deferred column is read on a cache miss only
         ),
         options=ruleset.parse_options(row.options),
     )
@@ -186,10 +204,34 @@ def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | 
 def reader_seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
     """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
     spectator token."""
-    who = identify(uow, game, token) if token is not None else None
+    return _reader_of(game, identify(uow, game, token) if token is not None else None)
+
+
+def _reader_of(game: GameRow, who: Identity | None) -> str | None:
+    """:func:`reader_seat` for an identity already known (``who`` None: no token presented)."""
     if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
     return None if who is None else who.seat
+
+
+@contextmanager
+def reading(
+    uow: AbstractUnitOfWork, game_id: str, *, token: str | None, boards: BoardCache, now: float
+) -> Iterator[tuple[Game, str | None]]:
+    """One read transaction: the game (404) and the reader's seat (401; see :func:`reader_seat`),
+    found in one query. The clock is settled lazily: only when a side's time has run out and
+    nobody has recorded it yet is the read left, the expiry written (:func:`settle_clock`)
+    and the read begun again, so a read of a game whose clock is fine is one transaction."""
+    settled = False
+    while True:
+        with uow.begin():
+            game, who = _load_as(uow, game_id, boards, token)
+            seat = _reader_of(game.row, who)
+            if settled or not mt.newly_expired(game.row, now):
+                yield game, seat
+                return
+        settle_clock(uow, game_id, now=now, boards=boards)
+        settled = True
 
 
 def turn_of(game: Game, state: Any) -> mt.Turn | None:
@@ -357,9 +399,9 @@ def _begin_write(
 ) -> tuple[Game, str, IfMatch]:
     """Inside an open write transaction: the game, the seat ``token`` holds (401 if none)
     and the If-Match precondition (428 without one; ``hint`` ends its message)."""
-    game = load_game(uow, game_id, boards)
-    seat = seat_of(uow, game.row, token)
-    assert seat is not None
+    game, who = _load_as(uow, game_id, boards, token)
+    assert who is not None
+    seat = require_seat(who)
     if if_match is None:
         raise PreconditionRequired(
             f"send If-Match with the ETag of GET /games/{{id}}{hint}", version=game.row.version
@@ -494,6 +536,11 @@ def replay_outcome(prior: EventRow, request_digest: str) -> ActionOutcome:
 
 # -- the frame -----------------------------------------------------------------------------
 
+
+class _ClockRanOut(Exception):
+    """Inside a write: a side's time ran out and nobody recorded it yet (see run_write)."""
+
+
 RACE_RETRIES = 5
 """How often a write with ``If-Match: *`` is retried after losing a race to another write."""
 
@@ -578,13 +625,15 @@ def run_write(
     if req.token is None:
         raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
     token, uow, at = req.token, req.uow, clock_now(req.now)
-    settle_clock(uow, req.game_id, now=at, boards=req.boards)
+    settled = False
 
     def attempt() -> _T:
         with uow.begin(write=True):
             game, seat, if_match = _begin_write(
                 uow, req.game_id, token=token, if_match=req.if_match, boards=req.boards, hint=hint
             )
+            if not settled and mt.newly_expired(game.row, at):
+                raise _ClockRanOut
             digest_ = request_digest(seat)
             prior = _prior(uow, game.row.id, seat, req.idempotency_key)
             if prior is not None:
@@ -599,7 +648,12 @@ def run_write(
 
     for n in range(RACE_RETRIES):
         try:
-            return attempt()
+            try:
+                return attempt()
+            except _ClockRanOut:  # rare: record the expiry in its own write, then this write
+                settle_clock(uow, req.game_id, now=at, boards=req.boards)
+                settled = True
+                return attempt()
         except (PreconditionFailed, IntegrityError):
             # Lost a race. A concurrent retry with the same key may be the winner: answer
             # with its stored outcome. Otherwise `If-Match: *` tries again on the new version.

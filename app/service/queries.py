@@ -10,7 +10,7 @@ from pydantic import ValidationError
 from app.db.uow import AbstractUnitOfWork
 from app.service.boards import BoardCache
 from app.service.errors import InvalidInput, QueryNotFound, field_errors
-from app.service.pipeline import clock_now, guard, load_game, reader_seat, settle_clock
+from app.service.pipeline import clock_now, guard, reading
 from app.service.results import QueryResult
 
 
@@ -25,10 +25,7 @@ def run_query(
     now: float | None = None,
 ) -> QueryResult:
     """Run one of the ruleset's named read-only queries with query-string parameters."""
-    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
-    with uow.begin():
-        game = load_game(uow, game_id, boards)
-        reader_seat(uow, game.row, token)
+    with reading(uow, game_id, token=token, boards=boards, now=clock_now(now)) as (game, _):
         spec = game.ruleset.queries().get(name)
         if spec is None:
             raise QueryNotFound(
