@@ -136,7 +136,6 @@ def submit_action(
 
     def body(w: Write) -> ActionOutcome:
         uow, game, seat, if_match, now = w.uow, w.game, w.seat, w.if_match, w.now
-        request_digest = w.request_digest
         require_active(game.row)
 
         parsed = _parse_action(game.ruleset, action)
@@ -181,7 +180,7 @@ def submit_action(
                 _consume_dice(uow, game, seat, parsed, ruling, rolls, if_match, now)
             raise IllegalAction(ruling, version=game.row.version)
 
-        require_current(game.row, if_match)
+        w.require_current()
         with guard("action"):
             new_state = game.ruleset.apply(game.board, game.state, parsed, ruling)
             over = game.ruleset.is_over(game.board, new_state)
@@ -201,23 +200,16 @@ def submit_action(
         with guard("action"):
             private = game.ruleset.private_to(game.board, game.state, parsed)
         visible_to = None if private is None else sorted({*private, seat, UMPIRE})
-        outcome = record_event(
-            uow,
-            game,
+        return w.record(
             visible_to=visible_to,
-            seat=seat,
             kind=str(getattr(parsed, "kind", type(parsed).__name__)),
             new_state=new_state,
             ruling=ruling,
-            now=now,
             action=parsed.model_dump(mode="json"),
             rolls=rolls,
             status="finished" if over else None,
             extra=extra,
-            idempotency_key=idempotency_key,
-            request_digest=request_digest,
         )
-        return outcome
 
     return run_write(
         WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
