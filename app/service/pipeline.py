@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
+from app.db.engine import json_reuse
 from app.db.models import EventRow, GameRow
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
@@ -88,6 +89,8 @@ class Game:
     board: Any
     state: Any
     options: Any
+    webhooks: bool | None = None
+    """Whether the game has webhooks, when read with the row (None: not known)."""
 
 
 def _now() -> datetime:
@@ -152,8 +155,10 @@ def _load_as(
     found = uow.games.get_as(game_id, presented, lock=uow.writing) if _valid_id(game_id) else None
     if found is None:
         raise NotFound(f"no game {game_id!r}", game=game_id)
-    row, board_digest, match = found
-    return _game(uow, row, board_digest, boards), identity_of(presented, match)
+    row, board_digest, match, webhooks = found
+    game = _game(uow, row, board_digest, boards)
+    game.webhooks = webhooks
+    return game, identity_of(presented, match)
 
 
 def _game(uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache) -> Game:
@@ -273,46 +278,48 @@ def append_event(
             unstorable,
             code="result.unstorable",
         )
-    if not uow.games.advance(
-        game.row.id,
-        expected_version=expected,
-        state=state_json,
-        status=status or game.row.status,
-        extra=dict(columns or {}),
-    ):
-        raise PreconditionFailed("another write was accepted first; reload the game")
-    seq = expected - INITIAL_VERSION + 1
-    event = EventRow(
-        game_id=game.row.id,
-        seq=seq,
-        seat=seat,
-        kind=kind,
-        action=dict(action or {}),
-        ruling=ruling_json,
-        dice=mt.rolls_json(rolls),
-        version=expected + 1,
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
-        response=response(seq, expected + 1) if response is not None else None,
-        created_at=_now(),
-        payload=dict(payload) if payload is not None else None,
-        state_after=state_json,
-        visible_to=visible_to,
-    )
-    uow.games.append_event(event)
-    with _guard("state"):  # webhook notifications: outbox rows in this same transaction
-        notify.enqueue(
-            uow,
-            notify.Change(
-                ruleset=game.ruleset,
-                board=game.board,
-                event=event,
-                before=game.state,
-                after=new_state,
-                was_active=game.row.status == "active",
-                active=(status or game.row.status) == "active",
-            ),
+    with json_reuse():  # the state is stored twice (game row, event snapshot), encoded once
+        if not uow.games.advance(
+            game.row.id,
+            expected_version=expected,
+            state=state_json,
+            status=status or game.row.status,
+            extra=dict(columns or {}),
+        ):
+            raise PreconditionFailed("another write was accepted first; reload the game")
+        seq = expected - INITIAL_VERSION + 1
+        event = EventRow(
+            game_id=game.row.id,
+            seq=seq,
+            seat=seat,
+            kind=kind,
+            action=dict(action or {}),
+            ruling=ruling_json,
+            dice=mt.rolls_json(rolls),
+            version=expected + 1,
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+            response=response(seq, expected + 1) if response is not None else None,
+            created_at=_now(),
+            payload=dict(payload) if payload is not None else None,
+            state_after=state_json,
+            visible_to=visible_to,
         )
+        uow.games.append_event(event)
+        with _guard("state"):  # webhook notifications: outbox rows in this same transaction
+            notify.enqueue(
+                uow,
+                notify.Change(
+                    ruleset=game.ruleset,
+                    board=game.board,
+                    event=event,
+                    before=game.state,
+                    after=new_state,
+                    was_active=game.row.status == "active",
+                    active=(status or game.row.status) == "active",
+                    webhooks=game.webhooks,
+                ),
+            )
     return event
 
 
