@@ -101,7 +101,12 @@ def test_parsed_states_are_bounded_in_bytes_too() -> None:
     assert cache.states.bytes <= 1000
     assert len(cache.states) == 3
     loads: list[int] = []
-    cache.state(("g", 9, "r", "1"), lambda: loads.append(9) or dict(big), lambda: big)
+
+    def load(version: int) -> dict[str, list[str]]:
+        loads.append(version)
+        return dict(big)
+
+    cache.state(("g", 9, "r", "1"), lambda: load(9), lambda: big)
     assert loads == []  # the newest version is still kept
-    cache.state(("g", 0, "r", "1"), lambda: loads.append(0) or dict(big), lambda: big)
+    cache.state(("g", 0, "r", "1"), lambda: load(0), lambda: big)
     assert loads == [0]  # the oldest was dropped

@@ -17,7 +17,7 @@ from app.api.examples import ruling_examples
 from app.api.problems import responses
 from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.rules.ruling import Ruling
-from app.service import games as uc
+from app.service import actions as uc
 from app.service.match import parse_entered_dice
 from app.service.results import ActionResult
 
