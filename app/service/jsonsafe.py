@@ -65,8 +65,10 @@ def _fine(value: Any, depth: int = 0) -> bool:
 
 def unsafe_values(data: Any, prefix: tuple[Any, ...] = ()) -> list[FieldError]:
     """Every location in ``data`` holding an unstorable value (empty when all is well)."""
-    if _fine(data):
-        return []
+    return [] if _fine(data) else _walk(data, prefix)
+
+
+def _walk(data: Any, prefix: tuple[Any, ...]) -> list[FieldError]:
     out: list[FieldError] = []
     stack: list[tuple[tuple[Any, ...], Any]] = [(prefix, data)]
     while stack:
