@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-import heapq
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from app.rules.base import InvalidQuery
 from app.rules.dispatch import Query
-from app.rules.zoi import results
+from app.rules.zoi import results, search
 from app.rules.zoi.catalog import CATALOG, I_CARRE_DF, INTERPRETATIONS_BY_ID
-from app.rules.zoi.models import EnterStep
-from app.rules.zoi.movement import OPPORTUNITY_FIRE, Walk
 from app.rules.zoi.zones import Game, is_combat
 
 
@@ -96,31 +93,11 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
     unit = game.units.get(unit_id)
     if unit is None:
         raise InvalidQuery(f"unknown unit {unit_id!r}")
-    start = Walk.start(game, unit)
-    labels: dict[str, list[Walk]] = {}
-    counter = 0
-    heap: list[tuple[int, int, int, Walk]] = [(0, 0, counter, start)]
-    while heap:
-        _, _, _, walk = heapq.heappop(heap)
-        if walk.stopped:
-            continue
-        for _, n in game.adjacent_on_map(walk.hex):
-            if n in walk.path:
-                continue
-            nxt = walk.fork()
-            if nxt.advance(nxt.entered, EnterStep(do="enter", hex=n)):
-                continue
-            here = labels.setdefault(n, [])
-            if any(_dominates(old, nxt) for old in here):
-                continue
-            here[:] = [old for old in here if not _dominates(nxt, old)]
-            here.append(nxt)
-            counter += 1
-            heapq.heappush(heap, (nxt.mp_spent, nxt.chances, counter, nxt))
+    labels = search.reachable_labels(game, unit)
     hexes = []
     for h in sorted(labels):
-        paths = sorted(labels[h], key=lambda w: (w.mp_spent, w.chances, w.path))
-        hexes.append({"hex": h, "paths": [_path_json(w) for w in paths]})
+        paths = sorted(labels[h], key=search.sort_key)
+        hexes.append({"hex": h, "paths": [search.path_json(w, unit.ma) for w in paths]})
     return {
         "unit": unit.id,
         "start": unit.hex,
@@ -137,29 +114,6 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
             "14.opportunity.exit",
             "14.carre",
         ),
-    }
-
-
-def _dominates(a: Walk, b: Walk) -> bool:
-    return (
-        a.mp_spent <= b.mp_spent
-        and a.chances <= b.chances
-        and (not a.stopped or b.stopped)
-        and (a.slid_only or not b.slid_only)
-    )
-
-
-def _path_json(w: Walk) -> dict[str, Any]:
-    return {
-        "path": w.path[1:],
-        "mp_spent": w.mp_spent,
-        "mp_left": w.mp_left,
-        "must_stop": w.stopped,
-        "opportunity_fire": [
-            {"hex": e.hex, "step": e.step, "by": list(e.by), "reason": e.details.get("reason")}
-            for e in w.effects
-            if e.kind == OPPORTUNITY_FIRE
-        ],
     }
 
 
