@@ -22,9 +22,9 @@ from typing import Any
 
 from app.rules.memo import ByIdentity
 from app.rules.zoi.facing import front_directions
-from app.rules.zoi.game import Game, is_combat, is_foot, is_mounted
 from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
 from app.rules.zoi.tables import UNLIMBERED
+from app.rules.zoi.zones import Game, is_combat, is_foot, is_mounted
 
 Fire = tuple[str, int, tuple[str, ...], str]
 """One opportunity-fire chance: hex, step, the units entitled to fire, reason."""

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from app.rules import registry
-from app.rules.zoi.game import Game
 from app.rules.zoi.models import EnterStep, ZoiBoard, ZoiOptions, ZoiState
 from app.rules.zoi.movement import OPPORTUNITY_FIRE, Walk
+from app.rules.zoi.zones import Game
 
 RS = registry.get("zoi")
 
