@@ -18,6 +18,7 @@ parent instead of a copy of the walk, and what the search looks up is found once
 from __future__ import annotations
 
 import heapq
+import weakref
 from typing import Any
 
 from app.rules.memo import ByIdentity
@@ -53,14 +54,30 @@ def adjacency(board: ZoiBoard) -> Neighbours:
     return _ADJACENCY_OF(board)
 
 
-def _units_by_hex(state: ZoiState) -> dict[str, tuple[Unit, ...]]:
-    out: dict[str, list[Unit]] = {}
-    for u in state.units:
-        out.setdefault(u.hex, []).append(u)
-    return {h: tuple(us) for h, us in out.items()}
+class _StateIndex:
+    """What the searches on one state look up, kept per state object (states are never
+    mutated once made), so the next query at the same game version starts warm: units by hex,
+    and per side the zone, the adjacent carrés and the entry costs of each hex asked about."""
+
+    def __init__(self, board: ZoiBoard, state: ZoiState) -> None:
+        self.board = weakref.ref(board)
+        units_at: dict[str, list[Unit]] = {}
+        for u in state.units:
+            units_at.setdefault(u.hex, []).append(u)
+        self.units_at = {h: tuple(us) for h, us in units_at.items()}
+        self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
+        self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
+        self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
 
 
-_UNITS_OF: ByIdentity[dict[str, tuple[Unit, ...]]] = ByIdentity(_units_by_hex, maxsize=128)
+_INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
+
+
+def _index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
+    found = _INDEX_OF.get(state, lambda s: _StateIndex(board, s))
+    if found.board() is not board:  # the same state judged on another board
+        found = _StateIndex(board, state)
+    return found
 
 
 class Label:
@@ -130,17 +147,20 @@ class _Zone:
 
 
 class _Lookups:
-    """What the search asks about hexes, each found once per query from the neighbours."""
+    """What the search asks about hexes, each found once per state and side from the units in
+    the hex and its six neighbours."""
 
     def __init__(self, game: Game, unit: Unit) -> None:
         self.game = game
         self.unit = unit
         self.side = unit.side
         self.adjacent = adjacency(game.board)
-        self.units_at = _UNITS_OF(game.state)
-        self._zones: dict[str, _Zone | None] = {}
-        self._carres: dict[str, tuple[str, ...]] = {}
-        self._costs: dict[str, int | None] = {}
+        index = _index(game.board, game.state)
+        self.units_at = index.units_at
+        routed = game.options.routed_units_exert_zone  # the one option a zone depends on
+        self._zones = index.zones.setdefault((unit.side, routed), {})
+        self._carres = index.carres.setdefault(unit.side, {})
+        self._costs = index.costs.setdefault((unit.side, unit.type, unit.subtype), {})
 
     def zone(self, hex_id: str) -> _Zone | None:
         """Enemies projecting a zone into ``hex_id`` across a front hexside (14.zone, 14.front),
