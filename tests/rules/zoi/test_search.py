@@ -70,7 +70,7 @@ def _game(seed: int, size: int = 8, count: int = 12) -> dict[str, Any]:
         if formation is not None:
             unit["formation"] = formation
             if formation != "carre":
-                unit["facing"] = rng.randrange(5)
+                unit["facing"] = rng.randrange(6)
         units.append(unit)
     return {
         "ruleset": "zoi",
@@ -149,7 +149,7 @@ def _reference(game: Game, unit_id: str) -> list[dict[str, Any]]:
     ]
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(5))
 def test_search_answers_as_walking_every_path(seed: int) -> None:
     """One state queried under every reading (the search keeps lookups per state and side:
     a reading that changes a zone must not be answered from another reading's lookups)."""
