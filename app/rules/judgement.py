@@ -18,6 +18,7 @@ Pure: no I/O, clock or randomness.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
@@ -64,6 +65,24 @@ def interpretation_ref(interp: Interpretation, options: BaseModel | None) -> Int
     """The reference a ruling carries: the reading and the option value in force."""
     value = getattr(options, interp.option, None) if interp.option and options else None
     return InterpretationRef(id=interp.id, text=interp.reading, option=interp.option, value=value)
+
+
+@dataclass
+class Problem:
+    """One rule that forbids an action, before a judgement turns it into a cited
+    :class:`Violation` (:meth:`Judgement.refuse`): checks return it, judges collect them."""
+
+    code: str
+    message: str
+    sections: Sequence[str]
+    step: int | None = None
+    hex: str | None = None
+    unit: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Mark = tuple[dict[Citation, None], dict[str, InterpretationRef]]
+"""What a judgement had cited and relied on at a :meth:`Judgement.checkpoint`."""
 
 
 class Judgement:
@@ -117,6 +136,14 @@ class Judgement:
             if iid not in self._relied:
                 interp = self.interpretation_by_id[iid]
                 self._relied[iid] = interpretation_ref(interp, self.options)
+
+    def checkpoint(self) -> Mark:
+        """What is cited and relied on so far (to judge a layer tentatively)."""
+        return dict(self._cited), dict(self._relied)
+
+    def restore(self, mark: Mark) -> None:
+        """Forget what was cited or relied on since :meth:`checkpoint`."""
+        self._cited, self._relied = dict(mark[0]), dict(mark[1])
 
     def relied_on(self, ref: InterpretationRef) -> None:
         """Record an interpretation reference already built (e.g. from a part's ruling)."""

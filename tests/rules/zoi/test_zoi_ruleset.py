@@ -20,7 +20,7 @@ RS = ZoiRuleset()
 
 
 def _example() -> dict[str, Any]:
-    return RS.example_scenario()
+    return RS.example_scenario() or {}
 
 
 def _setup(scenario: dict[str, Any]) -> Any:
@@ -141,7 +141,7 @@ def test_inconsistent_scenarios_are_rejected(patch: dict[str, Any], message: str
 
 def test_bad_front_table_row_is_a_validation_error() -> None:
     scenario = {
-        **RS.example_scenario(),
+        **(RS.example_scenario() or {}),
         "front_table": {"infantry.line": {"faces": "vertex", "front": 3}},
     }
     with pytest.raises(ValidationError):
