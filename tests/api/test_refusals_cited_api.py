@@ -3,8 +3,9 @@
 The rules-core walk (tests/rules/test_refusals_cited.py) covers what a ruleset refuses. This
 walks what the service refuses on a real server, on every shipped ruleset: match-flow
 commands (phase end and advance, finish, rollback, takeback, seed reveal and verification),
-seat ownership, dice headers, and physical dice entry (missing, wrong count, out of range, by
-a player) -- and that a d10 reading 0 is accepted as ten. Each refusal must be a problem
+seat ownership, dice headers, physical dice entry (missing, wrong count, out of range, by a
+player) and sealed orders (a seat no party to the decision, a second order, a player opening
+it) -- and that a d10 reading 0 is accepted as ten. Each refusal must be a problem
 document with a stable ``code`` and ``citations``, each naming either a section of the game's
 ruleset's catalog (a rule forbids it: the sequence of play) or a service policy
 (``ruleset: "referee"``, app/service/policies.py, documented in docs/API.md); and nothing
@@ -212,3 +213,32 @@ def _needs_dice(case: Case) -> bool:
         return False
     rs, _, board, state = _setup(case)
     return bool(list(rs.dice_needed(board, state, rs.parse_action(case.data["action"]))))
+
+
+SEALED = sorted({c.ruleset for c in all_cases() if "sealed" in c.data})
+
+
+@pytest.mark.parametrize("ruleset", SEALED)
+def test_sealed_order_refusals_are_cited(server: httpx.Client, ruleset: str) -> None:
+    """The service's refusals of sealed orders: a seat that is no party to the decision, a
+    second order of one side, a player opening the decision; on the position of the first
+    sealed rule case, reached over HTTP (umpire actions and phase advances)."""
+    case = next(c for c in all_cases() if c.ruleset == ruleset and "sealed" in c.data)
+    walk = Walk(server, ruleset)
+    walk.create(scenario_of(case), case.data.get("options"), enforce_sequence=False)
+    umpire = {**walk.auth(UMPIRE), "If-Match": "*"}
+    for step in before_steps(case):
+        path = "/phase/advance" if step == "advance" else "/actions"
+        body = None if step == "advance" else step
+        r = server.post(f"/games/{walk.id}{path}", json=body, headers=umpire)
+        assert r.status_code == 201, r.text
+    sealed = case.data["sealed"]
+    decision, orders = sealed["decision"], sealed["orders"]
+    url = f"/sealed/{decision}"
+    side, order = next(iter(orders.items()))
+    walk.refused("sealed.not_a_party", "POST", url, UMPIRE, order)
+    walk.refused("sealed.umpire_only", "POST", f"{url}/open", side)
+    version = walk.game()["version"]
+    send = {**walk.auth(side), "If-Match": f'W/"{version}"'}
+    assert server.post(f"/games/{walk.id}{url}", json=order, headers=send).status_code == 201
+    walk.refused("sealed.already_submitted", "POST", url, side, order)
