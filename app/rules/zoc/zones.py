@@ -18,6 +18,7 @@ from typing import Any
 
 from app.rules.geometry import Hexside
 from app.rules.geometry.hexgrid import AXIAL_DIRECTIONS
+from app.rules.geometry.layout_spec import LayoutSpec
 from app.rules.judgement import Judgement, Mark, Problem
 from app.rules.memo import ByIdentity
 from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling
@@ -25,7 +26,6 @@ from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.models import (
     ALL_SEA_TERRAIN,
     Board,
-    LayoutSpec,
     Marker,
     State,
     Unit,
@@ -553,23 +553,10 @@ class Context:
 # -- rulings from the context (the judgement kit finishes them) ----------------------------
 
 
-def effect(
-    ctx: Context,
-    kind: str,
-    message: str,
-    sections: Sequence[str],
-    *,
-    unit: str | None = None,
-    hex: str | None = None,
-    step: int | None = None,
-    by: Sequence[str] = (),
-    details: dict[str, Any] | None = None,
-) -> Effect:
-    """A cited effect, not yet part of the ruling (:func:`legal` and :func:`illegal` take
-    the effects that are)."""
-    return ctx.judgement.effect(
-        kind, message, sections, unit=unit, hex=hex, step=step, by=by, details=details, record=False
-    )
+def effect(ctx: Context, kind: str, message: str, sections: Sequence[str], **where: Any) -> Effect:
+    """A cited effect (``where``: unit, hex, step, by, details), not yet part of the ruling
+    (:func:`legal` and :func:`illegal` take the effects that are)."""
+    return ctx.judgement.effect(kind, message, sections, record=False, **where)
 
 
 def illegal(
