@@ -174,8 +174,10 @@ class Judgement:
         step: int | None = None,
         by: Iterable[str] = (),
         details: Mapping[str, Any] | None = None,
+        record: bool = True,
     ) -> Effect:
-        """Record a consequence (cited) and return it."""
+        """Record a consequence (cited) and return it; with ``record=False`` only cite its
+        sections (a judge that lists its effects itself at the end)."""
         e = Effect(
             kind=kind,
             message=message,
@@ -186,7 +188,8 @@ class Judgement:
             citations=self.cite(*sections),
             details=dict(details or {}),
         )
-        self.effects.append(e)
+        if record:
+            self.effects.append(e)
         return e
 
     def reject(
@@ -218,6 +221,12 @@ class Judgement:
         )
         self.violations.append(v)
         return v
+
+    def refuse(self, p: Problem) -> Violation:
+        """Record a :class:`Problem` as a rejection (:meth:`reject`)."""
+        return self.reject(
+            p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
+        )
 
     def problem(
         self,
