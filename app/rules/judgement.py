@@ -18,7 +18,8 @@ Pure: no I/O, clock or randomness.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
     from app.rules.base import InvalidScenario
 
 _LEGACY = frozenset({"loc", "msg", "section"})
+
+BoardT = TypeVar("BoardT", bound=BaseModel)
+StateT = TypeVar("StateT", bound=BaseModel)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
 class Citable(Protocol):
@@ -64,6 +69,18 @@ def interpretation_ref(interp: Interpretation, options: BaseModel | None) -> Int
     """The reference a ruling carries: the reading and the option value in force."""
     value = getattr(options, interp.option, None) if interp.option and options else None
     return InterpretationRef(id=interp.id, text=interp.reading, option=interp.option, value=value)
+
+
+@dataclass
+class Problem:
+    """One reason an action is refused, found before it is recorded: a check returns it and
+    :meth:`Judgement.refuse` turns it (with any others) into the ruling's rejections."""
+
+    code: str
+    message: str
+    sections: Sequence[str]
+    unit: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 class Judgement:
@@ -192,6 +209,13 @@ class Judgement:
         self.violations.append(v)
         return v
 
+    def refuse(self, *problems: Problem) -> Ruling:
+        """Reject every problem and finish: a refusal whose summary is the first problem's
+        message (for checks that return a :class:`Problem` instead of rejecting)."""
+        for p in problems:
+            self.reject(p.code, p.message, p.sections, unit=p.unit, details=p.details)
+        return self.finish("", refused_summary=problems[0].message)
+
     def problem(
         self,
         code: str,
@@ -296,3 +320,24 @@ class Judgement:
             interpretations=self.interpretations(),
             details=merged,
         )
+
+
+class GameJudgement(Judgement, Generic[BoardT, StateT, OptionsT]):
+    """A judgement of one position of a game: the kit's bookkeeping plus the board, state,
+    per-game options and dice it judges. Every ruleset's rule families take one."""
+
+    options: OptionsT
+
+    def __init__(
+        self,
+        source: Citable,
+        interpretations: Mapping[str, Interpretation] | Iterable[Interpretation],
+        board: BoardT,
+        state: StateT,
+        options: OptionsT,
+        dice: Sequence[int] = (),
+    ) -> None:
+        super().__init__(source, interpretations, options)
+        self.board = board
+        self.state = state
+        self.dice = tuple(dice)

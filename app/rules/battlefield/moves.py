@@ -29,8 +29,8 @@ from app.rules.battlefield.table import (
     zone_unit,
 )
 from app.rules.objective_zones import models as oz
-from app.rules.objective_zones.common import garrison
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
+from app.rules.objective_zones.zones import garrison
 from app.rules.terrain import models as tr
 from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
 from app.rules.terrain.rules import PROLONGE_CAP

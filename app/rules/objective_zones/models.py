@@ -271,7 +271,20 @@ class ContinueMelee(_Strict):
     zone: str
 
 
-Action = EnterZone | ExitZone | Transfer | Musketry | GarrisonFire | Bombard | DeclareAssault
+Action = (
+    EnterZone
+    | ExitZone
+    | Transfer
+    | Musketry
+    | GarrisonFire
+    | Bombard
+    | DeclareAssault
+    | Withdraw
+    | Unlimber
+    | MoraleTest
+    | ContinueMelee
+)
+"""Every objective-zones action (discriminated by ``kind``)."""
 ACTION_MODELS: dict[str, type[BaseModel]] = {
     "enter": EnterZone,
     "exit": ExitZone,
