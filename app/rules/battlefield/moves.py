@@ -33,7 +33,7 @@ from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
 from app.rules.terrain import models as tr
 from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
-from app.rules.terrain.rules import PROLONGE_CAP
+from app.rules.terrain.ground import PROLONGE_CAP
 from app.rules.terrain.ruleset import TerrainRuleset
 
 TERRAIN = TerrainRuleset()

@@ -215,6 +215,9 @@ class Fire(_Model):
     target: str
 
 
+Action = Move | DeclareCharge | Fire
+"""Every terrain action (discriminated by ``kind``)."""
+
 ACTION_MODELS: dict[str, type[BaseModel]] = {
     "move": Move,
     "charge": DeclareCharge,

@@ -16,6 +16,7 @@ from app.rules.terrain.geometry import (
     placed,
     point_in,
 )
+from app.rules.terrain.ground import closed_reason, movement_cap
 from app.rules.terrain.models import (
     Board,
     LosParams,
@@ -25,8 +26,8 @@ from app.rules.terrain.models import (
     TerrainAtParams,
     Unit,
 )
-from app.rules.terrain.rules import closed_reason, line_of_sight, movement_cap
 from app.rules.terrain.setup import road_problem
+from app.rules.terrain.sight import line_of_sight
 
 _TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("formed infantry", {"type": "infantry", "order": "formed"}),

@@ -1,23 +1,25 @@
-"""The ``terrain`` ruleset (seed 003, Terrain Definitions A.1-A.47) as a plug-in."""
+"""The ``terrain`` ruleset (seed 003, Terrain Definitions A.1-A.47) as a plug-in: wiring only,
+each action kind to the rule family that judges and applies it."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import copy
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
 
 from app.rules.base import AvailableActions, QuerySpec, RulesError, Ruleset, Sides
 from app.rules.ruling import Ruling
-from app.rules.terrain import results
+from app.rules.terrain import movement, results, sight
 from app.rules.terrain.available import available_actions
 from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.terrain.examples import EXAMPLE
-from app.rules.terrain.geometry import path_line
+from app.rules.terrain.ground import Ctx, find_unit, judging
 from app.rules.terrain.models import (
     ACTION_MODELS,
+    Action,
     Board,
-    Charge,
     DeclareCharge,
     Fire,
     LosParams,
@@ -29,15 +31,27 @@ from app.rules.terrain.models import (
     TerrainAtParams,
 )
 from app.rules.terrain.queries import run_line_of_sight, run_scenario_check, run_terrain_at
-from app.rules.terrain.rules import Ctx, crossings, find_unit, judge_fire, judge_path, wheel_checks
 from app.rules.terrain.setup import build
 
+Judge = Callable[[Ctx, Any], Ruling]
 
-class TerrainRuleset(Ruleset[Board, State, Any, Options]):
+JUDGES: dict[type[BaseModel], Judge] = {
+    Move: movement.judge_move,
+    DeclareCharge: movement.judge_charge,
+    Fire: sight.judge_fire,
+}
+"""Action kind -> the rule family's judge."""
+
+
+def _options(options: Any) -> Options:
+    return options if isinstance(options, Options) else Options.model_validate(options or {})
+
+
+class TerrainRuleset(Ruleset[Board, State, Action, Options]):
     """Measured table-top terrain: woods, rough, water, buildings and works, in yards."""
 
     id = RULESET_ID
-    version = "0.4.0"
+    version = "0.5.0"
     title = "Terrain Definitions (measured horse-and-musket rules)"
     description = (
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "
@@ -53,13 +67,7 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
     action_models = ACTION_MODELS
 
     def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        if not isinstance(scenario, Scenario):
-            scenario = Scenario.model_validate(
-                scenario.model_dump() if isinstance(scenario, BaseModel) else scenario
-            )
-        if not isinstance(options, Options):
-            options = Options.model_validate(options or {})
-        return build(scenario, options)
+        return build(self.coerce_scenario(scenario), _options(options))
 
     def sides(self, board: Board) -> Sides:
         return Sides(
@@ -67,74 +75,29 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
             labels={s.id: s.label or s.id for s in board.sides},
         )
 
-    def actor_side(self, board: Board, state: State, action: Any) -> str | None:
+    def actor_side(self, board: Board, state: State, action: Action) -> str | None:
         unit = find_unit(state, action.unit)
         return unit.side if unit else None
 
-    def dice_needed(self, board: Board, state: State, action: Any) -> Sequence[int]:
-        if not isinstance(action, Move):
-            return ()
-        unit = find_unit(state, action.unit)
-        if unit is None or unit.destroyed:
-            return ()
-        line = path_line(unit.at, action.path)
-        if line.length <= 0:
-            return ()
-        return [10] * len(wheel_checks(unit, crossings(board, line), board.options))
+    def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
+        return movement.dice_needed(board, state, action) if isinstance(action, Move) else ()
 
     def adjudicate(
-        self, board: Board, state: State, action: Any, options: Options, dice: Sequence[int] = ()
+        self, board: Board, state: State, action: Action, options: Options, dice: Sequence[int] = ()
     ) -> Ruling:
-        ctx = Ctx(board, state, options)
-        unit = find_unit(state, action.unit)
-        if unit is None or unit.destroyed:
-            ctx.violate(
-                "terrain.unknown_unit", f"no unit {action.unit} on the table", (), unit=action.unit
-            )
-            return ctx.ruling("")
-        if any(not 0 <= d <= 10 for d in dice):
-            raise RulesError("a d10 reads 0-10")
-        if isinstance(action, Move):
-            judge_path(ctx, unit, action.path, charge=False, dice=dice)
-            end = action.path[-1]
-            return ctx.ruling(
-                f"{unit.id} moves {ctx.details.get('path_yards')} yards to ({end[0]:g}, {end[1]:g})"
-            )
-        if isinstance(action, DeclareCharge):
-            judge_path(ctx, unit, action.path, charge=True, dice=())
-            return ctx.ruling(f"{unit.id} may charge along the declared path")
-        assert isinstance(action, Fire)
-        target = find_unit(state, action.target)
-        if target is None or target.destroyed:
-            ctx.violate(
-                "terrain.unknown_unit",
-                f"no unit {action.target} on the table",
-                (),
-                unit=action.target,
-            )
-            return ctx.ruling("")
-        judge_fire(ctx, unit, target)
-        return ctx.ruling(f"{unit.id} has a clear line of sight to {target.id}")
+        judge = JUDGES.get(type(action))
+        if judge is None:
+            raise RulesError(f"not a terrain action: {type(action).__name__}")
+        return judge(judging(board, state, _options(options), dice), action)
 
-    def apply(self, board: Board, state: State, action: Any, ruling: Ruling) -> State:
+    def apply(self, board: Board, state: State, action: Action, ruling: Ruling) -> State:
         if not ruling.legal:
             raise RulesError("cannot apply an illegal action")
-        if isinstance(action, Fire):
-            return state.model_copy(deep=True)
+        if isinstance(action, Move):
+            return movement.apply_move(state, action, ruling)
         if isinstance(action, DeclareCharge):
-            charges = [c for c in state.charges if c.unit != action.unit]
-            charges.append(Charge(unit=action.unit, path=list(action.path)))
-            return state.model_copy(update={"charges": charges}, deep=True)
-        destroyed_at = ruling.details.get("destroyed_at")
-        units = []
-        for u in state.units:
-            if u.id == action.unit:
-                if destroyed_at is not None:
-                    u = u.model_copy(update={"at": tuple(destroyed_at), "destroyed": True})
-                else:
-                    u = u.model_copy(update={"at": tuple(action.path[-1])})
-            units.append(u)
-        return state.model_copy(update={"units": units}, deep=True)
+            return movement.apply_charge(state, action, ruling)
+        return state.model_copy(deep=True)
 
     def available_actions(
         self, board: Board, state: State, options: Options, seat: str
@@ -169,6 +132,4 @@ class TerrainRuleset(Ruleset[Board, State, Any, Options]):
         }
 
     def example_scenario(self) -> dict[str, Any] | None:
-        import copy
-
         return copy.deepcopy(EXAMPLE)
