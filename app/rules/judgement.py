@@ -73,14 +73,20 @@ def interpretation_ref(interp: Interpretation, options: BaseModel | None) -> Int
 
 @dataclass
 class Problem:
-    """One reason an action is refused, found before it is recorded: a check returns it and
-    :meth:`Judgement.refuse` turns it (with any others) into the ruling's rejections."""
+    """One rule that forbids an action, before a judgement turns it into a cited
+    :class:`Violation` (:meth:`Judgement.refuse`): checks return it, judges collect them."""
 
     code: str
     message: str
     sections: Sequence[str]
+    step: int | None = None
+    hex: str | None = None
     unit: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+
+
+Mark = tuple[dict[Citation, None], dict[str, InterpretationRef]]
+"""What a judgement had cited and relied on at a :meth:`Judgement.checkpoint`."""
 
 
 class Judgement:
@@ -134,6 +140,14 @@ class Judgement:
             if iid not in self._relied:
                 interp = self.interpretation_by_id[iid]
                 self._relied[iid] = interpretation_ref(interp, self.options)
+
+    def checkpoint(self) -> Mark:
+        """What is cited and relied on so far (to judge a layer tentatively)."""
+        return dict(self._cited), dict(self._relied)
+
+    def restore(self, mark: Mark) -> None:
+        """Forget what was cited or relied on since :meth:`checkpoint`."""
+        self._cited, self._relied = dict(mark[0]), dict(mark[1])
 
     def relied_on(self, ref: InterpretationRef) -> None:
         """Record an interpretation reference already built (e.g. from a part's ruling)."""
@@ -213,7 +227,9 @@ class Judgement:
         """Reject every problem and finish: a refusal whose summary is the first problem's
         message (for checks that return a :class:`Problem` instead of rejecting)."""
         for p in problems:
-            self.reject(p.code, p.message, p.sections, unit=p.unit, details=p.details)
+            self.reject(
+                p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
+            )
         return self.finish("", refused_summary=problems[0].message)
 
     def problem(

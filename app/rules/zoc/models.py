@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from app.rules.dispatch import Outcome
 from app.rules.geometry import HexLayout
 
 _ALIASES = {"storm": "storms", "allsea": "all_sea", "sea": "all_sea"}
@@ -347,15 +348,11 @@ Action = (
     | RemoveMarkerAction
 )
 
-ACTION_MODELS: dict[str, type[BaseModel]] = {
-    "move": MoveAction,
-    "retreat": RetreatAction,
-    "trace_supply": TraceSupplyAction,
-    "set_phase": SetPhaseAction,
-    "place_unit": PlaceUnitAction,
-    "place_marker": PlaceMarkerAction,
-    "remove_marker": RemoveMarkerAction,
-}
+
+class MoveOutcome(Outcome):
+    """What a legal move changes: where the unit ends (before an overrun target's hex)."""
+
+    end_hex: str
 
 
 # -- query parameters -----------------------------------------------------------------------

@@ -20,18 +20,11 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
-from app.rules.zoc.common import (
-    Problem,
-    check_path,
-    effect,
-    illegal,
-    legal,
-    names,
-    unit_and_path,
-)
-from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
-from app.rules.zoc.zones import Context, Zones, unit_ids
+from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
+from app.rules.zoc.paths import check_path, names, unit_and_path
+from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, unit_ids, unit_of
 
 STORMY = ("storms", "snow")
 
@@ -769,3 +762,12 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
         "citations": ctx.cited_ids(),
         "interpretations": [i.id for i in ctx.interpretations()],
     }
+
+
+def apply_move(board: object, state: State, action: MoveAction, outcome: MoveOutcome) -> State:
+    """The unit stands in its end hex and has moved this phase."""
+    new = state.model_copy(deep=True)
+    unit_of(new, action.unit).hex = outcome.end_hex
+    if action.unit not in new.moved:
+        new.moved.append(action.unit)
+    return new

@@ -11,15 +11,16 @@ bookkeeping: the sections cited and the interpretations relied on.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from app.rules.geometry import Hexside
 from app.rules.geometry.hexgrid import AXIAL_DIRECTIONS
+from app.rules.judgement import Judgement, Mark, Problem
 from app.rules.memo import ByIdentity
-from app.rules.ruling import Citation, InterpretationRef
+from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.models import (
     ALL_SEA_TERRAIN,
@@ -427,51 +428,41 @@ class Context:
         self._beachhead_sides = index.beachhead_sides
         self._moved = index.moved
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        self._cited: dict[str, None] = {}
-        self._interps: dict[str, None] = {}
+        self.judgement = Judgement(CATALOG, INTERPRETATION_BY_ID, options)
+        """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
 
     def zone_map(self) -> ZoneMap:
         """Every projection of the state at once (the ``ezoc-map`` query)."""
         return compute_zones(self.board, self.topo, self.state.units, self.state.markers)
 
-    # -- bookkeeping --------------------------------------------------------------------
+    # -- bookkeeping (the judgement kit) -------------------------------------------------
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
         recorded, citations = _cites(section_ids)
-        cited = self._cited
-        for sid in recorded:
-            if sid not in cited:
-                cited[sid] = None
+        self.judgement.cite_all(recorded)
         return citations
 
     def citations(self) -> tuple[Citation, ...]:
-        return tuple(CATALOG.cite(s) for s in self._cited)
+        return self.judgement.citations()
 
-    def checkpoint(self) -> tuple[dict[str, None], dict[str, None]]:
+    def checkpoint(self) -> Mark:
         """What is cited and relied on so far (to judge a layer tentatively)."""
-        return dict(self._cited), dict(self._interps)
+        return self.judgement.checkpoint()
 
-    def restore(self, mark: tuple[dict[str, None], dict[str, None]]) -> None:
+    def restore(self, mark: Mark) -> None:
         """Forget what was cited or relied on since :meth:`checkpoint`."""
-        self._cited, self._interps = dict(mark[0]), dict(mark[1])
+        self.judgement.restore(mark)
 
     def cited_ids(self) -> list[str]:
-        return list(self._cited)
+        return self.judgement.cited_ids()
 
     def rely(self, interpretation_id: str) -> None:
         """Record that the ruling depends on an interpretation."""
-        self._interps.setdefault(interpretation_id, None)
+        self.judgement.rely(interpretation_id)
 
     def interpretations(self) -> tuple[InterpretationRef, ...]:
-        refs = []
-        for iid in self._interps:
-            interp = INTERPRETATION_BY_ID[iid]
-            value = getattr(self.options, interp.option) if interp.option else None
-            refs.append(
-                InterpretationRef(id=iid, text=interp.reading, option=interp.option, value=value)
-            )
-        return tuple(refs)
+        return self.judgement.interpretations()
 
     # -- map facts ----------------------------------------------------------------------
 
@@ -561,28 +552,101 @@ class Context:
         return sections
 
 
+# -- rulings from the context (the judgement kit finishes them) ----------------------------
+
+
+def violation(ctx: Context, p: Problem) -> Violation:
+    """A cited violation (its sections and their listed parents are cited)."""
+    return Violation(
+        code=p.code,
+        message=p.message,
+        step=p.step,
+        hex=p.hex,
+        unit=p.unit,
+        citations=ctx.cite(*p.sections),
+        details=p.details,
+    )
+
+
+def effect(
+    ctx: Context,
+    kind: str,
+    message: str,
+    sections: Sequence[str],
+    *,
+    unit: str | None = None,
+    hex: str | None = None,
+    step: int | None = None,
+    by: Sequence[str] = (),
+    details: dict[str, Any] | None = None,
+) -> Effect:
+    """A cited effect, not yet part of the ruling (:func:`legal` and :func:`illegal` take
+    the effects that are)."""
+    return Effect(
+        kind=kind,
+        message=message,
+        unit=unit,
+        hex=hex,
+        step=step,
+        by=tuple(by),
+        citations=ctx.cite(*sections),
+        details=details or {},
+    )
+
+
+def illegal(
+    ctx: Context,
+    p: Problem | Sequence[Problem],
+    effects: Sequence[Effect] = (),
+    details: dict[str, Any] | None = None,
+) -> Ruling:
+    """A refusal listing every problem (policy: every rule that forbids the action)."""
+    problems = [p] if isinstance(p, Problem) else list(p)
+    j = ctx.judgement
+    j.violations.extend(violation(ctx, q) for q in problems)
+    j.effects.extend(effects)
+    return j.finish("", details, refused_summary=" ".join(q.message for q in problems))
+
+
+def legal(ctx: Context, summary: str, effects: Sequence[Effect], details: dict[str, Any]) -> Ruling:
+    """The legal ruling with these effects and details."""
+    ctx.judgement.effects.extend(effects)
+    return ctx.judgement.finish(summary, details)
+
+
 def _parents(section_id: str) -> list[str]:
     parts = section_id.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-_CITES: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[Citation, ...]]] = {}
+_CITES: dict[tuple[str, ...], tuple[tuple[Citation, ...], tuple[Citation, ...]]] = {}
 
 
-def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Citation, ...]]:
-    """For a group of sections, once: the ids to record (each listed parent before its
-    section) and the citations (the catalog is constant, so this is computed once per group
-    of sections, not once per searched step)."""
+def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[Citation, ...], tuple[Citation, ...]]:
+    """For a group of sections, once: the citations to record (each listed parent before its
+    section) and those of the sections themselves (the catalog is constant, so this is
+    computed once per group of sections, not once per searched step)."""
     found = _CITES.get(section_ids)
     if found is None:
         recorded: list[str] = []
         for sid in section_ids:
             recorded += [p for p in _parents(sid) if p in CATALOG]
             recorded.append(sid)
-        found = (tuple(recorded), tuple(CATALOG.cite(sid) for sid in section_ids))
+        found = (
+            tuple(CATALOG.cite(sid) for sid in recorded),
+            tuple(CATALOG.cite(sid) for sid in section_ids),
+        )
         if len(_CITES) < 4096:
             _CITES[section_ids] = found
     return found
+
+
+def unit_of(state: State, unit_id: str) -> Unit:
+    """The unit of a (copied) state, to update in place (KeyError if unknown)."""
+    for unit in state.units:
+        if unit.id == unit_id:
+            return unit
+    raise KeyError(unit_id)
 
 
 def unit_ids(units: Iterable[Unit]) -> list[str]:
