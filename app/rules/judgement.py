@@ -228,7 +228,13 @@ class Judgement:
         message (for checks that return a :class:`Problem` instead of rejecting)."""
         for p in problems:
             self.reject(
-                p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
+                p.code,
+                p.message,
+                p.sections,
+                unit=p.unit,
+                hex=p.hex,
+                step=p.step,
+                details=p.details,
             )
         return self.finish("", refused_summary=problems[0].message)
 

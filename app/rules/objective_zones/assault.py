@@ -6,7 +6,14 @@ from __future__ import annotations
 from app.rules.judgement import Problem
 from app.rules.objective_zones.checks import capacity_cites, phase_problem, unit_of, zone_of
 from app.rules.objective_zones.combat import decision_id
-from app.rules.objective_zones.models import Assault, DeclareAssault, State, Unit
+from app.rules.objective_zones.models import (
+    Assault,
+    Board,
+    DeclareAssault,
+    DeclareOutcome,
+    State,
+    Unit,
+)
 from app.rules.objective_zones.support import support_problems
 from app.rules.objective_zones.zones import Ctx, in_zone, other_side, pending_assault
 from app.rules.ruling import Ruling
@@ -121,17 +128,17 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
     )
 
 
-def apply_declare(ctx: Ctx, a: DeclareAssault, ruling: Ruling) -> State:
-    new = ctx.state.model_copy(deep=True)
+def apply_declare(board: Board, state: State, a: DeclareAssault, out: DeclareOutcome) -> State:
+    """The assault is on the books until the Objective Combat phase resolves it."""
+    new = state.model_copy(deep=True)
     side = next(u.side for u in new.units if u.id == a.units[0])
-    new.assaults.append(
-        Assault(
-            zone=a.zone,
-            attacker=side,
-            defender=ruling.details["defender"],
-            units=list(a.units),
-            turn=ctx.state.turn,
-            batteries=list(a.batteries),
-        )
+    assault = Assault(
+        zone=a.zone,
+        attacker=side,
+        defender=out.defender,
+        units=list(a.units),
+        turn=state.turn,
+        batteries=list(a.batteries),
     )
+    new.assaults = [*new.assaults, assault]
     return new

@@ -16,6 +16,7 @@ from app.rules.objective_zones.models import (
     RAISE,
     Allocation,
     Assault,
+    AssaultOutcome,
     Board,
     Options,
     State,
@@ -655,30 +656,36 @@ def _spread(losses: dict[str, int], units: dict[str, Unit], ids: list[str], coun
 
 
 def apply(board: Board, state: State, decision: str, ruling: Ruling) -> State:
+    """The state after the resolved allocation ``decision`` (its ruling's typed outcome)."""
+    return apply_outcome(board, state, decision, AssaultOutcome.model_validate(ruling.details))
+
+
+def apply_outcome(board: Board, state: State, decision: str, out: AssaultOutcome) -> State:
+    """Casualties, placements, removals and engagements of a resolved assault or melee round;
+    the defenders of a sector left engaged test morale (OZ.Morale)."""
     new = state.model_copy(deep=True)
     assault = _assault_for(state, decision)
     if assault is None:
         return new
-    d = ruling.details
     zone = board.zones[assault.zone]
-    removed = set(d.get("removed", []))
-    engaged = set(d.get("engaged", []))
+    removed = set(out.removed)
+    engaged = set(out.engaged)
     for unit in new.units:
-        unit.men -= int(d.get("losses", {}).get(unit.id, 0))
-        sector = d.get("placements", {}).get(unit.id)
+        unit.men -= out.losses.get(unit.id, 0)
+        sector = out.placements.get(unit.id)
         if sector is not None:
             if unit.side == assault.attacker or unit.at != "garrison" or unit.zone != zone.id:
                 unit.entered_turn = state.turn
-            unit.zone, unit.at, unit.sector = zone.id, "garrison", int(sector)
+            unit.zone, unit.at, unit.sector = zone.id, "garrison", sector
             unit.engaged = False  # until this melee's result engages it again (D.2-D.4)
         if unit.id in engaged:
             unit.engaged = True
-    # OZ.Morale: the units a melee result calls on to test
+    kinds = {u.id: u.type for u in state.units}
     due = dict(new.morale_due)
-    for effect in ruling.effects:
-        if effect.kind == "oz.morale_check":
-            for uid in effect.by:
-                if uid not in removed:
+    for result in out.sectors.values():
+        if result.result == "engaged":
+            for uid in result.defenders:
+                if kinds.get(uid) != "artillery" and uid not in removed:
                     due[uid] = "melee"
     new.morale_due = due
     melees = dict(new.melees)

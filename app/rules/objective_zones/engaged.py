@@ -7,8 +7,15 @@ from __future__ import annotations
 from app.rules.base import RulesError
 from app.rules.judgement import Problem
 from app.rules.objective_zones import combat
-from app.rules.objective_zones.models import Allocation, Assault, ContinueMelee, State
-from app.rules.objective_zones.zones import Ctx, garrison, other_side, pending_assault
+from app.rules.objective_zones.models import (
+    Allocation,
+    Assault,
+    AssaultOutcome,
+    Board,
+    ContinueMelee,
+    State,
+)
+from app.rules.objective_zones.zones import Ctx, garrison, judging, other_side, pending_assault
 from app.rules.ruling import Ruling
 
 
@@ -101,8 +108,8 @@ def judge_continue(ctx: Ctx, a: ContinueMelee) -> Ruling:
     )
 
 
-def apply_continue(ctx: Ctx, a: ContinueMelee, ruling: Ruling) -> State:
-    found = melee_round(ctx, a.zone)
+def apply_continue(board: Board, state: State, a: ContinueMelee, out: AssaultOutcome) -> State:
+    found = melee_round(judging(board, state, board.options), a.zone)
     if isinstance(found, Problem):
         raise RulesError(found.message)
-    return combat.apply(ctx.board, found[0], found[1], ruling)
+    return combat.apply_outcome(board, found[0], found[1], out)

@@ -3,10 +3,19 @@ table, garrison batteries firing by section, and outside batteries bombarding a 
 
 from __future__ import annotations
 
+from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.objective_zones.checks import phase_problem, unit_of, unit_zone_in_phase
 from app.rules.objective_zones.combat import DIE
-from app.rules.objective_zones.models import Bombard, GarrisonFire, Musketry, State, Zone
+from app.rules.objective_zones.models import (
+    Board,
+    Bombard,
+    BombardOutcome,
+    GarrisonFire,
+    Musketry,
+    State,
+    Zone,
+)
 from app.rules.objective_zones.support import secondary_fire_ban
 from app.rules.objective_zones.zones import Ctx, in_zone
 from app.rules.ruling import Ruling
@@ -184,21 +193,22 @@ def judge_bombard(ctx: Ctx, a: Bombard) -> Ruling:
     )
 
 
-def apply_bombard(ctx: Ctx, a: Bombard, ruling: Ruling) -> State:
+def apply_bombard(board: Board, state: State, a: Bombard, out: BombardOutcome) -> State:
     """Losses come off the units hit; they owe a morale test (OZ.Morale); the destroyed go.
     A battery that fired in the Secondary Fire Phase is noted (OZ.Assault.B.5)."""
-    new = ctx.state.model_copy(deep=True)
+    new = state.model_copy(deep=True)
     units = {u.id: u for u in new.units}
-    losses = ruling.details.get("losses", {})
-    if ctx.state.phase == "secondary_fire":
+    if state.phase == "secondary_fire":
         new.fired_secondary = [*new.fired_secondary, a.unit]
-    due = dict(new.morale_due)
-    for uid in losses:
-        due[uid] = "artillery"
-    new.morale_due = due
-    for uid, lost in losses.items():
-        units[uid].men -= int(lost)
-    gone = [uid for uid, u in units.items() if u.men <= 0 and uid in losses]
+    new.morale_due = {**new.morale_due, **{uid: "artillery" for uid in out.losses}}
+    for uid, lost in out.losses.items():
+        units[uid].men -= lost
+    gone = [uid for uid, u in units.items() if u.men <= 0 and uid in out.losses]
     new.units = [u for u in new.units if u.id not in gone]
     new.removed = [*new.removed, *gone]
     return new
+
+
+def apply_nothing(board: Board, state: State, a: Musketry | GarrisonFire, out: NoOutcome) -> State:
+    """Fire on the table and garrison fire change nothing the zone rules keep."""
+    return state.model_copy(deep=True)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.objective_zones.combat import DIE
-from app.rules.objective_zones.models import MoraleTest, State
+from app.rules.objective_zones.models import Board, MoraleTest, State
 from app.rules.objective_zones.zones import Ctx, unit_named
 from app.rules.ruling import Ruling
 
@@ -52,12 +53,12 @@ def judge_morale_test(ctx: Ctx, a: MoraleTest) -> Ruling:
     )
 
 
-def dice_needed(ctx: Ctx, a: MoraleTest) -> list[int]:
-    return [DIE] if a.unit in ctx.state.morale_due else []
+def dice_needed(board: Board, state: State, a: MoraleTest) -> list[int]:
+    return [DIE] if a.unit in state.morale_due else []
 
 
-def apply_morale_test(ctx: Ctx, a: MoraleTest, ruling: Ruling) -> State:
+def apply_morale_test(board: Board, state: State, a: MoraleTest, out: NoOutcome) -> State:
     """The test is taken: the unit owes none any more."""
-    new = ctx.state.model_copy(deep=True)
+    new = state.model_copy(deep=True)
     new.morale_due = {k: v for k, v in new.morale_due.items() if k != a.unit}
     return new

@@ -3,6 +3,7 @@ OZ.Trafficability, OZ.PostMelee.D.4): enter, exit, transfer between sectors, wit
 
 from __future__ import annotations
 
+from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.objective_zones.checks import (
     capacity_cites,
@@ -11,8 +12,10 @@ from app.rules.objective_zones.checks import (
     unit_zone_in_phase,
 )
 from app.rules.objective_zones.models import (
+    Board,
     EnterZone,
     ExitZone,
+    Placement,
     State,
     Transfer,
     Unit,
@@ -356,30 +359,30 @@ def judge_withdraw(ctx: Ctx, a: Withdraw) -> Ruling:
 # -- application ------------------------------------------------------------------------------
 
 
-def apply_enter(ctx: Ctx, a: EnterZone, ruling: Ruling) -> State:
-    new = ctx.state.model_copy(deep=True)
+def apply_enter(board: Board, state: State, a: EnterZone, out: Placement) -> State:
+    new = state.model_copy(deep=True)
     u = next(u for u in new.units if u.id == a.unit)
-    u.zone, u.at, u.sector = a.zone, ruling.details["at"], ruling.details["sector"]
-    u.entered_turn = ctx.state.turn
+    u.zone, u.at, u.sector, u.entered_turn = a.zone, out.at, out.sector, state.turn
     return new
 
 
-def apply_exit(ctx: Ctx, a: ExitZone, ruling: Ruling) -> State:
-    new = ctx.state.model_copy(deep=True)
+def apply_exit(board: Board, state: State, a: ExitZone, out: NoOutcome) -> State:
+    new = state.model_copy(deep=True)
     u = next(u for u in new.units if u.id == a.unit)
     u.zone, u.at, u.sector, u.entered_turn = None, "board", None, None
     return new
 
 
-def apply_transfer(ctx: Ctx, a: Transfer, ruling: Ruling) -> State:
-    new = ctx.state.model_copy(deep=True)
+def apply_transfer(board: Board, state: State, a: Transfer, out: Placement) -> State:
+    new = state.model_copy(deep=True)
     u = next(u for u in new.units if u.id == a.unit)
-    u.at, u.sector = ruling.details["at"], ruling.details["sector"]
+    u.at, u.sector = out.at, out.sector
     return new
 
 
-def apply_withdraw(ctx: Ctx, a: Withdraw, ruling: Ruling) -> State:
-    new = ctx.state.model_copy(deep=True)
+def apply_withdraw(board: Board, state: State, a: Withdraw, out: NoOutcome) -> State:
+    """One casting of attrition; the unit is back on the table (OZ.PostMelee.D.4)."""
+    new = state.model_copy(deep=True)
     u = next(u for u in new.units if u.id == a.unit)
     u.men = max(u.men - 1, 0)
     u.zone, u.at, u.sector, u.engaged, u.entered_turn = None, "board", None, False, None

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.rules.base import InvalidQuery, QuerySpec
+from app.rules.base import InvalidQuery
+from app.rules.dispatch import Query
 from app.rules.objective_zones import results
 from app.rules.objective_zones.combat import decision_id
 from app.rules.objective_zones.models import (
     AllocationOptionsParams,
-    Board,
-    Options,
-    State,
     ZoneParams,
 )
 from app.rules.objective_zones.zones import (
@@ -21,23 +19,13 @@ from app.rules.objective_zones.zones import (
     contested,
     garrison,
     in_zone,
-    judging,
     pending_assault,
     rely_capacity,
     sector_status,
 )
 
 
-def _ctx(board: Any, state: Any, options: Any) -> Ctx:
-    b = board if isinstance(board, Board) else Board.model_validate(board)
-    s = state if isinstance(state, State) else State.model_validate(state)
-    o = options if isinstance(options, Options) else Options.model_validate(options or {})
-    return judging(b, s, o)
-
-
-def run_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any]:
-    ctx = _ctx(board, state, options)
-    p = params if isinstance(params, ZoneParams) else ZoneParams.model_validate(params)
+def run_zone(ctx: Ctx, p: ZoneParams) -> dict[str, Any]:
     zone = ctx.board.zones.get(p.zone)
     if zone is None:
         raise InvalidQuery(f"unknown zone {p.zone!r}")
@@ -75,13 +63,7 @@ def run_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any
     }
 
 
-def run_allocation_options(board: Any, state: Any, options: Any, params: Any) -> Any:
-    ctx = _ctx(board, state, options)
-    p = (
-        params
-        if isinstance(params, AllocationOptionsParams)
-        else AllocationOptionsParams.model_validate(params)
-    )
+def run_allocation_options(ctx: Ctx, p: AllocationOptionsParams) -> dict[str, Any]:
     zone = ctx.board.zones.get(p.zone)
     if zone is None:
         raise InvalidQuery(f"unknown zone {p.zone!r}")
@@ -134,21 +116,21 @@ def run_allocation_options(board: Any, state: Any, options: Any, params: Any) ->
     }
 
 
-SPECS: dict[str, QuerySpec] = {
-    "zone": QuerySpec(
-        name="zone",
-        description="A zone's display: class, capacity, trafficability, gun limit, "
-        "garrison sectors (who holds each), In-Transit box, contested or not.",
-        params=ZoneParams,
-        run=run_zone,
-        result=results.ZoneDisplay,
+QUERIES: tuple[Query[Ctx, Any], ...] = (
+    Query(
+        "zone",
+        "A zone's display: class, capacity, trafficability, gun limit, garrison sectors (who "
+        "holds each), In-Transit box, contested or not.",
+        ZoneParams,
+        run_zone,
+        results.ZoneDisplay,
     ),
-    "allocation-options": QuerySpec(
-        name="allocation-options",
-        description="What a side may allocate in a pending assault on a zone (its own "
-        "units only; never the other side's order).",
-        params=AllocationOptionsParams,
-        run=run_allocation_options,
-        result=results.AllocationOptions,
+    Query(
+        "allocation-options",
+        "What a side may allocate in a pending assault on a zone (its own units only; never "
+        "the other side's order).",
+        AllocationOptionsParams,
+        run_allocation_options,
+        results.AllocationOptions,
     ),
-}
+)

@@ -1,10 +1,14 @@
-"""The ``objective-zones`` ruleset (seed 003, Operational Objective Zones) as a plug-in:
-wiring only -- each action kind to the rule family that judges and applies it."""
+"""The ``objective-zones`` ruleset (seed 003, Operational Objective Zones) as a plug-in.
+
+Wiring only: the rules live in the package's rule-family modules (``movement``, ``fire``,
+``assault``, ``support``, ``morale``, ``combat``, ``engaged``, over the facts of ``zones`` and
+the shared ``checks``), the setup in ``setup``, the sequence of play in ``sequence``, the
+queries in ``queries``.
+"""
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -12,16 +16,13 @@ from pydantic import BaseModel
 from app.rules.base import (
     AvailableActions,
     Position,
-    QuerySpec,
-    RulesError,
     Ruleset,
     SealedDecision,
     SequenceOfPlay,
-    Sides,
 )
+from app.rules.dispatch import Kind, NoOutcome
 from app.rules.objective_zones import (
     assault,
-    checks,
     combat,
     engaged,
     fire,
@@ -33,21 +34,23 @@ from app.rules.objective_zones import (
 )
 from app.rules.objective_zones.available import available_actions
 from app.rules.objective_zones.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
-from app.rules.objective_zones.examples import EXAMPLE
 from app.rules.objective_zones.models import (
-    ACTION_MODELS,
     Action,
     Allocation,
+    AssaultOutcome,
     Board,
     Bombard,
+    BombardOutcome,
     ContinueMelee,
     DeclareAssault,
+    DeclareOutcome,
     EnterZone,
     ExitZone,
     GarrisonFire,
     MoraleTest,
     Musketry,
     Options,
+    Placement,
     Scenario,
     State,
     Transfer,
@@ -58,40 +61,24 @@ from app.rules.objective_zones.setup import build
 from app.rules.objective_zones.zones import Ctx, judging
 from app.rules.ruling import Ruling
 
-Judge = Callable[[Ctx, Any], Ruling]
-Apply = Callable[[Ctx, Any, Ruling], State]
-
-JUDGES: dict[type[BaseModel], Judge] = {
-    EnterZone: movement.judge_enter,
-    ExitZone: movement.judge_exit,
-    Transfer: movement.judge_transfer,
-    Withdraw: movement.judge_withdraw,
-    Musketry: fire.judge_musketry,
-    GarrisonFire: fire.judge_garrison_fire,
-    Bombard: fire.judge_bombard,
-    DeclareAssault: assault.judge_declare,
-    Unlimber: support.judge_unlimber,
-    MoraleTest: morale.judge_morale_test,
-    ContinueMelee: engaged.judge_continue,
+KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
+    "enter": Kind(EnterZone, movement.judge_enter, movement.apply_enter, Placement),
+    "exit": Kind(ExitZone, movement.judge_exit, movement.apply_exit, NoOutcome),
+    "transfer": Kind(Transfer, movement.judge_transfer, movement.apply_transfer, Placement),
+    "musketry": Kind(Musketry, fire.judge_musketry, fire.apply_nothing, NoOutcome),
+    "garrison_fire": Kind(GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome),
+    "bombard": Kind(Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome),
+    "declare_assault": Kind(
+        DeclareAssault, assault.judge_declare, assault.apply_declare, DeclareOutcome
+    ),
+    "withdraw": Kind(Withdraw, movement.judge_withdraw, movement.apply_withdraw, NoOutcome),
+    "unlimber": Kind(Unlimber, support.judge_unlimber, support.apply_unlimber, NoOutcome),
+    "morale_test": Kind(MoraleTest, morale.judge_morale_test, morale.apply_morale_test, NoOutcome),
+    "continue_melee": Kind(
+        ContinueMelee, engaged.judge_continue, engaged.apply_continue, AssaultOutcome, "anyone"
+    ),
 }
-"""Action kind -> the rule family's judge."""
-
-APPLIES: dict[type[BaseModel], Apply] = {
-    EnterZone: movement.apply_enter,
-    ExitZone: movement.apply_exit,
-    Transfer: movement.apply_transfer,
-    Withdraw: movement.apply_withdraw,
-    Bombard: fire.apply_bombard,
-    DeclareAssault: assault.apply_declare,
-    Unlimber: support.apply_unlimber,
-    MoraleTest: morale.apply_morale_test,
-    ContinueMelee: engaged.apply_continue,
-}
-"""Action kind -> how a legal action changes the state (fire on the table changes nothing)."""
-
-
-def _options(options: Any) -> Options:
-    return options if isinstance(options, Options) else Options.model_validate(options or {})
+"""Action kind -> its model, the rule family's judge and apply, and the outcome apply takes."""
 
 
 class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
@@ -111,50 +98,28 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     options_model = Options
     board_model = Board
     state_model = State
-    action_models = ACTION_MODELS
+    kinds = KINDS
+    query_table = queries.QUERIES
+    example = "example.json"
 
     def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), _options(options))
+        return build(self.coerce_scenario(scenario), self.coerce_options(options))
 
-    def sides(self, board: Board) -> Sides:
-        return Sides(
-            names=tuple(s.id for s in board.sides),
-            labels={s.id: s.label or s.id for s in board.sides},
-        )
+    def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
+        return judging(board, state, options, dice)
 
     def actor_side(self, board: Board, state: State, action: Action) -> str | None:
-        return checks.actor_side(state, action)
-
-    def adjudicate(
-        self,
-        board: Board,
-        state: State,
-        action: Action,
-        options: Options,
-        dice: Sequence[int] = (),
-    ) -> Ruling:
-        """Judge an action. Pure: same board, state, action and options, same ruling."""
-        judge = JUDGES.get(type(action))
-        if judge is None:
-            raise RulesError(f"not an objective-zones action: {type(action).__name__}")
-        return judge(judging(board, state, _options(options), dice), action)
-
-    def apply(self, board: Board, state: State, action: Action, ruling: Ruling) -> State:
-        if not ruling.legal:
-            raise RulesError("an illegal action cannot be applied")
-        change = APPLIES.get(type(action))
-        if change is None:
-            return state.model_copy(deep=True)
-        return change(judging(board, state, board.options), action, ruling)
+        if isinstance(action, DeclareAssault):  # the side of the first unit it names
+            return self.unit_side(board, state, action.units[0])
+        return super().actor_side(board, state, action)
 
     def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
-        ctx = judging(board, state, board.options)
         if isinstance(action, Bombard):
-            return fire.bombard_dice(ctx, action)
+            return fire.bombard_dice(judging(board, state, board.options), action)
         if isinstance(action, MoraleTest):
-            return morale.dice_needed(ctx, action)
+            return morale.dice_needed(board, state, action)
         if isinstance(action, ContinueMelee):
-            return engaged.dice_needed(ctx, action)
+            return engaged.dice_needed(judging(board, state, board.options), action)
         return ()
 
     # -- sequence of play --------------------------------------------------------------------
@@ -184,7 +149,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     ) -> Ruling:
         zone = getattr(decision.order_model, "zone_id", None) or ""
         assert isinstance(order, Allocation)
-        return combat.judge_order(board, state, zone, side, order, _options(options))
+        return combat.judge_order(board, state, zone, side, order, self.coerce_options(options))
 
     def sealed_dice_needed(
         self, board: Board, state: State, decision: str, orders: Mapping[str, BaseModel]
@@ -200,7 +165,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
         options: Options,
         dice: Sequence[int] = (),
     ) -> Ruling:
-        return combat.resolve(board, state, decision, orders, _options(options), dice)
+        return combat.resolve(board, state, decision, orders, self.coerce_options(options), dice)
 
     def apply_sealed(
         self,
@@ -219,8 +184,5 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     ) -> AvailableActions:
         return available_actions(board, state, seat)
 
-    def queries(self) -> Mapping[str, QuerySpec]:
-        return queries.SPECS
 
-    def example_scenario(self) -> dict[str, Any] | None:
-        return copy.deepcopy(EXAMPLE)
+__all__ = ["Action", "ObjectiveZonesRuleset"]

@@ -3,8 +3,9 @@ Secondary Fire ban of supporting batteries (OZ.Assault.B.5)."""
 
 from __future__ import annotations
 
+from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
-from app.rules.objective_zones.models import Assault, State, Unit, Unlimber
+from app.rules.objective_zones.models import Assault, Board, State, Unit, Unlimber
 from app.rules.objective_zones.zones import Ctx, gun_load, unit_named
 from app.rules.ruling import Ruling
 
@@ -120,8 +121,8 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
     )
 
 
-def apply_unlimber(ctx: Ctx, a: Unlimber, ruling: Ruling) -> State:
-    new = ctx.state.model_copy(deep=True)
+def apply_unlimber(board: Board, state: State, a: Unlimber, out: NoOutcome) -> State:
+    new = state.model_copy(deep=True)
     u = next(u for u in new.units if u.id == a.unit)
     u.at, u.sector = "garrison", None
     return new
