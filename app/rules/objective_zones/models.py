@@ -287,19 +287,6 @@ Action = (
     | ContinueMelee
 )
 """Every objective-zones action (discriminated by ``kind``)."""
-ACTION_MODELS: dict[str, type[BaseModel]] = {
-    "enter": EnterZone,
-    "exit": ExitZone,
-    "transfer": Transfer,
-    "musketry": Musketry,
-    "garrison_fire": GarrisonFire,
-    "bombard": Bombard,
-    "declare_assault": DeclareAssault,
-    "withdraw": Withdraw,
-    "unlimber": Unlimber,
-    "morale_test": MoraleTest,
-    "continue_melee": ContinueMelee,
-}
 
 
 # -- outcomes: what a legal ruling hands its apply (app.rules.dispatch) -------------------------

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from shapely.geometry import LineString
 
+from app.rules.dispatch import NoOutcome
 from app.rules.ruling import Ruling
 from app.rules.terrain.geometry import (
     BUSHES,
@@ -39,7 +40,16 @@ from app.rules.terrain.ground import (
     is_skirmish,
     movement_cap,
 )
-from app.rules.terrain.models import Board, Charge, DeclareCharge, Move, Options, State, Unit
+from app.rules.terrain.models import (
+    Board,
+    Charge,
+    DeclareCharge,
+    Move,
+    MoveOutcome,
+    Options,
+    State,
+    Unit,
+)
 
 
 @dataclass(frozen=True)
@@ -465,20 +475,21 @@ def dice_needed(board: Board, state: State, a: Move) -> list[int]:
     return [10] * len(wheel_checks(unit, crossings(board, line), board.options))
 
 
-def apply_move(state: State, a: Move, ruling: Ruling) -> State:
-    destroyed_at = ruling.details.get("destroyed_at")
+def apply_move(board: Board, state: State, a: Move, out: MoveOutcome) -> State:
+    """The unit stands at the path's end, or where a broken wheel destroyed it (A.46)."""
     units = []
     for u in state.units:
         if u.id == a.unit:
-            if destroyed_at is not None:
-                u = u.model_copy(update={"at": tuple(destroyed_at), "destroyed": True})
+            if out.destroyed_at is not None:
+                u = u.model_copy(update={"at": tuple(out.destroyed_at), "destroyed": True})
             else:
                 u = u.model_copy(update={"at": tuple(a.path[-1])})
         units.append(u)
     return state.model_copy(update={"units": units}, deep=True)
 
 
-def apply_charge(state: State, a: DeclareCharge, ruling: Ruling) -> State:
+def apply_charge(board: Board, state: State, a: DeclareCharge, out: NoOutcome) -> State:
+    """The declared path is kept for the charge (one per unit)."""
     charges = [c for c in state.charges if c.unit != a.unit]
     charges.append(Charge(unit=a.unit, path=list(a.path)))
     return state.model_copy(update={"charges": charges}, deep=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.rules.dispatch import NoOutcome
 from app.rules.ruling import Ruling
 from app.rules.terrain.geometry import (
     HEAVY,
@@ -19,7 +20,7 @@ from app.rules.terrain.geometry import (
     yards,
 )
 from app.rules.terrain.ground import Ctx, actor, in_feature, on_table
-from app.rules.terrain.models import Board, Fire, Options, Unit
+from app.rules.terrain.models import Board, Fire, Options, State, Unit
 
 
 def line_of_sight(
@@ -124,3 +125,8 @@ def judge_fire(ctx: Ctx, a: Fire) -> Ruling:
         return ctx.finish("")
     fire_checks(ctx, unit, target)
     return ctx.finish(f"{unit.id} has a clear line of sight to {target.id}")
+
+
+def apply_fire(board: Board, state: State, a: Fire, out: NoOutcome) -> State:
+    """Fire changes nothing the terrain rules keep."""
+    return state.model_copy(deep=True)
