@@ -16,7 +16,7 @@ import pytest
 
 from app.rules import InvalidScenario, registry
 from app.rules.ruling import Citation, Violation
-from tests.rules.rule_cases import Case, _setup, all_cases, scenario_of
+from tests.rules.rule_cases import PACKAGES, Case, _setup, all_cases, scenario_of
 
 CASES = [c for c in all_cases() if "query" not in c.data]
 
@@ -82,7 +82,7 @@ def test_every_refusal_has_a_code_and_a_citation(case: Case) -> None:
 
 def test_the_walk_reaches_refusals_of_every_ruleset() -> None:
     """The walk is not empty: every ruleset's cases refuse actions and scenarios."""
-    for ruleset in ("zoc", "zoi", "objective-zones", "terrain", "battlefield"):
+    for ruleset in PACKAGES:
         mine = [c for c in CASES if c.ruleset == ruleset]
         assert any(c.expect.get("legal") is False for c in mine), ruleset
     scenario_refusals = {c.ruleset for c in CASES if "invalid_scenario" in c.data}

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from app.rules.dispatch import Outcome
 from app.rules.geometry.hexgrid import HexLayout
 
 Phase = Literal[
@@ -286,3 +287,33 @@ class SetPhaseAction(_Model):
 
 
 ZoiAction = MoveAction | MeleeRetreatAction | SetPhaseAction
+
+
+# -- what apply needs of a legal ruling ---------------------------------------------------------
+
+
+class Place(BaseModel):
+    """Where and how a unit stands after a move."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hex: str
+    facing: int | None = None
+    formation: str | None = None
+
+
+class MoveOutcome(Outcome):
+    """A legal move's end: hex, facing and formation (the walk decides them)."""
+
+    final: Place
+
+
+class MeleeRetreatOutcome(Outcome):
+    """A legal melee retreat's end: the hex reached and the increments left (0: eliminated)."""
+
+    final_hex: str
+    increments_after: int
+
+
+Action = MoveAction | MeleeRetreatAction | SetPhaseAction
+"""Every action of the ``zoi`` ruleset."""
