@@ -9,13 +9,20 @@ the sealed troop allocation and the melee dice are the objective-zone rules' own
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
 
-from app.rules.base import Position, Ruleset, SealedDecision, SequenceOfPlay, Sides
-from app.rules.battlefield import fire, moves, queries
+from app.rules.base import (
+    AvailableActions,
+    Position,
+    Ruleset,
+    SealedDecision,
+    SequenceOfPlay,
+    Sides,
+)
+from app.rules.battlefield import fire, moves, queries, zone_part
+from app.rules.battlefield.available import available_actions
 from app.rules.battlefield.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.battlefield.models import (
     Action,
@@ -32,29 +39,12 @@ from app.rules.battlefield.models import (
     Scenario,
     State,
     Support,
-    allocation_model,
 )
 from app.rules.battlefield.moves import ZONES
 from app.rules.battlefield.setup import build
 from app.rules.battlefield.table import Ctx, judging, sync_table, table_unit
 from app.rules.dispatch import Kind, NoOutcome
 from app.rules.ruling import Ruling
-
-
-def _zone_kind(name: str) -> Kind[Ctx, Board, State, Any, Any]:
-    """An objective-zone action the zone part judges and applies alone, on its part of the
-    game; units it removes leave the table."""
-    inner = ZONES.kinds[name]
-
-    def judge(ctx: Ctx, action: Any) -> Ruling:
-        zones, options = ctx.state.zones, ctx.options.zones()
-        return ZONES.adjudicate(ctx.board.zones, zones, action, options, ctx.dice)
-
-    def apply(board: Board, state: State, action: Any, out: Any) -> State:
-        return sync_table(board, state, inner.apply(board.zones, state.zones, action, out))
-
-    return Kind(inner.model, judge, apply, inner.outcome, inner.owner)
-
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "move": Kind(Move, moves.judge_move, moves.apply_move, MoveOutcome),
@@ -65,7 +55,7 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "garrison_fire": Kind(GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome),
     "support": Kind(Support, fire.judge_support, fire.apply_support, NoOutcome),
     **{
-        name: _zone_kind(name)
+        name: zone_part.zone_kind(name)
         for name in ("transfer", "withdraw", "unlimber", "morale_test", "continue_melee")
     },
 }
@@ -108,17 +98,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
         return unit.side if unit is not None else None
 
     def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
-        if isinstance(action, Move):
-            ruling = self.adjudicate(board, state, action, board.options)
-            pending = [
-                e
-                for e in ruling.effects
-                if e.kind == "terrain.wheel_check" and e.details.get("pending")
-            ]
-            return [10] * len(pending)
-        if isinstance(action, Bombard) or action.kind in ZONES.kinds:
-            return ZONES.dice_needed(board.zones, state.zones, action)  # type: ignore[arg-type]
-        return ()
+        return zone_part.dice_needed(board, state, action)
 
     # -- sequence of play and the sealed allocation: the objective-zone rules' own --------
 
@@ -129,19 +109,10 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
         return ZONES.position(board.zones, state.zones)
 
     def advance_phase(self, board: Board, state: State) -> State:
-        zones = ZONES.advance_phase(board.zones, state.zones)
-        if zones.phasing_side == state.zones.phasing_side and zones.turn == state.zones.turn:
-            return state.model_copy(update={"zones": zones})
-        # a new player turn: charges, allowances and prolonge start afresh
-        table = state.table.model_copy(update={"charges": []})
-        return State(table=table, zones=zones, postures=dict(state.postures))
+        return zone_part.advance_phase(board, state)
 
     def sealed_decisions(self, board: Board, state: State) -> Mapping[str, SealedDecision]:
-        out = {}
-        for did, d in ZONES.sealed_decisions(board.zones, state.zones).items():
-            zone = getattr(d.order_model, "zone_id", None) or ""
-            out[did] = replace(d, order_model=allocation_model(zone))
-        return out
+        return zone_part.sealed_decisions(board, state)
 
     def judge_order(
         self,
@@ -182,6 +153,13 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     ) -> State:
         zones = ZONES.apply_sealed(board.zones, state.zones, decision, orders, ruling)
         return sync_table(board, state, zones)
+
+    # -- read side ----------------------------------------------------------------------
+
+    def available_actions(
+        self, board: Board, state: State, options: Options, seat: str
+    ) -> AvailableActions:
+        return available_actions(board, state, seat)
 
 
 __all__ = ["Action", "BattlefieldRuleset"]

@@ -34,7 +34,17 @@ PHASE_OF: dict[type, tuple[str, ...]] = {
 }
 
 
-def phase_problem(ctx: Ctx, action: object) -> Problem | None:
+def phase_problem(
+    ctx: Ctx,
+    action: EnterZone
+    | ExitZone
+    | Transfer
+    | Withdraw
+    | Musketry
+    | GarrisonFire
+    | Bombard
+    | DeclareAssault,
+) -> Problem | None:
     phases = PHASE_OF[type(action)]
     if ctx.state.phase in phases:
         return None

@@ -24,6 +24,7 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.objective_zones import (
     assault,
     combat,
+    dice,
     engaged,
     fire,
     morale,
@@ -114,13 +115,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
         return super().actor_side(board, state, action)
 
     def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
-        if isinstance(action, Bombard):
-            return fire.bombard_dice(judging(board, state, board.options), action)
-        if isinstance(action, MoraleTest):
-            return morale.dice_needed(board, state, action)
-        if isinstance(action, ContinueMelee):
-            return engaged.dice_needed(judging(board, state, board.options), action)
-        return ()
+        return dice.dice_needed(board, state, action)
 
     # -- sequence of play --------------------------------------------------------------------
 
