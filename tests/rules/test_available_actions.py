@@ -110,7 +110,7 @@ def test_battlefield_plays_the_zone_phases_on_the_table() -> None:
     assert by_unit(at("charge_declaration", "confederate"))["cs-1va"] == ("hold",)
     assert sections(declare) == ["OZ.Sequence", "BF.Charge", "BF.Posture"]
     move = at("movement", "confederate")
-    assert by_unit(move)["cs-1va"] == ("move", "transfer", "hold")  # in the village: leaves by a move
+    assert by_unit(move)["cs-1va"] == ("move", "transfer", "hold")  # in a zone: leaves by a move
     assert by_unit(move)["cs-cav"] == ("move", "hold")  # only on the table
     assert sections(move) == ["OZ.Sequence", "BF.Enter", "BF.Posture", "BF.Leave", "OZ.Basic.C"]
     assert by_unit(at("initial_fire", "union"))["us-bty"] == ("fire", "bombard")
