@@ -21,23 +21,23 @@ _bearer = HTTPBearer(
 )
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings = request.app.state.settings
     assert isinstance(settings, Settings)
     return settings
 
 
-def get_uow(request: Request) -> AbstractUnitOfWork:
+async def get_uow(request: Request) -> AbstractUnitOfWork:
     return SqlAlchemyUnitOfWork(request.app.state.session_factory)
 
 
-def get_boards(request: Request) -> BoardCache:
+async def get_boards(request: Request) -> BoardCache:
     boards = request.app.state.boards
     assert isinstance(boards, BoardCache)
     return boards
 
 
-def seat_token(
+async def seat_token(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str | None:
@@ -50,7 +50,7 @@ def seat_token(
     return credentials.credentials.strip()
 
 
-def if_match(
+async def if_match(
     value: Annotated[
         str | None,
         Header(
@@ -62,7 +62,7 @@ def if_match(
     return parse_etags(value)
 
 
-def idempotency_key(
+async def idempotency_key(
     value: Annotated[
         str | None,
         Header(
@@ -77,12 +77,12 @@ def idempotency_key(
     return value
 
 
-def get_now(request: Request) -> float:
+async def get_now(request: Request) -> float:
     """The current time from the app's injected time source (``create_app(clock=...)``)."""
     return float(request.app.state.clock())
 
 
-def client_seed(
+async def client_seed(
     value: Annotated[
         str | None,
         Header(
@@ -95,7 +95,7 @@ def client_seed(
     return value
 
 
-def entered_dice(
+async def entered_dice(
     value: Annotated[
         str | None,
         Header(
@@ -108,7 +108,7 @@ def entered_dice(
     return value
 
 
-def presented_tokens(
+async def presented_tokens(
     token: Annotated[str | None, Depends(seat_token)],
     more: Annotated[
         str | None,

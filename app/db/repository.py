@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -10,7 +11,17 @@ from sqlalchemy import CursorResult, func, select, update
 from sqlalchemy.orm import Session, defer
 
 from app.db import notify
-from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow, utcnow
+from app.db.models import AccessTokenRow, EventRow, GameRow, ScenarioRow, SeatRow, utcnow
+
+
+@dataclass(frozen=True)
+class TokenMatch:
+    """What a token hash matched at one game: a seat (its name and stored hash) and/or a live
+    spectator token (its stored hash); None where nothing matched."""
+
+    seat: str | None
+    seat_hash: str | None
+    spectator_hash: str | None
 
 
 class GameRepository:
@@ -52,6 +63,44 @@ class GameRepository:
         if row is None:
             return None
         return row[0], row[1]
+
+    def get_as(
+        self, game_id: str, token_hash: str, *, lock: bool = False
+    ) -> tuple[GameRow, str, TokenMatch] | None:
+        """:meth:`get` and, in the same query, who holds ``token_hash`` at the game.
+
+        Seat and live spectator tokens are found by index on their hash
+        (``ix_seats_game_id_token_hash``, ``ix_access_tokens_token_hash``), read afresh on
+        every request: a rotated or revoked token is refused from the commit that changed it
+        on, in every process."""
+        stmt = (
+            select(
+                GameRow,
+                ScenarioRow.digest,
+                SeatRow.seat,
+                SeatRow.token_hash,
+                AccessTokenRow.token_hash,
+            )
+            .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
+            .outerjoin(
+                SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == token_hash)
+            )
+            .outerjoin(
+                AccessTokenRow,
+                (AccessTokenRow.game_id == GameRow.id)
+                & (AccessTokenRow.token_hash == token_hash)
+                & AccessTokenRow.revoked_at.is_(None),
+            )
+            .where(GameRow.id == game_id)
+            .options(defer(GameRow.state), defer(GameRow.initial_state))
+            .limit(1)
+        )
+        if lock:
+            stmt = stmt.with_for_update(of=GameRow)
+        row = self.session.execute(stmt).first()
+        if row is None:
+            return None
+        return row[0], row[1], TokenMatch(row[2], row[3], row[4])
 
     def board_json(self, scenario_id: str) -> dict[str, Any]:
         """The stored board document of a scenario (read on a board-cache miss only)."""

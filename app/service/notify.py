@@ -1,6 +1,6 @@
 """Notifications to per-seat webhooks, written to an outbox in the writing transaction.
 
-:func:`enqueue` is called for every appended event (``games._append``), inside the write
+:func:`enqueue` is called for every appended event (``pipeline.append_event``), inside the write
 transaction: if any webhook is registered for the game, it works out which notifications
 the event causes and stages one ``webhook_deliveries`` row per (webhook, notification). The
 rows commit or roll back with the event, so a notification is never sent for a write that

@@ -39,7 +39,7 @@ class Write:
     args: WriteArgs
 
 
-def write_request(
+async def write_request(
     uow: UowDep,
     boards: BoardsDep,
     token: SeatDep,

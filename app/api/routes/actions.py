@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from app.api.deps import (
     BoardsDep,
@@ -20,7 +20,7 @@ from app.api.examples import ruling_examples
 from app.api.problems import responses
 from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.rules.ruling import Ruling
-from app.service import games as uc
+from app.service import actions as uc
 from app.service.match import parse_entered_dice
 from app.service.results import ActionResult
 
@@ -64,7 +64,7 @@ def dry_run(
     headers = {"ETag": format_etag(result.version)}
     if result.dice_needed:
         headers["Referee-Dice-Needed"] = ",".join(str(s) for s in result.dice_needed)
-    return JSONResponse(result.ruling.model_dump(mode="json"), headers=headers)
+    return Response(result.ruling.model_dump_json(), headers=headers, media_type="application/json")
 
 
 @router.post(

@@ -87,7 +87,7 @@ def get_game(
     readers get the public view; private games need a seat token), with its `position` in
     the sequence of play, its `clock` (remaining time per side as of now), its `dice`
     commitment, its `match` options and `winner`."""
-    view = uc.get_game(uow, game_id, token=token, boards=boards, now=now)
+    view = uc.read_game(uow, game_id, token=token, boards=boards, now=now)
     headers = {
         "ETag": format_etag(view.version),
         "Vary": "Authorization",
@@ -96,7 +96,7 @@ def get_game(
     tags = parse_etags(if_none_match)
     if tags is not None and tags.matches(view.version):
         return Response(status_code=304, headers=headers)
-    return JSONResponse(view.model_dump(mode="json"), headers=headers)
+    return Response(view.body, headers=headers, media_type="application/json")
 
 
 @router.get(
