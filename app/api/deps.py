@@ -1,7 +1,13 @@
-"""FastAPI dependencies, as ``Annotated`` aliases the routes use."""
+"""FastAPI dependencies, as ``Annotated`` aliases the routes use.
+
+They are ``async`` (none does I/O), so FastAPI calls them on the event loop instead of
+handing each to a worker thread; the routes that every game request hits take one bundle,
+:data:`CallDep` (or ``WriteDep``), as solving each dependency has its own cost per request.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
@@ -43,6 +49,10 @@ async def seat_token(
 ) -> str | None:
     """The bearer token presented, if any. Which seat it holds is decided per game by the
     service (never from the body); a malformed Authorization header is a 401."""
+    return _token(request, credentials)
+
+
+def _token(request: Request, credentials: HTTPAuthorizationCredentials | None) -> str | None:
     if "authorization" not in request.headers:
         return None
     if credentials is None or not credentials.credentials.strip():
@@ -126,9 +136,35 @@ async def presented_tokens(
     return tokens
 
 
+@dataclass(frozen=True)
+class Call:
+    """What a game route needs besides its own parameters: a unit of work, the board cache,
+    the presented seat token (None: anonymous) and the time."""
+
+    uow: AbstractUnitOfWork
+    boards: BoardCache
+    token: str | None
+    now: float
+
+
+async def call(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Call:
+    """:class:`Call` in one dependency (see :func:`seat_token` for the token)."""
+    return Call(
+        await get_uow(request),
+        await get_boards(request),
+        _token(request, credentials),
+        await get_now(request),
+    )
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 UowDep = Annotated[AbstractUnitOfWork, Depends(get_uow)]
 BoardsDep = Annotated[BoardCache, Depends(get_boards)]
+CallDep = Annotated[Call, Depends(call)]
+"""A game route's unit of work, board cache, seat token and time, in one dependency."""
 SeatDep = Annotated[str | None, Depends(seat_token)]
 """The presented seat token (None when anonymous)."""
 TokensDep = Annotated[list[str], Depends(presented_tokens)]

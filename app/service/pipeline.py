@@ -2,9 +2,11 @@
 
 Every write -- an action (``actions.submit_action``), a match-flow command (``flow``: phases,
 finish, rollback, takeback, seed reveal), a sealed order (``sealed``) -- goes through
-:func:`run_write`, in this order: token present (401) -> the game's clock settled -> in one
-write transaction: game exists (404) -> token is a seat (401) -> ``If-Match`` present (428)
--> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
+:func:`run_write`, in this order: token present (401) -> in one write transaction: game
+exists and token is a seat (404, 401: one query, which also reads whether the game has
+webhooks) -> ``If-Match`` present (428) -> the game's clock settled (only when a side's time
+ran out unrecorded: the expiry is written in its own transaction first, then the write starts
+over) -> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
 still current (412 before anything is judged; a finished game is left to the write's own
 409) -> the write's own checks and ruling -> the version still current (one conditional
 UPDATE, 412, for a write that raced in meanwhile) -> commit.
@@ -30,6 +32,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
+from app.db.engine import json_reuse
 from app.db.models import EventRow, GameRow
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
@@ -91,6 +94,8 @@ class Game:
     board: Any
     state: Any
     options: Any
+    webhooks: bool | None = None
+    """Whether the game has webhooks, when read with the row (None: not known)."""
 
 
 def utc_now() -> datetime:
@@ -146,7 +151,7 @@ def load_game(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game
     return game_from_row(uow, row, board_digest, boards)
 
 
-def _load_as(
+def load_game_as(
     uow: AbstractUnitOfWork, game_id: str, boards: BoardCache, token: str | None
 ) -> tuple[Game, Identity | None]:
     """The game (404) and who ``token`` is there (None without a token; 401 if it holds
@@ -159,8 +164,10 @@ def _load_as(
     )
     if found is None:
         raise NotFound(f"no game {game_id!r}", game=game_id)
-    row, board_digest, match = found
-    return game_from_row(uow, row, board_digest, boards), identity_of(presented, match)
+    row, board_digest, match, webhooks = found
+    game = game_from_row(uow, row, board_digest, boards)
+    game.webhooks = webhooks
+    return game, identity_of(presented, match)
 
 
 def game_from_row(
@@ -204,10 +211,10 @@ def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | 
 def reader_seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
     """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
     spectator token."""
-    return _reader_of(game, identify(uow, game, token) if token is not None else None)
+    return reader_of(game, identify(uow, game, token) if token is not None else None)
 
 
-def _reader_of(game: GameRow, who: Identity | None) -> str | None:
+def reader_of(game: GameRow, who: Identity | None) -> str | None:
     """:func:`reader_seat` for an identity already known (``who`` None: no token presented)."""
     if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
@@ -218,15 +225,16 @@ def _reader_of(game: GameRow, who: Identity | None) -> str | None:
 def reading(
     uow: AbstractUnitOfWork, game_id: str, *, token: str | None, boards: BoardCache, now: float
 ) -> Iterator[tuple[Game, str | None]]:
-    """One read transaction: the game (404) and the reader's seat (401; see :func:`reader_seat`),
-    found in one query. The clock is settled lazily: only when a side's time has run out and
-    nobody has recorded it yet is the read left, the expiry written (:func:`settle_clock`)
-    and the read begun again, so a read of a game whose clock is fine is one transaction."""
+    """One read transaction: the game (404) and the reader's seat (401; see
+    :func:`reader_seat`), found in one query. The clock is settled lazily: only when a side's
+    time has run out and nobody has recorded it yet is the read left, the expiry written
+    (:func:`settle_clock`) and the read begun again, so a read of a game whose clock is fine
+    is one transaction."""
     settled = False
     while True:
         with uow.begin():
-            game, who = _load_as(uow, game_id, boards, token)
-            seat = _reader_of(game.row, who)
+            game, who = load_game_as(uow, game_id, boards, token)
+            seat = reader_of(game.row, who)
             if settled or not mt.newly_expired(game.row, now):
                 yield game, seat
                 return
@@ -283,46 +291,48 @@ def append_event(
             unstorable,
             code="result.unstorable",
         )
-    if not uow.games.advance(
-        game.row.id,
-        expected_version=expected,
-        state=state_json,
-        status=status or game.row.status,
-        extra=dict(columns or {}),
-    ):
-        raise PreconditionFailed("another write was accepted first; reload the game")
-    seq = expected - INITIAL_VERSION + 1
-    event = EventRow(
-        game_id=game.row.id,
-        seq=seq,
-        seat=seat,
-        kind=kind,
-        action=dict(action or {}),
-        ruling=ruling_json,
-        dice=mt.rolls_json(rolls),
-        version=expected + 1,
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
-        response=response(seq, expected + 1) if response is not None else None,
-        created_at=utc_now(),
-        payload=dict(payload) if payload is not None else None,
-        state_after=state_json,
-        visible_to=visible_to,
-    )
-    uow.games.append_event(event)
-    with guard("state"):  # webhook notifications: outbox rows in this same transaction
-        notify.enqueue(
-            uow,
-            notify.Change(
-                ruleset=game.ruleset,
-                board=game.board,
-                event=event,
-                before=game.state,
-                after=new_state,
-                was_active=game.row.status == "active",
-                active=(status or game.row.status) == "active",
-            ),
+    with json_reuse():  # the state is stored twice (game row, event snapshot), encoded once
+        if not uow.games.advance(
+            game.row.id,
+            expected_version=expected,
+            state=state_json,
+            status=status or game.row.status,
+            extra=dict(columns or {}),
+        ):
+            raise PreconditionFailed("another write was accepted first; reload the game")
+        seq = expected - INITIAL_VERSION + 1
+        event = EventRow(
+            game_id=game.row.id,
+            seq=seq,
+            seat=seat,
+            kind=kind,
+            action=dict(action or {}),
+            ruling=ruling_json,
+            dice=mt.rolls_json(rolls),
+            version=expected + 1,
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+            response=response(seq, expected + 1) if response is not None else None,
+            created_at=utc_now(),
+            payload=dict(payload) if payload is not None else None,
+            state_after=state_json,
+            visible_to=visible_to,
         )
+        uow.games.append_event(event)
+        with guard("state"):  # webhook notifications: outbox rows in this same transaction
+            notify.enqueue(
+                uow,
+                notify.Change(
+                    ruleset=game.ruleset,
+                    board=game.board,
+                    event=event,
+                    before=game.state,
+                    after=new_state,
+                    was_active=game.row.status == "active",
+                    active=(status or game.row.status) == "active",
+                    webhooks=game.webhooks,
+                ),
+            )
     return event
 
 
@@ -399,7 +409,7 @@ def _begin_write(
 ) -> tuple[Game, str, IfMatch]:
     """Inside an open write transaction: the game, the seat ``token`` holds (401 if none)
     and the If-Match precondition (428 without one; ``hint`` ends its message)."""
-    game, who = _load_as(uow, game_id, boards, token)
+    game, who = load_game_as(uow, game_id, boards, token)
     assert who is not None
     seat = require_seat(who)
     if if_match is None:
