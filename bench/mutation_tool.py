@@ -6,7 +6,9 @@ working directory:
 * ``generate`` -- mutmut's mutant generation alone (its ``run`` without the test runs): the
   mutated modules in ``mutants/``, one ``.meta`` per module with every mutant unjudged;
 * ``screen <ruleset id or all>`` -- the fast first pass, below;
-* ``results`` -- JSON: mutant name -> mutmut status, and the diff of every mutant not killed.
+* ``results`` -- JSON: mutant name -> status (mutmut's, else the screen's), and the diff of
+  every mutant not killed;
+* ``forget <names>`` -- mark those mutants unjudged again.
 
 **Screen.** mutmut runs pytest once per mutant (a fork, a collection, the covering tests): about
 one mutant a second on a quiet two-core machine, several times slower on a loaded one, and a
@@ -17,7 +19,7 @@ activates it (mutmut's trampolines read ``MUTANT_UNDER_TEST``) and judges the pa
 one unmutated pass) until one fails; the case that killed the last mutant goes first. A kill
 is written to mutmut's ``.meta`` as mutmut's own "killed" (exit code 1); a
 survivor stays unjudged, so ``mutmut run`` then judges it with the part's whole pytest
-selection. A child running past ``MUTATE_SCREEN_TIMEOUT`` seconds (default 120) is killed and
+selection. A child running past ``MUTATE_SCREEN_TIMEOUT`` seconds (default 60) is killed and
 recorded as a timeout. Children: ``MUTATE_CHILDREN`` (default 2).
 
 Uses mutmut 3.8's internals (the dev extra pins the minor version).
@@ -37,7 +39,9 @@ from typing import Any
 
 KILLED, TIMEOUT = 1, 36
 CHILDREN = int(os.environ.get("MUTATE_CHILDREN", "2"))
-TIMEOUT_S = float(os.environ.get("MUTATE_SCREEN_TIMEOUT", "120"))
+TIMEOUT_S = float(os.environ.get("MUTATE_SCREEN_TIMEOUT", "60"))
+SCREENED = Path("screen.json").resolve()  # mutant -> the screen's verdict when mutmut has none
+SURVIVED, UNCALLED = "survived the rule cases", "called by no rule case"
 Meta = dict[str, Any]
 
 
@@ -105,6 +109,7 @@ def coverage(cases: list[Any], run_case: Callable[[Any], None]) -> dict[str, lis
 
 def screen(ruleset: str) -> None:
     found = metas()
+    verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
     os.chdir("mutants")
     sys.path.insert(0, str(Path.cwd()))
     import app
@@ -151,10 +156,13 @@ def screen(ruleset: str) -> None:
                 counts["timeout"] += 1
             else:
                 counts["left to mutmut"] += 1
+                verdicts[key] = SURVIVED
 
     for n, (meta, key, calling) in enumerate(todo, start=1):
+        verdicts.pop(key, None)
         if not calling:
             counts["left to mutmut"] += 1
+            verdicts[key] = UNCALLED
             continue
         reap(CHILDREN - 1)
         r, w = os.pipe()
@@ -165,23 +173,39 @@ def screen(ruleset: str) -> None:
             judge(key.replace("__init__.", ""), cases, [i for i in order if i in mine], run_case, w)
         os.close(w)
         running[pid] = (r, time.monotonic(), meta, key)
+        if n % 50 == 0:  # an interrupted screen loses little
+            save(found)
+            SCREENED.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
         if n % 250 == 0:
             print(f"screen: {n}/{len(todo)} {counts} {time.monotonic() - start:.0f}s", flush=True)
-            save(found)
     reap(0)
     save(found)
+    SCREENED.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
     print(f"screen: {len(todo)} mutants {counts} {time.monotonic() - start:.0f}s", flush=True)
+
+
+def forget(names: set[str]) -> None:
+    """Mark mutants unjudged again (the screen then judges them anew)."""
+    found = metas()
+    for data in found.values():
+        for key in data["exit_code_by_key"]:
+            if key in names:
+                data["exit_code_by_key"][key] = None
+    save(found)
 
 
 def results() -> None:
     from mutmut.mutation.diff_apply import get_diff_for_mutant
     from mutmut.stats import status_by_exit_code
 
+    verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
     out: dict[str, dict[str, str]] = {}
     for meta, data in metas().items():
-        source = str(meta.relative_to("mutants"))[: -len(".meta")]
+        source = str(meta.relative_to(Path("mutants").resolve()))[: -len(".meta")]
         for key, code in data["exit_code_by_key"].items():
             status = status_by_exit_code[code]
+            if status == "not checked" and key in verdicts:  # judged by the screen only
+                status = verdicts[key]
             entry = out[key] = {"status": status}
             if status not in ("killed", "timeout", "not checked"):
                 entry["diff"] = get_diff_for_mutant(key, path=source)
@@ -196,5 +220,7 @@ if __name__ == "__main__":
         screen(args[0])
     elif step == "results":
         results()
+    elif step == "forget":
+        forget(set(args))
     else:
         sys.exit(f"unknown step {step!r}")
