@@ -25,7 +25,8 @@ for a case written from the text to kill a surviving mutant, see ``make mutate``
   ``details`` also readable at the top and its ``citations`` as section ids),
   ``citations`` (**exact**: every section the ruling cites, nothing else; ``citations_loose:
   <reason>`` makes it a subset and must say why), ``not_cited``, ``summary_has`` (phrases the
-  summary contains, e.g. hex and unit names), ``violation`` (fields of the first violation),
+  summary contains, e.g. hex and unit names), ``violation`` (fields of the first violation;
+  ``message_has``, in it or in an effect mapping, lists phrases of its message),
   ``violation_step``, ``violation_citations`` (sections the first violation cites, at least),
   ``details`` (subset; each expected item of a list of mappings matches some actual item),
   ``interpretations`` (exact set of ids), ``dice_needed`` (list of die
@@ -154,6 +155,16 @@ def match(expected: Any, actual: Any, where: str = "") -> None:
     subset(expected, actual, where, lists="pairwise", empty_dict_is_exact=True)
 
 
+def match_message(expected: Mapping[str, Any], actual: Mapping[str, Any], where: str) -> None:
+    """:func:`match`, where ``message_has`` lists phrases the item's message contains."""
+    want = dict(expected)
+    for phrase in want.pop("message_has", []):
+        assert phrase in actual["message"], (
+            f"{where}: message lacks {phrase!r}: {actual['message']!r}"
+        )
+    match(want, actual, where)
+
+
 def sections(citations: Sequence[Any]) -> list[str]:
     """Section ids of citations given as ids or as ``{section: ...}`` objects."""
     return [c if isinstance(c, str) else c["section"] for c in citations]
@@ -194,7 +205,7 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
     views = [effect_view(e) for e in ruling["effects"]]
     for n, item in enumerate(stated):
         if isinstance(item, dict):
-            match(item, views[n], f"effects[{n}]")
+            match_message(item, views[n], f"effects[{n}]")
     cited = sections(ruling["citations"])
     check_citations(expect, cited, "the ruling")
     for v in ruling["violations"]:
@@ -207,7 +218,7 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
         assert phrase in summary, f"summary lacks {phrase!r}: {summary!r}"
     if "violation" in expect:
         assert ruling["violations"], "no violation to compare"
-        match(expect["violation"], ruling["violations"][0], "violation")
+        match_message(expect["violation"], ruling["violations"][0], "violation")
     if "violation_step" in expect:
         assert ruling["violations"][0]["step"] == expect["violation_step"]
     if "violation_citations" in expect:
