@@ -36,6 +36,9 @@ for a case written from the text to kill a surviving mutant, see ``make mutate``
   queries: ``result`` (subset), ``absent`` (``{key: [subkeys]}``), ``citations`` (exact),
   ``interpretations``, ``error``.
 
+In ``zoc``, ``zoi`` and ``terrain`` every violation and effect of a ruling on a unit's action
+must name that unit (:func:`check_attribution`), whatever the case states.
+
 The checks on a ruling work on its JSON form, so the HTTP replay
 (tests/api/test_rule_cases_api.py) applies exactly the same ones to what the server sends.
 """
@@ -237,6 +240,27 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
         assert got_i == set(expect["interpretations"]), f"interpretations {sorted(got_i)}"
 
 
+ATTRIBUTED = ("zoc", "zoi", "terrain")
+"""Rulesets whose rulings on a unit's action attribute every violation and effect to it."""
+UNATTRIBUTED = {
+    "zoc.unknown_unit": "there is no such unit to name",
+    "zoc.supply_no_line": "the supply search's answer, reused as the refusal, names no unit",
+}
+"""Violation codes exempt from :func:`check_attribution`, and why."""
+
+
+def check_attribution(case: Case, ruling: Mapping[str, Any]) -> None:
+    """In :data:`ATTRIBUTED` rulesets every violation and effect of a ruling on an action that
+    names a ``unit`` names that unit too (except the codes of :data:`UNATTRIBUTED`)."""
+    unit = (case.data.get("action") or {}).get("unit")
+    if case.ruleset not in ATTRIBUTED or unit is None:
+        return
+    for item in [*ruling["violations"], *ruling["effects"]]:
+        what = item.get("code") or item.get("kind")
+        if what not in UNATTRIBUTED:
+            assert item["unit"] == unit, f"{what} names unit {item['unit']!r}, not {unit!r}"
+
+
 def check_after(expect: Mapping[str, Any], state: Mapping[str, Any]) -> None:
     """``after``: units by id (fields, or null when gone), ``removed`` ids listed, the rest
     as a subset."""
@@ -387,6 +411,7 @@ def run_case(case: Case) -> None:
     ruling = rs.adjudicate(board, state, action, options, dice)
     assert rs.adjudicate(board, state, action, options, dice) == ruling, "not deterministic"
     check_ruling(expect, ruling.model_dump(mode="json"))
+    check_attribution(case, ruling.model_dump(mode="json"))
     if ruling.legal:
         before = state.model_dump(mode="json")
         after = rs.apply(board, state, action, ruling)
