@@ -194,7 +194,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Any, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.2.0"
+    version = "1.3.0"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "
@@ -418,6 +418,8 @@ def _query_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, 
     if zone is None:
         raise InvalidQuery(f"unknown zone {p.zone!r}")
     ctx.cite("OZ", "OZ.Display", "OZ.Class", "OZ.Capacity", "OZ.Basic.B", "OZ.Basic.D")
+    if zone.fort:
+        ctx.cite("A.36")  # a whole large fort: its sectors are its 6-12 stands
     rely_capacity(ctx, zone)  # the number of sectors shown rests on the capacity reading
     status = sector_status(ctx.state, zone)
     sectors = {
