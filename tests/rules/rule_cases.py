@@ -1,7 +1,8 @@
 """One rule-case format and one harness for every ruleset (docs/TESTING.md, "Rule cases").
 
 Cases live in ``tests/rules/<package>/cases/<topic>/*.yaml``: folders by rule topic, each case
-naming its ``author`` (``implementer``, ``reviewer`` or ``examiner``). A file holds
+naming its ``author`` (``implementer``, ``reviewer``, ``examiner``, ``tester``, or ``mutation``
+for a case written from the text to kill a surviving mutant, see ``make mutate``). A file holds
 ``format: 2`` and ``cases:``, a list of cases. A case has:
 
 * ``name`` (unique in its ruleset), ``description``, ``author``; optional ``revised`` (why an
@@ -62,7 +63,7 @@ PACKAGES: dict[str, str] = {
     "battlefield": "battlefield",
 }
 """Ruleset id -> folder under tests/rules holding its ``cases/``."""
-AUTHORS = ("implementer", "reviewer", "examiner", "tester")
+AUTHORS = ("implementer", "reviewer", "examiner", "tester", "mutation")
 FORMAT = 2
 
 
