@@ -3,21 +3,26 @@
 A *part* is a ruleset package of ``app/rules`` (``zoc``, ``zoi``, ``terrain``, ...) or ``core``
 (the shared modules: every module directly in ``app/rules`` plus ``app/rules/geometry``).
 Each part runs mutmut 3 in its own scratch copy ``var/mutation/<part>/`` whose ``pyproject.toml``
-gets a ``[tool.mutmut]`` of its own, so that
+gets a ``[tool.mutmut]`` of its own, so that mutants are generated for that part's modules only
+(``only_mutate``) and killed by that part's tests only: ``tests/rules/<package>`` plus the shared
+rules tests ``tests/rules/test_*.py`` (``core``: all of ``tests/rules``).
 
-* mutants are generated for that part's modules only (``only_mutate``), and
-* they are killed by that part's tests only: ``tests/rules/<package>`` plus the shared rules
-  tests ``tests/rules/test_*.py`` (``core`` uses all of ``tests/rules``); mutmut then runs, per
-  mutant, only the tests that call the mutated function.
+Three steps (bench/mutation_tool.py runs the first two inside the scratch copy):
+
+1. generate the part's mutants (mutmut);
+2. screen them with the part's rule cases in process (a fork per mutant, no pytest): most
+   mutants die here, in a fraction of the time mutmut needs per mutant;
+3. ``mutmut run`` judges the screen's survivors with the part's whole pytest selection
+   (per mutant, only the tests that call the mutated function).
 
 The base settings (pytest arguments) come from ``[tool.mutmut]`` in the real ``pyproject.toml``.
 Children: ``MUTATE_CHILDREN`` (default 2). Property tests run on the fixed CI profile
 (``HYPOTHESIS_PROFILE=ci``) so a mutant's verdict does not depend on a seed.
 
-The scratch copy is refreshed from the worktree on every run and mutmut keeps its results
-there, so a second run only re-tests what changed: new tests trigger their coverage run, and
-``python bench/mutate.py zoc --again`` re-tests the part's last survivors (e.g. after adding a
-rule case). ``--fresh`` throws the scratch copy away first.
+The scratch copy is refreshed from the worktree on every run and keeps its results: a module
+whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
+``--again`` re-tests the part's last survivors (e.g. after adding a rule case that should kill
+them); ``--fresh`` throws the scratch copy away first.
 
 Known equivalent mutants (a mutation no ruling can tell apart, with the reason) are listed in
 ``bench/mutation_equivalents.toml``; the score is killed / (judged - equivalent). The report,
@@ -28,6 +33,7 @@ docs/TESTING.md records the scores and the survivors.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -45,6 +51,7 @@ SCRATCH = ROOT / "var" / "mutation"
 EQUIVALENTS = ROOT / "bench" / "mutation_equivalents.toml"
 COPIED = ["app", "tests", "scenarios", "docs", "CHANGELOG.md", "README.md"]
 SHARED_TESTS = "tests/rules/test_*.py"
+TOOL = ROOT / "bench" / "mutation_tool.py"
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 CHILDREN = os.environ.get("MUTATE_CHILDREN", "2")
 
@@ -52,12 +59,17 @@ CHILDREN = os.environ.get("MUTATE_CHILDREN", "2")
 @dataclass(frozen=True)
 class Part:
     name: str
+    cases: str  # the ruleset id whose rule cases screen the mutants ("all" for core)
     mutate: list[str]  # fnmatch globs on paths relative to the root ('*' spans '/')
     tests: list[str]  # pytest arguments selecting the tests that may kill
 
 
 def parts() -> dict[str, Part]:
     """Every ruleset package (a folder of ``app/rules`` with a ``ruleset.py``) and ``core``."""
+    sys.path.insert(0, str(ROOT))
+    from tests.rules.rule_cases import PACKAGES
+
+    ruleset_of = {pkg: rs for rs, pkg in PACKAGES.items()}
     shared = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(SHARED_TESTS))
     found: dict[str, Part] = {}
     core: list[str] = sorted(str(p.relative_to(ROOT)) for p in RULES.glob("*.py"))
@@ -65,19 +77,28 @@ def parts() -> dict[str, Part]:
         rel = str(pkg.relative_to(ROOT))
         if (pkg / "ruleset.py").exists():
             tests = [f"tests/rules/{pkg.name}", *shared]
-            found[pkg.name] = Part(pkg.name, [f"{rel}/*"], tests)
+            found[pkg.name] = Part(pkg.name, ruleset_of[pkg.name], [f"{rel}/*"], tests)
         else:
             core.append(f"{rel}/*")
-    found["core"] = Part("core", core, ["tests/rules"])
+    found["core"] = Part("core", "all", core, ["tests/rules"])
     return found
 
 
 def mutmut_config(part: Part) -> str:
-    """The scratch copy's ``[tool.mutmut]``: the real one's settings, narrowed to the part."""
+    """The scratch copy's ``[tool.mutmut]``: the real one's settings, narrowed to the part.
+    Only ``app/rules`` is mutmut's source (the rest of ``app`` is copied once, so a second run
+    does not regenerate the part's mutants)."""
     base = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
+    rest_of_app = sorted(
+        f"app/{p.name}" + ("/" if p.is_dir() else "")
+        for p in (ROOT / "app").iterdir()
+        if p.name not in ("rules", "__pycache__")
+    )
+    also = [a for a in base.get("also_copy", []) if a.rstrip("/") != "app"]
     cfg = {
         **base,
         "source_paths": ["app/rules/"],
+        "also_copy": rest_of_app + also,
         "only_mutate": part.mutate,
         "pytest_add_cli_args_test_selection": part.tests,
         "use_git_change_detection": False,  # the scratch copy is not a git checkout
@@ -93,7 +114,7 @@ def toml_value(value: object) -> str:
         return "[" + ", ".join(toml_value(v) for v in value) + "]"
     if isinstance(value, int | float):
         return str(value)
-    return '"' + str(value).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return json.dumps(str(value))
 
 
 def prepare(part: Part, *, fresh: bool) -> Path:
@@ -118,21 +139,23 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     return work
 
 
-def mutmut(work: Path, *args: str, capture: bool = False) -> str:
-    env = {**os.environ, "HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1"}
-    cmd = [sys.executable, "-m", "mutmut", *args]
-    done = subprocess.run(cmd, cwd=work, env=env, capture_output=capture, text=True, check=False)
+ENV = {"HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1", "MUTATE_CHILDREN": CHILDREN}
+
+
+def step(work: Path, *args: str, capture: bool = False) -> str:
+    """A step in the scratch copy: ``mutmut ...`` or ``tool ...`` (bench/mutation_tool.py)."""
+    cmd = [sys.executable, str(TOOL)] if args[0] == "tool" else [sys.executable, "-m", "mutmut"]
+    env = {**os.environ, **ENV}
+    done = subprocess.run(
+        [*cmd, *args[1:]], cwd=work, env=env, capture_output=capture, text=True, check=False
+    )
     return done.stdout if capture else ""
 
 
-def statuses(work: Path) -> dict[str, str]:
-    """Mutant name -> status (killed, survived, timeout, no tests, ...)."""
-    found = {}
-    for line in mutmut(work, "results", "--all", "true", capture=True).splitlines():
-        m = re.match(r"\s*([\w.]+__mutmut_\d+): (\w[\w ]*)", line)
-        if m:
-            found[m.group(1)] = m.group(2).strip()
-    return found
+def results(work: Path) -> dict[str, dict[str, str]]:
+    """Mutant name -> {status, diff (unless killed)}."""
+    out = step(work, "tool", "results", capture=True)
+    return json.loads(out) if out.strip() else {}
 
 
 def equivalents(part: str) -> dict[str, str]:
@@ -151,10 +174,11 @@ def commit() -> str:
 
 
 def report(part: Part, work: Path, seconds: float) -> str:
-    status = statuses(work)
-    counts = Counter(status.values())
+    found = results(work)
+    counts = Counter(r["status"] for r in found.values())
     equiv = equivalents(part.name)
-    survivors = sorted(n for n, s in status.items() if s not in KILLED and s != "not checked")
+    survivors = sorted(n for n, r in found.items() if r["status"] not in KILLED)
+    survivors = [n for n in survivors if found[n]["status"] != "not checked"]
     explained = [n for n in survivors if n in equiv]
     unexplained = [n for n in survivors if n not in equiv]
     stale = sorted(set(equiv) - set(survivors))
@@ -172,37 +196,48 @@ def report(part: Part, work: Path, seconds: float) -> str:
     lines += [f"equivalent: {n}: {equiv[n]}" for n in explained]
     lines += [f"listed as equivalent but not a survivor now: {n}" for n in stale]
     for name in unexplained:
-        lines.append(f"\n{status[name]}: {name}")
-        lines.append(mutmut(work, "show", name, capture=True).rstrip())
+        lines += ["", f"{found[name]['status']}: {name}", found[name].get("diff", "").rstrip()]
     text = "\n".join(lines) + "\n"
     (SCRATCH / f"{part.name}.txt").write_text(text, encoding="utf-8")
     return text
 
 
+def run(part: Part, *, fresh: bool, again: bool, screen_only: bool) -> None:
+    work = prepare(part, fresh=fresh)
+    step(work, "tool", "generate")
+    names: list[str] = []
+    if again:
+        names = [n for n, r in results(work).items() if r["status"] not in KILLED]
+        if screen_only:  # forget the survivors' verdicts: the screen judges them again
+            step(work, "tool", "forget", *names)
+    if not again or screen_only:
+        step(work, "tool", "screen", part.cases)
+    if not screen_only:
+        step(work, "mutmut", "run", "--max-children", CHILDREN, *names)
+
+
 def main(argv: list[str]) -> int:
     known = parts()
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("parts", nargs="*", help=f"parts to run (default all): {', '.join(known)}")
     ap.add_argument("--fresh", action="store_true", help="discard the scratch copy first")
     ap.add_argument("--again", action="store_true", help="re-test the last survivors only")
     ap.add_argument("--report", action="store_true", help="only write the report of the last run")
+    ap.add_argument(
+        "--screen-only",
+        action="store_true",
+        help="judge with the rule cases only (no mutmut run): a lower bound of the score",
+    )
     args = ap.parse_args(argv)
     unknown = [p for p in args.parts if p not in known]
     if unknown:
         print(f"unknown part(s) {unknown}; parts: {', '.join(known)}", file=sys.stderr)
         return 2
     for name in args.parts or list(known):
-        part = known[name]
         start = time.monotonic()
         if not args.report:
-            work = prepare(part, fresh=args.fresh)
-            names: list[str] = []
-            if args.again:
-                names = [n for n, s in statuses(work).items() if s not in KILLED]
-            mutmut(work, "run", "--max-children", CHILDREN, *names)
-        else:
-            work = SCRATCH / part.name
-        print(report(part, work, time.monotonic() - start), end="")
+            run(known[name], fresh=args.fresh, again=args.again, screen_only=args.screen_only)
+        print(report(known[name], SCRATCH / name, time.monotonic() - start), end="")
     return 0
 
 
