@@ -415,7 +415,7 @@ def resolve(
             Problem("oz.no_assault", f"No allocation {decision} is open.", ["OZ.Assault.A"])
         )
     zone = board.zones[assault.zone]
-    ctx.cite("OZ.Assault.B.1")
+    ctx.cite("OZ.Assault.B.1", *(["A.36"] if zone.fort else []))
     problems: list[Problem] = []
     for side, order in sorted(orders.items()):
         if isinstance(order, Allocation):

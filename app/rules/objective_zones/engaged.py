@@ -67,8 +67,7 @@ def dice_needed(ctx: Ctx, a: ContinueMelee) -> list[int]:
     if isinstance(found, Problem):
         return []
     state, decision, orders = found
-    opts = ctx.options.model_copy(update={"attack_every_sector": False})
-    return combat.dice_needed(ctx.board, state, decision, orders, opts)
+    return combat.dice_needed(ctx.board, state, decision, orders, ctx.options)
 
 
 def judge_continue(ctx: Ctx, a: ContinueMelee) -> Ruling:
