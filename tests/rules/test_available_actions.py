@@ -150,9 +150,10 @@ def test_battlefield_plays_the_zone_phases_on_the_table() -> None:
 
     def at(phase: str, seat: str) -> AvailableActions:
         zones = state.zones.model_copy(update={"phase": phase})
-        return ruleset.available_actions(
+        found: AvailableActions = ruleset.available_actions(
             board, state.model_copy(update={"zones": zones}), options, seat
         )
+        return found
 
     declare = at("charge_declaration", "union")  # the phasing side charges; anyone holds
     assert by_unit(declare)["us-1"] == ("charge", "hold")
