@@ -580,7 +580,7 @@ def illegal(
     problems = [p] if isinstance(p, Problem) else list(p)
     j = ctx.judgement
     for q in problems:
-        j.refuse(q)
+        j.reject_problem(q)
     j.effects.extend(effects)
     return j.finish("", details, refused_summary=" ".join(q.message for q in problems))
 
