@@ -178,8 +178,10 @@ class Judgement:
         step: int | None = None,
         by: Iterable[str] = (),
         details: Mapping[str, Any] | None = None,
+        record: bool = True,
     ) -> Effect:
-        """Record a consequence (cited) and return it."""
+        """Record a consequence (cited) and return it; with ``record=False`` only cite its
+        sections (a judge that lists its effects itself at the end)."""
         e = Effect(
             kind=kind,
             message=message,
@@ -190,7 +192,8 @@ class Judgement:
             citations=self.cite(*sections),
             details=dict(details or {}),
         )
-        self.effects.append(e)
+        if record:
+            self.effects.append(e)
         return e
 
     def reject(
@@ -223,19 +226,17 @@ class Judgement:
         self.violations.append(v)
         return v
 
-    def refuse(self, *problems: Problem) -> Ruling:
+    def refuse(self, p: Problem) -> Violation:
+        """Record a :class:`Problem` as a rejection (:meth:`reject`)."""
+        return self.reject(
+            p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
+        )
+
+    def refusal(self, *problems: Problem) -> Ruling:
         """Reject every problem and finish: a refusal whose summary is the first problem's
-        message (for checks that return a :class:`Problem` instead of rejecting)."""
+        message (for judges whose checks return a :class:`Problem` and stop there)."""
         for p in problems:
-            self.reject(
-                p.code,
-                p.message,
-                p.sections,
-                unit=p.unit,
-                hex=p.hex,
-                step=p.step,
-                details=p.details,
-            )
+            self.refuse(p)
         return self.finish("", refused_summary=problems[0].message)
 
     def problem(

@@ -411,7 +411,7 @@ def resolve(
     ctx = judging(board, state, options)
     assault = _assault_for(state, decision)
     if assault is None:
-        return ctx.refuse(
+        return ctx.refusal(
             Problem("oz.no_assault", f"No allocation {decision} is open.", ["OZ.Assault.A"])
         )
     zone = board.zones[assault.zone]
@@ -426,7 +426,7 @@ def resolve(
     if problems:
         if any(p.code in sector_bound for p in problems):
             rely_capacity(ctx, zone)
-        return ctx.refuse(*problems)
+        return ctx.refusal(*problems)
     if assault.defender not in orders or assault.attacker not in orders:
         ctx.rely("oz.missing-allocation")
     if not isinstance(orders.get(assault.attacker), Allocation):

@@ -75,7 +75,7 @@ def judge_continue(ctx: Ctx, a: ContinueMelee) -> Ruling:
     dice = ctx.dice
     found = melee_round(ctx, a.zone)
     if isinstance(found, Problem):
-        return ctx.refuse(found)
+        return ctx.refusal(found)
     state, decision, orders = found
     # only the engaged sectors are fought: the others are simply held (no B.4 check)
     opts = ctx.options.model_copy(update={"attack_every_sector": False})
