@@ -226,17 +226,17 @@ class Judgement:
         self.violations.append(v)
         return v
 
-    def refuse(self, p: Problem) -> Violation:
+    def reject_problem(self, p: Problem) -> Violation:
         """Record a :class:`Problem` as a rejection (:meth:`reject`)."""
         return self.reject(
             p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
         )
 
-    def refusal(self, *problems: Problem) -> Ruling:
+    def refuse(self, *problems: Problem) -> Ruling:
         """Reject every problem and finish: a refusal whose summary is the first problem's
-        message (for judges whose checks return a :class:`Problem` and stop there)."""
+        message (for checks that return a :class:`Problem` instead of rejecting)."""
         for p in problems:
-            self.refuse(p)
+            self.reject_problem(p)
         return self.finish("", refused_summary=problems[0].message)
 
     def problem(

@@ -65,11 +65,60 @@ def test_objective_zones_fire_phases() -> None:
     answer = ruleset.available_actions(board, combat, options, UMPIRE)
     assert (answer.units, answer.kinds) == ((), ())
     assert sections(answer) == ["OZ.Sequence", "OZ.Assault.B.1"]
+    assert answer.notes == ("Objective Combat: each assault's troop allocation is a sealed order.",)
     spent = [u.model_copy(update={"men": 0}) if u.id == "us-1" else u for u in state.units]
     answer = ruleset.available_actions(
         board, state.model_copy(update={"units": spent}), options, "union"
     )
     assert "us-1" not in by_unit(answer)
+
+
+def test_objective_zones_charge_declaration_and_movement() -> None:
+    """OZ.Assault.A: only the phasing side declares, and not with units engaged in a zone;
+    movement: enter from the table, exit or transfer from a zone, withdraw when engaged
+    (OZ.PostMelee.D.4); the umpire sees both sides; one casting left still acts."""
+    ruleset, board, state, options = game("objective-zones", "objective-zones/example.json")
+    units = [
+        u.model_copy(update={"engaged": True})
+        if u.id == "cs-22va"
+        else u.model_copy(update={"men": 1})
+        if u.id == "us-3"
+        else u
+        for u in state.units
+    ]
+    state = state.model_copy(update={"units": units})
+    union = ruleset.available_actions(board, state, options, "union")
+    assert by_unit(union) == {
+        u: ("declare_assault",) for u in ("us-1", "us-2", "us-3", "us-cav", "us-bty")
+    }
+    assert sections(union) == ["OZ.Sequence", "OZ.Assault.A"]
+    assert union.kinds == ("declare_assault",)
+    confederate = ruleset.available_actions(board, state, options, "confederate")
+    assert (confederate.units, confederate.kinds) == ((), ())
+    assert sections(confederate) == ["OZ.Sequence"]
+    theirs = state.model_copy(update={"phasing_side": "confederate"})
+    declaring = by_unit(ruleset.available_actions(board, theirs, options, "confederate"))
+    assert declaring == {u: ("declare_assault",) for u in ("cs-36va", "cs-bty", "cs-45va")}
+
+    moving = state.model_copy(update={"phase": "movement"})
+    confederate = ruleset.available_actions(board, moving, options, "confederate")
+    assert by_unit(confederate) == {
+        "cs-22va": ("withdraw",),
+        "cs-36va": ("exit", "transfer"),
+        "cs-bty": ("exit", "transfer"),
+        "cs-45va": ("exit", "transfer"),
+    }
+    assert sections(confederate) == [
+        "OZ.Sequence",
+        "OZ.PostMelee.D.4",
+        "OZ.Trafficability",
+        "OZ.Basic.C",
+    ]
+    umpire = ruleset.available_actions(board, moving, options, UMPIRE)
+    assert by_unit(umpire)["us-1"] == ("enter",)
+    assert by_unit(umpire)["cs-36va"] == ("exit", "transfer")
+    assert umpire.kinds == ("enter", "exit", "transfer", "withdraw")
+    assert umpire.notes == ()
 
 
 def test_terrain_destroyed_units_act_no_more() -> None:
@@ -101,9 +150,10 @@ def test_battlefield_plays_the_zone_phases_on_the_table() -> None:
 
     def at(phase: str, seat: str) -> AvailableActions:
         zones = state.zones.model_copy(update={"phase": phase})
-        return ruleset.available_actions(
+        found: AvailableActions = ruleset.available_actions(
             board, state.model_copy(update={"zones": zones}), options, seat
         )
+        return found
 
     declare = at("charge_declaration", "union")  # the phasing side charges; anyone holds
     assert by_unit(declare)["us-1"] == ("charge", "hold")

@@ -9,7 +9,7 @@ refusal that names no rule, whatever the case expects.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -43,7 +43,7 @@ def _scenario_problems(case: Case) -> int:
     options = rs.parse_options(case.data.get("options") or {})
     with pytest.raises(InvalidScenario) as info:
         rs.setup(rs.parse_scenario(scenario_of(case)), options)
-    errors: list[Mapping[str, Any]] = info.value.errors
+    errors: Sequence[Mapping[str, Any]] = info.value.errors
     assert errors, f"{case.id}: refused without a problem"
     for e in errors:
         assert str(e.get("location", "")).startswith("/"), f"{case.id}: not a pointer: {e}"

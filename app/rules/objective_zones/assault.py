@@ -22,24 +22,24 @@ from app.rules.ruling import Ruling
 def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
     zone = zone_of(ctx, a.zone)
     if isinstance(zone, Problem):
-        return ctx.refusal(zone)
+        return ctx.refuse(zone)
     units: list[Unit] = []
     for uid in a.units:
         unit = unit_of(ctx, uid)
         if isinstance(unit, Problem):
-            return ctx.refusal(unit)
+            return ctx.refuse(unit)
         units.append(unit)
     if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refusal(p)
+        return ctx.refuse(p)
     side = units[0].side
     if len({u.side for u in units}) > 1 or len(set(a.units)) != len(a.units):
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.mixed_units", "An assault names distinct units of one side.", ["OZ.Assault.A"]
             )
         )
     if side != ctx.state.phasing_side:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.not_phasing",
                 f"Only the phasing side "
@@ -50,7 +50,7 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
         )
     for u in units:
         if u.zone not in (None, zone.id) or (u.zone is not None and u.engaged):
-            return ctx.refusal(
+            return ctx.refuse(
                 Problem(
                     "oz.not_available",
                     f"{u.id} is committed in {u.zone}.",
@@ -59,7 +59,7 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
                 )
             )
         if u.type == "artillery":
-            return ctx.refusal(
+            return ctx.refuse(
                 Problem(
                     "oz.battery_declared",
                     f"{u.id} is a battery: guns support a sector, they do not assault.",
@@ -68,14 +68,14 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
                 )
             )
     if bad := support_problems(ctx, side, a.batteries):
-        return ctx.refusal(*bad)
+        return ctx.refuse(*bad)
     if not any(u.type == "infantry" for u in units):
-        return ctx.refusal(
+        return ctx.refuse(
             Problem("oz.no_infantry", "An assault needs infantry.", ["OZ.Assault.B.4"])
         )
     defenders = [u for u in in_zone(ctx.state, zone.id) if u.side != side]
     if not defenders:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.no_defender",
                 f"{zone.id} holds no enemy: enter it by movement.",
@@ -83,7 +83,7 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
             )
         )
     if pending_assault(ctx.state, zone.id) is not None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.already_assaulted",
                 f"{zone.id} is already assaulted this turn.",

@@ -411,11 +411,11 @@ def resolve(
     ctx = judging(board, state, options)
     assault = _assault_for(state, decision)
     if assault is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem("oz.no_assault", f"No allocation {decision} is open.", ["OZ.Assault.A"])
         )
     zone = board.zones[assault.zone]
-    ctx.cite("OZ.Assault.B.1")
+    ctx.cite("OZ.Assault.B.1", *(["A.36"] if zone.fort else []))
     problems: list[Problem] = []
     for side, order in sorted(orders.items()):
         if isinstance(order, Allocation):
@@ -426,7 +426,7 @@ def resolve(
     if problems:
         if any(p.code in sector_bound for p in problems):
             rely_capacity(ctx, zone)
-        return ctx.refusal(*problems)
+        return ctx.refuse(*problems)
     if assault.defender not in orders or assault.attacker not in orders:
         ctx.rely("oz.missing-allocation")
     if not isinstance(orders.get(assault.attacker), Allocation):

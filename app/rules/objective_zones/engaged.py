@@ -67,15 +67,14 @@ def dice_needed(ctx: Ctx, a: ContinueMelee) -> list[int]:
     if isinstance(found, Problem):
         return []
     state, decision, orders = found
-    opts = ctx.options.model_copy(update={"attack_every_sector": False})
-    return combat.dice_needed(ctx.board, state, decision, orders, opts)
+    return combat.dice_needed(ctx.board, state, decision, orders, ctx.options)
 
 
 def judge_continue(ctx: Ctx, a: ContinueMelee) -> Ruling:
     dice = ctx.dice
     found = melee_round(ctx, a.zone)
     if isinstance(found, Problem):
-        return ctx.refusal(found)
+        return ctx.refuse(found)
     state, decision, orders = found
     # only the engaged sectors are fought: the others are simply held (no B.4 check)
     opts = ctx.options.model_copy(update={"attack_every_sector": False})

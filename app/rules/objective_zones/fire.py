@@ -24,15 +24,15 @@ from app.rules.ruling import Ruling
 def judge_musketry(ctx: Ctx, a: Musketry) -> Ruling:
     shooter = unit_of(ctx, a.unit)
     if isinstance(shooter, Problem):
-        return ctx.refusal(shooter)
+        return ctx.refuse(shooter)
     target = unit_of(ctx, a.target)
     if isinstance(target, Problem):
-        return ctx.refusal(target)
+        return ctx.refuse(target)
     if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refusal(p)
+        return ctx.refuse(p)
     for who, unit in (("from", shooter), ("at", target)):
         if unit.zone is not None and ctx.board.zones[unit.zone].zone_class != "A":
-            return ctx.refusal(
+            return ctx.refuse(
                 Problem(
                     f"oz.no_musketry_{who}_zone",
                     f"No musketry {who} "
@@ -57,11 +57,11 @@ def judge_musketry(ctx: Ctx, a: Musketry) -> Ruling:
 def judge_garrison_fire(ctx: Ctx, a: GarrisonFire) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
-        return ctx.refusal(unit)
+        return ctx.refuse(unit)
     if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refusal(p)
+        return ctx.refuse(p)
     if unit.type != "artillery" or unit.at != "garrison" or unit.zone is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.not_garrison_battery",
                 f"{unit.id} is not a garrison battery.",
@@ -70,7 +70,7 @@ def judge_garrison_fire(ctx: Ctx, a: GarrisonFire) -> Ruling:
             )
         )
     if ctx.state.phase != "initial_fire":
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.garrison_fire_initial_only",
                 f"{unit.id} is a garrison battery: it fires in the Initial Fire Phase only.",
@@ -118,12 +118,12 @@ def judge_bombard(ctx: Ctx, a: Bombard) -> Ruling:
     dice = ctx.dice
     found = unit_zone_in_phase(ctx, a)
     if isinstance(found, Problem):
-        return ctx.refusal(found)
+        return ctx.refuse(found)
     unit, zone = found
     if (ban := secondary_fire_ban(ctx, unit)) is not None:
-        return ctx.refusal(ban)
+        return ctx.refuse(ban)
     if unit.type != "artillery" or unit.zone is not None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.battery_not_outside",
                 f"{unit.id} is not a battery outside the zones.",

@@ -14,12 +14,12 @@ def judge_morale_test(ctx: Ctx, a: MoraleTest) -> Ruling:
     dice = ctx.dice
     unit = unit_named(ctx.state, a.unit)
     if unit is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
         )
     cause = ctx.state.morale_due.get(unit.id)
     if cause is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.no_morale_due",
                 f"{unit.id} owes no morale test: units in a zone test only after a melee "

@@ -37,10 +37,10 @@ from app.rules.ruling import Ruling
 def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
     found = unit_zone_in_phase(ctx, a)
     if isinstance(found, Problem):
-        return ctx.refusal(found)
+        return ctx.refuse(found)
     unit, zone = found
     if unit.zone is not None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.already_in_zone",
                 f"{unit.id} is already in zone {unit.zone}; it must leave it first.",
@@ -50,7 +50,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
         )
     enemy = [u.id for u in garrison(ctx.state, zone.id) if u.side != unit.side]
     if enemy and unit.type == "artillery":
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.battery_contested",
                 f"{unit.id} cannot enter {zone.id}: batteries never enter a contested zone.",
@@ -59,7 +59,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
             )
         )
     if enemy:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.enemy_held",
                 f"{zone.id} is held by the enemy ({', '.join(enemy)}): take it by an assault.",
@@ -69,7 +69,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
         )
     is_contested, why = contested(ctx.state, zone)
     if unit.type == "artillery" and is_contested:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.battery_contested",
                 f"{unit.id} cannot enter {zone.id}: it is contested ({why}).",
@@ -109,7 +109,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
         held = {u.sector for u in battalions(garrison(ctx.state, zone.id, unit.side))}
         free = [n for n in range(1, zone.capacity + 1) if n not in held]
         if a.sector is not None and a.sector > zone.capacity:
-            return ctx.refusal(
+            return ctx.refuse(
                 Problem(
                     "oz.bad_sector",
                     f"{zone.id} has sectors 1-{zone.capacity}.",
@@ -118,7 +118,7 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
                 )
             )
         if a.sector is not None and a.sector not in free and free:
-            return ctx.refusal(
+            return ctx.refuse(
                 Problem(
                     "oz.sector_full",
                     f"Sector {a.sector} of {zone.id} already holds a battalion.",
@@ -158,16 +158,16 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
 def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
-        return ctx.refusal(unit)
+        return ctx.refuse(unit)
     if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refusal(p)
+        return ctx.refuse(p)
     if unit.zone is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem("oz.not_in_zone", f"{unit.id} is in no zone.", ["OZ.Display"], unit=unit.id)
         )
     zone = ctx.board.zones[unit.zone]
     if unit.engaged:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.engaged",
                 f"{unit.id} is engaged: it can only withdraw.",
@@ -181,7 +181,7 @@ def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
         ctx.rely("oz.flee-trafficability")
         ctx.cite("OZ.Basic.F")
     if ctx.state.turn < earliest and not fleeing:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.trafficability",
                 f"{unit.id} entered {zone.id} on turn "
@@ -192,7 +192,7 @@ def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
             )
         )
     if unit.type in ("cavalry", "artillery") and zone.road and not a.by_road:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.must_use_road",
                 f"{unit.id} is {unit.type}: it leaves {zone.id} by its road.",
@@ -245,14 +245,14 @@ def _f_path_problem(ctx: Ctx, zone: Zone, unit: Unit, start: int | None, to: int
 def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
     found = unit_zone_in_phase(ctx, a)
     if isinstance(found, Problem):
-        return ctx.refusal(found)
+        return ctx.refuse(found)
     unit, zone = found
     if unit.zone is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem("oz.not_in_zone", f"{unit.id} is in no zone.", ["OZ.Display"], unit=unit.id)
         )
     if unit.zone != zone.id:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.via_transit",
                 f"{unit.id} is in {unit.zone}: it reaches "
@@ -263,9 +263,9 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
         )
     if unit.engaged:
         sections = ["OZ.PostMelee.D.4", *(["A.36"] if zone.fort else [])]
-        return ctx.refusal(Problem("oz.engaged", f"{unit.id} is engaged.", sections, unit=unit.id))
+        return ctx.refuse(Problem("oz.engaged", f"{unit.id} is engaged.", sections, unit=unit.id))
     if unit.type == "artillery":
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.guns_hold_no_sector",
                 f"{unit.id} is a battery: guns support the zone, they hold no sector.",
@@ -285,7 +285,7 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
             f"{unit.id} goes In-Transit.", {"zone": zone.id, "at": "transit", "sector": None}
         )
     if a.to_sector > zone.capacity:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.bad_sector",
                 f"{zone.id} has sectors 1-{zone.capacity}.",
@@ -295,7 +295,7 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
         )
     start = unit.sector if unit.at == "garrison" else None
     if a.to_sector == start:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.same_sector",
                 f"{unit.id} is already in sector {start}.",
@@ -305,7 +305,7 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
         )
     held = {u.sector for u in battalions(garrison(ctx.state, zone.id)) if u.id != unit.id}
     if a.to_sector in held:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.sector_full",
                 f"Sector {a.to_sector} already holds a battalion.",
@@ -314,7 +314,7 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
             )
         )
     if (p := _f_path_problem(ctx, zone, unit, start, a.to_sector)) is not None:
-        return ctx.refusal(p)
+        return ctx.refuse(p)
     ctx.effect(
         "oz.transferred",
         f"{unit.id} to sector {a.to_sector}",
@@ -331,11 +331,11 @@ def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
 def judge_withdraw(ctx: Ctx, a: Withdraw) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
-        return ctx.refusal(unit)
+        return ctx.refuse(unit)
     if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refusal(p)
+        return ctx.refuse(p)
     if not unit.engaged or unit.zone is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.not_engaged",
                 f"{unit.id} is not engaged in a zone.",

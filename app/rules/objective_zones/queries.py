@@ -30,6 +30,8 @@ def run_zone(ctx: Ctx, p: ZoneParams) -> dict[str, Any]:
     if zone is None:
         raise InvalidQuery(f"unknown zone {p.zone!r}")
     ctx.cite("OZ", "OZ.Display", "OZ.Class", "OZ.Capacity", "OZ.Basic.B", "OZ.Basic.D")
+    if zone.fort:
+        ctx.cite("A.36")  # a whole large fort: its sectors are its 6-12 stands
     rely_capacity(ctx, zone)  # the number of sectors shown rests on the capacity reading
     status = sector_status(ctx.state, zone)
     sectors = {

@@ -72,11 +72,11 @@ def support_problems(ctx: Ctx, side: str, batteries: list[str]) -> list[Problem]
 def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
     unit = unit_named(ctx.state, a.unit)
     if unit is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
         )
     if ctx.state.phase != "movement":
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.wrong_phase",
                 f"An unlimber belongs to the movement phase, not {ctx.state.phase}.",
@@ -85,7 +85,7 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
             )
         )
     if not must_flee(ctx.state, unit) or unit.zone is None:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.not_fleeing_battery",
                 f"{unit.id} is not a limbered In-Transit battery of a zone under assault.",
@@ -98,7 +98,7 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
         ctx.rely("oz.gun-stand")
     load = gun_load(ctx.state, zone, ctx.options, extra=unit)
     if load > zone.gun_limit:
-        return ctx.refusal(
+        return ctx.refuse(
             Problem(
                 "oz.gun_limit",
                 f"{zone.id}'s garrison holds {zone.gun_limit} guns at most; {unit.id} would "

@@ -21,6 +21,7 @@ from app.rules.terrain.geometry import (
     TOLERANCE,
     Piece,
     Placed,
+    may_meet,
     path_line,
     pieces,
     placed,
@@ -73,8 +74,11 @@ class Crossing:
 def crossings(board: Board, line: LineString) -> list[Crossing]:
     """Features the path spends yards in, ordered by where it first enters them."""
     start = line.coords[0]
+    bounds = line.bounds
     out = []
     for pl in placed(board):
+        if not may_meet(bounds, pl.bounds):
+            continue  # the path cannot spend a yard in a feature whose box it misses
         parts = pieces(line, pl.shape)
         if parts:
             out.append(Crossing(pl, tuple(parts), point_in(start, pl.shape)))
@@ -365,11 +369,15 @@ def _wheels(
 def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
     """Where the unit halts: fords, buildings, works, cover."""
     moved = unit.model_copy(update={"at": (end[0], end[1])})
+    reach = max(unit.frontage / 2, 0.0)  # the footprint's radius (terrain.in-feature)
+    footprint = (end[0] - reach, end[1] - reach, end[0] + reach, end[1] + reach)
     for pl in placed(ctx.board):
         f = pl.feature
         halts = f.kind in ("ford", "building", "earthworks", "protective_cover", "stone_wall")
         if not (halts or (f.kind == "fort" and f.partial) or (f.kind == "road" and f.sunken)):
             continue
+        if not may_meet(footprint, pl.bounds):
+            continue  # under either reading the unit is not in a feature its box misses
         if not in_feature(ctx, moved, pl.shape):
             continue
         if f.kind == "ford":

@@ -192,9 +192,13 @@ class Mover:
         return self._moving_step(cur, nxt, step, first)
 
     def _moving_step(self, cur: str, nxt: str, step: int, first: bool) -> StepOutcome:
-        ctx, side, out = self.ctx, self.side, StepOutcome()
+        ctx, side = self.ctx, self.side
+        cur_ezoc = ctx.zones.ezoc(cur, side)
+        nxt_ezoc = ctx.zones.ezoc(nxt, side)
+        if not cur_ezoc and not nxt_ezoc:  # 8.2 says nothing of a step outside every EZOC
+            return StepOutcome(no_zoc=ctx.no_zoc_notes(nxt, side))
+        out = StepOutcome()
         operational = self.phase == "operational_movement"
-        cur_ezoc = ctx.ezoc(cur, side)
         # Leaving ``cur``: Mud pins, Storms/Snow ends the move one hex later (no exceptions).
         exit_stop: Stop | None = None
         if cur_ezoc and ctx.weather(cur) != "clear" and self._weather_applies():
@@ -240,7 +244,6 @@ class Mover:
             )
         out.stop = exit_stop
         # Entering ``nxt``.
-        nxt_ezoc = ctx.ezoc(nxt, side)
         out.ezoc_by = unit_ids(nxt_ezoc)
         out.no_zoc = ctx.no_zoc_notes(nxt, side)
         if not nxt_ezoc:

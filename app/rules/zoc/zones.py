@@ -268,6 +268,7 @@ class Zones:
         self._silence: dict[str, Silent | None] = {}
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
+        self._no_zoc: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {}
         self._via: set[tuple[str, str]] = set()
 
     def silence(self, unit: Unit) -> Silent | None:
@@ -323,6 +324,22 @@ class Zones:
             if silent is not None:
                 out.append(silent)
         return out
+
+    def no_zoc(self, hex_id: str, side: str) -> tuple[tuple[str, str, str], ...]:
+        """``(unit, reason, section)`` of each enemy (of ``side``) projection into ``hex_id``
+        that section 8 blocks, then of each adjacent enemy unit that projects nothing."""
+        key = (hex_id, side)
+        found = self._no_zoc.get(key)
+        if found is None:
+            notes = [
+                (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
+            ]
+            for nbr, _side in self.topo.neighbors.get(hex_id, ()):
+                notes += [
+                    (s.unit, s.reason, s.section) for s in self.silent_at(nbr) if s.side != side
+                ]
+            found = self._no_zoc[key] = tuple(notes)
+        return found
 
     def ezoc(self, hex_id: str, side: str) -> list[Unit]:
         """Units exerting an EZOC in ``hex_id`` for units of ``side`` (8.1: all other sides)."""
@@ -430,6 +447,9 @@ class Context:
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.judgement: Judgement = _Judgement(CATALOG, INTERPRETATION_BY_ID, options)
         """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
+        self._cited_groups: set[tuple[str, ...]] = set()
+        """Groups of sections already recorded since the last :meth:`restore` (a search cites
+        the same few groups at thousands of steps: recording one again changes nothing)."""
 
     def zone_map(self) -> ZoneMap:
         """Every projection of the state at once (the ``ezoc-map`` query)."""
@@ -439,6 +459,9 @@ class Context:
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
+        if section_ids in self._cited_groups:
+            return _cites(section_ids)[1]
+        self._cited_groups.add(section_ids)
         return self.judgement.cite(*section_ids)
 
     def citations(self) -> tuple[Citation, ...]:
@@ -451,6 +474,7 @@ class Context:
     def restore(self, mark: Mark) -> None:
         """Forget what was cited or relied on since :meth:`checkpoint`."""
         self.judgement.restore(mark)
+        self._cited_groups.clear()
 
     def cited_ids(self) -> list[str]:
         return self.judgement.cited_ids()
@@ -484,15 +508,9 @@ class Context:
         if found is not None:  # its sections were cited when it was first asked for
             return list(found)
         notes: list[dict[str, Any]] = []
-        for b in self.zones.blocked_into(hex_id):
-            if b.side != side:
-                self.cite(b.section)
-                notes.append({"unit": b.unit, "reason": b.reason, "section": b.section})
-        for nbr, _side in self.topo.neighbors.get(hex_id, ()):
-            for s in self.zones.silent_at(nbr):
-                if s.side != side:
-                    self.cite(s.section)
-                    notes.append({"unit": s.unit, "reason": s.reason, "section": s.section})
+        for unit, reason, section in self.zones.no_zoc(hex_id, side):
+            self.cite(section)
+            notes.append({"unit": unit, "reason": reason, "section": section})
         self._no_zoc[key] = notes
         return list(notes)
 
@@ -569,7 +587,7 @@ def illegal(
     problems = [p] if isinstance(p, Problem) else list(p)
     j = ctx.judgement
     for q in problems:
-        j.refuse(q)
+        j.reject_problem(q)
     j.effects.extend(effects)
     return j.finish("", details, refused_summary=" ".join(q.message for q in problems))
 
