@@ -83,6 +83,12 @@ def _running(game: Game) -> str | None:
     return state.running if state else None
 
 
+def _umpire_only(seat: str, detail: str, *, code: str) -> None:
+    """403 ``code`` unless ``seat`` is the umpire's (service policy ``umpire-commands``)."""
+    if seat != UMPIRE:
+        raise Forbidden(detail, code=code, citations=cite("umpire-commands"))
+
+
 # -- turns and phases -----------------------------------------------------------------------
 
 
@@ -108,12 +114,8 @@ def end_phase(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if umpire_advance and seat != UMPIRE:
-            raise Forbidden(
-                "only the umpire may advance the phase",
-                code="phase.umpire_only",
-                citations=cite("umpire-commands"),
-            )
+        if umpire_advance:
+            _umpire_only(seat, "only the umpire may advance the phase", code="phase.umpire_only")
         require_active(game.row)
         turn = turn_of(game, game.state)
         if turn is None:
@@ -182,12 +184,7 @@ def finish_game(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if seat != UMPIRE:
-            raise Forbidden(
-                "only the umpire may end the game",
-                code="game.umpire_only",
-                citations=cite("umpire-commands"),
-            )
+        _umpire_only(seat, "only the umpire may end the game", code="game.umpire_only")
         require_active(game.row)
         sides = _sides(game)
         if winner is not None and winner not in sides:
@@ -328,12 +325,7 @@ def reveal_seed(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if seat != UMPIRE:
-            raise Forbidden(
-                "only the umpire may have the seed revealed",
-                code="dice.umpire_only",
-                citations=cite("umpire-commands"),
-            )
+        _umpire_only(seat, "only the umpire may have the seed revealed", code="dice.umpire_only")
         if game.row.seed_revealed or game.row.status == "finished":
             raise Conflict(
                 "the seed is already revealed",
@@ -418,12 +410,7 @@ def rollback(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if seat != UMPIRE:
-            raise Forbidden(
-                "only the umpire may roll the game back",
-                code="rollback.umpire_only",
-                citations=cite("umpire-commands"),
-            )
+        _umpire_only(seat, "only the umpire may roll the game back", code="rollback.umpire_only")
         require_active(game.row)
         if not 1 <= to_version < game.row.version:
             raise InvalidInput(

@@ -36,13 +36,13 @@ FORBIDDEN = ("examples.py", "example.py", "common.py")
 """Gone for good: example scenarios live in ``scenarios/*.json``; shared per-ruling helpers in
 app/rules/judgement.py."""
 
-WIRING_IMPORTS = ("app.rules.base", "app.rules.dispatch", "app.rules.catalog")
+WIRING_IMPORTS = ("app.rules.base", "app.rules.dispatch", "app.rules.catalog", "app.rules.ruling")
 """What ``ruleset.py`` may import from ``app`` besides its own package."""
 
 MAX_METHOD_LINES = 6
 """A wiring method delegates: its body (docstring aside) is at most this many lines."""
 
-PENDING = {"objective_zones", "terrain", "battlefield"}
+PENDING: set[str] = set()
 """Packages still being moved onto the shape (branch s3-10b): expected to fail until then
 (strict: once one passes, take it off this list)."""
 
