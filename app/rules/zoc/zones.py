@@ -447,9 +447,6 @@ class Context:
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.judgement: Judgement = _Judgement(CATALOG, INTERPRETATION_BY_ID, options)
         """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
-        self._cited_groups: set[tuple[str, ...]] = set()
-        """Groups of sections already recorded since the last :meth:`restore` (a search cites
-        the same few groups at thousands of steps: recording one again changes nothing)."""
 
     def zone_map(self) -> ZoneMap:
         """Every projection of the state at once (the ``ezoc-map`` query)."""
@@ -459,9 +456,6 @@ class Context:
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
-        if section_ids in self._cited_groups:
-            return _cites(section_ids)[1]
-        self._cited_groups.add(section_ids)
         return self.judgement.cite(*section_ids)
 
     def citations(self) -> tuple[Citation, ...]:
@@ -474,7 +468,6 @@ class Context:
     def restore(self, mark: Mark) -> None:
         """Forget what was cited or relied on since :meth:`checkpoint`."""
         self.judgement.restore(mark)
-        self._cited_groups.clear()
 
     def cited_ids(self) -> list[str]:
         return self.judgement.cited_ids()
@@ -602,10 +595,22 @@ class _Judgement(Judgement):
     """The judgement kit citing each section with its listed parents (a clause of 8.2 cites
     8.2 and 8 too), as section 8's rulings always have."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._groups: set[tuple[str, ...]] = set()
+        """Groups of sections recorded since the last :meth:`restore` (a search cites the same
+        few groups at thousands of steps: recording one again changes nothing)."""
+
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         recorded, citations = _cites(section_ids)
-        self.cite_all(recorded)
+        if section_ids not in self._groups:
+            self.cite_all(recorded)
+            self._groups.add(section_ids)
         return citations
+
+    def restore(self, mark: Mark) -> None:
+        super().restore(mark)
+        self._groups.clear()
 
 
 def _parents(section_id: str) -> list[str]:
