@@ -41,7 +41,7 @@ test-long: install-dev
 ## Mutation testing of app/rules, one part per ruleset (PART=zoc|zoi|objective_zones|terrain|core
 ## runs one part); scores in docs/TESTING.md
 mutate: install-dev
-	nice -n 10 $(BIN)/python bench/mutate.py $(PART)
+	nice -n 15 $(BIN)/python bench/mutate.py $(PART)
 
 lint: install-dev
 	$(BIN)/ruff check app tests bench

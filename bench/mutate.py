@@ -1,80 +1,262 @@
-"""Mutation testing of the rules core, one part at a time (``make mutate [PART=terrain]``).
+"""Mutation testing of the rules core, one part at a time (``make mutate PART=zoc``).
 
-Runs mutmut (configured in pyproject.toml ``[tool.mutmut]``: mutants of ``app/rules``, killed
-by the rules tests) over each part's modules, then writes the score per part and the surviving
-mutants to ``var/mutation/<part>.txt``. A part is a ruleset package or ``core`` (the shared
-modules of ``app/rules``). docs/TESTING.md records the scores and explains every survivor.
+A *part* is a ruleset package of ``app/rules`` (``zoc``, ``zoi``, ``terrain``, ...) or ``core``
+(the shared modules: every module directly in ``app/rules`` plus ``app/rules/geometry``).
+Each part runs mutmut 3 in its own scratch copy ``var/mutation/<part>/`` whose ``pyproject.toml``
+gets a ``[tool.mutmut]`` of its own, so that mutants are generated for that part's modules only
+(``only_mutate``) and killed by that part's tests only: ``tests/rules/<package>`` plus the shared
+rules tests ``tests/rules/test_*.py`` (``core``: all of ``tests/rules``).
+
+Three steps (bench/mutation_tool.py runs the first two inside the scratch copy):
+
+1. generate the part's mutants (mutmut);
+2. screen them with the part's rule cases in process (a fork per mutant, no pytest): most
+   mutants die here, in a fraction of the time mutmut needs per mutant;
+3. ``mutmut run`` judges the screen's survivors with the part's whole pytest selection
+   (per mutant, only the tests that call the mutated function).
+
+The base settings (pytest arguments) come from ``[tool.mutmut]`` in the real ``pyproject.toml``.
+Children: ``MUTATE_CHILDREN`` (default 2). Property tests run on the fixed CI profile
+(``HYPOTHESIS_PROFILE=ci``) so a mutant's verdict does not depend on a seed.
+
+The scratch copy is refreshed from the worktree on every run and keeps its results: a module
+whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
+``--again`` re-tests the part's last survivors (e.g. after adding a rule case that should kill
+them); ``--fresh`` throws the scratch copy away first.
+
+Known equivalent mutants (a mutation no ruling can tell apart, with the reason) are listed in
+``bench/mutation_equivalents.toml``; the score is killed / (judged - equivalent). The report,
+with the diff of every unexplained survivor, goes to ``var/mutation/<part>.txt``;
+docs/TESTING.md records the scores and the survivors.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import time
+import tomllib
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MUTMUT = [sys.executable, "-m", "mutmut"]
-PARTS: dict[str, list[str]] = {
-    "terrain": ["app.rules.terrain.*"],
-    "zoc": ["app.rules.zoc.*"],
-    "zoi": ["app.rules.zoi.*"],
-    "objective_zones": ["app.rules.objective_zones.*"],
-    "core": [
-        "app.rules.base.*",
-        "app.rules.catalog.*",
-        "app.rules.ruling.*",
-        "app.rules.registry.*",
-        "app.rules.geometry.*",
-    ],
-}
+RULES = ROOT / "app" / "rules"
+SCRATCH = ROOT / "var" / "mutation"
+EQUIVALENTS = ROOT / "bench" / "mutation_equivalents.toml"
+COPIED = ["app", "tests", "scenarios", "docs", "CHANGELOG.md", "README.md"]
+SHARED_TESTS = "tests/rules/test_*.py"
+TOOL = ROOT / "bench" / "mutation_tool.py"
+KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 CHILDREN = os.environ.get("MUTATE_CHILDREN", "2")
 
 
-def results() -> dict[str, str]:
-    """Mutant name -> status (killed, survived, timeout, ...), from ``mutmut results``."""
-    out = subprocess.run(
-        [*MUTMUT, "results", "--all", "true"], cwd=ROOT, capture_output=True, text=True
-    ).stdout
-    found = {}
-    for line in out.splitlines():
-        m = re.match(r"\s*([\w.]+__mutmut_\d+): (\w[\w ]*)", line)
-        if m:
-            found[m.group(1)] = m.group(2).strip()
+@dataclass(frozen=True)
+class Part:
+    name: str
+    cases: str  # the ruleset id whose rule cases screen the mutants ("all" for core)
+    mutate: list[str]  # fnmatch globs on paths relative to the root ('*' spans '/')
+    tests: list[str]  # pytest arguments selecting the tests that may kill
+
+
+def parts() -> dict[str, Part]:
+    """Every ruleset package (a folder of ``app/rules`` with a ``ruleset.py``) and ``core``."""
+    sys.path.insert(0, str(ROOT))
+    from tests.rules.rule_cases import PACKAGES
+
+    ruleset_of = {pkg: rs for rs, pkg in PACKAGES.items()}
+    shared = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob(SHARED_TESTS))
+    found: dict[str, Part] = {}
+    core: list[str] = sorted(str(p.relative_to(ROOT)) for p in RULES.glob("*.py"))
+    for pkg in sorted(p for p in RULES.iterdir() if p.is_dir() and p.name != "__pycache__"):
+        rel = str(pkg.relative_to(ROOT))
+        if (pkg / "ruleset.py").exists():
+            tests = [f"tests/rules/{pkg.name}", *shared]
+            found[pkg.name] = Part(pkg.name, ruleset_of[pkg.name], [f"{rel}/*"], tests)
+        else:
+            core.append(f"{rel}/*")
+    found["core"] = Part("core", "all", core, ["tests/rules"])
     return found
 
 
-def in_part(name: str, patterns: list[str]) -> bool:
-    return any(re.match(p.replace(".", r"\.").replace(r"\.*", r"\..*"), name) for p in patterns)
+def mutmut_config(part: Part) -> str:
+    """The scratch copy's ``[tool.mutmut]``: the real one's settings, narrowed to the part.
+    Only ``app/rules`` is mutmut's source (the rest of ``app`` is copied once, so a second run
+    does not regenerate the part's mutants)."""
+    base = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["mutmut"]
+    rest_of_app = sorted(
+        f"app/{p.name}" + ("/" if p.is_dir() else "")
+        for p in (ROOT / "app").iterdir()
+        if p.name not in ("rules", "__pycache__")
+    )
+    also = [a for a in base.get("also_copy", []) if a.rstrip("/") != "app"]
+    cfg = {
+        **base,
+        "source_paths": ["app/rules/"],
+        "also_copy": rest_of_app + also,
+        "only_mutate": part.mutate,
+        "pytest_add_cli_args_test_selection": part.tests,
+        "use_git_change_detection": False,  # the scratch copy is not a git checkout
+    }
+    lines = ["[tool.mutmut]"] + [f"{key} = {toml_value(value)}" for key, value in cfg.items()]
+    return "\n".join(lines) + "\n"
 
 
-def run_part(part: str) -> str:
-    patterns = PARTS[part]
-    subprocess.run([*MUTMUT, "run", "--max-children", CHILDREN, *patterns], cwd=ROOT, check=False)
-    statuses = {n: s for n, s in results().items() if in_part(n, patterns)}
-    counts = Counter(statuses.values())
-    judged = counts["killed"] + counts["survived"] + counts["timeout"]
-    killed = counts["killed"] + counts["timeout"]
-    score = 100.0 * killed / judged if judged else 0.0
-    lines = [f"part {part}: {killed}/{judged} killed ({score:.1f}%), {dict(counts)}"]
-    lines += [f"survived: {n}" for n, s in sorted(statuses.items()) if s == "survived"]
-    report = "\n".join(lines) + "\n"
-    target = ROOT / "var" / "mutation" / f"{part}.txt"
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text(report, encoding="utf-8")
-    return report
+def toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, int | float):
+        return str(value)
+    return json.dumps(str(value))
+
+
+def prepare(part: Part, *, fresh: bool) -> Path:
+    """Refresh the part's scratch copy from the worktree (mtimes kept: mutmut regenerates the
+    mutants of a source file only when the file changed)."""
+    work = SCRATCH / part.name
+    if fresh and work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    for name in COPIED:
+        src, dst = ROOT / name, work / name
+        if src.is_dir():
+            if dst.exists():  # deleted files must not linger (a removed case still running)
+                shutil.rmtree(dst)
+            shutil.copytree(src, dst, ignore=ignore)
+        elif src.exists():
+            shutil.copy2(src, dst)
+    real = (ROOT / "pyproject.toml").read_text("utf-8")
+    ours = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[)", "", real) + "\n" + mutmut_config(part)
+    (work / "pyproject.toml").write_text(ours, encoding="utf-8")
+    return work
+
+
+ENV = {"HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1", "MUTATE_CHILDREN": CHILDREN}
+
+
+def step(work: Path, *args: str, capture: bool = False) -> str:
+    """A step in the scratch copy: ``mutmut ...`` or ``tool ...`` (bench/mutation_tool.py)."""
+    cmd = [sys.executable, str(TOOL)] if args[0] == "tool" else [sys.executable, "-m", "mutmut"]
+    env = {**os.environ, **ENV}
+    done = subprocess.run(
+        [*cmd, *args[1:]], cwd=work, env=env, capture_output=capture, text=True, check=False
+    )
+    return done.stdout if capture else ""
+
+
+def results(work: Path) -> dict[str, dict[str, str]]:
+    """Mutant name -> {status, diff (unless killed)}."""
+    out = step(work, "tool", "results", capture=True)
+    return json.loads(out) if out.strip() else {}
+
+
+def equivalents(part: str) -> dict[str, str]:
+    if not EQUIVALENTS.exists():
+        return {}
+    data = tomllib.loads(EQUIVALENTS.read_text("utf-8"))
+    return {str(k): str(v) for k, v in data.get(part, {}).items()}
+
+
+def commit() -> str:
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True).stdout
+
+    dirty = " (with uncommitted changes)" if git("status", "--porcelain", "app", "tests") else ""
+    return git("rev-parse", "--short", "HEAD").strip() + dirty
+
+
+def report(part: Part, work: Path, seconds: float) -> str:
+    found = results(work)
+    counts = Counter(r["status"] for r in found.values())
+    equiv = equivalents(part.name)
+    survivors = sorted(n for n, r in found.items() if r["status"] not in KILLED)
+    survivors = [n for n in survivors if found[n]["status"] != "not checked"]
+    explained = [n for n in survivors if n in equiv]
+    unexplained = [n for n in survivors if n not in equiv]
+    stale = sorted(set(equiv) - set(survivors))
+    judged = sum(n for s, n in counts.items() if s != "not checked")
+    killed = sum(counts[s] for s in KILLED)
+    base = judged - len(explained)
+    score = 100.0 * killed / base if base else 0.0
+    sampled = work / "sample.json"
+    of = json.loads(sampled.read_text())["of"] if sampled.exists() else len(found)
+    lines = [
+        f"part {part.name} at {commit()}: {killed}/{base} non-equivalent mutants killed "
+        f"({score:.1f}%); {judged} judged, {len(explained)} equivalent; "
+        f"{dict(sorted(counts.items()))}; {seconds / 60:.1f} min; "
+        + (f"a random sample of {len(found)} of {of} mutants" if of != len(found) else "all"),
+        f"mutated: {' '.join(part.mutate)}",
+        f"tests: {' '.join(part.tests)}",
+    ]
+    lines += [f"equivalent: {n}: {equiv[n]}" for n in explained]
+    lines += [f"listed as equivalent but not a survivor now: {n}" for n in stale]
+    for name in unexplained:
+        lines += ["", f"{found[name]['status']}: {name}", found[name].get("diff", "").rstrip()]
+    text = "\n".join(lines) + "\n"
+    (SCRATCH / f"{part.name}.txt").write_text(text, encoding="utf-8")
+    return text
+
+
+def run(part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int) -> None:
+    work = prepare(part, fresh=fresh)
+    step(work, "tool", "generate")
+    names: list[str] = []
+    if again:
+        names = [n for n, r in results(work).items() if r["status"] not in KILLED]
+        if screen_only:  # forget the survivors' verdicts: the screen judges them again
+            step(work, "tool", "forget", *names)
+    if not again or screen_only:
+        step(work, "tool", "screen", part.cases, str(sample))
+    if sample and not again:  # mutmut judges the sample's survivors only
+        names = [n for n, r in results(work).items() if r["status"] not in KILLED]
+        if not names:
+            return
+    if not screen_only:
+        step(work, "mutmut", "run", "--max-children", CHILDREN, *names)
 
 
 def main(argv: list[str]) -> int:
-    parts = argv or list(PARTS)
-    unknown = [p for p in parts if p not in PARTS]
+    known = parts()
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("parts", nargs="*", help=f"parts to run (default all): {', '.join(known)}")
+    ap.add_argument("--fresh", action="store_true", help="discard the scratch copy first")
+    ap.add_argument("--again", action="store_true", help="re-test the last survivors only")
+    ap.add_argument("--report", action="store_true", help="only write the report of the last run")
+    ap.add_argument(
+        "--screen-only",
+        action="store_true",
+        help="judge with the rule cases only (no mutmut run): a lower bound of the score",
+    )
+    ap.add_argument(
+        "--sample",
+        type=int,
+        default=int(os.environ.get("MUTATE_SAMPLE", "0")),
+        help="judge a fixed random sample of this many mutants per part (0: all)",
+    )
+    args = ap.parse_args(argv)
+    unknown = [p for p in args.parts if p not in known]
     if unknown:
-        print(f"unknown part(s) {unknown}; parts: {', '.join(PARTS)}", file=sys.stderr)
+        print(f"unknown part(s) {unknown}; parts: {', '.join(known)}", file=sys.stderr)
         return 2
-    for part in parts:
-        print(run_part(part), end="")
+    for name in args.parts or list(known):
+        start = time.monotonic()
+        if not args.report:
+            run(
+                known[name],
+                fresh=args.fresh,
+                again=args.again,
+                screen_only=args.screen_only,
+                sample=args.sample,
+            )
+        print(report(known[name], SCRATCH / name, time.monotonic() - start), end="")
     return 0
 
 

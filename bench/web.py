@@ -8,6 +8,7 @@ Every figure is a ratio to a bare endpoint of the same app measured in the same 
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import socket
@@ -49,6 +50,9 @@ class Load:
     p99_ms: float
     statuses: dict[str, int]
     errors: int
+    cpu_ms: float = float("nan")
+    """Server CPU time (every process) per answered request: steadier than throughput on a
+    shared machine, where the server gets a varying share of the cores."""
 
     def count(self, *codes: str) -> int:
         return sum(self.statuses.get(c, 0) for c in codes)
@@ -87,6 +91,10 @@ class Measured:
     def errors(self) -> int:
         return sum(r.errors for r in self.runs)
 
+    @property
+    def cpu_ms(self) -> float:
+        return statistics.median(r.cpu_ms for r in self.runs)
+
 
 def _script(name: str, tmp: Path) -> Path:
     path = tmp / f"{name}.lua"
@@ -104,6 +112,8 @@ def run_wrk(
     seconds: float,
 ) -> Load:
     print(f"  wrk {connections} connections, {seconds:g} s: {url}", file=sys.stderr, flush=True)
+    pid = _SERVERS.get(url.split("/", 3)[2])
+    cpu_before = server_cpu_seconds(pid)
     cmd = [
         "nice",
         "-n",
@@ -125,13 +135,35 @@ def run_wrk(
     if line is None:
         raise RuntimeError(f"wrk gave no result: {done.stdout}\n{done.stderr}")
     data = json.loads(line[6:])
+    answered = sum(data["statuses"].values())
     return Load(
         rps=data["requests"] / (data["duration_us"] / 1e6),
         p50_ms=data["p50_us"] / 1e3,
         p99_ms=data["p99_us"] / 1e3,
         statuses=data["statuses"],
         errors=data["errors"],
+        cpu_ms=(server_cpu_seconds(pid) - cpu_before) * 1e3 / answered if answered else math.nan,
     )
+
+
+_SERVERS: dict[str, int] = {}
+"""host:port -> the pid of the uvicorn started there (its workers are its children)."""
+
+
+def server_cpu_seconds(pid: int | None) -> float:
+    """User + system CPU seconds of a process and its children so far (Linux /proc; NaN
+    elsewhere)."""
+    if pid is None:
+        return math.nan
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        total = 0.0
+        for p in (pid, *map(int, children)):
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    except (OSError, ValueError, IndexError):
+        return math.nan
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 # -- databases and servers -------------------------------------------------------------------
@@ -213,6 +245,7 @@ def server(url: str, workers: int = 1) -> Iterator[str]:
                 log.seek(0)
                 raise RuntimeError(f"server did not start: {log.read()[-2000:]!r}")
             time.sleep(0.2)
+        _SERVERS[base.split("/", 3)[2]] = proc.pid
         yield base
     finally:
         proc.terminate()
@@ -305,8 +338,9 @@ class Settings:
 class Bench:
     """wrk runs against one server: reads, dry runs, submissions and the bare endpoints."""
 
-    def __init__(self, base: str, tmp: Path, settings: Settings) -> None:
+    def __init__(self, base: str, tmp: Path, settings: Settings, db_url: str | None = None) -> None:
         self.base = base
+        self.db_url = db_url
         self.tmp = tmp
         self.s = settings
         self.fixed = _script("fixed", tmp)
@@ -390,12 +424,29 @@ class Bench:
         return out
 
     def _write_games(self, games: list[BenchGame], path: Path) -> None:
-        """The games file of ``submit.lua``: one game a line, with its current ETag."""
+        """The games file of ``submit.lua``: one game a line, with its current ETag (read from
+        the database in one query when the bench knows it: 200 GETs took seconds per run)."""
         lines = []
+        versions = self._versions([g.id for g in games]) if self.db_url else {}
         for g in games:
-            etag = httpx.get(f"{self.base}/games/{g.id}", timeout=30).headers["etag"]
+            etag = (
+                f'W/"{versions[g.id]}"'
+                if g.id in versions
+                else httpx.get(f"{self.base}/games/{g.id}", timeout=30).headers["etag"]
+            )
             lines.append(f"{g.id} {g.umpire} {g.unit} {g.hexes[0]} {g.hexes[1]} {etag}")
         path.write_text("\n".join(lines) + "\n")
+
+    def _versions(self, ids: list[str]) -> dict[str, int]:
+        from app.db.models import GameRow
+
+        engine = create_engine(str(self.db_url))
+        try:
+            with engine.connect() as conn:
+                rows = conn.execute(select(GameRow.id, GameRow.version).where(GameRow.id.in_(ids)))
+                return {row[0]: int(row[1]) for row in rows}
+        finally:
+            engine.dispose()
 
     def writers(self, games: list[BenchGame]) -> Measured:
         n = self.s.write_connections
@@ -407,12 +458,16 @@ class Bench:
 
 def _rps(m: Measured) -> str:
     lo, hi = m.spread
-    return f"{m.rps:.0f}/s ({lo:.0f}-{hi:.0f}) p50 {m.p50_ms:.1f} p99 {m.p99_ms:.1f} ms"
+    return (
+        f"{m.rps:.0f}/s ({lo:.0f}-{hi:.0f}) p50 {m.p50_ms:.1f} p99 {m.p99_ms:.1f} ms, "
+        f"CPU {m.cpu_ms:.2f} ms/req"
+    )
 
 
 def _vs(section: str, name: str, m: Measured, bare: Measured, note: str = "") -> Row:
     ratio = m.rps / bare.rps
     tail = m.p99_ms / m.p50_ms if m.p50_ms else float("inf")
+    bare_tail = bare.p99_ms / bare.p50_ms if bare.p50_ms else float("inf")
     bad = {k: v for k, v in m.statuses().items() if not k.startswith("2")}
     extra = f"; non-2xx {bad}" if bad else ""
     return Row(
@@ -420,7 +475,8 @@ def _vs(section: str, name: str, m: Measured, bare: Measured, note: str = "") ->
         name,
         _rps(m),
         _rps(bare),
-        f"{ratio:.2f}x thr, p99/p50 {tail:.1f}",
+        f"{ratio:.2f}x thr, p99/p50 {tail:.1f} (bare {bare_tail:.1f}); "
+        f"{bare.cpu_ms / m.cpu_ms:.2f}x CPU",
         ">=0.50x, p99<4x p50",
         ratio >= 0.5 and tail < 4,
         note + extra,
@@ -482,7 +538,13 @@ def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
 def _growth(section: str, name: str, small: Measured, big: Measured, limit: float) -> Row:
     cost = small.rps / big.rps
     return Row(
-        section, name, _rps(big), _rps(small), f"{cost:.2f}x cost", f"<={limit}x", cost <= limit
+        section,
+        name,
+        _rps(big),
+        _rps(small),
+        f"{cost:.2f}x cost ({big.cpu_ms / small.cpu_ms:.2f}x CPU)",
+        f"<={limit}x",
+        cost <= limit,
     )
 
 
@@ -542,7 +604,7 @@ def concurrency_suite(
     for workers in (1, 2, 4):
         with server(url, workers) as base:
             games = games or [seed_game(base, url) for _ in range(200)]
-            bench = Bench(base, tmp, Settings(seconds=seconds, repeat=repeat))
+            bench = Bench(base, tmp, Settings(seconds=seconds, repeat=repeat), db_url=url)
             m = bench.submissions(games, threads=2, connections=400, seconds=seconds, warmup=warmup)
         st = m.statuses()
         per_run = [r.statuses.get("201", 0) / seconds for r in m.runs]
@@ -555,7 +617,8 @@ def concurrency_suite(
                 section,
                 f"{workers} process(es)",
                 f"{accepted:.0f} accepted/s ({min(per_run):.0f}-{max(per_run):.0f}), "
-                f"{m.rps:.0f} req/s, p50 {m.p50_ms:.0f} p99 {m.p99_ms:.0f} ms",
+                f"{m.rps:.0f} req/s, p50 {m.p50_ms:.0f} p99 {m.p99_ms:.0f} ms, "
+                f"CPU {m.cpu_ms:.2f} ms/req",
                 "1 process" if workers > 1 else "-",
                 f"{scale:.2f}x",
                 ">=1.6x" if workers == 2 else "",

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
     from app.rules.base import InvalidScenario
 
 _LEGACY = frozenset({"loc", "msg", "section"})
+
+BoardT = TypeVar("BoardT", bound=BaseModel)
+StateT = TypeVar("StateT", bound=BaseModel)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
 class Citable(Protocol):
@@ -174,8 +178,10 @@ class Judgement:
         step: int | None = None,
         by: Iterable[str] = (),
         details: Mapping[str, Any] | None = None,
+        record: bool = True,
     ) -> Effect:
-        """Record a consequence (cited) and return it."""
+        """Record a consequence (cited) and return it; with ``record=False`` only cite its
+        sections (a judge that lists its effects itself at the end)."""
         e = Effect(
             kind=kind,
             message=message,
@@ -186,7 +192,8 @@ class Judgement:
             citations=self.cite(*sections),
             details=dict(details or {}),
         )
-        self.effects.append(e)
+        if record:
+            self.effects.append(e)
         return e
 
     def reject(
@@ -218,6 +225,19 @@ class Judgement:
         )
         self.violations.append(v)
         return v
+
+    def reject_problem(self, p: Problem) -> Violation:
+        """Record a :class:`Problem` as a rejection (:meth:`reject`)."""
+        return self.reject(
+            p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
+        )
+
+    def refuse(self, *problems: Problem) -> Ruling:
+        """Reject every problem and finish: a refusal whose summary is the first problem's
+        message (for checks that return a :class:`Problem` instead of rejecting)."""
+        for p in problems:
+            self.reject_problem(p)
+        return self.finish("", refused_summary=problems[0].message)
 
     def problem(
         self,
@@ -323,3 +343,24 @@ class Judgement:
             interpretations=self.interpretations(),
             details=merged,
         )
+
+
+class GameJudgement(Judgement, Generic[BoardT, StateT, OptionsT]):
+    """A judgement of one position of a game: the kit's bookkeeping plus the board, state,
+    per-game options and dice it judges. Every ruleset's rule families take one."""
+
+    options: OptionsT
+
+    def __init__(
+        self,
+        source: Citable,
+        interpretations: Mapping[str, Interpretation] | Iterable[Interpretation],
+        board: BoardT,
+        state: StateT,
+        options: OptionsT,
+        dice: Sequence[int] = (),
+    ) -> None:
+        super().__init__(source, interpretations, options)
+        self.board = board
+        self.state = state
+        self.dice = tuple(dice)

@@ -36,26 +36,14 @@ FORBIDDEN = ("examples.py", "example.py", "common.py")
 """Gone for good: example scenarios live in ``scenarios/*.json``; shared per-ruling helpers in
 app/rules/judgement.py."""
 
-WIRING_IMPORTS = ("app.rules.base", "app.rules.dispatch", "app.rules.catalog")
+WIRING_IMPORTS = ("app.rules.base", "app.rules.dispatch", "app.rules.catalog", "app.rules.ruling")
 """What ``ruleset.py`` may import from ``app`` besides its own package."""
 
 MAX_METHOD_LINES = 6
 """A wiring method delegates: its body (docstring aside) is at most this many lines."""
 
-PENDING = {"objective_zones", "terrain", "battlefield"}
-"""Packages still being moved onto the shape (branch s3-10b): expected to fail until then
-(strict: once one passes, take it off this list)."""
-
-
-def _packages(pending: bool = True) -> list[object]:
-    """The discovered packages; with ``pending``, those of :data:`PENDING` expected to fail."""
-    out: list[object] = []
-    for name in registry.builtin_packages():
-        package = name.rpartition(".")[2]
-        waits = pending and package in PENDING
-        marks = [pytest.mark.xfail(strict=True, reason="moving onto the shape")] if waits else []
-        out.append(pytest.param(package, marks=marks, id=package))
-    return out
+PACKAGES = [name.rpartition(".")[2] for name in registry.builtin_packages()]
+"""The discovered ruleset packages (``objective_zones``, ``zoc`` ...)."""
 
 
 def _root(package: str) -> Path:
@@ -79,7 +67,7 @@ def test_discovery_finds_every_ruleset_package() -> None:
     assert "geometry" not in {p.rpartition(".")[2] for p in registry.builtin_packages()}
 
 
-@pytest.mark.parametrize("package", _packages())
+@pytest.mark.parametrize("package", PACKAGES)
 def test_package_has_the_role_modules_and_no_python_examples(package: str) -> None:
     root = _root(package)
     present = {p.name for p in root.glob("*.py")}
@@ -88,7 +76,7 @@ def test_package_has_the_role_modules_and_no_python_examples(package: str) -> No
     assert registry.get(_ruleset(package).id) is _ruleset(package)
 
 
-@pytest.mark.parametrize("package", _packages())
+@pytest.mark.parametrize("package", PACKAGES)
 def test_examples_are_packaged_json(package: str) -> None:
     rs = _ruleset(package)
     files = sorted((_root(package) / "scenarios").glob("*.json"))
@@ -100,7 +88,7 @@ def test_examples_are_packaged_json(package: str) -> None:
     assert rs.sides(board).names
 
 
-@pytest.mark.parametrize("package", _packages())
+@pytest.mark.parametrize("package", PACKAGES)
 def test_ruleset_module_only_wires(package: str) -> None:
     tree = ast.parse((_root(package) / "ruleset.py").read_text())
     own = f"app.rules.{package}"
@@ -121,7 +109,7 @@ def test_ruleset_module_only_wires(package: str) -> None:
         )
 
 
-@pytest.mark.parametrize("package", _packages())
+@pytest.mark.parametrize("package", PACKAGES)
 def test_actions_are_typed(package: str) -> None:
     rs = _ruleset(package)
     assert rs.kinds, f"{package} declares no kind -> judge table"
@@ -140,7 +128,7 @@ def test_actions_are_typed(package: str) -> None:
                     )
 
 
-@pytest.mark.parametrize("package", _packages(pending=False))
+@pytest.mark.parametrize("package", PACKAGES)
 def test_docs_page_and_rule_cases(package: str) -> None:
     rs = _ruleset(package)
     assert (REPO / "docs" / "rulesets" / f"{rs.id}.md").is_file()

@@ -18,14 +18,14 @@ from typing import Any
 
 from app.rules.geometry import Hexside
 from app.rules.geometry.hexgrid import AXIAL_DIRECTIONS
+from app.rules.geometry.layout_spec import LayoutSpec
 from app.rules.judgement import Judgement, Mark, Problem
 from app.rules.memo import ByIdentity
-from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
+from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.models import (
     ALL_SEA_TERRAIN,
     Board,
-    LayoutSpec,
     Marker,
     State,
     Unit,
@@ -445,11 +445,8 @@ class Context:
         self._beachhead_sides = index.beachhead_sides
         self._moved = index.moved
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        self.judgement = Judgement(CATALOG, INTERPRETATION_BY_ID, options)
+        self.judgement: Judgement = _Judgement(CATALOG, INTERPRETATION_BY_ID, options)
         """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
-        self._cited_groups: set[tuple[str, ...]] = set()
-        """Groups of sections already recorded since the last :meth:`restore` (a search cites
-        the same few groups at thousands of steps: recording one again changes nothing)."""
 
     def zone_map(self) -> ZoneMap:
         """Every projection of the state at once (the ``ezoc-map`` query)."""
@@ -459,11 +456,7 @@ class Context:
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
-        recorded, citations = _cites(section_ids)
-        if section_ids not in self._cited_groups:
-            self.judgement.cite_all(recorded)
-            self._cited_groups.add(section_ids)
-        return citations
+        return self.judgement.cite(*section_ids)
 
     def citations(self) -> tuple[Citation, ...]:
         return self.judgement.citations()
@@ -475,7 +468,6 @@ class Context:
     def restore(self, mark: Mark) -> None:
         """Forget what was cited or relied on since :meth:`checkpoint`."""
         self.judgement.restore(mark)
-        self._cited_groups.clear()
 
     def cited_ids(self) -> list[str]:
         return self.judgement.cited_ids()
@@ -572,43 +564,10 @@ class Context:
 # -- rulings from the context (the judgement kit finishes them) ----------------------------
 
 
-def violation(ctx: Context, p: Problem) -> Violation:
-    """A cited violation (its sections and their listed parents are cited)."""
-    return Violation(
-        code=p.code,
-        message=p.message,
-        step=p.step,
-        hex=p.hex,
-        unit=p.unit,
-        citations=ctx.cite(*p.sections),
-        details=p.details,
-    )
-
-
-def effect(
-    ctx: Context,
-    kind: str,
-    message: str,
-    sections: Sequence[str],
-    *,
-    unit: str | None = None,
-    hex: str | None = None,
-    step: int | None = None,
-    by: Sequence[str] = (),
-    details: dict[str, Any] | None = None,
-) -> Effect:
-    """A cited effect, not yet part of the ruling (:func:`legal` and :func:`illegal` take
-    the effects that are)."""
-    return Effect(
-        kind=kind,
-        message=message,
-        unit=unit,
-        hex=hex,
-        step=step,
-        by=tuple(by),
-        citations=ctx.cite(*sections),
-        details=details or {},
-    )
+def effect(ctx: Context, kind: str, message: str, sections: Sequence[str], **where: Any) -> Effect:
+    """A cited effect (``where``: unit, hex, step, by, details), not yet part of the ruling
+    (:func:`legal` and :func:`illegal` take the effects that are)."""
+    return ctx.judgement.effect(kind, message, sections, record=False, **where)
 
 
 def illegal(
@@ -620,7 +579,8 @@ def illegal(
     """A refusal listing every problem (policy: every rule that forbids the action)."""
     problems = [p] if isinstance(p, Problem) else list(p)
     j = ctx.judgement
-    j.violations.extend(violation(ctx, q) for q in problems)
+    for q in problems:
+        j.reject_problem(q)
     j.effects.extend(effects)
     return j.finish("", details, refused_summary=" ".join(q.message for q in problems))
 
@@ -629,6 +589,28 @@ def legal(ctx: Context, summary: str, effects: Sequence[Effect], details: dict[s
     """The legal ruling with these effects and details."""
     ctx.judgement.effects.extend(effects)
     return ctx.judgement.finish(summary, details)
+
+
+class _Judgement(Judgement):
+    """The judgement kit citing each section with its listed parents (a clause of 8.2 cites
+    8.2 and 8 too), as section 8's rulings always have."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._groups: set[tuple[str, ...]] = set()
+        """Groups of sections recorded since the last :meth:`restore` (a search cites the same
+        few groups at thousands of steps: recording one again changes nothing)."""
+
+    def cite(self, *section_ids: str) -> tuple[Citation, ...]:
+        recorded, citations = _cites(section_ids)
+        if section_ids not in self._groups:
+            self.cite_all(recorded)
+            self._groups.add(section_ids)
+        return citations
+
+    def restore(self, mark: Mark) -> None:
+        super().restore(mark)
+        self._groups.clear()
 
 
 def _parents(section_id: str) -> list[str]:

@@ -1,0 +1,245 @@
+"""The steps of ``make mutate`` that run inside a part's scratch copy (``var/mutation/<part>``).
+
+``bench/mutate.py`` calls ``python bench/mutation_tool.py <step> ...`` with the scratch copy as
+working directory:
+
+* ``generate`` -- mutmut's mutant generation alone (its ``run`` without the test runs): the
+  mutated modules in ``mutants/``, one ``.meta`` per module with every mutant unjudged;
+* ``screen <ruleset id or all> [size [seed]]`` -- the fast first pass, below, over a fixed
+  random sample of ``size`` mutants (0: all);
+* ``results`` -- JSON: mutant name -> status (mutmut's, else the screen's), and the diff of
+  every mutant not killed;
+* ``forget <names>`` -- mark those mutants unjudged again.
+
+**Screen.** mutmut runs pytest once per mutant (a fork, a collection, the covering tests): about
+one mutant a second on a quiet two-core machine, several times slower on a loaded one, and a
+part has thousands of mutants. Most die on the first rule case that calls the mutated function.
+The screen imports the mutated tree once, then for each unjudged mutant forks a child that
+activates it (mutmut's trampolines read ``MUTANT_UNDER_TEST``) and judges the part's rule cases
+(``tests/rules/rule_cases.py``) that call the mutated function (recorded by the trampolines in
+one unmutated pass) until one fails; the case that killed the last mutant goes first. A kill
+is written to mutmut's ``.meta`` as mutmut's own "killed" (exit code 1); a
+survivor stays unjudged, so ``mutmut run`` then judges it with the part's whole pytest
+selection. A child running past ``MUTATE_SCREEN_TIMEOUT`` seconds (default 60) is killed and
+recorded as a timeout. Children: ``MUTATE_CHILDREN`` (default 2).
+
+Uses mutmut 3.8's internals (the dev extra pins the minor version).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import select
+import signal
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+KILLED, TIMEOUT = 1, 36
+CHILDREN = int(os.environ.get("MUTATE_CHILDREN", "2"))
+TIMEOUT_S = float(os.environ.get("MUTATE_SCREEN_TIMEOUT", "60"))
+SCREENED = Path("screen.json").resolve()  # mutant -> the screen's verdict when mutmut has none
+SURVIVED, UNCALLED = "survived the rule cases", "called by no rule case"
+SAMPLE = Path("sample.json").resolve()  # the sampled mutants, when the part is sampled
+Meta = dict[str, Any]
+
+
+def generate() -> None:
+    from mutmut.__main__ import (  # type: ignore[attr-defined]
+        copy_also_copy_files,
+        copy_src_dir,
+        create_mutants,
+        setup_source_paths,
+    )
+
+    Path("mutants").mkdir(exist_ok=True)
+    copy_src_dir()
+    copy_also_copy_files()
+    setup_source_paths()
+    stats = create_mutants(CHILDREN)
+    print(f"generate: {stats.mutated} modules mutated", flush=True)
+
+
+def metas() -> dict[Path, Meta]:
+    from mutmut.utils.file_utils import walk_mutatable_files
+
+    found = {}
+    for path in walk_mutatable_files():
+        meta = (Path("mutants") / (str(path) + ".meta")).resolve()
+        if meta.exists():
+            found[meta] = json.loads(meta.read_text("utf-8"))
+    return found
+
+
+def save(found: dict[Path, Meta]) -> None:
+    for meta, data in found.items():
+        meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
+
+
+def judge(
+    name: str, cases: list[Any], order: list[int], run: Callable[[Any], None], out: int
+) -> None:
+    """In the forked child: activate the mutant, judge cases until one fails."""
+    os.environ["MUTANT_UNDER_TEST"] = name
+    for i in order:
+        try:
+            run(cases[i])
+        except BaseException:  # a failed expectation or any crash kills the mutant
+            os.write(out, f"{i}\n".encode())
+            os._exit(KILLED)
+    os._exit(0)
+
+
+def coverage(cases: list[Any], run_case: Callable[[Any], None]) -> dict[str, list[int]]:
+    """Run every case unmutated (each must pass; this also warms every import) with mutmut's
+    trampolines recording the functions it calls: mangled function name -> case indexes."""
+    from mutmut.state import state
+
+    os.environ["MUTANT_UNDER_TEST"] = "stats"
+    calls: dict[str, list[int]] = {}
+    for i, case in enumerate(cases):
+        state()._stats.clear()
+        run_case(case)
+        for name in state()._stats:
+            calls.setdefault(name, []).append(i)
+    os.environ.pop("MUTANT_UNDER_TEST")
+    return calls
+
+
+def sample(found: dict[Path, Meta], size: int, seed: int) -> set[str] | None:
+    """A fixed random sample of ``size`` of the part's mutants (all of them if ``size`` is 0),
+    kept in ``sample.json`` so that the report counts exactly the sampled mutants."""
+    if size <= 0:
+        SAMPLE.unlink(missing_ok=True)
+        return None
+    names = sorted(k for data in found.values() for k in data["exit_code_by_key"])
+    chosen = sorted(random.Random(seed).sample(names, min(size, len(names))))
+    SAMPLE.write_text(json.dumps({"size": size, "seed": seed, "of": len(names), "mutants": chosen}))
+    return set(chosen)
+
+
+def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
+    found = metas()
+    only = sample(found, size, seed)
+    verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
+    os.chdir("mutants")
+    sys.path.insert(0, str(Path.cwd()))
+    import app
+    from tests.rules.rule_cases import all_cases, load_cases, run_case
+
+    assert Path(app.__file__).resolve().is_relative_to(Path.cwd().resolve()), app.__file__
+    from mutmut.utils.format_utils import mangled_name_from_mutant_name
+
+    cases: list[Any] = list(all_cases() if ruleset == "all" else load_cases(ruleset))
+    calls = coverage(cases, run_case)
+    todo = [
+        (meta, key, calls.get(mangled_name_from_mutant_name(key.replace("__init__.", "")), []))
+        for meta, data in found.items()
+        for key, code in data["exit_code_by_key"].items()
+        if code is None and (only is None or key in only)
+    ]
+    order = list(range(len(cases)))
+    running: dict[int, tuple[int, float, Path, str]] = {}  # pid -> (pipe, start, meta, key)
+    counts = {"killed": 0, "timeout": 0, "left to mutmut": 0}
+    start = time.monotonic()
+
+    def reap(limit: int) -> None:
+        while len(running) > limit:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                now = time.monotonic()
+                for cpid, (_, began, _, _) in running.items():
+                    if now - began > TIMEOUT_S:
+                        os.kill(cpid, signal.SIGKILL)
+                select.select([r for r, _, _, _ in running.values()], [], [], 0.05)
+                continue
+            pipe, began, meta, key = running.pop(pid)
+            hit = os.read(pipe, 64).decode().split()
+            os.close(pipe)
+            code = os.waitstatus_to_exitcode(status)
+            if code == KILLED:
+                found[meta]["exit_code_by_key"][key] = KILLED
+                counts["killed"] += 1
+                if hit:
+                    order.remove(int(hit[0]))
+                    order.insert(0, int(hit[0]))
+            elif code == -signal.SIGKILL and time.monotonic() - began > TIMEOUT_S:
+                found[meta]["exit_code_by_key"][key] = TIMEOUT
+                counts["timeout"] += 1
+            else:
+                counts["left to mutmut"] += 1
+                verdicts[key] = SURVIVED
+
+    for n, (meta, key, calling) in enumerate(todo, start=1):
+        verdicts.pop(key, None)
+        if not calling:
+            counts["left to mutmut"] += 1
+            verdicts[key] = UNCALLED
+            continue
+        reap(CHILDREN - 1)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            mine = set(calling)
+            judge(key.replace("__init__.", ""), cases, [i for i in order if i in mine], run_case, w)
+        os.close(w)
+        running[pid] = (r, time.monotonic(), meta, key)
+        if n % 50 == 0:  # an interrupted screen loses little
+            save(found)
+            SCREENED.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
+        if n % 250 == 0:
+            print(f"screen: {n}/{len(todo)} {counts} {time.monotonic() - start:.0f}s", flush=True)
+    reap(0)
+    save(found)
+    SCREENED.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
+    print(f"screen: {len(todo)} mutants {counts} {time.monotonic() - start:.0f}s", flush=True)
+
+
+def forget(names: set[str]) -> None:
+    """Mark mutants unjudged again (the screen then judges them anew)."""
+    found = metas()
+    for data in found.values():
+        for key in data["exit_code_by_key"]:
+            if key in names:
+                data["exit_code_by_key"][key] = None
+    save(found)
+
+
+def results() -> None:
+    from mutmut.mutation.diff_apply import get_diff_for_mutant
+    from mutmut.stats import status_by_exit_code
+
+    verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
+    only = set(json.loads(SAMPLE.read_text())["mutants"]) if SAMPLE.exists() else None
+    out: dict[str, dict[str, str]] = {}
+    for meta, data in metas().items():
+        source = str(meta.relative_to(Path("mutants").resolve()))[: -len(".meta")]
+        for key, code in data["exit_code_by_key"].items():
+            if only is not None and key not in only:
+                continue
+            status = status_by_exit_code[code]
+            if status == "not checked" and key in verdicts:  # judged by the screen only
+                status = verdicts[key]
+            entry = out[key] = {"status": status}
+            if status not in ("killed", "timeout", "not checked"):
+                entry["diff"] = get_diff_for_mutant(key, path=source)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    step, args = sys.argv[1], sys.argv[2:]
+    if step == "generate":
+        generate()
+    elif step == "screen":
+        screen(args[0], *(int(a) for a in args[1:]))
+    elif step == "results":
+        results()
+    elif step == "forget":
+        forget(set(args))
+    else:
+        sys.exit(f"unknown step {step!r}")
