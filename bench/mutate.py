@@ -186,10 +186,13 @@ def report(part: Part, work: Path, seconds: float) -> str:
     killed = sum(counts[s] for s in KILLED)
     base = judged - len(explained)
     score = 100.0 * killed / base if base else 0.0
+    sampled = work / "sample.json"
+    of = json.loads(sampled.read_text())["of"] if sampled.exists() else len(found)
     lines = [
         f"part {part.name} at {commit()}: {killed}/{base} non-equivalent mutants killed "
         f"({score:.1f}%); {judged} judged, {len(explained)} equivalent; "
-        f"{dict(sorted(counts.items()))}; {seconds / 60:.1f} min",
+        f"{dict(sorted(counts.items()))}; {seconds / 60:.1f} min; "
+        + (f"a random sample of {len(found)} of {of} mutants" if of != len(found) else "all"),
         f"mutated: {' '.join(part.mutate)}",
         f"tests: {' '.join(part.tests)}",
     ]
@@ -202,7 +205,7 @@ def report(part: Part, work: Path, seconds: float) -> str:
     return text
 
 
-def run(part: Part, *, fresh: bool, again: bool, screen_only: bool) -> None:
+def run(part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int) -> None:
     work = prepare(part, fresh=fresh)
     step(work, "tool", "generate")
     names: list[str] = []
@@ -211,7 +214,11 @@ def run(part: Part, *, fresh: bool, again: bool, screen_only: bool) -> None:
         if screen_only:  # forget the survivors' verdicts: the screen judges them again
             step(work, "tool", "forget", *names)
     if not again or screen_only:
-        step(work, "tool", "screen", part.cases)
+        step(work, "tool", "screen", part.cases, str(sample))
+    if sample and not again:  # mutmut judges the sample's survivors only
+        names = [n for n, r in results(work).items() if r["status"] not in KILLED]
+        if not names:
+            return
     if not screen_only:
         step(work, "mutmut", "run", "--max-children", CHILDREN, *names)
 
@@ -228,6 +235,12 @@ def main(argv: list[str]) -> int:
         action="store_true",
         help="judge with the rule cases only (no mutmut run): a lower bound of the score",
     )
+    ap.add_argument(
+        "--sample",
+        type=int,
+        default=int(os.environ.get("MUTATE_SAMPLE", "0")),
+        help="judge a fixed random sample of this many mutants per part (0: all)",
+    )
     args = ap.parse_args(argv)
     unknown = [p for p in args.parts if p not in known]
     if unknown:
@@ -236,7 +249,13 @@ def main(argv: list[str]) -> int:
     for name in args.parts or list(known):
         start = time.monotonic()
         if not args.report:
-            run(known[name], fresh=args.fresh, again=args.again, screen_only=args.screen_only)
+            run(
+                known[name],
+                fresh=args.fresh,
+                again=args.again,
+                screen_only=args.screen_only,
+                sample=args.sample,
+            )
         print(report(known[name], SCRATCH / name, time.monotonic() - start), end="")
     return 0
 

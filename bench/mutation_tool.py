@@ -5,7 +5,8 @@ working directory:
 
 * ``generate`` -- mutmut's mutant generation alone (its ``run`` without the test runs): the
   mutated modules in ``mutants/``, one ``.meta`` per module with every mutant unjudged;
-* ``screen <ruleset id or all>`` -- the fast first pass, below;
+* ``screen <ruleset id or all> [size [seed]]`` -- the fast first pass, below, over a fixed
+  random sample of ``size`` mutants (0: all);
 * ``results`` -- JSON: mutant name -> status (mutmut's, else the screen's), and the diff of
   every mutant not killed;
 * ``forget <names>`` -- mark those mutants unjudged again.
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import select
 import signal
 import sys
@@ -42,11 +44,12 @@ CHILDREN = int(os.environ.get("MUTATE_CHILDREN", "2"))
 TIMEOUT_S = float(os.environ.get("MUTATE_SCREEN_TIMEOUT", "60"))
 SCREENED = Path("screen.json").resolve()  # mutant -> the screen's verdict when mutmut has none
 SURVIVED, UNCALLED = "survived the rule cases", "called by no rule case"
+SAMPLE = Path("sample.json").resolve()  # the sampled mutants, when the part is sampled
 Meta = dict[str, Any]
 
 
 def generate() -> None:
-    from mutmut.__main__ import (
+    from mutmut.__main__ import (  # type: ignore[attr-defined]
         copy_also_copy_files,
         copy_src_dir,
         create_mutants,
@@ -107,8 +110,21 @@ def coverage(cases: list[Any], run_case: Callable[[Any], None]) -> dict[str, lis
     return calls
 
 
-def screen(ruleset: str) -> None:
+def sample(found: dict[Path, Meta], size: int, seed: int) -> set[str] | None:
+    """A fixed random sample of ``size`` of the part's mutants (all of them if ``size`` is 0),
+    kept in ``sample.json`` so that the report counts exactly the sampled mutants."""
+    if size <= 0:
+        SAMPLE.unlink(missing_ok=True)
+        return None
+    names = sorted(k for data in found.values() for k in data["exit_code_by_key"])
+    chosen = sorted(random.Random(seed).sample(names, min(size, len(names))))
+    SAMPLE.write_text(json.dumps({"size": size, "seed": seed, "of": len(names), "mutants": chosen}))
+    return set(chosen)
+
+
+def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
     found = metas()
+    only = sample(found, size, seed)
     verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
     os.chdir("mutants")
     sys.path.insert(0, str(Path.cwd()))
@@ -124,7 +140,7 @@ def screen(ruleset: str) -> None:
         (meta, key, calls.get(mangled_name_from_mutant_name(key.replace("__init__.", "")), []))
         for meta, data in found.items()
         for key, code in data["exit_code_by_key"].items()
-        if code is None
+        if code is None and (only is None or key in only)
     ]
     order = list(range(len(cases)))
     running: dict[int, tuple[int, float, Path, str]] = {}  # pid -> (pipe, start, meta, key)
@@ -199,10 +215,13 @@ def results() -> None:
     from mutmut.stats import status_by_exit_code
 
     verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
+    only = set(json.loads(SAMPLE.read_text())["mutants"]) if SAMPLE.exists() else None
     out: dict[str, dict[str, str]] = {}
     for meta, data in metas().items():
         source = str(meta.relative_to(Path("mutants").resolve()))[: -len(".meta")]
         for key, code in data["exit_code_by_key"].items():
+            if only is not None and key not in only:
+                continue
             status = status_by_exit_code[code]
             if status == "not checked" and key in verdicts:  # judged by the screen only
                 status = verdicts[key]
@@ -217,7 +236,7 @@ if __name__ == "__main__":
     if step == "generate":
         generate()
     elif step == "screen":
-        screen(args[0])
+        screen(args[0], *(int(a) for a in args[1:]))
     elif step == "results":
         results()
     elif step == "forget":

@@ -25,7 +25,8 @@ for a case written from the text to kill a surviving mutant, see ``make mutate``
   ``details`` also readable at the top and its ``citations`` as section ids),
   ``citations`` (**exact**: every section the ruling cites, nothing else; ``citations_loose:
   <reason>`` makes it a subset and must say why), ``not_cited``, ``summary_has`` (phrases the
-  summary contains, e.g. hex and unit names), ``violation`` (fields of the first violation),
+  summary contains, e.g. hex and unit names), ``violation`` (fields of the first violation;
+  ``message_has``, in it or in an effect mapping, lists phrases of its message),
   ``violation_step``, ``violation_citations`` (sections the first violation cites, at least),
   ``details`` (subset; each expected item of a list of mappings matches some actual item),
   ``interpretations`` (exact set of ids), ``dice_needed`` (list of die
@@ -34,6 +35,9 @@ for a case written from the text to kill a surviving mutant, see ``make mutate``
   other keys as a subset, lists as in ``details``), ``order_violations`` (sealed); for
   queries: ``result`` (subset), ``absent`` (``{key: [subkeys]}``), ``citations`` (exact),
   ``interpretations``, ``error``.
+
+In ``zoc``, ``zoi`` and ``terrain`` every violation and effect of a ruling on a unit's action
+must name that unit (:func:`check_attribution`), whatever the case states.
 
 The checks on a ruling work on its JSON form, so the HTTP replay
 (tests/api/test_rule_cases_api.py) applies exactly the same ones to what the server sends.
@@ -56,13 +60,13 @@ from tests.rules.case_tools import merge, subset
 RULES = Path(__file__).resolve().parent
 REPO = RULES.parents[1]
 PACKAGES: dict[str, str] = {
-    "zoc": "zoc",
-    "zoi": "zoi",
-    "objective-zones": "objective_zones",
-    "terrain": "terrain",
-    "battlefield": "battlefield",
+    rs.id: registry.package_of(rs)
+    for rs in registry.all_rulesets()
+    if (RULES / registry.package_of(rs) / "cases").is_dir()
 }
-"""Ruleset id -> folder under tests/rules holding its ``cases/``."""
+"""Ruleset id -> folder under tests/rules holding its ``cases/`` (named as the ruleset's
+package): every discovered ruleset with rule cases (tests/rules/test_package_layout.py checks
+that every built-in ruleset has them)."""
 AUTHORS = ("implementer", "reviewer", "examiner", "tester", "mutation")
 FORMAT = 2
 
@@ -154,6 +158,16 @@ def match(expected: Any, actual: Any, where: str = "") -> None:
     subset(expected, actual, where, lists="pairwise", empty_dict_is_exact=True)
 
 
+def match_message(expected: Mapping[str, Any], actual: Mapping[str, Any], where: str) -> None:
+    """:func:`match`, where ``message_has`` lists phrases the item's message contains."""
+    want = dict(expected)
+    for phrase in want.pop("message_has", []):
+        assert phrase in actual["message"], (
+            f"{where}: message lacks {phrase!r}: {actual['message']!r}"
+        )
+    match(want, actual, where)
+
+
 def sections(citations: Sequence[Any]) -> list[str]:
     """Section ids of citations given as ids or as ``{section: ...}`` objects."""
     return [c if isinstance(c, str) else c["section"] for c in citations]
@@ -194,7 +208,7 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
     views = [effect_view(e) for e in ruling["effects"]]
     for n, item in enumerate(stated):
         if isinstance(item, dict):
-            match(item, views[n], f"effects[{n}]")
+            match_message(item, views[n], f"effects[{n}]")
     cited = sections(ruling["citations"])
     check_citations(expect, cited, "the ruling")
     for v in ruling["violations"]:
@@ -207,7 +221,7 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
         assert phrase in summary, f"summary lacks {phrase!r}: {summary!r}"
     if "violation" in expect:
         assert ruling["violations"], "no violation to compare"
-        match(expect["violation"], ruling["violations"][0], "violation")
+        match_message(expect["violation"], ruling["violations"][0], "violation")
     if "violation_step" in expect:
         assert ruling["violations"][0]["step"] == expect["violation_step"]
     if "violation_citations" in expect:
@@ -224,6 +238,27 @@ def check_ruling(expect: Mapping[str, Any], ruling: Mapping[str, Any]) -> None:
     if "interpretations" in expect:
         got_i = {i["id"] for i in ruling["interpretations"]}
         assert got_i == set(expect["interpretations"]), f"interpretations {sorted(got_i)}"
+
+
+ATTRIBUTED = ("zoc", "zoi", "terrain")
+"""Rulesets whose rulings on a unit's action attribute every violation and effect to it."""
+UNATTRIBUTED = {
+    "zoc.unknown_unit": "there is no such unit to name",
+    "zoc.supply_no_line": "the supply search's answer, reused as the refusal, names no unit",
+}
+"""Violation codes exempt from :func:`check_attribution`, and why."""
+
+
+def check_attribution(case: Case, ruling: Mapping[str, Any]) -> None:
+    """In :data:`ATTRIBUTED` rulesets every violation and effect of a ruling on an action that
+    names a ``unit`` names that unit too (except the codes of :data:`UNATTRIBUTED`)."""
+    unit = (case.data.get("action") or {}).get("unit")
+    if case.ruleset not in ATTRIBUTED or unit is None:
+        return
+    for item in [*ruling["violations"], *ruling["effects"]]:
+        what = item.get("code") or item.get("kind")
+        if what not in UNATTRIBUTED:
+            assert item["unit"] == unit, f"{what} names unit {item['unit']!r}, not {unit!r}"
 
 
 def check_after(expect: Mapping[str, Any], state: Mapping[str, Any]) -> None:
@@ -376,6 +411,7 @@ def run_case(case: Case) -> None:
     ruling = rs.adjudicate(board, state, action, options, dice)
     assert rs.adjudicate(board, state, action, options, dice) == ruling, "not deterministic"
     check_ruling(expect, ruling.model_dump(mode="json"))
+    check_attribution(case, ruling.model_dump(mode="json"))
     if ruling.legal:
         before = state.model_dump(mode="json")
         after = rs.apply(board, state, action, ruling)

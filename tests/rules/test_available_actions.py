@@ -143,3 +143,29 @@ def test_the_default_hook_lists_every_kind_and_cites_the_sequence() -> None:
     answer = TINY.available_actions(board, state, options, "red")
     assert answer.kinds == tuple(TINY.action_models) and answer.units == ()
     assert sections(answer) == ["5"] and answer.notes
+
+
+def test_battlefield_plays_the_zone_phases_on_the_table() -> None:
+    ruleset, board, state, options = game("battlefield", "battlefield/millers-crossing.json")
+
+    def at(phase: str, seat: str) -> AvailableActions:
+        zones = state.zones.model_copy(update={"phase": phase})
+        found: AvailableActions = ruleset.available_actions(
+            board, state.model_copy(update={"zones": zones}), options, seat
+        )
+        return found
+
+    declare = at("charge_declaration", "union")  # the phasing side charges; anyone holds
+    assert by_unit(declare)["us-1"] == ("charge", "hold")
+    assert by_unit(at("charge_declaration", "confederate"))["cs-1va"] == ("hold",)
+    assert sections(declare) == ["OZ.Sequence", "BF.Charge", "BF.Posture"]
+    move = at("movement", "confederate")
+    assert by_unit(move)["cs-1va"] == ("move", "transfer", "hold")  # in a zone: leaves by a move
+    assert by_unit(move)["cs-cav"] == ("move", "hold")  # only on the table
+    assert sections(move) == ["OZ.Sequence", "BF.Enter", "BF.Posture", "BF.Leave", "OZ.Basic.C"]
+    assert by_unit(at("initial_fire", "union"))["us-bty"] == ("fire", "bombard")
+    assert by_unit(at("initial_fire", "confederate"))["cs-bty"] == ("fire", "garrison_fire")
+    assert by_unit(at("secondary_fire", "confederate"))["cs-bty"] == ("fire",)
+    combat = at("objective_combat", UMPIRE)
+    assert combat.units == () and "sealed order" in combat.notes[0]
+    assert {c.ruleset for c in declare.citations} == {"objective-zones", "battlefield"}
