@@ -161,7 +161,8 @@ def terrain_row() -> Row:
 
     def floor() -> float:
         line = LineString([(90, 200), (150, 200)])
-        return line.length + sum(line.intersection(p).length for p in polys if line.intersects(p))
+        crossed = sum(line.intersection(p).length for p in polys if line.intersects(p))
+        return float(line.length + crossed)
 
     value = measure(lambda: terrain.adjudicate(board, state, action, opts))
     return _row(

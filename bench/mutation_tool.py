@@ -49,7 +49,7 @@ Meta = dict[str, Any]
 
 
 def generate() -> None:
-    from mutmut.__main__ import (
+    from mutmut.__main__ import (  # type: ignore[attr-defined]
         copy_also_copy_files,
         copy_src_dir,
         create_mutants,

@@ -1,7 +1,13 @@
-"""FastAPI dependencies, as ``Annotated`` aliases the routes use."""
+"""FastAPI dependencies, as ``Annotated`` aliases the routes use.
+
+They are ``async`` (none does I/O), so FastAPI calls them on the event loop instead of
+handing each to a worker thread; the routes that every game request hits take one bundle,
+:data:`CallDep` (or ``WriteDep``), as solving each dependency has its own cost per request.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
 from fastapi import Depends, Header, Request
@@ -21,28 +27,32 @@ _bearer = HTTPBearer(
 )
 
 
-def get_settings(request: Request) -> Settings:
+async def get_settings(request: Request) -> Settings:
     settings = request.app.state.settings
     assert isinstance(settings, Settings)
     return settings
 
 
-def get_uow(request: Request) -> AbstractUnitOfWork:
+async def get_uow(request: Request) -> AbstractUnitOfWork:
     return SqlAlchemyUnitOfWork(request.app.state.session_factory)
 
 
-def get_boards(request: Request) -> BoardCache:
+async def get_boards(request: Request) -> BoardCache:
     boards = request.app.state.boards
     assert isinstance(boards, BoardCache)
     return boards
 
 
-def seat_token(
+async def seat_token(
     request: Request,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str | None:
     """The bearer token presented, if any. Which seat it holds is decided per game by the
     service (never from the body); a malformed Authorization header is a 401."""
+    return _token(request, credentials)
+
+
+def _token(request: Request, credentials: HTTPAuthorizationCredentials | None) -> str | None:
     if "authorization" not in request.headers:
         return None
     if credentials is None or not credentials.credentials.strip():
@@ -50,7 +60,7 @@ def seat_token(
     return credentials.credentials.strip()
 
 
-def if_match(
+async def if_match(
     value: Annotated[
         str | None,
         Header(
@@ -62,7 +72,7 @@ def if_match(
     return parse_etags(value)
 
 
-def idempotency_key(
+async def idempotency_key(
     value: Annotated[
         str | None,
         Header(
@@ -77,12 +87,12 @@ def idempotency_key(
     return value
 
 
-def get_now(request: Request) -> float:
+async def get_now(request: Request) -> float:
     """The current time from the app's injected time source (``create_app(clock=...)``)."""
     return float(request.app.state.clock())
 
 
-def client_seed(
+async def client_seed(
     value: Annotated[
         str | None,
         Header(
@@ -95,7 +105,7 @@ def client_seed(
     return value
 
 
-def entered_dice(
+async def entered_dice(
     value: Annotated[
         str | None,
         Header(
@@ -108,7 +118,7 @@ def entered_dice(
     return value
 
 
-def presented_tokens(
+async def presented_tokens(
     token: Annotated[str | None, Depends(seat_token)],
     more: Annotated[
         str | None,
@@ -126,9 +136,35 @@ def presented_tokens(
     return tokens
 
 
+@dataclass(frozen=True)
+class Call:
+    """What a game route needs besides its own parameters: a unit of work, the board cache,
+    the presented seat token (None: anonymous) and the time."""
+
+    uow: AbstractUnitOfWork
+    boards: BoardCache
+    token: str | None
+    now: float
+
+
+async def call(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> Call:
+    """:class:`Call` in one dependency (see :func:`seat_token` for the token)."""
+    return Call(
+        await get_uow(request),
+        await get_boards(request),
+        _token(request, credentials),
+        await get_now(request),
+    )
+
+
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 UowDep = Annotated[AbstractUnitOfWork, Depends(get_uow)]
 BoardsDep = Annotated[BoardCache, Depends(get_boards)]
+CallDep = Annotated[Call, Depends(call)]
+"""A game route's unit of work, board cache, seat token and time, in one dependency."""
 SeatDep = Annotated[str | None, Depends(seat_token)]
 """The presented seat token (None when anonymous)."""
 TokensDep = Annotated[list[str], Depends(presented_tokens)]

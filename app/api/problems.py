@@ -62,6 +62,12 @@ class Problem(BaseModel):
     instance: str = Field(default="", examples=["/games/3f1c…"])
     errors: list[ProblemFieldError] | None = None
     ruling: Ruling | None = Field(default=None, description="Present for `action.illegal`.")
+    citations: list[Citation] | None = Field(
+        default=None,
+        description="For a refused match-flow command or dice entry: the rule sections that "
+        "forbid it (the ruleset's sequence of play) or the service policy it breaks "
+        '(`ruleset: "referee"`, docs/API.md "Service policies").',
+    )
 
 
 TITLES: dict[int, str] = {

@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import CursorResult, delete, or_, select, update
 from sqlalchemy.orm import Session
 
+from app.db import notify
 from app.db.models import (
     AccessTokenRow,
     GameRow,
@@ -109,8 +110,11 @@ class AccessRepository:
         return self.session.execute(stmt).scalars().first()
 
     def add(self, row: WebhookRow | WebhookDeliveryRow) -> None:
+        """Stage a webhook or a delivery (a delivery wakes the worker once committed)."""
         self.session.add(row)
         self.session.flush()
+        if isinstance(row, WebhookDeliveryRow):
+            notify.stage_outbox(self.session)
 
     def delete_webhook(self, webhook_id: str) -> None:
         self.session.execute(

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +14,37 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
-JSON_SERIALIZER = functools.partial(json.dumps, allow_nan=False)
-"""Every JSON column is written with this: ``NaN``/``Infinity`` raise instead of being stored
-(PostgreSQL would refuse them, SQLite would keep text no JSON reader accepts)."""
+_dumps = functools.partial(json.dumps, allow_nan=False)
+_reuse = threading.local()
+
+
+def JSON_SERIALIZER(value: Any) -> str:
+    """Every JSON column is written with this: ``NaN``/``Infinity`` raise instead of being
+    stored (PostgreSQL would refuse them, SQLite would keep text no JSON reader accepts).
+    Inside :func:`json_reuse`, a document written twice is encoded once."""
+    texts: dict[int, tuple[Any, str]] | None = getattr(_reuse, "texts", None)
+    if texts is None:
+        return _dumps(value)
+    known = texts.get(id(value))
+    if known is not None and known[0] is value:
+        return known[1]
+    text = _dumps(value)
+    texts[id(value)] = (value, text)
+    return text
+
+
+@contextmanager
+def json_reuse() -> Iterator[None]:
+    """Within the block (this thread), the same document object written to several JSON
+    columns is encoded once: a write stores the new state in the game row and as its event's
+    snapshot. The documents must not change inside the block."""
+    outer = getattr(_reuse, "texts", None)
+    _reuse.texts = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _reuse.texts = outer
+
 
 WRITE_OPTION = "referee_write"
 """Connection execution option: the transaction will write (SQLite takes the lock up front)."""

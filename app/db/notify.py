@@ -38,7 +38,9 @@ CHANNEL = "referee_events"
 """The PostgreSQL notification channel; payload ``<game id>:<seq>``."""
 
 _PENDING = "referee_appended_events"
+_OUTBOX = "referee_outbox_staged"
 _listeners: list[Callable[[str, int], None]] = []
+_outbox_listeners: list[Callable[[], None]] = []
 _lock = threading.Lock()
 
 
@@ -77,24 +79,50 @@ def remove_commit_listener(callback: Callable[[str, int], None]) -> None:
             _listeners.remove(callback)
 
 
+def stage_outbox(session: Session) -> None:
+    """Announce outbox rows (webhook deliveries) staged in this transaction: the callbacks
+    of :func:`add_outbox_listener` are called once it commits (and not at all otherwise)."""
+    session.info[_OUTBOX] = True
+
+
+def add_outbox_listener(callback: Callable[[], None]) -> None:
+    """Call ``callback()`` after any session of this process commits outbox rows."""
+    with _lock:
+        _outbox_listeners.append(callback)
+
+
+def remove_outbox_listener(callback: Callable[[], None]) -> None:
+    with _lock:
+        if callback in _outbox_listeners:
+            _outbox_listeners.remove(callback)
+
+
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
     pending = session.info.pop(_PENDING, None)
-    if not pending:
+    outbox = session.info.pop(_OUTBOX, False)
+    if not pending and not outbox:
         return
     with _lock:
         callbacks = list(_listeners)
-    for game_id, seq in pending:
+        outbox_callbacks = list(_outbox_listeners) if outbox else []
+    for game_id, seq in pending or ():
         for callback in callbacks:
             try:
                 callback(game_id, seq)
             except Exception:  # a broken listener must never fail a committed write
                 log.exception("event commit listener failed")
+    for wake in outbox_callbacks:
+        try:
+            wake()
+        except Exception:
+            log.exception("outbox commit listener failed")
 
 
 @event.listens_for(Session, "after_rollback")
 def _after_rollback(session: Session) -> None:
     session.info.pop(_PENDING, None)
+    session.info.pop(_OUTBOX, None)
 
 
 def psycopg_conninfo(database_url: str) -> str:

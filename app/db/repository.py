@@ -3,14 +3,69 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import CursorResult, func, select, update
+from sqlalchemy import CursorResult, bindparam, func, select, update
 from sqlalchemy.orm import Session, defer
+from sqlalchemy.sql.elements import BindParameter
 
 from app.db import notify
-from app.db.models import EventRow, GameRow, ScenarioRow, SeatRow, utcnow
+from app.db.models import (
+    AccessTokenRow,
+    EventRow,
+    GameRow,
+    ScenarioRow,
+    SeatRow,
+    WebhookRow,
+    utcnow,
+)
+
+# The statements of every request, built once (building loader options per call costs more
+# than running the query). The (large) state documents are deferred: they load on first
+# access only, and the service keeps parsed states per game version, so most requests never
+# read them.
+_GET = (
+    select(GameRow, ScenarioRow.digest)
+    .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
+    .where(GameRow.id == bindparam("game_id"))
+    .options(defer(GameRow.state), defer(GameRow.initial_state))
+)
+_GET_LOCKED = _GET.with_for_update(of=GameRow)
+_TOKEN: BindParameter[str] = bindparam("token_hash")
+_GET_AS = (
+    select(
+        GameRow,
+        ScenarioRow.digest,
+        SeatRow.seat,
+        SeatRow.token_hash,
+        AccessTokenRow.token_hash,
+        select(WebhookRow.id).where(WebhookRow.game_id == GameRow.id).exists(),
+    )
+    .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
+    .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
+    .outerjoin(
+        AccessTokenRow,
+        (AccessTokenRow.game_id == GameRow.id)
+        & (AccessTokenRow.token_hash == _TOKEN)
+        & AccessTokenRow.revoked_at.is_(None),
+    )
+    .where(GameRow.id == bindparam("game_id"))
+    .options(defer(GameRow.state), defer(GameRow.initial_state))
+    .limit(1)
+)
+_GET_AS_LOCKED = _GET_AS.with_for_update(of=GameRow)
+
+
+@dataclass(frozen=True)
+class TokenMatch:
+    """What a token hash matched at one game: a seat (its name and stored hash) and/or a live
+    spectator token (its stored hash); None where nothing matched."""
+
+    seat: str | None
+    seat_hash: str | None
+    spectator_hash: str | None
 
 
 class GameRepository:
@@ -38,20 +93,27 @@ class GameRepository:
         ``lock`` (write transactions): ``SELECT ... FOR UPDATE`` of the game row on
         PostgreSQL, so concurrent writes of one game queue here and each reads the version
         the one before it committed (SQLite's ``BEGIN IMMEDIATE`` already serializes them)."""
-        stmt = (
-            select(GameRow, ScenarioRow.digest)
-            .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
-            .where(GameRow.id == game_id)
-            # the (large) state documents load on first access only: the service keeps parsed
-            # states per game version, so most requests never read them
-            .options(defer(GameRow.state), defer(GameRow.initial_state))
-        )
-        if lock:
-            stmt = stmt.with_for_update(of=GameRow)
-        row = self.session.execute(stmt).first()
+        stmt = _GET_LOCKED if lock else _GET
+        row = self.session.execute(stmt, {"game_id": game_id}).first()
         if row is None:
             return None
         return row[0], row[1]
+
+    def get_as(
+        self, game_id: str, token_hash: str, *, lock: bool = False
+    ) -> tuple[GameRow, str, TokenMatch, bool] | None:
+        """:meth:`get` and, in the same query, who holds ``token_hash`` at the game and
+        whether the game has any webhook (a write with none skips the outbox query).
+
+        Seat and live spectator tokens are found by index on their hash
+        (``ix_seats_game_id_token_hash``, ``ix_access_tokens_token_hash``), read afresh on
+        every request: a rotated or revoked token is refused from the commit that changed it
+        on, in every process."""
+        stmt = _GET_AS_LOCKED if lock else _GET_AS
+        row = self.session.execute(stmt, {"game_id": game_id, "token_hash": token_hash}).first()
+        if row is None:
+            return None
+        return row[0], row[1], TokenMatch(row[2], row[3], row[4]), bool(row[5])
 
     def board_json(self, scenario_id: str) -> dict[str, Any]:
         """The stored board document of a scenario (read on a board-cache miss only)."""

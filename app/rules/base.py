@@ -10,14 +10,17 @@ Nothing here touches a database, the network, the clock or randomness. Dice ente
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
+from app.rules.dispatch import Kind, Query
 from app.rules.ruling import Citation, Ruling
 
 UMPIRE = "umpire"
@@ -188,9 +191,15 @@ class AvailableActions(BaseModel):
 class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     """One ruleset: id, version, catalog, schemas and pure adjudication.
 
-    Subclasses set the class attributes and implement the abstract methods.
-    ``board`` is the immutable part of a game (map, tables) parsed once from the scenario;
-    ``state`` is the mutable part (positions, phase) that actions change.
+    Subclasses set the class attributes and implement :meth:`setup`. ``board`` is the
+    immutable part of a game (map, tables) parsed once from the scenario; ``state`` is the
+    mutable part (positions, phase) that actions change.
+
+    The base supplies the plumbing (docs/ADDING_A_RULESET.md): :meth:`sides` from the board's
+    ``sides`` (or the declared :attr:`fixed_sides`), scenario and option coercion, and, for a
+    ruleset that declares its :attr:`kinds` (the ``kind -> judge`` table) and
+    :meth:`context`, :meth:`actor_side`, :meth:`adjudicate` and :meth:`apply`; for one that
+    declares :attr:`query_table`, :meth:`queries`.
     """
 
     id: ClassVar[str]
@@ -207,9 +216,29 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     board_model: ClassVar[type[BaseModel]]
     state_model: ClassVar[type[BaseModel]]
     action_models: ClassVar[Mapping[str, type[BaseModel]]]
-    """Action kind -> pydantic model. Every model has a literal ``kind`` field."""
+    """Action kind -> pydantic model. Every model has a literal ``kind`` field. Derived from
+    :attr:`kinds` when the ruleset declares them."""
+
+    kinds: ClassVar[Mapping[str, Kind[Any, Any, Any, Any, Any]]] = {}
+    """The dispatch table: action kind -> :class:`~app.rules.dispatch.Kind` (model, owner,
+    judge, apply, outcome)."""
+
+    query_table: ClassVar[tuple[Query[Any, Any], ...]] = ()
+    """The read-only queries (:class:`~app.rules.dispatch.Query`), answered through
+    :meth:`context`."""
+
+    fixed_sides: ClassVar[Sides | None] = None
+    """The sides, for a ruleset whose sides do not come from the scenario."""
+
+    example: ClassVar[str | None] = None
+    """File name (in the package's ``scenarios/`` folder) of the example scenario."""
 
     _action_adapter: ClassVar[TypeAdapter[Any] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.__dict__.get("kinds"):
+            cls.action_models = {name: kind.model for name, kind in cls.kinds.items()}
 
     # -- validation ---------------------------------------------------------------------
 
@@ -237,15 +266,15 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     def coerce_scenario(self, scenario: Any) -> Any:
         """``scenario`` as this ruleset's own scenario model: kept if it already is one,
         otherwise validated from its document (or from another model's aliased dump)."""
-        if isinstance(scenario, self.scenario_model):
-            return scenario
-        if isinstance(scenario, BaseModel):
-            scenario = scenario.model_dump(by_alias=True)
-        return self.scenario_model.model_validate(scenario)
+        return _coerce(self.scenario_model, scenario)
 
     def parse_options(self, data: Any) -> OptionsT:
         """Validate per-game options; missing keys take documented defaults."""
         return self.options_model.model_validate(data or {})  # type: ignore[return-value]
+
+    def coerce_options(self, options: Any) -> OptionsT:
+        """``options`` as this ruleset's options model (a document or None is validated)."""
+        return _coerce(self.options_model, options or {})  # type: ignore[return-value]
 
     def parse_action(self, data: Any) -> ActionT:
         """Validate an action document (raises pydantic.ValidationError)."""
@@ -260,11 +289,11 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def load_board(self, data: Any) -> BoardT:
         """Re-load a stored board (already validated when the game was created)."""
-        return self.board_model.model_validate(data)  # type: ignore[return-value]
+        return _coerce(self.board_model, data)  # type: ignore[return-value]
 
     def load_state(self, data: Any) -> StateT:
         """Re-load a stored state."""
-        return self.state_model.model_validate(data)  # type: ignore[return-value]
+        return _coerce(self.state_model, data)  # type: ignore[return-value]
 
     # -- the game -------------------------------------------------------------------------
 
@@ -275,15 +304,46 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         Raises :class:`InvalidScenario` for a scenario that is well-formed but inconsistent.
         """
 
-    @abstractmethod
     def sides(self, board: BoardT) -> Sides:
-        """The sides playing this game."""
+        """The sides playing this game: :attr:`fixed_sides` if declared, else the board's
+        ``sides`` (each with an ``id`` and an optional ``label``)."""
+        if self.fixed_sides is not None:
+            return self.fixed_sides
+        listed = getattr(board, "sides", ())
+        return Sides(
+            names=tuple(s.id for s in listed),
+            labels={s.id: getattr(s, "label", None) or s.id for s in listed},
+        )
 
-    @abstractmethod
+    def context(self, board: BoardT, state: StateT, options: OptionsT, dice: Sequence[int]) -> Any:
+        """The per-ruling context the judges and queries of :attr:`kinds` and
+        :attr:`query_table` take (board, state, options, dice and the ruling's bookkeeping)."""
+        raise NotImplementedError(f"ruleset {self.id!r} declares no context")
+
+    def kind(self, action: BaseModel) -> Kind[Any, Any, Any, Any, Any]:
+        """The dispatch-table entry of an action (RulesError for a kind not in the table)."""
+        kind = self.kinds.get(str(getattr(action, "kind", "")))
+        if kind is None or not isinstance(action, kind.model):
+            raise RulesError(f"not a {self.id} action: {type(action).__name__}")
+        return kind
+
+    def unit_side(self, board: BoardT, state: StateT, unit_id: str) -> str | None:
+        """The side of a unit of the state (``state.units``, each with ``id`` and ``side``)."""
+        for unit in getattr(state, "units", ()):
+            if unit.id == unit_id:
+                return str(unit.side)
+        return None
+
     def actor_side(self, board: BoardT, state: StateT, action: ActionT) -> str | None:
-        """The side that owns the action (whose unit moves); None if any seat may submit it."""
+        """The side that owns the action (whose unit moves); None if any seat may submit it.
+        Default: from the kind's ``owner``."""
+        owner = self.kind(action).owner
+        if owner == "umpire":
+            return UMPIRE
+        if owner == "anyone":
+            return None
+        return self.unit_side(board, state, str(getattr(action, "unit", "")))
 
-    @abstractmethod
     def adjudicate(
         self,
         board: BoardT,
@@ -292,11 +352,19 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         options: OptionsT,
         dice: Sequence[int] = (),
     ) -> Ruling:
-        """Judge an action against the rules. Pure: same input, same ruling."""
+        """Judge an action against the rules. Pure: same input, same ruling. Default: the
+        kind's judge, given :meth:`context`."""
+        kind = self.kind(action)
+        return kind.judge(self.context(board, state, self.coerce_options(options), dice), action)
 
-    @abstractmethod
     def apply(self, board: BoardT, state: StateT, action: ActionT, ruling: Ruling) -> StateT:
-        """Return the state after a legal action. Never mutates its inputs."""
+        """Return the state after a legal action. Never mutates its inputs. Default: the
+        kind's apply, given the ruling's typed outcome."""
+        if not ruling.legal:
+            raise RulesError("an illegal action cannot be applied")
+        kind = self.kind(action)
+        outcome = kind.outcome.model_validate(ruling.details)
+        return kind.apply(board, state, action, outcome)  # type: ignore[no-any-return]
 
     # -- match flow (optional hooks; defaults mean "not used by this ruleset") --------------
 
@@ -393,8 +461,21 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         )
 
     def queries(self) -> Mapping[str, QuerySpec]:
-        """Named read-only queries for front ends."""
-        return {}
+        """Named read-only queries for front ends. Default: :attr:`query_table`, each run
+        with the coerced board, state, options and parameters through :meth:`context`."""
+        found = self.__dict__.get("_queries")
+        if found is None:
+            found = self.__dict__["_queries"] = {q.name: self._query(q) for q in self.query_table}
+        return found
+
+    def _query(self, query: Query[Any, Any]) -> QuerySpec:
+        def run(board: Any, state: Any, options: Any, params: Any) -> Any:
+            ctx = self.context(
+                self.load_board(board), self.load_state(state), self.coerce_options(options), ()
+            )
+            return query.run(ctx, _coerce(query.params, params or {}))
+
+        return QuerySpec(query.name, query.description, query.params, run, query.result)
 
     def private_to(self, board: BoardT, state: StateT, action: ActionT) -> Sequence[str] | None:
         """Seats (besides the umpire and the submitter) who may read this action's event and
@@ -407,5 +488,42 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return state.model_dump(mode="json")
 
     def example_scenario(self) -> dict[str, Any] | None:
-        """A small shipped scenario, for docs and examples."""
-        return None
+        """A small shipped scenario, for docs and examples: the package's
+        ``scenarios/<example>`` JSON file (None if :attr:`example` is not set)."""
+        if self.example is None:
+            return None
+        return shipped_scenario(type(self).__module__, self.example)
+
+
+def shipped_scenario(module: str, name: str) -> dict[str, Any]:
+    """The JSON scenario ``name`` of the ``scenarios/`` folder of ``module``'s package (the
+    files ship as package data), parsed anew on every call."""
+    package = module.rpartition(".")[0] or module
+    text = resources.files(package).joinpath("scenarios", name).read_text(encoding="utf-8")
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError(f"{package}/scenarios/{name} is not a JSON object")
+    return data
+
+
+def shipped_scenarios(module: str) -> dict[str, dict[str, Any]]:
+    """Every ``scenarios/*.json`` of ``module``'s package, by file stem, sorted."""
+    package = module.rpartition(".")[0] or module
+    folder = resources.files(package).joinpath("scenarios")
+    if not folder.is_dir():
+        return {}
+    names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".json"))
+    return {name.removesuffix(".json"): shipped_scenario(module, name) for name in names}
+
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _coerce(model: type[M], value: Any) -> M:
+    """``value`` as ``model``: kept if it already is one, else validated from its document
+    (or from another model's aliased dump)."""
+    if isinstance(value, model):
+        return value
+    if isinstance(value, BaseModel):
+        value = value.model_dump(by_alias=True)
+    return model.model_validate(value)

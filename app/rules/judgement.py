@@ -18,7 +18,8 @@ Pure: no I/O, clock or randomness.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
     from app.rules.base import InvalidScenario
 
 _LEGACY = frozenset({"loc", "msg", "section"})
+
+BoardT = TypeVar("BoardT", bound=BaseModel)
+StateT = TypeVar("StateT", bound=BaseModel)
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
 
 
 class Citable(Protocol):
@@ -64,6 +69,24 @@ def interpretation_ref(interp: Interpretation, options: BaseModel | None) -> Int
     """The reference a ruling carries: the reading and the option value in force."""
     value = getattr(options, interp.option, None) if interp.option and options else None
     return InterpretationRef(id=interp.id, text=interp.reading, option=interp.option, value=value)
+
+
+@dataclass
+class Problem:
+    """One rule that forbids an action, before a judgement turns it into a cited
+    :class:`Violation` (:meth:`Judgement.refuse`): checks return it, judges collect them."""
+
+    code: str
+    message: str
+    sections: Sequence[str]
+    step: int | None = None
+    hex: str | None = None
+    unit: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+Mark = tuple[dict[Citation, None], dict[str, InterpretationRef]]
+"""What a judgement had cited and relied on at a :meth:`Judgement.checkpoint`."""
 
 
 class Judgement:
@@ -118,6 +141,14 @@ class Judgement:
                 interp = self.interpretation_by_id[iid]
                 self._relied[iid] = interpretation_ref(interp, self.options)
 
+    def checkpoint(self) -> Mark:
+        """What is cited and relied on so far (to judge a layer tentatively)."""
+        return dict(self._cited), dict(self._relied)
+
+    def restore(self, mark: Mark) -> None:
+        """Forget what was cited or relied on since :meth:`checkpoint`."""
+        self._cited, self._relied = dict(mark[0]), dict(mark[1])
+
     def relied_on(self, ref: InterpretationRef) -> None:
         """Record an interpretation reference already built (e.g. from a part's ruling)."""
         self._relied.setdefault(ref.id, ref)
@@ -147,8 +178,10 @@ class Judgement:
         step: int | None = None,
         by: Iterable[str] = (),
         details: Mapping[str, Any] | None = None,
+        record: bool = True,
     ) -> Effect:
-        """Record a consequence (cited) and return it."""
+        """Record a consequence (cited) and return it; with ``record=False`` only cite its
+        sections (a judge that lists its effects itself at the end)."""
         e = Effect(
             kind=kind,
             message=message,
@@ -159,7 +192,8 @@ class Judgement:
             citations=self.cite(*sections),
             details=dict(details or {}),
         )
-        self.effects.append(e)
+        if record:
+            self.effects.append(e)
         return e
 
     def reject(
@@ -191,6 +225,19 @@ class Judgement:
         )
         self.violations.append(v)
         return v
+
+    def reject_problem(self, p: Problem) -> Violation:
+        """Record a :class:`Problem` as a rejection (:meth:`reject`)."""
+        return self.reject(
+            p.code, p.message, p.sections, unit=p.unit, hex=p.hex, step=p.step, details=p.details
+        )
+
+    def refuse(self, *problems: Problem) -> Ruling:
+        """Reject every problem and finish: a refusal whose summary is the first problem's
+        message (for checks that return a :class:`Problem` instead of rejecting)."""
+        for p in problems:
+            self.reject_problem(p)
+        return self.finish("", refused_summary=problems[0].message)
 
     def problem(
         self,
@@ -296,3 +343,24 @@ class Judgement:
             interpretations=self.interpretations(),
             details=merged,
         )
+
+
+class GameJudgement(Judgement, Generic[BoardT, StateT, OptionsT]):
+    """A judgement of one position of a game: the kit's bookkeeping plus the board, state,
+    per-game options and dice it judges. Every ruleset's rule families take one."""
+
+    options: OptionsT
+
+    def __init__(
+        self,
+        source: Citable,
+        interpretations: Mapping[str, Interpretation] | Iterable[Interpretation],
+        board: BoardT,
+        state: StateT,
+        options: OptionsT,
+        dice: Sequence[int] = (),
+    ) -> None:
+        super().__init__(source, interpretations, options)
+        self.board = board
+        self.state = state
+        self.dice = tuple(dice)

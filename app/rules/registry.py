@@ -1,5 +1,11 @@
 """The registry of rulesets. The API and service know rulesets only through it.
 
+The built-in rulesets are found by discovery: every package directly under ``app.rules`` that
+exposes ``RULESET`` (a :class:`Ruleset` instance, made in its ``__init__.py``) is registered
+under its id, so adding a ruleset needs no change outside its own package
+(docs/ADDING_A_RULESET.md). Other rulesets (the test rulesets under ``tests/``) register
+explicitly with :func:`register`.
+
 The built-in rulesets are imported once, under a lock, before any lookup can answer: a lookup
 made while another thread is still importing them waits for it instead of seeing a partly
 filled registry (the startup race of issue 9). :func:`load_builtins` is also called eagerly at
@@ -9,7 +15,9 @@ application start-up (``app.main.create_app``), so the first request never pays 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import threading
+from importlib import resources
 from typing import Any
 
 from app.rules.base import Ruleset
@@ -50,7 +58,7 @@ _BUILTINS_LOADED = False
 
 
 def load_builtins() -> None:
-    """Import the built-in ruleset packages (each registers itself on import), exactly once.
+    """Import the built-in ruleset packages and register their ``RULESET``, exactly once.
 
     The flag is set only after every import finished, and only under the lock, so a concurrent
     caller either sees the flag set (and a complete registry) or waits for the lock."""
@@ -60,16 +68,26 @@ def load_builtins() -> None:
     with _LOCK:
         if _BUILTINS_LOADED:
             return
-        for module in BUILTIN_MODULES:
-            importlib.import_module(module)
+        for name in builtin_packages():
+            found = getattr(importlib.import_module(name), "RULESET", None)
+            if isinstance(found, Ruleset):
+                register(found)
         _BUILTINS_LOADED = True
 
 
-BUILTIN_MODULES: list[str] = [
-    "app.rules.zoc",
-    "app.rules.zoi",
-    "app.rules.objective_zones",
-    "app.rules.terrain",
-    "app.rules.battlefield",
-]
-"""Modules imported by :func:`load_builtins`; each calls :func:`register`."""
+def builtin_packages() -> list[str]:
+    """The packages directly under ``app.rules`` that hold a ruleset (a ``ruleset`` module),
+    sorted: the built-in rulesets, found without importing anything."""
+    import app.rules
+
+    root = resources.files("app.rules")
+    return sorted(
+        f"app.rules.{m.name}"
+        for m in pkgutil.iter_modules(app.rules.__path__)
+        if m.ispkg and root.joinpath(m.name, "ruleset.py").is_file()
+    )
+
+
+def package_of(ruleset: Ruleset[Any, Any, Any, Any]) -> str:
+    """The last part of the package a ruleset's class is defined in (``objective_zones``)."""
+    return type(ruleset).__module__.split(".")[-2]

@@ -24,7 +24,7 @@ from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.service.errors import Conflict, Forbidden, NotFound, Unauthenticated
 from app.service.identity import identify, require_seat
-from app.service.pipeline import _aware, _find, _valid_id
+from app.service.pipeline import aware_utc, find_game, valid_game_id
 from app.service.tokens import hash_token, new_token
 
 SPECTATOR = "spectator"
@@ -64,8 +64,8 @@ def _record(row: AccessTokenRow) -> SpectatorToken:
         id=row.id,
         label=row.label,
         created_by=row.created_by,
-        created_at=_aware(row.created_at),
-        revoked_at=None if row.revoked_at is None else _aware(row.revoked_at),
+        created_at=aware_utc(row.created_at),
+        revoked_at=None if row.revoked_at is None else aware_utc(row.revoked_at),
     )
 
 
@@ -75,7 +75,7 @@ def writer_seat(
     """Inside an open transaction: (game id, seat) of a seat token; 401/403/404 otherwise."""
     if token is None:
         raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
-    row, _ = _find(uow, game_id)
+    row, _ = find_game(uow, game_id)
     return row.id, require_seat(identify(uow, row, token))
 
 
@@ -120,7 +120,7 @@ def revoke(uow: AbstractUnitOfWork, game_id: str, token_id: str, *, token: str |
     Revoking a revoked token again changes nothing."""
     with uow.begin(write=True):
         gid, seat = writer_seat(uow, game_id, token, "revoking a spectator token")
-        row = access(uow).token(gid, token_id) if _valid_id(token_id) else None
+        row = access(uow).token(gid, token_id) if valid_game_id(token_id) else None
         if row is None:
             raise NotFound(f"game {gid!r} has no token {token_id!r}", code="token.not_found")
         if seat not in (row.created_by, UMPIRE):

@@ -30,8 +30,8 @@ from app.rules.base import UMPIRE
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import Conflict, Forbidden, Unauthenticated
-from app.service.flow import _all_events
-from app.service.pipeline import Game, _load, _seat
+from app.service.events import all_events
+from app.service.pipeline import Game, load_game, seat_of
 from app.service.results import AuditDifference, AuditReport
 
 MAX_DIFFERENCES = 100
@@ -189,8 +189,8 @@ def audit_game(
     if require_umpire and token is None:
         raise Unauthenticated("an audit needs the umpire's token", code="auth.required")
     with uow.begin():
-        game = _load(uow, game_id, boards)
-        if require_umpire and _seat(uow, game.row, token) != UMPIRE:
+        game = load_game(uow, game_id, boards)
+        if require_umpire and seat_of(uow, game.row, token) != UMPIRE:
             raise Forbidden("only the umpire may audit a game", code="audit.umpire_only")
-        rows = _all_events(uow, game_id)
+        rows = all_events(uow, game_id)
         return replay(game, rows)

@@ -20,9 +20,9 @@ from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import Unauthenticated
 from app.service.identity import identify, require_seat
-from app.service.pipeline import _clock_now, _guard, _load, _turn, settle_clock
+from app.service.pipeline import clock_now, guard, load_game, settle_clock, turn_of
 from app.service.results import PositionView
-from app.service.sealed import _current_instance
+from app.service.sealed import current_instance
 
 
 class SealedChoice(BaseModel):
@@ -62,17 +62,17 @@ def available(
     spectator: it does nothing)."""
     if token is None:
         raise Unauthenticated("this answer is per seat: present a seat token", code="auth.required")
-    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
     with uow.begin():
-        game = _load(uow, game_id, boards)
+        game = load_game(uow, game_id, boards)
         seat = require_seat(identify(uow, game.row, token))
         active = game.row.status == "active"
-        turn = _turn(game, game.state)
+        turn = turn_of(game, game.state)
         enforce = mt.options_of(game.row).enforce_sequence
         may_act = active and (turn is None or not enforce or mt.may_act(turn, seat, None))
         citations: list[Citation] = [turn.sequence.citation] if turn is not None else []
         answer = AvailableActions()
-        with _guard("state"):
+        with guard("state"):
             if may_act:
                 answer = game.ruleset.available_actions(game.board, game.state, game.options, seat)
             decisions = game.ruleset.sealed_decisions(game.board, game.state) if active else {}
@@ -80,7 +80,7 @@ def available(
         for decision in decisions.values():
             if seat not in decision.sides and seat != UMPIRE:
                 continue
-            _, rows = _current_instance(sealed_orders(uow), game.row.id, decision.id)
+            _, rows = current_instance(sealed_orders(uow), game.row.id, decision.id)
             done = {r.seat for r in rows}
             sealed.append(
                 SealedChoice(

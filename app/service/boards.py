@@ -91,18 +91,22 @@ class WeighedLru:
 
 class BoardCache(WeighedLru):
     """Parsed boards per (ruleset, version, digest), bounded in entries and in bytes of board
-    JSON; :attr:`states` keeps parsed game states per (game, version) under the same byte
-    bound (and four entries per board)."""
+    JSON; :attr:`states` keeps parsed game states per (game, version) and :attr:`views` the
+    serialised game views per (game, version, seat), each under the same byte bound (and four
+    entries per board)."""
 
     def __init__(self, maxsize: int = 128, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         super().__init__(maxsize, max_bytes)
         self.states = WeighedLru(4 * maxsize, max_bytes)
+        self.views = WeighedLru(4 * maxsize, max_bytes)
+        """Serialised game views per (game, version, seat): bytes (``games.read_game``)."""
 
-    def state(self, key: StateKey, load: Callable[[], Any], raw: Any) -> Any:
-        """The parsed state of a game at a version; ``raw`` is the stored state document,
-        weighed only when it is parsed."""
-        return self.states.get(key, lambda: (load(), len(canonical_json(raw))))
+    def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
+        """The parsed state of a game at a version; ``raw()`` gives the stored state document,
+        read and weighed only when the state is parsed (on a miss)."""
+        return self.states.get(key, lambda: (load(), len(canonical_json(raw()))))
 
     def clear(self) -> None:
         super().clear()
         self.states.clear()
+        self.views.clear()

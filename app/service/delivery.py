@@ -123,19 +123,21 @@ class DeliveryWorker:
 
     # -- lifecycle --------------------------------------------------------------------------
 
-    def _on_commit(self, game_id: str, seq: int) -> None:
+    def _on_commit(self) -> None:
+        """Deliveries were committed in this process: send them now, not at the next poll
+        (writes that stage none -- a game without webhooks -- never wake the worker)."""
         self._wake.set()
 
     def start(self) -> None:
         if self._thread is not None:
             return
         self._stop.clear()
-        db_notify.add_commit_listener(self._on_commit)
+        db_notify.add_outbox_listener(self._on_commit)
         self._thread = threading.Thread(target=self._run, name="referee-webhooks", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
-        db_notify.remove_commit_listener(self._on_commit)
+        db_notify.remove_outbox_listener(self._on_commit)
         self._stop.set()
         self._wake.set()
         thread, self._thread = self._thread, None

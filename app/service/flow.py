@@ -27,21 +27,24 @@ from app.service.errors import (
     Forbidden,
     InvalidInput,
 )
-from app.service.games import _out_of_sequence, _replay
+from app.service.events import all_events
 from app.service.pipeline import (
     Game,
     IfMatch,
     Write,
     WriteRequest,
-    _clock_now,
-    _find,
-    _guard,
-    _reader,
-    _require_active,
-    _turn,
+    clock_now,
+    find_game,
+    guard,
+    out_of_sequence,
+    reader_seat,
+    replay_outcome,
+    require_active,
     run_write,
     settle_clock,
+    turn_of,
 )
+from app.service.policies import cite
 from app.service.results import (
     ActionOutcome,
     DiceInfo,
@@ -67,7 +70,7 @@ def _write(
         what=what,
         request_digest=lambda seat: digest({"seat": seat, **request}),
         body=body,
-        replay=_replay,
+        replay=replay_outcome,
     )
 
 
@@ -78,6 +81,12 @@ def _sides(game: Game) -> tuple[str, ...]:
 def _running(game: Game) -> str | None:
     state = mt.clock_state(game.row)
     return state.running if state else None
+
+
+def _umpire_only(seat: str, detail: str, *, code: str) -> None:
+    """403 ``code`` unless ``seat`` is the umpire's (service policy ``umpire-commands``)."""
+    if seat != UMPIRE:
+        raise Forbidden(detail, code=code, citations=cite("umpire-commands"))
 
 
 # -- turns and phases -----------------------------------------------------------------------
@@ -105,23 +114,24 @@ def end_phase(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if umpire_advance and seat != UMPIRE:
-            raise Forbidden("only the umpire may advance the phase", code="phase.umpire_only")
-        _require_active(game.row)
-        turn = _turn(game, game.state)
+        if umpire_advance:
+            _umpire_only(seat, "only the umpire may advance the phase", code="phase.umpire_only")
+        require_active(game.row)
+        turn = turn_of(game, game.state)
         if turn is None:
             raise Conflict(
                 f"ruleset {game.ruleset.id!r} declares no sequence of play: there is no phase "
                 "to end",
                 code="phase.no_sequence",
+                citations=cite("sequence-of-play"),
             )
         if not mt.may_end_phase(turn, seat):
-            raise _out_of_sequence(turn, seat, None)
+            raise out_of_sequence(turn, seat, None)
         cmd.require_current()
-        with _guard("state"):
+        with guard("state"):
             new_state = game.ruleset.advance_phase(game.board, game.state)
             over = game.ruleset.is_over(game.board, new_state)
-        after = _turn(game, new_state)
+        after = turn_of(game, new_state)
         if over:
             clock_json = mt.clock_stopped(game.row, cmd.now)
         else:
@@ -174,14 +184,14 @@ def finish_game(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if seat != UMPIRE:
-            raise Forbidden("only the umpire may end the game", code="game.umpire_only")
-        _require_active(game.row)
+        _umpire_only(seat, "only the umpire may end the game", code="game.umpire_only")
+        require_active(game.row)
         sides = _sides(game)
         if winner is not None and winner not in sides:
             raise InvalidInput(
                 f"{winner!r} is not a side of this game",
                 [FieldError("/winner", f"one of {list(sides)} or null", "enum")],
+                citations=cite("umpire-commands"),
             )
         cmd.require_current()
         payload = {"winner": winner, "seed": game.row.dice_seed}
@@ -203,17 +213,6 @@ def finish_game(
 
 
 # -- dice -------------------------------------------------------------------------------------
-
-
-def _all_events(uow: AbstractUnitOfWork, game_id: str) -> list[EventRow]:
-    out: list[EventRow] = []
-    after = 0
-    while True:
-        page = uow.games.events(game_id, after=after, limit=1000)
-        out += page
-        if len(page) < 1000:
-            return out
-        after = page[-1].seq
 
 
 def _event_rolls(rows: list[EventRow], seat: str | None) -> list[EventRoll]:
@@ -246,17 +245,17 @@ def dice_info(
 ) -> DiceInfo:
     """``GET /games/{id}/dice``: commitment, recipe, the rolls the reader may see, and the
     seed only when it is revealed to this reader."""
-    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
     with uow.begin():
-        row, _ = _find(uow, game_id)
-        seat = _reader(uow, row, token)
+        row, _ = find_game(uow, game_id)
+        seat = reader_seat(uow, row, token)
         return DiceInfo(
             recipe=dicelib.RECIPE,
             commitment=row.dice_commitment,
             rolled=row.dice_counter,
             physical=mt.options_of(row).physical_dice,
             seed=row.dice_seed if mt.seed_visible(row, seat) else None,
-            rolls=_event_rolls(_all_events(uow, game_id), seat),
+            rolls=_event_rolls(all_events(uow, game_id), seat),
         )
 
 
@@ -271,19 +270,20 @@ def verify_dice(
     """``GET /games/{id}/dice/verify``: check the seed against the commitment and re-derive
     every derived roll the reader may see. Only when the seed is revealable to the reader
     (403 ``dice.seed_sealed`` otherwise)."""
-    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
     with uow.begin():
-        row, _ = _find(uow, game_id)
-        seat = _reader(uow, row, token)
+        row, _ = find_game(uow, game_id)
+        seat = reader_seat(uow, row, token)
         if not mt.seed_visible(row, seat) or row.dice_seed is None:
             raise Forbidden(
                 "the dice seed is still sealed: it is revealed when the game is over "
                 "(the umpire: after POST /games/{id}/dice/reveal)",
                 code="dice.seed_sealed",
+                citations=cite("dice-seed"),
             )
         seed = bytes.fromhex(row.dice_seed)
         commitment_ok = dicelib.commitment(seed) == (row.dice_commitment or "")
-        rolls = _event_rolls(_all_events(uow, game_id), seat)
+        rolls = _event_rolls(all_events(uow, game_id), seat)
         mismatches: list[RollMismatch] = []
         checked = entered = 0
         for r in rolls:
@@ -325,10 +325,13 @@ def reveal_seed(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if seat != UMPIRE:
-            raise Forbidden("only the umpire may have the seed revealed", code="dice.umpire_only")
+        _umpire_only(seat, "only the umpire may have the seed revealed", code="dice.umpire_only")
         if game.row.seed_revealed or game.row.status == "finished":
-            raise Conflict("the seed is already revealed", code="dice.already_revealed")
+            raise Conflict(
+                "the seed is already revealed",
+                code="dice.already_revealed",
+                citations=cite("dice-seed"),
+            )
         cmd.require_current()
         payload = {"to": [UMPIRE], "commitment": game.row.dice_commitment}
         return cmd.record(
@@ -370,10 +373,11 @@ def _restore(
         raise Conflict(
             f"the state of version {version} was not kept; it cannot be restored",
             code=f"{kind}.unavailable",
+            citations=cite(kind),
         )
-    with _guard("state"):
+    with guard("state"):
         state = game.ruleset.load_state(stored)
-    running = mt.expected_side(_turn(game, state), _sides(game), None, _running(game))
+    running = mt.expected_side(turn_of(game, state), _sides(game), None, _running(game))
     return cmd.record(
         kind=kind,
         new_state=state,
@@ -406,14 +410,14 @@ def rollback(
 
     def body(cmd: Write) -> ActionOutcome:
         game, seat = cmd.game, cmd.seat
-        if seat != UMPIRE:
-            raise Forbidden("only the umpire may roll the game back", code="rollback.umpire_only")
-        _require_active(game.row)
+        _umpire_only(seat, "only the umpire may roll the game back", code="rollback.umpire_only")
+        require_active(game.row)
         if not 1 <= to_version < game.row.version:
             raise InvalidInput(
                 f"to_version must be an earlier version (1 to {game.row.version - 1})",
                 [FieldError("/to_version", "not an earlier version", "rollback.bad_version")],
                 code="rollback.bad_version",
+                citations=cite("rollback"),
             )
         cmd.require_current()
         withdrawn = _withdraw_sealed(cmd.uow, game.row.id, to_version)
@@ -441,7 +445,7 @@ def _withdraw_sealed(
     the rollback event's payload -- commitments only, never an order's content."""
     repo = sealed_orders(uow)
     withdrawn: list[dict[str, Any]] = []
-    for row in reversed(_all_events(uow, game_id)):  # newest receipt first
+    for row in reversed(all_events(uow, game_id)):  # newest receipt first
         if row.kind != "sealed_received" or row.version <= to_version or row.payload is None:
             continue
         instance, side = str(row.payload.get("instance")), str(row.payload.get("side"))
@@ -471,7 +475,7 @@ def _last_action(uow: AbstractUnitOfWork, game_id: str) -> EventRow | None:
     """The latest action event still in force: walk back from the newest event, skipping
     over earlier takebacks (each jumps to the version it restored). Stops at any other
     event (phase change, rollback, clock expiry, sealed reveal…): returns it instead."""
-    rows = {r.seq: r for r in _all_events(uow, game_id)}
+    rows = {r.seq: r for r in all_events(uow, game_id)}
     seq = max(rows, default=0)
     while seq > 0:
         row = rows[seq]
@@ -505,36 +509,48 @@ def takeback(
         game, seat = cmd.game, cmd.seat
         if seat == UMPIRE:
             raise Forbidden(
-                "the umpire undoes with POST /games/{id}/rollback", code="takeback.players_only"
+                "the umpire undoes with POST /games/{id}/rollback",
+                code="takeback.players_only",
+                citations=cite("takeback"),
             )
         if not mt.options_of(game.row).takeback:
-            raise Conflict("this game does not allow takebacks", code="takeback.disabled")
-        _require_active(game.row)
+            raise Conflict(
+                "this game does not allow takebacks",
+                code="takeback.disabled",
+                citations=cite("takeback"),
+            )
+        require_active(game.row)
         last = _last_action(uow, game.row.id)
         if last is None:
-            raise Conflict("there is nothing to take back", code="takeback.nothing")
+            raise Conflict(
+                "there is nothing to take back", code="takeback.nothing", citations=cite("takeback")
+            )
         if last.payload is not None:
             raise Conflict(
                 f"the last event ({last.kind}, event {last.seq}) closed the takeback window",
                 code="takeback.window_closed",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         if last.seat != seat:
             raise Conflict(
                 f"the last action (event {last.seq}) was made by {last.seat}, not {seat}",
                 code="takeback.not_yours",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         if last.dice:
             raise Conflict(
                 f"event {last.seq} rolled dice: it cannot be taken back",
                 code="takeback.dice_rolled",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         if _revealed_something(last):
             raise Conflict(
                 f"event {last.seq} revealed hidden information: it cannot be taken back",
                 code="takeback.revealed",
+                citations=cite("takeback"),
                 event=last.seq,
             )
         cmd.require_current()

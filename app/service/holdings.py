@@ -23,9 +23,9 @@ from app.rules.base import UMPIRE
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import FieldError, InvalidInput, Unauthenticated
-from app.service.pipeline import _aware, _game, _guard, _turn
+from app.service.pipeline import aware_utc, game_from_row, guard, turn_of
 from app.service.results import PositionView
-from app.service.sealed import _current_instance
+from app.service.sealed import current_instance
 from app.service.tokens import hash_token, same_hash
 from app.service.turns import awaited
 
@@ -119,17 +119,17 @@ def holdings(uow: AbstractUnitOfWork, tokens: Sequence[str], *, limit: int) -> l
 
 
 def _waiting(uow: AbstractUnitOfWork, holding: Holding, boards: BoardCache) -> GameSummary:
-    game = _game(uow, holding.game, holding.digest, boards)  # the row is read already
+    game = game_from_row(uow, holding.game, holding.digest, boards)  # the row is read already
     active = game.row.status == "active"
     submitted: dict[str, list[str]] = {}
-    with _guard("state"):
+    with guard("state"):
         if active:
             repo = sealed_orders(uow)
             for decision in game.ruleset.sealed_decisions(game.board, game.state):
-                _, rows = _current_instance(repo, game.row.id, decision)
+                _, rows = current_instance(repo, game.row.id, decision)
                 submitted[decision] = [r.seat for r in rows]
         waiting = awaited(game.ruleset, game.board, game.state, active=active, submitted=submitted)
-    turn = _turn(game, game.state)
+    turn = turn_of(game, game.state)
     return GameSummary(
         id=game.row.id,
         ruleset=game.row.ruleset_id,
@@ -143,8 +143,8 @@ def _waiting(uow: AbstractUnitOfWork, holding: Holding, boards: BoardCache) -> G
         waiting_for=sorted(waiting, key=lambda s: (s == UMPIRE, s)),
         my_turn=holding.seat is not None and holding.seat in waiting,
         winner=game.row.winner,
-        created_at=_aware(game.row.created_at),
-        updated_at=_aware(game.row.updated_at),
+        created_at=aware_utc(game.row.created_at),
+        updated_at=aware_utc(game.row.updated_at),
     )
 
 

@@ -1,9 +1,12 @@
 """Who a bearer token is at one game: a seat (a side or the umpire) or a spectator.
 
 Seat tokens are issued by ``POST /games``; spectator tokens (read-only) are minted by a seat
-(:mod:`app.service.access`). Both are stored only as SHA-256 hashes, and the presented
-token's hash is compared in constant time with every seat and every live spectator token of
-the game, without stopping at a match, so the time taken says nothing about what it holds.
+(:mod:`app.service.access`). Both are stored only as SHA-256 hashes. :func:`identify` compares
+the presented token's hash in constant time with every seat and every live spectator token of
+the game, without stopping at a match. The reads of a game (:func:`identity_of`) find the
+token by an index on its hash in the same query as the game row, and confirm the match in
+constant time: what an index look-up's timing could tell is about the hash of the guess, and
+a stored hash is no use without a preimage of 256 random bits.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 
 from app.db.access import access
 from app.db.models import GameRow
+from app.db.repository import TokenMatch
 from app.db.uow import AbstractUnitOfWork
 from app.service.errors import Forbidden, Unauthenticated
 from app.service.tokens import hash_token, same_hash
@@ -39,6 +43,16 @@ def identify(uow: AbstractUnitOfWork, game: GameRow, token: str) -> Identity:
     if seat is not None:
         return Identity(seat)
     if spectator:
+        return Identity(None, spectator=True)
+    raise Unauthenticated("the token is not a seat of this game")
+
+
+def identity_of(presented: str, match: TokenMatch) -> Identity:
+    """The identity of a token whose hash ``presented`` was looked up by index (``match``,
+    from :meth:`GameRepository.get_as`), each match confirmed in constant time; 401 if none."""
+    if match.seat is not None and same_hash(match.seat_hash or "", presented):
+        return Identity(match.seat)
+    if match.spectator_hash is not None and same_hash(match.spectator_hash, presented):
         return Identity(None, spectator=True)
     raise Unauthenticated("the token is not a seat of this game")
 

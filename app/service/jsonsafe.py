@@ -36,8 +36,39 @@ def _bad_text(value: str) -> str | None:
     return None
 
 
+def _fine(value: Any, depth: int = 0) -> bool:
+    """True when nothing in ``value`` is unstorable: the quick walk of every write's documents
+    (no locations kept; :func:`unsafe_values` walks again to name them only when it fails)."""
+    kind = type(value)
+    if kind is str:
+        return (
+            len(value) <= MAX_TEXT
+            and "\x00" not in value
+            and (value.isascii() or _bad_text(value) is None)
+        )
+    if kind is bool or value is None:
+        return True
+    if kind is int:
+        return bool(-MAX_INT <= value <= MAX_INT)
+    if kind is float:
+        return math.isfinite(value)
+    if depth >= MAX_DEPTH:
+        return False
+    if kind is dict:
+        return all(type(k) is str and _fine(k) for k in value) and all(
+            _fine(v, depth + 1) for v in value.values()
+        )
+    if kind is list:
+        return all(_fine(v, depth + 1) for v in value)
+    return False  # anything else (subclasses too): let the full walk judge it
+
+
 def unsafe_values(data: Any, prefix: tuple[Any, ...] = ()) -> list[FieldError]:
     """Every location in ``data`` holding an unstorable value (empty when all is well)."""
+    return [] if _fine(data) else _walk(data, prefix)
+
+
+def _walk(data: Any, prefix: tuple[Any, ...]) -> list[FieldError]:
     out: list[FieldError] = []
     stack: list[tuple[tuple[Any, ...], Any]] = [(prefix, data)]
     while stack:

@@ -1,8 +1,8 @@
 """Match flow helpers shared by the use cases: match options, the sequence of play, dice and
 the correspondence clock.
 
-Nothing here opens a transaction: the use cases in :mod:`app.service.games` and
-:mod:`app.service.flow` call these inside their own unit of work.
+Nothing here opens a transaction: the use cases (:mod:`app.service.actions`,
+:mod:`app.service.flow`, :mod:`app.service.sealed`…) call these inside their own unit of work.
 
 * **Sequence of play** -- a ruleset that returns a :class:`SequenceOfPlay` and a
   :class:`Position` says who may act: the phasing side, the non-phasing side(s), both, or only
@@ -29,6 +29,7 @@ from app.match import clock as clk
 from app.match import dice as dicelib
 from app.rules.base import UMPIRE, PhaseSpec, Position, Ruleset, SequenceOfPlay
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput
+from app.service.policies import cite
 from app.service.results import ClockView, DiceView, PhaseInfo, PositionView
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -200,6 +201,7 @@ def parse_client_seed(value: str | None) -> str:
                 )
             ],
             code="dice.invalid_client_seed",
+            citations=cite("dice-seed"),
         )
     return value
 
@@ -214,6 +216,7 @@ def parse_entered_dice(value: str | None) -> list[int] | None:
             "Referee-Dice is a comma-separated list of die values, e.g. `4,2`",
             [FieldError("/Referee-Dice", "not a list of die values", "dice.invalid", "header")],
             code="dice.invalid",
+            citations=cite("physical-dice"),
         )
     return [int(p) for p in parts]
 
@@ -239,6 +242,7 @@ def roll(
             "this game's dice are derived from its committed seed; physical dice may not be "
             "entered (match option physical_dice is off)",
             code="dice.not_physical",
+            citations=cite("physical-dice"),
         )
     if not sizes:
         if entered:
@@ -246,6 +250,7 @@ def roll(
                 "this action needs no dice",
                 [FieldError("/Referee-Dice", "no dice needed", "dice.unexpected", "header")],
                 code="dice.invalid",
+                citations=cite("physical-dice"),
             )
         return []
     first = row.dice_counter
@@ -254,6 +259,7 @@ def roll(
             raise Forbidden(
                 "physical dice are entered by the umpire: ask the umpire to submit this action",
                 code="dice.umpire_enters",
+                citations=cite("physical-dice"),
                 dice_needed=list(sizes),
             )
         if entered is None:
@@ -261,6 +267,7 @@ def roll(
                 f"this action needs dice {list(sizes)}: send them in Referee-Dice",
                 [FieldError("/Referee-Dice", "missing", "missing", "header")],
                 code="dice.required",
+                citations=cite("physical-dice"),
             )
         # a d10's face reads 0 for ten: entered as 0, it is recorded as the value 10
         entered = [
@@ -277,13 +284,16 @@ def roll(
                     )
                 ],
                 code="dice.invalid",
+                citations=cite("physical-dice"),
             )
         return [
             dicelib.Roll(first + i, s, v, entered_by=seat)
             for i, (s, v) in enumerate(zip(sizes, entered, strict=True))
         ]
     if row.dice_seed is None:
-        raise Conflict("this game has no dice seed", code="dice.unavailable")
+        raise Conflict(
+            "this game has no dice seed", code="dice.unavailable", citations=cite("dice-seed")
+        )
     return dicelib.roll_dice(bytes.fromhex(row.dice_seed), row.id, first, sizes, client_seed)
 
 

@@ -1,6 +1,6 @@
 """Notifications to per-seat webhooks, written to an outbox in the writing transaction.
 
-:func:`enqueue` is called for every appended event (``games._append``), inside the write
+:func:`enqueue` is called for every appended event (``pipeline.append_event``), inside the write
 transaction: if any webhook is registered for the game, it works out which notifications
 the event causes and stages one ``webhook_deliveries`` row per (webhook, notification). The
 rows commit or roll back with the event, so a notification is never sent for a write that
@@ -51,6 +51,8 @@ class Change:
     after: Any
     was_active: bool
     active: bool
+    webhooks: bool | None = None
+    """False when the game is known to have no webhook (read with its row): nothing to do."""
 
 
 def notifications(change: Change) -> dict[str, set[str]]:
@@ -80,6 +82,8 @@ def notifications(change: Change) -> dict[str, set[str]]:
 
 def enqueue(uow: AbstractUnitOfWork, change: Change) -> int:
     """Stage the deliveries an appended event causes (in its transaction); how many."""
+    if change.webhooks is False:
+        return 0
     repo = access(uow)
     event = change.event
     hooks = repo.webhooks(event.game_id)

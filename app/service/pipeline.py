@@ -1,10 +1,12 @@
 """The write pipeline: the one frame every write of a game runs in.
 
-Every write -- an action (``games.submit_action``), a match-flow command (``flow``: phases,
+Every write -- an action (``actions.submit_action``), a match-flow command (``flow``: phases,
 finish, rollback, takeback, seed reveal), a sealed order (``sealed``) -- goes through
-:func:`run_write`, in this order: token present (401) -> the game's clock settled -> in one
-write transaction: game exists (404) -> token is a seat (401) -> ``If-Match`` present (428)
--> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
+:func:`run_write`, in this order: token present (401) -> in one write transaction: game
+exists and token is a seat (404, 401: one query, which also reads whether the game has
+webhooks) -> ``If-Match`` present (428) -> the game's clock settled (only when a side's time
+ran out unrecorded: the expiry is written in its own transaction first, then the write starts
+over) -> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
 still current (412 before anything is judged; a finished game is left to the write's own
 409) -> the write's own checks and ruling -> the version still current (one conditional
 UPDATE, 412, for a write that raced in meanwhile) -> commit.
@@ -30,6 +32,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
+from app.db.engine import json_reuse
 from app.db.models import EventRow, GameRow
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
@@ -41,8 +44,10 @@ from app.service import notify
 from app.service.boards import BoardCache, canonical_json
 from app.service.errors import (
     Conflict,
+    IdempotencyKeyReused,
     InvalidInput,
     NotFound,
+    OutOfSequence,
     PreconditionFailed,
     PreconditionRequired,
     RulesetUnavailable,
@@ -50,9 +55,11 @@ from app.service.errors import (
     Unauthenticated,
     field_errors,
 )
-from app.service.identity import identify, require_seat
+from app.service.identity import Identity, identify, identity_of, require_seat
 from app.service.jsonsafe import unsafe_values
+from app.service.policies import cite
 from app.service.results import ActionOutcome, ActionResult
+from app.service.tokens import hash_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
@@ -87,19 +94,21 @@ class Game:
     board: Any
     state: Any
     options: Any
+    webhooks: bool | None = None
+    """Whether the game has webhooks, when read with the row (None: not known)."""
 
 
-def _now() -> datetime:
+def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-def _aware(value: datetime) -> datetime:
+def aware_utc(value: datetime) -> datetime:
     """SQLite hands back naive datetimes; every timestamp here is UTC."""
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
 @contextmanager
-def _guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
+def guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
     """Turn a ruleset's complaint about client input into a typed client error."""
     try:
         yield
@@ -113,34 +122,57 @@ def _guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
         ) from exc
 
 
-def _valid_id(game_id: str) -> bool:
+def valid_game_id(game_id: str) -> bool:
     try:
         return str(uuid.UUID(game_id)) == game_id
     except ValueError:
         return False
 
 
-def _find(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
+def find_game(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
     """The game row and board digest, or :class:`NotFound` (ids are checked before querying)."""
-    found = uow.games.get(game_id, lock=uow.writing) if _valid_id(game_id) else None
+    found = uow.games.get(game_id, lock=uow.writing) if valid_game_id(game_id) else None
     if found is None:
         raise NotFound(f"no game {game_id!r}", game=game_id)
     return found
 
 
-def _storable(data: Any, prefix: tuple[Any, ...] = (), code: str = "request.invalid") -> None:
+def require_storable(
+    data: Any, prefix: tuple[Any, ...] = (), code: str = "request.invalid"
+) -> None:
     """Refuse values no database could store (NUL, lone surrogates, NaN) before anything."""
     errors = unsafe_values(data, prefix)
     if errors:
         raise InvalidInput("the document holds values that cannot be stored", errors, code=code)
 
 
-def _load(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
-    row, board_digest = _find(uow, game_id)
-    return _game(uow, row, board_digest, boards)
+def load_game(uow: AbstractUnitOfWork, game_id: str, boards: BoardCache) -> Game:
+    row, board_digest = find_game(uow, game_id)
+    return game_from_row(uow, row, board_digest, boards)
 
 
-def _game(uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache) -> Game:
+def load_game_as(
+    uow: AbstractUnitOfWork, game_id: str, boards: BoardCache, token: str | None
+) -> tuple[Game, Identity | None]:
+    """The game (404) and who ``token`` is there (None without a token; 401 if it holds
+    nothing), read in one query: the game row, its board digest and the token's seat."""
+    if token is None:
+        return load_game(uow, game_id, boards), None
+    presented = hash_token(token)
+    found = (
+        uow.games.get_as(game_id, presented, lock=uow.writing) if valid_game_id(game_id) else None
+    )
+    if found is None:
+        raise NotFound(f"no game {game_id!r}", game=game_id)
+    row, board_digest, match, webhooks = found
+    game = game_from_row(uow, row, board_digest, boards)
+    game.webhooks = webhooks
+    return game, identity_of(presented, match)
+
+
+def game_from_row(
+    uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache
+) -> Game:
     """A game from its row already read (``GET /games`` reads many rows in one query)."""
     try:
         ruleset = registry.get(row.ruleset_id)
@@ -162,13 +194,13 @@ def _game(uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: Boar
         state=boards.state(
             (row.id, row.version, ruleset.id, row.ruleset_version),
             lambda: ruleset.load_state(row.state),
-            row.state,
+            lambda: row.state,  # the deferred column is read on a cache miss only
         ),
         options=ruleset.parse_options(row.options),
     )
 
 
-def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
     """The seat a bearer token holds at this game; None without a token; 401 if wrong,
     403 for a read-only spectator token (see :mod:`app.service.identity`)."""
     if token is None:
@@ -176,26 +208,52 @@ def _seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | No
     return require_seat(identify(uow, game, token))
 
 
-def _reader(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+def reader_seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
     """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
     spectator token."""
-    who = identify(uow, game, token) if token is not None else None
+    return reader_of(game, identify(uow, game, token) if token is not None else None)
+
+
+def reader_of(game: GameRow, who: Identity | None) -> str | None:
+    """:func:`reader_seat` for an identity already known (``who`` None: no token presented)."""
     if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
     return None if who is None else who.seat
 
 
-def _turn(game: Game, state: Any) -> mt.Turn | None:
+@contextmanager
+def reading(
+    uow: AbstractUnitOfWork, game_id: str, *, token: str | None, boards: BoardCache, now: float
+) -> Iterator[tuple[Game, str | None]]:
+    """One read transaction: the game (404) and the reader's seat (401; see
+    :func:`reader_seat`), found in one query. The clock is settled lazily: only when a side's
+    time has run out and nobody has recorded it yet is the read left, the expiry written
+    (:func:`settle_clock`) and the read begun again, so a read of a game whose clock is fine
+    is one transaction."""
+    settled = False
+    while True:
+        with uow.begin():
+            game, who = load_game_as(uow, game_id, boards, token)
+            seat = reader_of(game.row, who)
+            if settled or not mt.newly_expired(game.row, now):
+                yield game, seat
+                return
+        settle_clock(uow, game_id, now=now, boards=boards)
+        settled = True
+
+
+def turn_of(game: Game, state: Any) -> mt.Turn | None:
     """Where the game stands in its sequence of play (None: the ruleset declares none)."""
-    with _guard("state"):
+    with guard("state"):
         return mt.where(game.ruleset, game.board, state)
 
 
-def _require_active(row: GameRow) -> None:
+def require_active(row: GameRow) -> None:
     if row.status != "active":
         raise Conflict(
             f"the game is {row.status}: nothing more may be played",
             code="game.finished",
+            citations=cite("finished-game"),
             winner=row.winner,
         )
 
@@ -223,7 +281,7 @@ def append_event(
     in the open write transaction (one conditional UPDATE; 412 if another write came first).
     Every write appends through here, so each bumps the version by exactly one
     (seq = version - 1). ``response(seq, version)`` gives the answer stored for replays."""
-    with _guard("state"):
+    with guard("state"):
         state_json = new_state.model_dump(mode="json")
     ruling_json = ruling.model_dump(mode="json")
     unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
@@ -233,50 +291,52 @@ def append_event(
             unstorable,
             code="result.unstorable",
         )
-    if not uow.games.advance(
-        game.row.id,
-        expected_version=expected,
-        state=state_json,
-        status=status or game.row.status,
-        extra=dict(columns or {}),
-    ):
-        raise PreconditionFailed("another write was accepted first; reload the game")
-    seq = expected - INITIAL_VERSION + 1
-    event = EventRow(
-        game_id=game.row.id,
-        seq=seq,
-        seat=seat,
-        kind=kind,
-        action=dict(action or {}),
-        ruling=ruling_json,
-        dice=mt.rolls_json(rolls),
-        version=expected + 1,
-        idempotency_key=idempotency_key,
-        request_digest=request_digest,
-        response=response(seq, expected + 1) if response is not None else None,
-        created_at=_now(),
-        payload=dict(payload) if payload is not None else None,
-        state_after=state_json,
-        visible_to=visible_to,
-    )
-    uow.games.append_event(event)
-    with _guard("state"):  # webhook notifications: outbox rows in this same transaction
-        notify.enqueue(
-            uow,
-            notify.Change(
-                ruleset=game.ruleset,
-                board=game.board,
-                event=event,
-                before=game.state,
-                after=new_state,
-                was_active=game.row.status == "active",
-                active=(status or game.row.status) == "active",
-            ),
+    with json_reuse():  # the state is stored twice (game row, event snapshot), encoded once
+        if not uow.games.advance(
+            game.row.id,
+            expected_version=expected,
+            state=state_json,
+            status=status or game.row.status,
+            extra=dict(columns or {}),
+        ):
+            raise PreconditionFailed("another write was accepted first; reload the game")
+        seq = expected - INITIAL_VERSION + 1
+        event = EventRow(
+            game_id=game.row.id,
+            seq=seq,
+            seat=seat,
+            kind=kind,
+            action=dict(action or {}),
+            ruling=ruling_json,
+            dice=mt.rolls_json(rolls),
+            version=expected + 1,
+            idempotency_key=idempotency_key,
+            request_digest=request_digest,
+            response=response(seq, expected + 1) if response is not None else None,
+            created_at=utc_now(),
+            payload=dict(payload) if payload is not None else None,
+            state_after=state_json,
+            visible_to=visible_to,
         )
+        uow.games.append_event(event)
+        with guard("state"):  # webhook notifications: outbox rows in this same transaction
+            notify.enqueue(
+                uow,
+                notify.Change(
+                    ruleset=game.ruleset,
+                    board=game.board,
+                    event=event,
+                    before=game.state,
+                    after=new_state,
+                    was_active=game.row.status == "active",
+                    active=(status or game.row.status) == "active",
+                    webhooks=game.webhooks,
+                ),
+            )
     return event
 
 
-def _record(
+def record_event(
     uow: AbstractUnitOfWork,
     game: Game,
     *,
@@ -300,7 +360,7 @@ def _record(
     Action events have ``payload`` null; match events (phase, rollback, takeback,
     clock_expired, seed_revealed, game_finished) carry their details in ``payload``.
     """
-    with _guard("state"):
+    with guard("state"):
         turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
 
@@ -309,7 +369,7 @@ def _record(
             event=seq,
             version=version,
             ruling=ruling,
-            state=_view(game, new_state, seat),
+            state=state_view(game, new_state, seat),
             position=mt.position_view(turn),
             clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
         ).model_dump_json()
@@ -349,9 +409,9 @@ def _begin_write(
 ) -> tuple[Game, str, IfMatch]:
     """Inside an open write transaction: the game, the seat ``token`` holds (401 if none)
     and the If-Match precondition (428 without one; ``hint`` ends its message)."""
-    game = _load(uow, game_id, boards)
-    seat = _seat(uow, game.row, token)
-    assert seat is not None
+    game, who = load_game_as(uow, game_id, boards, token)
+    assert who is not None
+    seat = require_seat(who)
     if if_match is None:
         raise PreconditionRequired(
             f"send If-Match with the ETag of GET /games/{{id}}{hint}", version=game.row.version
@@ -369,7 +429,7 @@ def _prior(
     return uow.games.event_by_key(game_id, seat, idempotency_key)
 
 
-def _require_current(row: GameRow, if_match: IfMatch) -> None:
+def require_current(row: GameRow, if_match: IfMatch) -> None:
     """412 unless the game is still at a version the client's If-Match names."""
     if not if_match.matches(row.version):
         raise PreconditionFailed(
@@ -377,12 +437,12 @@ def _require_current(row: GameRow, if_match: IfMatch) -> None:
         )
 
 
-def _clock_now(now: float | None) -> float:
+def clock_now(now: float | None) -> float:
     return time.time() if now is None else now
 
 
-def _view(game: Game, state: Any, seat: str | None) -> dict[str, Any]:
-    with _guard("state"):
+def state_view(game: Game, state: Any, seat: str | None) -> dict[str, Any]:
+    with guard("state"):
         return dict(game.ruleset.view(game.board, state, seat))
 
 
@@ -400,14 +460,14 @@ def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: B
     game ends (status ``finished``, the other side of a two-sided game recorded as winner);
     with ``notify_umpire`` the game goes on and the event tells the umpire. True if it wrote.
     """
-    if not _valid_id(game_id):
+    if not valid_game_id(game_id):
         return False
     with uow.begin():
         found = uow.games.get(game_id)
         if found is None or not mt.newly_expired(found[0], now):
             return False
     with uow.begin(write=True):
-        game = _load(uow, game_id, boards)
+        game = load_game(uow, game_id, boards)
         sides = mt.newly_expired(game.row, now)
         control = mt.options_of(game.row).clock
         state = mt.clock_state(game.row)
@@ -433,7 +493,7 @@ def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: B
         extra: dict[str, Any] = {"clock": new_clock.model_dump(mode="json")}
         if forfeit:
             extra["winner"] = winner
-        _record(
+        record_event(
             uow,
             game,
             seat=SYSTEM_SEAT,
@@ -449,7 +509,47 @@ def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: B
         return True
 
 
+def out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequence:
+    """The 409 for a seat acting outside its phase, citing the ruleset's sequence of play."""
+    side = mt.acting_side(seat, owner) or seat
+    phasing = turn.position.phasing_side
+    acts = {
+        "phasing": f"only the phasing side ({phasing}) may act",
+        "non_phasing": f"only the non-phasing side (not {phasing}) may act",
+        "umpire": "only the umpire may act",
+        "both": "only the sides may act",
+    }.get(turn.phase.acts, "nobody may act")
+    return OutOfSequence(
+        f"turn {turn.position.turn}, {turn.phase.title} phase: {acts}, not {side}",
+        side=side,
+        position=mt.position_json(turn),
+        acts=turn.phase.acts,
+        citations=[turn.sequence.citation.model_dump(mode="json")],
+    )
+
+
+def replay_outcome(prior: EventRow, request_digest: str) -> ActionOutcome:
+    """The stored answer of an earlier action or match-flow command with this
+    Idempotency-Key (422 ``idempotency.key_reused`` if the key was used for another request)."""
+    if prior.request_digest != request_digest or prior.response is None:
+        raise IdempotencyKeyReused(
+            "this Idempotency-Key was used for another request", event=prior.seq
+        )
+    return ActionOutcome(
+        status=ACCEPTED,
+        body=prior.response,
+        event=prior.seq,
+        version=prior.version,
+        replayed=True,
+    )
+
+
 # -- the frame -----------------------------------------------------------------------------
+
+
+class _ClockRanOut(Exception):
+    """Inside a write: a side's time ran out and nobody recorded it yet (see run_write)."""
+
 
 RACE_RETRIES = 5
 """How often a write with ``If-Match: *`` is retried after losing a race to another write."""
@@ -482,7 +582,7 @@ class Write:
     now: float
 
     def require_current(self) -> None:
-        _require_current(self.game.row, self.if_match)
+        require_current(self.game.row, self.if_match)
 
     def record(
         self,
@@ -497,8 +597,8 @@ class Write:
         rolls: Sequence[Any] = (),
         visible_to: list[str] | None = None,
     ) -> ActionOutcome:
-        """Append this write's event (see :func:`_record`), keyed by its Idempotency-Key."""
-        return _record(
+        """Append this write's event (see :func:`record_event`), keyed by its Idempotency-Key."""
+        return record_event(
             self.uow,
             self.game,
             seat=self.seat,
@@ -534,14 +634,16 @@ def run_write(
     ``replay(prior event, digest)`` answers a retry from the stored event (or refuses it)."""
     if req.token is None:
         raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
-    token, uow, at = req.token, req.uow, _clock_now(req.now)
-    settle_clock(uow, req.game_id, now=at, boards=req.boards)
+    token, uow, at = req.token, req.uow, clock_now(req.now)
+    settled = False
 
     def attempt() -> _T:
         with uow.begin(write=True):
             game, seat, if_match = _begin_write(
                 uow, req.game_id, token=token, if_match=req.if_match, boards=req.boards, hint=hint
             )
+            if not settled and mt.newly_expired(game.row, at):
+                raise _ClockRanOut
             digest_ = request_digest(seat)
             prior = _prior(uow, game.row.id, seat, req.idempotency_key)
             if prior is not None:
@@ -549,20 +651,25 @@ def run_write(
             if game.row.status == "active":
                 # 412 before judging: never rule on a position the client has not seen (a
                 # finished game lets the write answer 409 game.finished, whatever the version)
-                _require_current(game.row, if_match)
+                require_current(game.row, if_match)
             outcome = body(Write(uow, game, seat, if_match, req.idempotency_key, digest_, at))
             uow.commit()
             return outcome
 
     for n in range(RACE_RETRIES):
         try:
-            return attempt()
+            try:
+                return attempt()
+            except _ClockRanOut:  # rare: record the expiry in its own write, then this write
+                settle_clock(uow, req.game_id, now=at, boards=req.boards)
+                settled = True
+                return attempt()
         except (PreconditionFailed, IntegrityError):
             # Lost a race. A concurrent retry with the same key may be the winner: answer
             # with its stored outcome. Otherwise `If-Match: *` tries again on the new version.
             if req.idempotency_key is not None:
                 with uow.begin():
-                    seat = _seat(uow, _find(uow, req.game_id)[0], token)
+                    seat = seat_of(uow, find_game(uow, req.game_id)[0], token)
                     prior = _prior(uow, req.game_id, seat or "", req.idempotency_key)
                     if prior is not None and seat is not None:
                         return replay(prior, request_digest(seat))

@@ -134,6 +134,13 @@ class GameView(_Out):
     winner: str | None = Field(default=None, description="The winning side, once known.")
 
 
+class GameJson(_Out):
+    """A :class:`GameView` as the JSON bytes sent (``games.read_game``) and its version."""
+
+    version: int
+    body: bytes
+
+
 class ScenarioView(_Out):
     game: str
     ruleset: str

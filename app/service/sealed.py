@@ -52,7 +52,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from app.db.models import EventRow, GameRow, SealedOrderRow
+from app.db.models import EventRow, SealedOrderRow
 from app.db.sealed import SealedOrderRepository, sealed_orders
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE, RulesError, Ruleset, SealedDecision
@@ -74,17 +74,19 @@ from app.service.pipeline import (
     IfMatch,
     Write,
     WriteRequest,
-    _aware,
-    _clock_now,
-    _guard,
-    _load,
-    _now,
-    _reader,
-    _storable,
     append_event,
+    aware_utc,
+    clock_now,
+    guard,
+    load_game,
+    reader_seat,
+    require_active,
+    require_storable,
     run_write,
     settle_clock,
+    utc_now,
 )
+from app.service.policies import cite
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
@@ -285,7 +287,7 @@ def _instances(rows: Sequence[SealedOrderRow]) -> dict[str, list[SealedOrderRow]
     return out
 
 
-def _current_instance(
+def current_instance(
     repo: SealedOrderRepository, game_id: str, decision_id: str
 ) -> tuple[str, list[SealedOrderRow]]:
     """The instance key now open for a decision and its orders so far.
@@ -303,7 +305,7 @@ def _current_instance(
 
 
 def _open_decisions(game: Game) -> Mapping[str, SealedDecision]:
-    with _guard("state"):
+    with guard("state"):
         return dict(game.ruleset.sealed_decisions(game.board, game.state))
 
 
@@ -325,13 +327,8 @@ def _revealed(row: SealedOrderRow) -> RevealedOrder:
         nonce=row.nonce,
         canonical=canonical,
         commitment=row.commitment,
-        received_at=_aware(row.received_at),
+        received_at=aware_utc(row.received_at),
     )
-
-
-def _require_active(row: GameRow) -> None:
-    if row.status != "active":
-        raise Conflict(f"the game is {row.status}", code="game.finished")
 
 
 def _reveal(
@@ -374,7 +371,7 @@ def _reveal(
         columns["clock"] = mt.clock_stopped(game.row, now)
     if rolls:
         columns["dice_counter"] = max(r.n for r in rolls) + 1
-    when = _now()
+    when = utc_now()
     sealed_orders(uow).mark_revealed(game.row.id, key, when)
     orders = {side: _revealed(by_side[side]) for side in documents}
     payload = {
@@ -483,7 +480,7 @@ def submit_order(
     order valid -> version current. Nothing is written unless all pass. Error answers name
     the decision and the seat's own side only, never another side's order.
     """
-    _storable(order, code="sealed.order_invalid")
+    require_storable(order, code="sealed.order_invalid")
     seed = mt.parse_client_seed(client_seed)
 
     def body(w: Write) -> SealedOutcome:
@@ -504,7 +501,7 @@ def _judge_order(
 ) -> tuple[BaseModel, Ruling]:
     """The order, well-formed (else 422 ``sealed.order_invalid`` naming every bad field),
     and the ruleset's ruling on it for ``side`` now (:meth:`Ruleset.judge_order`)."""
-    with _guard("order"):  # a validator's own crash is a client error, not a 500
+    with guard("order"):  # a validator's own crash is a client error, not a 500
         try:
             parsed = decision.order_model.model_validate(order)
         except ValidationError as exc:
@@ -532,17 +529,18 @@ def check_order(
     """Judge the reader's own side's order for an open decision without submitting it:
     the ruling a submission would get now (refusals cited). Nothing is written or
     published, so nothing about the order leaves the asking seat."""
-    _storable(order, code="sealed.order_invalid")
-    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    require_storable(order, code="sealed.order_invalid")
+    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
     with uow.begin():
-        game = _load(uow, game_id, boards)
-        seat = _reader(uow, game.row, token)
-        _require_active(game.row)
+        game = load_game(uow, game_id, boards)
+        seat = reader_seat(uow, game.row, token)
+        require_active(game.row)
         decision = _decision(game, decision_id)
         if seat is None or seat not in decision.sides:
             raise Forbidden(
                 f"only the sides {list(decision.sides)} check orders for {decision_id!r}",
                 code="sealed.not_a_party",
+                citations=cite("sealed-orders"),
                 decision=decision_id,
             )
         _, ruling = _judge_order(game, decision, seat, order)
@@ -551,22 +549,24 @@ def check_order(
 
 def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedOutcome:
     uow, game, seat, now = w.uow, w.game, w.seat, w.now
-    _require_active(game.row)
+    require_active(game.row)
     decision = _decision(game, decision_id)
     if seat not in decision.sides:
         raise Forbidden(
             f"only the sides {list(decision.sides)} submit orders for {decision_id!r}"
             + ("; the umpire may open it early instead" if seat == UMPIRE else ""),
             code="sealed.not_a_party",
+            citations=cite("sealed-orders"),
             decision=decision_id,
             seat=seat,
         )
     repo = sealed_orders(uow)
-    key, rows = _current_instance(repo, game.row.id, decision_id)
+    key, rows = current_instance(repo, game.row.id, decision_id)
     if any(r.seat == seat for r in rows):
         raise Conflict(
             f"{seat} has already submitted its order for {decision_id!r}; orders are final",
             code="sealed.already_submitted",
+            citations=cite("sealed-orders"),
             decision=decision_id,
             side=seat,
         )
@@ -579,7 +579,7 @@ def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedO
     canonical = canonical_json(document)
     nonce = secrets.token_hex(NONCE_BYTES)
     commit = commitment(nonce, canonical)
-    received = _now()
+    received = utc_now()
     row = SealedOrderRow(
         game_id=game.row.id,
         decision=key,
@@ -672,11 +672,12 @@ def open_decision(
             raise Forbidden(
                 "only the umpire may open sealed orders early",
                 code="sealed.umpire_only",
+                citations=cite("sealed-orders"),
                 seat=w.seat,
             )
-        _require_active(w.game.row)
+        require_active(w.game.row)
         decision = _decision(w.game, decision_id)
-        key, rows = _current_instance(sealed_orders(w.uow), w.game.row.id, decision_id)
+        key, rows = current_instance(sealed_orders(w.uow), w.game.row.id, decision_id)
         w.require_current()
         return _reveal(
             w.uow,
@@ -718,15 +719,15 @@ def list_sealed(
     A seat that has submitted also sees its own order; nobody sees another side's order
     before the reveal.
     """
-    settle_clock(uow, game_id, now=_clock_now(now), boards=boards)
+    settle_clock(uow, game_id, now=clock_now(now), boards=boards)
     with uow.begin():
-        game = _load(uow, game_id, boards)
-        seat = _reader(uow, game.row, token)
+        game = load_game(uow, game_id, boards)
+        seat = reader_seat(uow, game.row, token)
         repo = sealed_orders(uow)
         opened: list[OpenDecision] = []
         decisions = _open_decisions(game) if game.row.status == "active" else {}
         for decision in decisions.values():
-            key, rows = _current_instance(repo, game.row.id, decision.id)
+            key, rows = current_instance(repo, game.row.id, decision.id)
             submitted = {r.seat for r in rows}
             own = next((r for r in rows if seat is not None and r.seat == seat), None)
             complete = all(side in submitted for side in decision.sides)
@@ -740,7 +741,9 @@ def list_sealed(
                     order_schema=decision.order_model.model_json_schema(),
                     received=[
                         Receipt(
-                            side=r.seat, commitment=r.commitment, received_at=_aware(r.received_at)
+                            side=r.seat,
+                            commitment=r.commitment,
+                            received_at=aware_utc(r.received_at),
                         )
                         for r in rows
                     ],
@@ -785,5 +788,5 @@ def _reveal_view(row: EventRow) -> RevealView:
         missing=list(payload.get("missing") or []),
         ruling=Ruling.model_validate(row.ruling),
         applied=bool(payload.get("applied")),
-        revealed_at=_aware(row.created_at),
+        revealed_at=aware_utc(row.created_at),
     )

@@ -29,8 +29,8 @@ from app.db import notify
 from app.db.uow import AbstractUnitOfWork
 from app.service.boards import BoardCache
 from app.service.errors import INT4_MAX, FieldError, InvalidInput, ServiceError
-from app.service.games import _event_view
-from app.service.pipeline import _find, _reader, settle_clock
+from app.service.events import event_view
+from app.service.pipeline import find_game, reader_seat, settle_clock
 from app.service.results import EventView
 
 log = logging.getLogger("referee.stream")
@@ -51,8 +51,8 @@ class StreamReader:
 def open_stream(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> StreamReader:
     """Who is reading: the same rules as every read (private games need a seat token)."""
     with uow.begin():
-        row, _ = _find(uow, game_id)
-        return StreamReader(game_id=row.id, seat=_reader(uow, row, token))
+        row, _ = find_game(uow, game_id)
+        return StreamReader(game_id=row.id, seat=reader_seat(uow, row, token))
 
 
 def read_batch(
@@ -61,7 +61,7 @@ def read_batch(
     """The next events after ``after`` as the reader may see them (one short transaction)."""
     with uow.begin():
         rows = uow.games.events(reader.game_id, after=after, limit=limit)
-        return [_event_view(r, reader.seat) for r in rows]
+        return [event_view(r, reader.seat) for r in rows]
 
 
 def settle(

@@ -24,7 +24,7 @@ from app.rules.base import UMPIRE
 from app.service.access import writer_seat
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput, NotFound
 from app.service.notify import NOTIFICATIONS
-from app.service.pipeline import _aware, _valid_id
+from app.service.pipeline import aware_utc, valid_game_id
 
 MAX_PER_SEAT = 5
 """Webhooks one seat may register for one game."""
@@ -79,7 +79,7 @@ def _view(row: WebhookRow) -> Webhook:
         seat=row.seat,
         url=row.url,
         events=list(row.events),
-        created_at=_aware(row.created_at),
+        created_at=aware_utc(row.created_at),
     )
 
 
@@ -157,7 +157,7 @@ def list_webhooks(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -
 
 
 def _own(uow: AbstractUnitOfWork, gid: str, seat: str, webhook_id: str) -> WebhookRow:
-    row = access(uow).webhook(gid, webhook_id) if _valid_id(webhook_id) else None
+    row = access(uow).webhook(gid, webhook_id) if valid_game_id(webhook_id) else None
     if row is None:
         raise NotFound(f"game {gid!r} has no webhook {webhook_id!r}", code="webhook.not_found")
     if seat not in (row.seat, UMPIRE):
@@ -182,9 +182,9 @@ def _delivery(row: WebhookDeliveryRow) -> Delivery:
         type=row.notification,
         status=row.status,
         attempts=row.attempts,
-        next_attempt_at=_aware(row.next_attempt_at) if row.status == "pending" else None,
-        delivered_at=None if row.delivered_at is None else _aware(row.delivered_at),
-        created_at=_aware(row.created_at),
+        next_attempt_at=aware_utc(row.next_attempt_at) if row.status == "pending" else None,
+        delivered_at=None if row.delivered_at is None else aware_utc(row.delivered_at),
+        created_at=aware_utc(row.created_at),
         payload=row.payload,
         log=[Attempt.model_validate(a) for a in row.attempts_log],
     )

@@ -11,6 +11,8 @@ from fastapi.responses import FileResponse
 from pydantic import BaseModel
 
 from app.api.problems import responses
+from app.rules import registry
+from app.rules.base import shipped_scenarios as shipped_in_package
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 SCENARIO_DIRS = (Path(__file__).resolve().parents[2] / "scenarios", Path("scenarios"))
@@ -53,6 +55,27 @@ def shipped_scenarios(roots: tuple[Path, ...] = SCENARIO_DIRS) -> list[ShippedSc
     return out
 
 
+def packaged_scenarios() -> list[ShippedScenario]:
+    """Every scenario a ruleset package ships (``app/rules/<package>/scenarios/*.json``, package
+    data), per ruleset, sorted."""
+    out: list[ShippedScenario] = []
+    for ruleset in registry.all_rulesets():
+        for name, data in shipped_in_package(type(ruleset).__module__).items():
+            title = data.get("title") or data.get("name") or name
+            out.append(
+                ShippedScenario(ruleset=ruleset.id, name=name, title=str(title), scenario=data)
+            )
+    return out
+
+
+def all_shipped_scenarios() -> list[ShippedScenario]:
+    """The packaged scenarios, then those of the ``scenarios/`` folder not among them."""
+    out = packaged_scenarios()
+    seen = {(s.ruleset, s.name) for s in out}
+    out += [s for s in shipped_scenarios() if (s.ruleset, s.name) not in seen]
+    return sorted(out, key=lambda s: (s.ruleset, s.name))
+
+
 @router.get("/", include_in_schema=False)
 def console_page() -> FileResponse:
     """The console's single page."""
@@ -67,6 +90,6 @@ def console_page() -> FileResponse:
     responses=responses(503),
 )
 def list_scenarios() -> list[ShippedScenario]:
-    """The scenario files shipped in the repository's `scenarios/` folder, per ruleset, for the
-    console's lobby (each ruleset's own example is in GET /rulesets/{id})."""
-    return shipped_scenarios()
+    """The scenario files shipped with each ruleset (and in the `scenarios/` folder), per
+    ruleset, for the console's lobby (each ruleset's own example is in GET /rulesets/{id})."""
+    return all_shipped_scenarios()

@@ -7,8 +7,9 @@ import ast
 import re
 from pathlib import Path
 
-from app.api.problems import ProblemFieldError
+from app.api.problems import Problem, ProblemFieldError
 from app.service.errors import FieldError
+from app.service.policies import POLICIES
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = (ROOT / "docs" / "API.md").read_text(encoding="utf-8") + (
@@ -55,3 +56,28 @@ def test_documented_error_fields_are_the_ones_sent() -> None:
     for field in sent:
         assert f"`{field}`" in DOCS, f"docs/API.md does not document errors[].{field}"
     assert '"pointer"' not in DOCS
+
+
+def _cited_policies() -> set[str]:
+    """Every policy id the service cites: the literal argument of each ``cite("…")`` call."""
+    cited: set[str] = set()
+    for path in (ROOT / "app").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "cite":
+                arg = node.args[0] if node.args else None
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+                    cited.add(arg.value)
+    return cited
+
+
+def test_every_service_policy_is_documented_and_cited_ones_exist() -> None:
+    """The service policies refusals cite (docs/API.md "Service policies") are the ones
+    app/service/policies.py defines, each documented in the table, and the problem document
+    names its top-level ``citations``."""
+    cited = _cited_policies()
+    assert len(cited) >= 6, cited  # the scan finds the citations, not nothing
+    assert cited <= set(POLICIES), sorted(cited - set(POLICIES))
+    table = DOCS[DOCS.index("### Service policies") :]
+    missing = sorted(p for p in POLICIES if f"| `{p}` |" not in table)
+    assert not missing, f"policies docs/API.md does not document: {missing}"
+    assert "citations" in Problem.model_json_schema(by_alias=True)["properties"]

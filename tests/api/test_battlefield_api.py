@@ -60,7 +60,8 @@ class Game:
         )
         assert r.status_code == 200, r.text
         body: dict[str, Any] = r.json()
-        return body.get("result", body)
+        result: dict[str, Any] = body.get("result", body)
+        return result
 
 
 def sections(ruling: dict[str, Any]) -> set[str]:

@@ -151,6 +151,7 @@ def test_swagger_ui_works_offline_and_its_create_game_example_runs(
             "td.response-col_status:not(.col_header)",
             timeout=30_000,
         )
+        assert status is not None
         assert status.inner_text().strip().startswith("201")
         page.close()
     app.state.engine.dispose()

@@ -74,7 +74,9 @@ def game_ids() -> Iterator[list[str]]:
     suppress_health_check=list(HealthCheck),
     derandomize=True,
 )
-def test_no_operation_answers_a_server_error(case: schemathesis.Case, game_ids: list[str]) -> None:
+def test_no_operation_answers_a_server_error(
+    case: schemathesis.Case[Any], game_ids: list[str]
+) -> None:
     params = case.path_parameters or {}
     ids = game_ids
     if "game_id" in params and len(repr(case.body)) % 3:

@@ -165,7 +165,7 @@ def _secrets(db_url: str, game_id: str) -> tuple[dict[str, str], str]:
     engine = create_engine(normalize_url(db_url))
     try:
         with engine.connect() as conn:
-            nonces = dict(
+            nonces: dict[str, str] = dict(
                 conn.execute(
                     text("SELECT seat, nonce FROM sealed_orders WHERE game_id = :g"),
                     {"g": game_id},

@@ -137,7 +137,10 @@ def world(server: str) -> Iterator[tuple[dict[str, str], dict[str, str]]]:
     with httpx.Client(base_url=server, timeout=30) as c:
         tiny = c.post(
             "/games",
-            json={"ruleset": "tiny", "scenario": {**TINY.example_scenario(), "sequence": True}},
+            json={
+                "ruleset": "tiny",
+                "scenario": {**(TINY.example_scenario() or {}), "sequence": True},
+            },
         ).json()
         blind = c.post("/games", json={"ruleset": "blind", "scenario": {"budget": 10}}).json()
         other = c.post("/games", json={"ruleset": "tiny", "scenario": {"length": 5}}).json()

@@ -97,11 +97,16 @@ def test_parsed_states_are_bounded_in_bytes_too() -> None:
     cache = BoardCache(maxsize=100, max_bytes=1000)
     big = {"units": ["x" * 90] * 3}  # about 290 bytes of canonical JSON
     for version in range(10):
-        cache.state(("g", version, "r", "1"), lambda: dict(big), big)
+        cache.state(("g", version, "r", "1"), lambda: dict(big), lambda: big)
     assert cache.states.bytes <= 1000
     assert len(cache.states) == 3
     loads: list[int] = []
-    cache.state(("g", 9, "r", "1"), lambda: loads.append(9) or dict(big), big)
+
+    def load(version: int) -> dict[str, list[str]]:
+        loads.append(version)
+        return dict(big)
+
+    cache.state(("g", 9, "r", "1"), lambda: load(9), lambda: big)
     assert loads == []  # the newest version is still kept
-    cache.state(("g", 0, "r", "1"), lambda: loads.append(0) or dict(big), big)
+    cache.state(("g", 0, "r", "1"), lambda: load(0), lambda: big)
     assert loads == [0]  # the oldest was dropped

@@ -224,8 +224,8 @@ def run(check_only: bool = False, replace: bool = False) -> int:
         if moved:  # bases moved earlier may still be referenced by new-format files
             for path in (folder / "cases").glob("*/*.yaml"):
                 text = path.read_text(encoding="utf-8")
-                for old, new in moved.items():
-                    text = text.replace(old, new)
+                for before, after in moved.items():
+                    text = text.replace(before, after)
                 path.write_text(text, encoding="utf-8")
         for path, author in olds:
             for old in _old_cases(path):

@@ -71,7 +71,7 @@ def update(drop: list[str]) -> int:
         rec = record.get(cid)
         note = case.data.get("revised")
         stale = rec is not None and rec["digest"] != digest(case)
-        if stale and (not note or note == rec.get("revised")):
+        if rec is not None and stale and (not note or note == rec.get("revised")):
             refused.append(cid)
             continue
         record[cid] = {"digest": digest(case), "revised": note}

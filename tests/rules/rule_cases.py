@@ -60,13 +60,13 @@ from tests.rules.case_tools import merge, subset
 RULES = Path(__file__).resolve().parent
 REPO = RULES.parents[1]
 PACKAGES: dict[str, str] = {
-    "zoc": "zoc",
-    "zoi": "zoi",
-    "objective-zones": "objective_zones",
-    "terrain": "terrain",
-    "battlefield": "battlefield",
+    rs.id: registry.package_of(rs)
+    for rs in registry.all_rulesets()
+    if (RULES / registry.package_of(rs) / "cases").is_dir()
 }
-"""Ruleset id -> folder under tests/rules holding its ``cases/``."""
+"""Ruleset id -> folder under tests/rules holding its ``cases/`` (named as the ruleset's
+package): every discovered ruleset with rule cases (tests/rules/test_package_layout.py checks
+that every built-in ruleset has them)."""
 AUTHORS = ("implementer", "reviewer", "examiner", "tester", "mutation")
 FORMAT = 2
 

@@ -65,11 +65,60 @@ def test_objective_zones_fire_phases() -> None:
     answer = ruleset.available_actions(board, combat, options, UMPIRE)
     assert (answer.units, answer.kinds) == ((), ())
     assert sections(answer) == ["OZ.Sequence", "OZ.Assault.B.1"]
+    assert answer.notes == ("Objective Combat: each assault's troop allocation is a sealed order.",)
     spent = [u.model_copy(update={"men": 0}) if u.id == "us-1" else u for u in state.units]
     answer = ruleset.available_actions(
         board, state.model_copy(update={"units": spent}), options, "union"
     )
     assert "us-1" not in by_unit(answer)
+
+
+def test_objective_zones_charge_declaration_and_movement() -> None:
+    """OZ.Assault.A: only the phasing side declares, and not with units engaged in a zone;
+    movement: enter from the table, exit or transfer from a zone, withdraw when engaged
+    (OZ.PostMelee.D.4); the umpire sees both sides; one casting left still acts."""
+    ruleset, board, state, options = game("objective-zones", "objective-zones/example.json")
+    units = [
+        u.model_copy(update={"engaged": True})
+        if u.id == "cs-22va"
+        else u.model_copy(update={"men": 1})
+        if u.id == "us-3"
+        else u
+        for u in state.units
+    ]
+    state = state.model_copy(update={"units": units})
+    union = ruleset.available_actions(board, state, options, "union")
+    assert by_unit(union) == {
+        u: ("declare_assault",) for u in ("us-1", "us-2", "us-3", "us-cav", "us-bty")
+    }
+    assert sections(union) == ["OZ.Sequence", "OZ.Assault.A"]
+    assert union.kinds == ("declare_assault",)
+    confederate = ruleset.available_actions(board, state, options, "confederate")
+    assert (confederate.units, confederate.kinds) == ((), ())
+    assert sections(confederate) == ["OZ.Sequence"]
+    theirs = state.model_copy(update={"phasing_side": "confederate"})
+    declaring = by_unit(ruleset.available_actions(board, theirs, options, "confederate"))
+    assert declaring == {u: ("declare_assault",) for u in ("cs-36va", "cs-bty", "cs-45va")}
+
+    moving = state.model_copy(update={"phase": "movement"})
+    confederate = ruleset.available_actions(board, moving, options, "confederate")
+    assert by_unit(confederate) == {
+        "cs-22va": ("withdraw",),
+        "cs-36va": ("exit", "transfer"),
+        "cs-bty": ("exit", "transfer"),
+        "cs-45va": ("exit", "transfer"),
+    }
+    assert sections(confederate) == [
+        "OZ.Sequence",
+        "OZ.PostMelee.D.4",
+        "OZ.Trafficability",
+        "OZ.Basic.C",
+    ]
+    umpire = ruleset.available_actions(board, moving, options, UMPIRE)
+    assert by_unit(umpire)["us-1"] == ("enter",)
+    assert by_unit(umpire)["cs-36va"] == ("exit", "transfer")
+    assert umpire.kinds == ("enter", "exit", "transfer", "withdraw")
+    assert umpire.notes == ()
 
 
 def test_terrain_destroyed_units_act_no_more() -> None:
@@ -94,3 +143,29 @@ def test_the_default_hook_lists_every_kind_and_cites_the_sequence() -> None:
     answer = TINY.available_actions(board, state, options, "red")
     assert answer.kinds == tuple(TINY.action_models) and answer.units == ()
     assert sections(answer) == ["5"] and answer.notes
+
+
+def test_battlefield_plays_the_zone_phases_on_the_table() -> None:
+    ruleset, board, state, options = game("battlefield", "battlefield/millers-crossing.json")
+
+    def at(phase: str, seat: str) -> AvailableActions:
+        zones = state.zones.model_copy(update={"phase": phase})
+        found: AvailableActions = ruleset.available_actions(
+            board, state.model_copy(update={"zones": zones}), options, seat
+        )
+        return found
+
+    declare = at("charge_declaration", "union")  # the phasing side charges; anyone holds
+    assert by_unit(declare)["us-1"] == ("charge", "hold")
+    assert by_unit(at("charge_declaration", "confederate"))["cs-1va"] == ("hold",)
+    assert sections(declare) == ["OZ.Sequence", "BF.Charge", "BF.Posture"]
+    move = at("movement", "confederate")
+    assert by_unit(move)["cs-1va"] == ("move", "transfer", "hold")  # in a zone: leaves by a move
+    assert by_unit(move)["cs-cav"] == ("move", "hold")  # only on the table
+    assert sections(move) == ["OZ.Sequence", "BF.Enter", "BF.Posture", "BF.Leave", "OZ.Basic.C"]
+    assert by_unit(at("initial_fire", "union"))["us-bty"] == ("fire", "bombard")
+    assert by_unit(at("initial_fire", "confederate"))["cs-bty"] == ("fire", "garrison_fire")
+    assert by_unit(at("secondary_fire", "confederate"))["cs-bty"] == ("fire",)
+    combat = at("objective_combat", UMPIRE)
+    assert combat.units == () and "sealed order" in combat.notes[0]
+    assert {c.ruleset for c in declare.citations} == {"objective-zones", "battlefield"}

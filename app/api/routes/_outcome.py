@@ -10,7 +10,7 @@ from typing import Annotated, Any, TypedDict
 from fastapi import Depends
 from fastapi.responses import Response
 
-from app.api.deps import BoardsDep, IdempotencyKeyDep, IfMatchDep, NowDep, SeatDep, UowDep
+from app.api.deps import CallDep, IdempotencyKeyDep, IfMatchDep
 from app.api.etags import format_etag
 from app.api.problems import responses
 from app.db.uow import AbstractUnitOfWork
@@ -39,22 +39,17 @@ class Write:
     args: WriteArgs
 
 
-def write_request(
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    if_match: IfMatchDep,
-    idempotency_key: IdempotencyKeyDep,
-    now: NowDep,
+async def write_request(
+    game: CallDep, if_match: IfMatchDep, idempotency_key: IdempotencyKeyDep
 ) -> Write:
     return Write(
-        uow,
+        game.uow,
         WriteArgs(
-            token=token,
+            token=game.token,
             if_match=if_match,
             idempotency_key=idempotency_key,
-            boards=boards,
-            now=now,
+            boards=game.boards,
+            now=game.now,
         ),
     )
 

@@ -5,22 +5,19 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 
 from app.api.deps import (
-    BoardsDep,
+    CallDep,
     ClientSeedDep,
     EnteredDiceDep,
-    NowDep,
-    SeatDep,
-    UowDep,
 )
 from app.api.etags import format_etag
 from app.api.examples import ruling_examples
 from app.api.problems import responses
 from app.api.routes._outcome import WriteDep, appended, appended_responses
 from app.rules.ruling import Ruling
-from app.service import games as uc
+from app.service import actions as uc
 from app.service.match import parse_entered_dice
 from app.service.results import ActionResult
 
@@ -52,19 +49,19 @@ ActionBody = Annotated[
         **responses(400, 401, 404, 413, 415, 422, 503),
     },
 )
-def dry_run(
-    game_id: str, action: DryRunBody, uow: UowDep, boards: BoardsDep, token: SeatDep, now: NowDep
-) -> Any:
+def dry_run(game_id: str, action: DryRunBody, call: CallDep) -> Any:
     """Judge the action against the current state and return the ruling (200 whether legal
     or not). Anyone who may read the game may ask, for any side's action: a dry run reveals
     nothing a reader could not work out from the state. Nothing is written. A dry run never
     rolls dice: an action that needs dice is judged on legality only, and the
     `Referee-Dice-Needed` header lists the die sizes a real submission would roll."""
-    result = uc.dry_run(uow, game_id, action, token=token, boards=boards, now=now)
+    result = uc.dry_run(
+        call.uow, game_id, action, token=call.token, boards=call.boards, now=call.now
+    )
     headers = {"ETag": format_etag(result.version)}
     if result.dice_needed:
         headers["Referee-Dice-Needed"] = ",".join(str(s) for s in result.dice_needed)
-    return JSONResponse(result.ruling.model_dump(mode="json"), headers=headers)
+    return Response(result.ruling.model_dump_json(), headers=headers, media_type="application/json")
 
 
 @router.post(

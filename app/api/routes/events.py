@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 from app.api.deps import SeatDep, SettingsDep, UowDep
 from app.api.paging import LIMIT_CAPPED_HEADER, capped
 from app.api.problems import responses
-from app.service import games as uc
+from app.service import events as uc
 from app.service.errors import INT4_MAX
 from app.service.results import EventPage, EventView
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body, Header, Response
 from fastapi.responses import JSONResponse
 
-from app.api.deps import BoardsDep, NowDep, SeatDep, SettingsDep, UowDep
+from app.api.deps import BoardsDep, CallDep, NowDep, SeatDep, SettingsDep, UowDep
 from app.api.etags import format_etag, parse_etags
 from app.api.examples import create_game_examples
 from app.api.problems import responses
@@ -77,17 +77,14 @@ def create_game(
 )
 def get_game(
     game_id: str,
-    uow: UowDep,
-    boards: BoardsDep,
-    token: SeatDep,
-    now: NowDep,
+    call: CallDep,
     if_none_match: Annotated[str | None, Header(alias="If-None-Match")] = None,
 ) -> Any:
     """The game's current version and state as the bearer's seat may see it (anonymous
     readers get the public view; private games need a seat token), with its `position` in
     the sequence of play, its `clock` (remaining time per side as of now), its `dice`
     commitment, its `match` options and `winner`."""
-    view = uc.get_game(uow, game_id, token=token, boards=boards, now=now)
+    view = uc.read_game(call.uow, game_id, token=call.token, boards=call.boards, now=call.now)
     headers = {
         "ETag": format_etag(view.version),
         "Vary": "Authorization",
@@ -96,7 +93,7 @@ def get_game(
     tags = parse_etags(if_none_match)
     if tags is not None and tags.matches(view.version):
         return Response(status_code=304, headers=headers)
-    return JSONResponse(view.model_dump(mode="json"), headers=headers)
+    return Response(view.body, headers=headers, media_type="application/json")
 
 
 @router.get(

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Request
 
 from app.api.deps import BoardsDep, NowDep, SeatDep, UowDep
 from app.api.problems import responses
-from app.service import games as uc
+from app.service import queries as uc
 from app.service.results import QueryResult
 
 router = APIRouter(prefix="/games/{game_id}/queries", tags=["queries"])

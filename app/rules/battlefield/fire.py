@@ -7,24 +7,36 @@ from __future__ import annotations
 from shapely.geometry import LineString, Point
 from shapely.ops import nearest_points
 
-from app.rules.battlefield.compose import Judgement
-from app.rules.battlefield.models import Bombard, Fire, GarrisonFire, Support
+from app.rules.battlefield.models import (
+    Board,
+    Bombard,
+    BombardOutcome,
+    Fire,
+    GarrisonFire,
+    State,
+    Support,
+)
 from app.rules.battlefield.moves import TERRAIN, ZONES
 from app.rules.battlefield.table import (
+    Ctx,
     off_table,
     on_border,
     outline,
     road_exit,
+    sync_table,
     table_unit,
     table_view,
     woods_on,
     zone_unit,
 )
+from app.rules.dispatch import NoOutcome
+from app.rules.objective_zones import fire as oz_fire
 from app.rules.objective_zones import models as oz
+from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 
 
-def judge_fire(j: Judgement, action: Fire) -> str:
+def _fire(j: Ctx, action: Fire) -> str:
     ruling = ZONES.adjudicate(
         j.board.zones,
         j.state.zones,
@@ -43,28 +55,27 @@ def judge_fire(j: Judgement, action: Fire) -> str:
 
 
 def _kill_zone(
-    j: Judgement, unit: str, origin: tuple[float, float], target: tuple[float, float]
+    j: Ctx, unit: str, origin: tuple[float, float], target: tuple[float, float]
 ) -> LineString:
     """Range and woods along the centre line of a kill zone (BF.Range, A.44, A.45)."""
     line = LineString([origin, target])
     j.cite("BF.Range")
     if line.length > j.board.artillery_range + 1e-6:
-        j.violate(
+        j.reject(
             "bf.out_of_range",
             f"{unit} reaches {j.board.artillery_range:g} yards; the "
             f"target is {line.length:.0f} away",
             ["BF.Range"],
             unit=unit,
-            yards=round(line.length, 2),
-            range=j.board.artillery_range,
+            details={"yards": round(line.length, 2), "range": j.board.artillery_range},
         )
     for fid, clause in woods_on(j.board, line):
-        j.violate(
+        j.reject(
             "bf.kill_zone_blocked",
             f"{fid} stops {unit}'s kill zone",
             [clause, "BF.Range"],
             unit=unit,
-            feature=fid,
+            details={"feature": fid},
         )
     j.details["kill_zone"] = {
         "from": list(origin),
@@ -75,7 +86,7 @@ def _kill_zone(
     return line
 
 
-def judge_bombard(j: Judgement, action: Bombard) -> str:
+def _bombard(j: Ctx, action: Bombard) -> str:
     battery = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
     if (
@@ -88,14 +99,14 @@ def judge_bombard(j: Judgement, action: Bombard) -> str:
         shape = outline(j.board, action.zone)
         near = nearest_points(shape.exterior, Point(battery.at))[0]
         _kill_zone(j, battery.id, battery.at, (near.x, near.y))
-        if not j.legal:
+        if j.refused:
             return ""
     ruling = ZONES.adjudicate(j.board.zones, j.state.zones, action, j.options.zones(), j.dice)
     j.take(ruling, "zones")
     return ruling.summary
 
 
-def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
+def _garrison_fire(j: Ctx, action: GarrisonFire) -> str:
     ruling = ZONES.adjudicate(
         j.board.zones, j.state.zones, oz.GarrisonFire(unit=action.unit), j.options.zones()
     )
@@ -106,7 +117,7 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
     assert zunit is not None and zunit.zone is not None
     shape = outline(j.board, zunit.zone)
     if not on_border(shape, action.origin):
-        j.violate(
+        j.reject(
             "bf.not_on_border",
             f"a garrison battery's kill zone starts on {zunit.zone}'s border",
             ["OZ.Basic.E", "BF.Range"],
@@ -115,12 +126,12 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
         return ""
     target = table_unit(j.state, action.target)
     if target is None or target.destroyed or target.id in off_table(j.board, j.state):
-        j.violate(
+        j.reject(
             "bf.no_target", f"{action.target} is not on the table", ["BF.Table"], unit=action.target
         )
         return ""
     line = _kill_zone(j, action.unit, action.origin, target.at)
-    if not j.legal:
+    if j.refused:
         return ""
     exits = road_exit(j.board.table.features, shape)
     if exits is not None:
@@ -128,7 +139,7 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
         j.rely("bf.road-exit-kill-zone")
         if not band.intersects(exits):
             if j.options.road_exit_kill_zone == "required":
-                j.violate(
+                j.reject(
                     "bf.road_exit_not_covered",
                     f"the kill zone must take in part of {zunit.zone}'s road exit",
                     ["OZ.Basic.E"],
@@ -140,12 +151,12 @@ def judge_garrison_fire(j: Judgement, action: GarrisonFire) -> str:
                 f"the kill zone misses {zunit.zone}'s road exit",
                 ["OZ.Basic.E"],
                 unit=action.unit,
-                zone=zunit.zone,
+                details={"zone": zunit.zone},
             )
     return f"{action.unit} fires from {zunit.zone}'s border at {action.target}"
 
 
-def judge_support(j: Judgement, action: Support) -> str:
+def _support(j: Ctx, action: Support) -> str:
     """A battery on the table names itself as support of this turn's assault on a zone: the
     zone's border must be within its range and no woods between (BF.Range, OZ.Assault.B.5)."""
     battery = table_unit(j.state, action.unit)
@@ -155,7 +166,7 @@ def judge_support(j: Judgement, action: Support) -> str:
         (a for a in zstate.assaults if a.zone == action.zone and a.turn == zstate.turn), None
     )
     if battery is None or zunit is None or zunit.type != "artillery" or zunit.zone is not None:
-        j.violate(
+        j.reject(
             "oz.bad_support",
             f"{action.unit} is not a battery on the table",
             ["OZ.Assault.B.5"],
@@ -163,7 +174,7 @@ def judge_support(j: Judgement, action: Support) -> str:
         )
         return ""
     if assault is None or assault.attacker != zunit.side:
-        j.violate(
+        j.reject(
             "oz.no_assault",
             f"{zunit.side} declared no assault on {action.zone} this turn",
             ["OZ.Assault.A", "OZ.Assault.B.5"],
@@ -171,18 +182,17 @@ def judge_support(j: Judgement, action: Support) -> str:
         )
         return ""
     if zstate.phase != "charge_declaration":
-        j.violate(
+        j.reject(
             "bf.wrong_phase",
             "support is named in the charge declaration phase",
             ["OZ.Sequence"],
-            phase=zstate.phase,
-            allowed=["charge_declaration"],
+            details={"phase": zstate.phase, "allowed": ["charge_declaration"]},
         )
         return ""
     shape = outline(j.board, action.zone)
     near = nearest_points(shape.exterior, Point(battery.at))[0]
     _kill_zone(j, battery.id, battery.at, (near.x, near.y))
-    if not j.legal:
+    if j.refused:
         return ""
     j.rely("oz.support-secondary")
     j.effect(
@@ -190,6 +200,45 @@ def judge_support(j: Judgement, action: Support) -> str:
         f"{battery.id} supports the assault on {action.zone}; no Secondary Fire for it this turn",
         ["OZ.Assault.B.5"],
         by=[battery.id],
-        zone=action.zone,
+        details={"zone": action.zone},
     )
     return f"{battery.id} supports the assault on {action.zone}"
+
+
+def judge_fire(j: Ctx, action: Fire) -> Ruling:
+    return j.finish(_fire(j, action))
+
+
+def judge_bombard(j: Ctx, action: Bombard) -> Ruling:
+    return j.finish(_bombard(j, action))
+
+
+def judge_garrison_fire(j: Ctx, action: GarrisonFire) -> Ruling:
+    return j.finish(_garrison_fire(j, action))
+
+
+def judge_support(j: Ctx, action: Support) -> Ruling:
+    return j.finish(_support(j, action))
+
+
+# -- application ------------------------------------------------------------------------
+
+
+def apply_bombard(board: Board, state: State, action: Bombard, out: BombardOutcome) -> State:
+    """The zone part's losses; units it removed are gone from the table."""
+    zones = oz_fire.apply_bombard(board.zones, state.zones, action, out.zones)
+    return sync_table(board, state, zones)
+
+
+def apply_support(board: Board, state: State, action: Support, out: NoOutcome) -> State:
+    """The battery is named in this turn's assault on the zone (OZ.Assault.B.5)."""
+    zones = state.zones.model_copy(deep=True)
+    for a in zones.assaults:
+        if a.zone == action.zone and a.turn == zones.turn:
+            a.batteries.append(action.unit)
+    return state.model_copy(update={"zones": zones})
+
+
+def apply_nothing(board: Board, state: State, action: Fire | GarrisonFire, out: NoOutcome) -> State:
+    """Fire that hits nobody the rules keep track of changes nothing."""
+    return state.model_copy(deep=True)

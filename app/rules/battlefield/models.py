@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
+from app.rules.dispatch import Outcome
 from app.rules.objective_zones import models as oz
 from app.rules.terrain import models as tr
 
@@ -197,22 +198,61 @@ class Support(_Model):
     zone: str
 
 
-ACTION_MODELS: dict[str, type[BaseModel]] = {
-    "move": Move,
-    "charge": Charge,
-    "hold": Hold,
-    "fire": Fire,
-    "bombard": Bombard,
-    "garrison_fire": GarrisonFire,
-    "support": Support,
-    "transfer": oz.Transfer,
-    "withdraw": oz.Withdraw,
-    "unlimber": oz.Unlimber,
-    "morale_test": oz.MoraleTest,
-    "continue_melee": oz.ContinueMelee,
-}
-ZONE_ACTIONS = (oz.Transfer, oz.Withdraw, oz.Unlimber, oz.MoraleTest, oz.ContinueMelee)
-"""Actions the objective-zone part judges alone."""
+Action = (
+    Move
+    | Charge
+    | Hold
+    | Fire
+    | Bombard
+    | GarrisonFire
+    | Support
+    | oz.Transfer
+    | oz.Withdraw
+    | oz.Unlimber
+    | oz.MoraleTest
+    | oz.ContinueMelee
+)
+"""Every battlefield action (discriminated by ``kind``); the last five are the objective-zone
+part's own, judged by it alone."""
+
+
+# -- outcomes: what a legal ruling hands its apply (app.rules.dispatch) -----------------------
+
+
+class ZoneEntry(Outcome):
+    """Where a unit entering a zone stands (the objective-zone part's enter ruling)."""
+
+    zone: str
+    at: oz.Location
+    sector: int | None = None
+
+
+class AssaultDeclared(Outcome):
+    """The assault a charge declared (the objective-zone part's declaration ruling)."""
+
+    zone: str
+    defender: str
+
+
+class MoveOutcome(Outcome):
+    """What a legal move or charge changes: where the unit ends (or was destroyed by a broken
+    wheel), the zone it left or entered, the assault it declared or joined, and what it has
+    spent of its allowance and prolonge this turn."""
+
+    end: Point
+    destroyed_at: Point | None = None
+    left: str | None = None
+    zone_enter: ZoneEntry | None = None
+    assault: AssaultDeclared | None = None
+    joins: str | None = None
+    spent: float | None = None
+    prolonged: float | None = None
+
+
+class BombardOutcome(Outcome):
+    """The objective-zone part's outcome of fire at a zone."""
+
+    zones: oz.BombardOutcome = Field(default_factory=oz.BombardOutcome)
 
 
 class UnitParams(_Model):

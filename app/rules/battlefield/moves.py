@@ -14,11 +14,11 @@ from typing import Any
 from shapely.geometry import LineString, Point
 from shapely.ops import substring
 
-from app.rules.battlefield.compose import Judgement
-from app.rules.battlefield.models import Charge, Hold, Move, State
+from app.rules.battlefield.models import Board, Charge, Hold, Move, MoveOutcome, State
 from app.rules.battlefield.models import Point as XY
 from app.rules.battlefield.table import (
     WOODS,
+    Ctx,
     at_road_exit,
     off_table,
     on_border,
@@ -28,34 +28,35 @@ from app.rules.battlefield.table import (
     table_view,
     zone_unit,
 )
+from app.rules.dispatch import NoOutcome
 from app.rules.objective_zones import models as oz
-from app.rules.objective_zones.common import garrison
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
+from app.rules.objective_zones.zones import garrison
+from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
-from app.rules.terrain.rules import PROLONGE_CAP
+from app.rules.terrain.ground import PROLONGE_CAP
 from app.rules.terrain.ruleset import TerrainRuleset
 
 TERRAIN = TerrainRuleset()
 ZONES = ObjectiveZonesRuleset()
 
 
-def _phase(j: Judgement, kind: str, phases: tuple[str, ...]) -> bool:
+def _phase(j: Ctx, kind: str, phases: tuple[str, ...]) -> bool:
     phase = j.state.zones.phase
     if phase in phases:
         return True
-    j.violate(
+    j.reject(
         "bf.wrong_phase",
         f"a {kind} belongs to the {' or '.join(phases)} phase, not {phase}",
         ["OZ.Sequence"],
-        phase=phase,
-        allowed=list(phases),
+        details={"phase": phase, "allowed": list(phases)},
     )
     return False
 
 
 def _leave(
-    j: Judgement, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY], charge: bool
+    j: Ctx, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY], charge: bool
 ) -> tuple[tr.Unit, list[XY]] | None:
     """Judge leaving ``zunit.zone``; return the unit placed where its table path starts and
     the waypoints still to judge, or None when leaving is refused."""
@@ -73,17 +74,17 @@ def _leave(
         start, rest = path[0], list(path[1:])
         exit_point = start
         if not on_border(shape, start):
-            j.violate(
+            j.reject(
                 "bf.not_on_border",
                 f"{unit.id} leaves {zone.id} from a point of its "
                 "border: the path's first point is not on it",
                 ["BF.Leave"],
                 unit=unit.id,
-                zone=zone.id,
+                details={"zone": zone.id},
             )
             return None
         if not rest:
-            j.violate(
+            j.reject(
                 "bf.no_path",
                 f"{unit.id} names no point beyond {zone.id}'s border",
                 ["BF.Leave"],
@@ -107,7 +108,7 @@ def _leave(
     return unit.model_copy(update={"at": (float(start[0]), float(start[1]))}), rest
 
 
-def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
+def _turn_budget(j: Ctx, unit: tr.Unit, details: dict[str, Any]) -> None:
     """Allowance and prolonge are per turn: add this move to what the unit has already spent
     in this player turn (T.Scenario, A.45)."""
     spent = j.state.moved.get(unit.id, 0.0)
@@ -116,15 +117,13 @@ def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
     if spent > 0:
         j.cite("T.Scenario")
         if spent + cost > unit.movement + TOLERANCE:
-            j.violate(
+            j.reject(
                 "bf.allowance_spent",
                 f"{unit.id} already moved {spent:g} yards this "
                 f"turn; {cost:g} more exceeds its {unit.movement:g}",
                 ["T.Scenario"],
                 unit=unit.id,
-                spent=spent,
-                cost=cost,
-                allowance=unit.movement,
+                details={"spent": spent, "cost": cost, "allowance": unit.movement},
             )
     if unit.type != "artillery" or unit.limbered:
         return
@@ -136,18 +135,17 @@ def _turn_budget(j: Judgement, unit: tr.Unit, details: dict[str, Any]) -> None:
     j.details["prolonged"] = round(before + into, 2)
     j.cite("A.45")
     if before + into > PROLONGE_CAP + TOLERANCE:
-        j.violate(
+        j.reject(
             "bf.prolonge_spent",
             f"{unit.id} was prolonged {before:g} yards into woods "
             f"this turn; {into:g} more exceeds 20",
             ["A.45"],
             unit=unit.id,
-            prolonged=before,
-            more=into,
+            details={"prolonged": before, "more": into},
         )
 
 
-def _zone_entered(j: Judgement, line: LineString, leaving: str | None) -> tuple[str, float] | None:
+def _zone_entered(j: Ctx, line: LineString, leaving: str | None) -> tuple[str, float] | None:
     """The first zone the path crosses into (id, yards along the path); a Class A zone only
     when the path ends in it."""
     end = Point(line.coords[-1])
@@ -165,7 +163,7 @@ def _zone_entered(j: Judgement, line: LineString, leaving: str | None) -> tuple[
     return best
 
 
-def _enemy_a_zones_crossed(j: Judgement, unit: tr.Unit, line: LineString) -> list[str]:
+def _enemy_a_zones_crossed(j: Ctx, unit: tr.Unit, line: LineString) -> list[str]:
     out = []
     for zid, shape in outlines(j.board).items():
         if j.board.zones.zones[zid].zone_class != "A" or not pieces(line, shape):
@@ -175,14 +173,14 @@ def _enemy_a_zones_crossed(j: Judgement, unit: tr.Unit, line: LineString) -> lis
     return out
 
 
-def judge_move(j: Judgement, action: Move | Charge) -> str:
+def _move(j: Ctx, action: Move | Charge) -> str:
     """Judge a move or a charge; return the summary of a legal one."""
     charge = isinstance(action, Charge)
     kind = "charge" if charge else "move"
     unit = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
     if unit is None or unit.destroyed:
-        j.violate(
+        j.reject(
             "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
         )
         return ""
@@ -200,12 +198,12 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
     entered = _zone_entered(j, line, leaving)
     for zid in _enemy_a_zones_crossed(j, unit, line):
         if entered is None or entered[0] != zid:
-            j.violate(
+            j.reject(
                 "bf.enemy_zone_in_path",
                 f"{unit.id} cannot pass through {zid}: the enemy holds it",
                 ["OZ.Class", "BF.Enter"],
                 unit=unit.id,
-                zone=zid,
+                details={"zone": zid},
             )
     on_table_path = line
     if entered is not None:
@@ -213,18 +211,18 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
         j.cite("BF.Enter")
         shape = outline(j.board, zid)
         if not shape.covers(Point(line.coords[-1])):
-            j.violate(
+            j.reject(
                 "bf.through_zone",
                 f"{unit.id} enters {zid} on the way: a move that "
                 "crosses a zone's border ends in it",
                 ["BF.Enter"],
                 unit=unit.id,
-                zone=zid,
+                details={"zone": zid},
             )
         if j.board.zones.zones[zid].zone_class != "A":
             on_table_path = substring(line, 0, at)
         if zunit is None:
-            j.violate(
+            j.reject(
                 "bf.not_a_zone_unit",
                 f"{unit.id} is a {unit.type}: only battalions and batteries enter zones",
                 ["OZ.Capacity", "BF.Enter"],
@@ -244,7 +242,7 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
         if "destroyed_at" in ruling.details:
             j.details["destroyed_at"] = ruling.details["destroyed_at"]
             entered = None
-    if not j.legal:
+    if j.refused:
         return ""
     if entered is not None and zunit is not None:
         _enter(j, zunit, entered[0], action, charge)
@@ -254,7 +252,7 @@ def judge_move(j: Judgement, action: Move | Charge) -> str:
     return f"{unit.id} {'charges' if charge else 'moves'}{target}"
 
 
-def _enter(j: Judgement, zunit: oz.Unit, zid: str, action: Move | Charge, charge: bool) -> None:
+def _enter(j: Ctx, zunit: oz.Unit, zid: str, action: Move | Charge, charge: bool) -> None:
     zstate = j.state.zones
     if "left" in j.details:  # judged as if already out of the zone it leaves
         units = [
@@ -280,7 +278,7 @@ def _enter(j: Judgement, zunit: oz.Unit, zid: str, action: Move | Charge, charge
             f"{zunit.id} joins the assault on {zid}",
             ["OZ.Assault.A", "BF.Charge"],
             unit=zunit.id,
-            zone=zid,
+            details={"zone": zid},
         )
         j.details["joins"] = zid
         return
@@ -290,10 +288,10 @@ def _enter(j: Judgement, zunit: oz.Unit, zid: str, action: Move | Charge, charge
     j.take(ruling, "assault")
 
 
-def judge_hold(j: Judgement, action: Hold) -> str:
+def _hold(j: Ctx, action: Hold) -> str:
     unit = table_unit(j.state, action.unit)
     if unit is None or unit.destroyed:
-        j.violate(
+        j.reject(
             "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
         )
         return ""
@@ -304,69 +302,78 @@ def judge_hold(j: Judgement, action: Hold) -> str:
         f"{unit.id} is {action.posture}",
         ["BF.Posture", "A.47"],
         unit=unit.id,
-        posture=action.posture,
+        details={"posture": action.posture},
     )
     return f"{unit.id} is ordered {action.posture}"
+
+
+def judge_move(j: Ctx, action: Move | Charge) -> Ruling:
+    return j.finish(_move(j, action))
+
+
+def judge_hold(j: Ctx, action: Hold) -> Ruling:
+    return j.finish(_hold(j, action))
 
 
 # -- application ------------------------------------------------------------------------
 
 
-def apply_move(j: Judgement, action: Move | Charge, details: dict[str, Any]) -> State:
-    state = j.state
+def apply_move(board: Board, state: State, action: Move | Charge, out: MoveOutcome) -> State:
     uid = action.unit
     zstate = state.zones.model_copy(deep=True)
     zunits = {u.id: u for u in zstate.units}
-    end = tuple(details["end"])
-    destroyed_at = details.get("destroyed_at")
     table_units = []
     for u in state.table.units:
         if u.id == uid:
             if isinstance(action, Charge):
                 u = u.model_copy()
-            elif destroyed_at is not None:
-                u = u.model_copy(update={"at": tuple(destroyed_at), "destroyed": True})
+            elif out.destroyed_at is not None:
+                u = u.model_copy(update={"at": tuple(out.destroyed_at), "destroyed": True})
             else:
-                u = u.model_copy(update={"at": end})
+                u = u.model_copy(update={"at": tuple(out.end)})
         table_units.append(u)
     zu = zunits.get(uid)
-    if zu is not None and "left" in details and not isinstance(action, Charge):
+    if zu is not None and out.left is not None and not isinstance(action, Charge):
         zu.zone, zu.at, zu.sector, zu.entered_turn = None, "board", None, None
-    if zu is not None and "zone_enter" in details:
-        d = details["zone_enter"]
-        zu.zone, zu.at, zu.sector = d["zone"], d["at"], d["sector"]
+    if zu is not None and out.zone_enter is not None:
+        entry = out.zone_enter
+        zu.zone, zu.at, zu.sector = entry.zone, entry.at, entry.sector
         zu.entered_turn = zstate.turn
-    if destroyed_at is not None and zu is not None:
+    if out.destroyed_at is not None and zu is not None:
         zstate.units = [u for u in zstate.units if u.id != uid]
         zstate.removed = [*zstate.removed, uid]
     charges = list(state.table.charges)
     if isinstance(action, Charge):
         charges = [c for c in charges if c.unit != uid]
         charges.append(tr.Charge(unit=uid, path=list(action.path)))
-        if "assault" in details:
-            d = details["assault"]
+        if out.assault is not None:
             zstate.assaults.append(
                 oz.Assault(
-                    zone=d["zone"],
+                    zone=out.assault.zone,
                     attacker=zunits[uid].side,
-                    defender=d["defender"],
+                    defender=out.assault.defender,
                     units=[uid],
                     turn=zstate.turn,
                 )
             )
-        if "joins" in details:
+        if out.joins is not None:
             for a in zstate.assaults:
-                if a.zone == details["joins"] and a.turn == zstate.turn:
+                if a.zone == out.joins and a.turn == zstate.turn:
                     a.units.append(uid)
     table = state.table.model_copy(update={"units": table_units, "charges": charges})
     postures = {**state.postures, uid: "advancing"}
     moved = dict(state.moved)
     prolonged = dict(state.prolonged)
-    if "spent" in details:
-        moved[uid] = float(details["spent"])
-    if "prolonged" in details:
-        prolonged[uid] = float(details["prolonged"])
+    if out.spent is not None:
+        moved[uid] = out.spent
+    if out.prolonged is not None:
+        prolonged[uid] = out.prolonged
     return State(table=table, zones=zstate, postures=postures, moved=moved, prolonged=prolonged)
+
+
+def apply_hold(board: Board, state: State, action: Hold, out: NoOutcome) -> State:
+    postures = {**state.postures, action.unit: action.posture}
+    return state.model_copy(update={"postures": postures}, deep=True)
 
 
 def _rating(feature: tr.Feature) -> str | None:
@@ -383,7 +390,7 @@ def _rating(feature: tr.Feature) -> str | None:
     return None
 
 
-def cover_of(j: Judgement, uid: str) -> dict[str, Any]:
+def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
     """The cover a unit has now: protective cover counts in a melee only while the unit is
     Holding and not engaged (A.47); prepared earthworks do not depend on posture (A.41)."""
     unit = table_unit(j.state, uid)

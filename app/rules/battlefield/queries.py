@@ -4,17 +4,18 @@ the scenario check (terrain guidance plus the suggested zone sizes, OZ.Display.B
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from shapely.geometry import Polygon
 
-from app.rules.base import InvalidQuery, QuerySpec
+from app.rules.base import InvalidQuery
 from app.rules.battlefield import results
-from app.rules.battlefield.compose import Judgement
-from app.rules.battlefield.models import Board, Options, State, UnitParams
+from app.rules.battlefield.models import Board, UnitParams
 from app.rules.battlefield.moves import TERRAIN, ZONES, cover_of
-from app.rules.battlefield.table import outline, road_exit, table_view
+from app.rules.battlefield.table import Ctx, outline, road_exit, table_view
+from app.rules.dispatch import Query
 from app.rules.objective_zones import models as oz
 from app.rules.terrain import models as tr
 
@@ -28,13 +29,6 @@ SUGGESTED: dict[str, tuple[float, float]] = {
 }
 """Suggested largest diameters in yards by class (OZ.Display.B); Class F: its width."""
 F_DEPTH = (150.0, 200.0)
-
-
-def _load(board: Any, state: Any, options: Any) -> tuple[Board, State, Options]:
-    b = board if isinstance(board, Board) else Board.model_validate(board)
-    s = state if isinstance(state, State) else State.model_validate(state)
-    o = options if isinstance(options, Options) else Options.model_validate(options or {})
-    return b, s, o
 
 
 def size_of(shape: Polygon) -> tuple[float, float]:
@@ -74,9 +68,8 @@ def zone_sizes(board: Board) -> list[dict[str, Any]]:
     return findings
 
 
-def run_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any]:
-    b, s, o = _load(board, state, options)
-    p = params if isinstance(params, oz.ZoneParams) else oz.ZoneParams.model_validate(params)
+def run_zone(ctx: Ctx, p: oz.ZoneParams) -> dict[str, Any]:
+    b, s, o = ctx.board, ctx.state, ctx.options
     if p.zone not in b.outlines:
         raise InvalidQuery(f"unknown zone {p.zone!r}")
     out: dict[str, Any] = ZONES.queries()["zone"].run(b.zones, s.zones, o.zones(), p)
@@ -95,21 +88,23 @@ def run_zone(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any
     return out
 
 
-def run_allocation_options(board: Any, state: Any, options: Any, params: Any) -> Any:
-    b, s, o = _load(board, state, options)
-    return ZONES.queries()["allocation-options"].run(b.zones, s.zones, o.zones(), params)
+def run_allocation_options(ctx: Ctx, p: oz.AllocationOptionsParams) -> Any:
+    b, s, o = ctx.board, ctx.state, ctx.options
+    return ZONES.queries()["allocation-options"].run(b.zones, s.zones, o.zones(), p)
 
 
-def _terrain_query(name: str) -> Any:
-    def run(board: Any, state: Any, options: Any, params: Any) -> Any:
-        b, s, o = _load(board, state, options)
-        return TERRAIN.queries()[name].run(b.table, table_view(b, s), o.terrain(), params)
+def _terrain_query(name: str) -> Callable[[Ctx, Any], Any]:
+    """The terrain part's query ``name``, asked of the table as it stands."""
+
+    def run(ctx: Ctx, params: Any) -> Any:
+        view = table_view(ctx.board, ctx.state)
+        return TERRAIN.queries()[name].run(ctx.board.table, view, ctx.options.terrain(), params)
 
     return run
 
 
-def run_scenario_check(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any]:
-    b, s, o = _load(board, state, options)
+def run_scenario_check(ctx: Ctx, params: BaseModel) -> dict[str, Any]:
+    b, s, o = ctx.board, ctx.state, ctx.options
     out: dict[str, Any] = TERRAIN.queries()["scenario-check"].run(
         b.table, table_view(b, s), o.terrain(), params
     )
@@ -119,16 +114,13 @@ def run_scenario_check(board: Any, state: Any, options: Any, params: Any) -> dic
     return out
 
 
-def run_cover(board: Any, state: Any, options: Any, params: Any) -> dict[str, Any]:
-    b, s, o = _load(board, state, options)
-    p = params if isinstance(params, UnitParams) else UnitParams.model_validate(params)
-    j = Judgement(b, s, o)
+def run_cover(ctx: Ctx, p: UnitParams) -> dict[str, Any]:
     try:
-        out = cover_of(j, p.unit)
+        out = cover_of(ctx, p.unit)
     except KeyError:
         raise InvalidQuery(f"unknown unit {p.unit!r}") from None
-    out["citations"] = [c.section for c in j.citations]
-    out["interpretations"] = [i.id for i in j.interpretations]
+    out["citations"] = ctx.cited_ids()
+    out["interpretations"] = ctx.relied_ids()
     return out
 
 
@@ -136,49 +128,49 @@ class _NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
-SPECS: dict[str, QuerySpec] = {
-    "zone": QuerySpec(
+QUERIES: tuple[Query[Ctx, Any], ...] = (
+    Query(
         "zone",
-        "A zone's display (sectors, In-Transit, contested) and its "
-        "outline, size and road exit on the table.",
+        "A zone's display (sectors, In-Transit, contested) and its outline, size and road exit "
+        "on the table.",
         oz.ZoneParams,
         run_zone,
-        result=results.Zone,
+        results.Zone,
     ),
-    "allocation-options": QuerySpec(
+    Query(
         "allocation-options",
         "What a side may allocate in a pending assault (its own units only).",
         oz.AllocationOptionsParams,
         run_allocation_options,
-        result=results.AllocationOptions,
+        results.AllocationOptions,
     ),
-    "line-of-sight": QuerySpec(
+    Query(
         "line-of-sight",
         "Is the sight line between two points clear?",
         tr.LosParams,
         _terrain_query("line-of-sight"),
-        result=results.LineOfSight,
+        results.LineOfSight,
     ),
-    "terrain-at": QuerySpec(
+    Query(
         "terrain-at",
         "The terrain features at a point.",
         tr.TerrainAtParams,
         _terrain_query("terrain-at"),
-        result=results.TerrainAt,
+        results.TerrainAt,
     ),
-    "scenario-check": QuerySpec(
+    Query(
         "scenario-check",
-        "Scenario-design guidance: terrain layout "
-        "and the suggested zone sizes (findings, never refusals).",
+        "Scenario-design guidance: terrain layout and the suggested zone sizes (findings, never "
+        "refusals).",
         _NoParams,
         run_scenario_check,
-        result=results.ScenarioCheck,
+        results.ScenarioCheck,
     ),
-    "cover": QuerySpec(
+    Query(
         "cover",
         "Does a unit get protective cover now (A.47): in cover, Holding and not engaged?",
         UnitParams,
         run_cover,
-        result=results.Cover,
+        results.Cover,
     ),
-}
+)

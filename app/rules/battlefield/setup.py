@@ -13,7 +13,7 @@ from app.rules.battlefield.table import road_exit
 from app.rules.judgement import Catalogs, Judgement
 from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.catalog import CATALOG as OZ_CATALOG
-from app.rules.objective_zones.ruleset import build as build_zones
+from app.rules.objective_zones.setup import build as build_zones
 from app.rules.terrain import models as tr
 from app.rules.terrain.catalog import CATALOG as TERRAIN_CATALOG
 from app.rules.terrain.setup import build as build_table

@@ -1,4 +1,5 @@
-"""The table: zone outlines, road exits, and which units stand on the table (pure, yards)."""
+"""The table: the per-ruling judgement type, zone outlines, road exits, and which units stand
+on the table (pure, yards)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,28 @@ from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 from shapely.ops import unary_union
 
-from app.rules.battlefield.models import EDGE_TOLERANCE, Board, State
+from app.rules.battlefield.catalog import INTERPRETATION_BY_ID, OWN
+from app.rules.battlefield.models import EDGE_TOLERANCE, Board, Options, State
+from app.rules.judgement import Catalogs, GameJudgement
 from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.catalog import CATALOG as OZ_CATALOG
 from app.rules.terrain import models as tr
+from app.rules.terrain.catalog import CATALOG as TERRAIN_CATALOG
 from app.rules.terrain.geometry import HEAVY, LIGHT, placed, shape_of
+
+Ctx = GameJudgement[Board, State, Options]
+"""One battlefield judgement: the kit's bookkeeping and the game it judges. It gathers the
+rulings of the ``terrain`` and ``objective-zones`` parts it asks (:meth:`Judgement.take`);
+every citation keeps the ruleset that defines its section."""
+
+SOURCES = Catalogs(OWN, OZ_CATALOG, TERRAIN_CATALOG)
+"""Battlefield's own sections first, then the parts' (each cited as its home ruleset)."""
+
+
+def judging(board: Board, state: State, options: Options, dice: Sequence[int] = ()) -> Ctx:
+    """A fresh judgement of this game."""
+    return GameJudgement(SOURCES, INTERPRETATION_BY_ID, board, state, options, dice)
+
 
 WOODS = HEAVY | LIGHT
 """Features that stop an artillery kill zone (A.44, A.45)."""
@@ -91,3 +110,28 @@ def zone_at(board: Board, at: Sequence[float]) -> str | None:
         if shape.covers(pt):
             return zid
     return None
+
+
+def sync_table(board: Board, before: State, zones: oz.State) -> State:
+    """The state after the zone part changed: units it removed are gone from the table,
+    attackers it placed in a zone stand where their charge ended."""
+    gone = set(zones.removed) - set(before.zones.removed)
+    old = {u.id: u for u in before.zones.units}
+    charges = {c.unit: c for c in before.table.charges}
+    units = []
+    for u in before.table.units:
+        if u.id in gone:
+            u = u.model_copy(update={"destroyed": True})
+        now = next((z for z in zones.units if z.id == u.id), None)
+        was = old.get(u.id)
+        if (
+            now is not None
+            and was is not None
+            and now.zone
+            and was.zone != now.zone
+            and u.id in charges
+        ):
+            u = u.model_copy(update={"at": tuple(charges[u.id].path[-1])})
+        units.append(u)
+    table = before.table.model_copy(update={"units": units})
+    return before.model_copy(update={"table": table, "zones": zones})

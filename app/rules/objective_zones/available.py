@@ -24,7 +24,7 @@ from app.rules.objective_zones.catalog import CATALOG
 from app.rules.objective_zones.models import Board, State, Unit
 
 
-def _unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
+def unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
     """(kind, section) pairs open to ``unit`` in the current phase."""
     phase = state.phase
     out: list[tuple[str, str]] = []
@@ -55,7 +55,7 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
     for unit in state.units:
         if unit.side not in sides or unit.men <= 0:
             continue
-        pairs = _unit_kinds(state, unit)
+        pairs = unit_kinds(state, unit)
         if not pairs:
             continue
         sections = ["OZ.Sequence", *dict.fromkeys(s for _, s in pairs)]

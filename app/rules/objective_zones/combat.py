@@ -9,28 +9,30 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from app.rules.judgement import Judgement
+from app.rules.base import SealedDecision
+from app.rules.judgement import Judgement, Problem
 from app.rules.objective_zones.catalog import CATALOG, INTERPRETATION_BY_ID
-from app.rules.objective_zones.common import (
-    Ctx,
-    Problem,
-    battalions,
-    garrison,
-    pending_assault,
-    rely_capacity,
-    sector_status,
-)
 from app.rules.objective_zones.models import (
     RAISE,
     Allocation,
     Assault,
+    AssaultOutcome,
     Board,
     Options,
     State,
     Unit,
     Zone,
+    allocation_model,
 )
-from app.rules.ruling import Effect, Ruling
+from app.rules.objective_zones.zones import (
+    battalions,
+    garrison,
+    judging,
+    pending_assault,
+    rely_capacity,
+    sector_status,
+)
+from app.rules.ruling import Ruling
 
 DIE = 10
 """Melee and fire dice are d10 read 0-9 (interpretation oz.d10)."""
@@ -406,14 +408,14 @@ def resolve(
     options: Options,
     dice: Sequence[int],
 ) -> Ruling:
-    ctx = Ctx(board, state, options)
+    ctx = judging(board, state, options)
     assault = _assault_for(state, decision)
     if assault is None:
-        return ctx.illegal(
+        return ctx.refuse(
             Problem("oz.no_assault", f"No allocation {decision} is open.", ["OZ.Assault.A"])
         )
     zone = board.zones[assault.zone]
-    ctx.cite("OZ.Assault.B.1")
+    ctx.cite("OZ.Assault.B.1", *(["A.36"] if zone.fort else []))
     problems: list[Problem] = []
     for side, order in sorted(orders.items()):
         if isinstance(order, Allocation):
@@ -424,20 +426,18 @@ def resolve(
     if problems:
         if any(p.code in sector_bound for p in problems):
             rely_capacity(ctx, zone)
-        return ctx.illegal(*problems)
+        return ctx.refuse(*problems)
     if assault.defender not in orders or assault.attacker not in orders:
         ctx.rely("oz.missing-allocation")
     if not isinstance(orders.get(assault.attacker), Allocation):
-        return ctx.legal(
+        ctx.effect(
+            "oz.assault_called_off",
+            "no attacker allocation",
+            ["OZ.Assault.B.1"],
+            details={"zone": zone.id},
+        )
+        return ctx.finish(
             f"{assault.attacker} allocated no troops: the assault on {zone.id} is called off.",
-            [
-                ctx.effect(
-                    "oz.assault_called_off",
-                    "no attacker allocation",
-                    ["OZ.Assault.B.1"],
-                    details={"zone": zone.id},
-                )
-            ],
             {
                 "zone": zone.id,
                 "called_off": True,
@@ -461,7 +461,6 @@ def resolve(
     if any(units[uid].zone is None for uid in _all(eff.get(assault.defender, {}))):
         ctx.rely("oz.outside-reinforcements")
     cph = board.casualties_per_hit
-    effects: list[Effect] = []
     placements: dict[str, int] = {}
     losses: dict[str, int] = {}
     removed: list[str] = []
@@ -494,14 +493,12 @@ def resolve(
         if r.dice and units[r.unit].type != "artillery" and units[r.unit].men == 20:
             ctx.rely("oz.level-overlap")
     if fort_sector_lost(state, zone, assault.attacker):
-        effects.append(
-            ctx.effect(
-                "oz.fort_modifiers_lost",
-                f"{assault.attacker} controls a sector of the fort {zone.id}: its defenders "
-                "fight without the fort's modifiers",
-                ["A.36"],
-                details={"zone": zone.id},
-            )
+        ctx.effect(
+            "oz.fort_modifiers_lost",
+            f"{assault.attacker} controls a sector of the fort {zone.id}: its defenders "
+            "fight without the fort's modifiers",
+            ["A.36"],
+            details={"zone": zone.id},
         )
     if options.defender_guns_add_dice or any(
         units[uid].type == "artillery" for uid in _all(eff.get(assault.defender, {}))
@@ -524,29 +521,25 @@ def resolve(
         }
         if not att_bns:
             info["result"] = "not_attacked"
-            effects.append(
-                ctx.effect(
-                    "oz.not_attacked",
-                    f"sector {sector}",
-                    ["OZ.Assault.B.4"],
-                    details={"sector": sector},
-                )
+            ctx.effect(
+                "oz.not_attacked",
+                f"sector {sector}",
+                ["OZ.Assault.B.4"],
+                details={"sector": sector},
             )
             sectors[str(sector)] = info
             continue
         _spread(losses, units, att_bns, by_def)
         _spread(losses, units, def_bns, by_att)
-        effects.append(
-            ctx.effect(
-                "oz.casualties",
-                f"sector {sector}: attacker inflicts {by_att}, defender inflicts {by_def}",
-                ["OZ.Assault.C", "OZ.Scenario"],
-                details={
-                    "sector": sector,
-                    "inflicted_by_attacker": by_att,
-                    "inflicted_by_defender": by_def,
-                },
-            )
+        ctx.effect(
+            "oz.casualties",
+            f"sector {sector}: attacker inflicts {by_att}, defender inflicts {by_def}",
+            ["OZ.Assault.C", "OZ.Scenario"],
+            details={
+                "sector": sector,
+                "inflicted_by_attacker": by_att,
+                "inflicted_by_defender": by_def,
+            },
         )
         for uid in att_bns + def_bns:
             placements[uid] = sector
@@ -554,27 +547,23 @@ def resolve(
             info["result"] = "taken"
             taken += 1
             removed.extend(def_guns)
-            effects.append(
-                ctx.effect(
-                    "oz.sector_taken",
-                    f"sector {sector} was undefended",
-                    ["OZ.Assault.B.2"],
-                    by=att_bns,
-                    details={"sector": sector, "guns_lost": def_guns},
-                )
+            ctx.effect(
+                "oz.sector_taken",
+                f"sector {sector} was undefended",
+                ["OZ.Assault.B.2"],
+                by=att_bns,
+                details={"sector": sector, "guns_lost": def_guns},
             )
         elif by_att > 0 and by_att >= 3 * by_def:
             info["result"] = "shattered"
             taken += 1
             removed.extend(def_ids)
-            effects.append(
-                ctx.effect(
-                    "oz.shattered",
-                    f"sector {sector}: the defenders are shattered",
-                    ["OZ.PostMelee.D.1"],
-                    by=def_ids,
-                    details={"sector": sector},
-                )
+            ctx.effect(
+                "oz.shattered",
+                f"sector {sector}: the defenders are shattered",
+                ["OZ.PostMelee.D.1"],
+                by=def_ids,
+                details={"sector": sector},
             )
         elif options.post_melee == "sector" or by_att > by_def:
             ctx.rely("oz.d3-scope")
@@ -588,37 +577,31 @@ def resolve(
                 scope, lock = "zone", "the whole zone is locked in melee"
                 sections = ["OZ.PostMelee.D.2", "OZ.PostMelee.D.3", "OZ.PostMelee.D.4"]
                 zone_wide_engage = True
-            effects.append(
-                ctx.effect(
-                    "oz.engaged",
-                    f"sector {sector}: {lock}",
-                    sections,
-                    by=att_bns + def_bns,
-                    details={"sector": sector, "scope": scope},
-                )
+            ctx.effect(
+                "oz.engaged",
+                f"sector {sector}: {lock}",
+                sections,
+                by=att_bns + def_bns,
+                details={"sector": sector, "scope": scope},
             )
-            effects.append(
-                ctx.effect(
-                    "oz.morale_check",
-                    f"sector {sector}",
-                    ["OZ.Morale"],
-                    by=def_bns,
-                    details={"sector": sector},
-                )
+            ctx.effect(
+                "oz.morale_check",
+                f"sector {sector}",
+                ["OZ.Morale"],
+                by=def_bns,
+                details={"sector": sector},
             )
         else:
             ctx.rely("oz.d3-scope")
             info["result"] = "held"
             for uid in att_bns:
                 placements.pop(uid, None)
-            effects.append(
-                ctx.effect(
-                    "oz.assault_held",
-                    f"sector {sector}: no post-melee result",
-                    ["OZ.PostMelee.D.2"],
-                    by=def_bns,
-                    details={"sector": sector},
-                )
+            ctx.effect(
+                "oz.assault_held",
+                f"sector {sector}: no post-melee result",
+                ["OZ.PostMelee.D.2"],
+                by=def_bns,
+                details={"sector": sector},
             )
         sectors[str(sector)] = info
     if zone_wide_engage:
@@ -627,27 +610,20 @@ def resolve(
     for uid, lost in losses.items():
         if lost >= units[uid].men and uid not in removed:
             removed.append(uid)
-            effects.append(
-                ctx.effect(
-                    "oz.destroyed", f"{uid} has no castings left", ["OZ.Assault.C"], unit=uid
-                )
-            )
+            ctx.effect("oz.destroyed", f"{uid} has no castings left", ["OZ.Assault.C"], unit=uid)
     captured = taken == zone.capacity
     if captured:
-        effects.append(
-            ctx.effect(
-                "oz.zone_captured",
-                f"{assault.attacker} holds every sector of {zone.id}",
-                ["OZ.Trafficability"],
-                by=sorted(placements),
-                details={"zone": zone.id, "earliest_exit": state.turn + zone.trafficability},
-            )
+        ctx.effect(
+            "oz.zone_captured",
+            f"{assault.attacker} holds every sector of {zone.id}",
+            ["OZ.Trafficability"],
+            by=sorted(placements),
+            details={"zone": zone.id, "earliest_exit": state.turn + zone.trafficability},
         )
     engaged_final = sorted({u for u in engaged if u not in removed})
     summary = ", ".join(f"sector {k}: {v['result']}" for k, v in sectors.items())
-    return ctx.legal(
+    return ctx.finish(
         f"Assault on {zone.id}: {summary}.",
-        effects,
         {
             "zone": zone.id,
             "turn": state.turn,
@@ -680,30 +656,36 @@ def _spread(losses: dict[str, int], units: dict[str, Unit], ids: list[str], coun
 
 
 def apply(board: Board, state: State, decision: str, ruling: Ruling) -> State:
+    """The state after the resolved allocation ``decision`` (its ruling's typed outcome)."""
+    return apply_outcome(board, state, decision, AssaultOutcome.model_validate(ruling.details))
+
+
+def apply_outcome(board: Board, state: State, decision: str, out: AssaultOutcome) -> State:
+    """Casualties, placements, removals and engagements of a resolved assault or melee round;
+    the defenders of a sector left engaged test morale (OZ.Morale)."""
     new = state.model_copy(deep=True)
     assault = _assault_for(state, decision)
     if assault is None:
         return new
-    d = ruling.details
     zone = board.zones[assault.zone]
-    removed = set(d.get("removed", []))
-    engaged = set(d.get("engaged", []))
+    removed = set(out.removed)
+    engaged = set(out.engaged)
     for unit in new.units:
-        unit.men -= int(d.get("losses", {}).get(unit.id, 0))
-        sector = d.get("placements", {}).get(unit.id)
+        unit.men -= out.losses.get(unit.id, 0)
+        sector = out.placements.get(unit.id)
         if sector is not None:
             if unit.side == assault.attacker or unit.at != "garrison" or unit.zone != zone.id:
                 unit.entered_turn = state.turn
-            unit.zone, unit.at, unit.sector = zone.id, "garrison", int(sector)
+            unit.zone, unit.at, unit.sector = zone.id, "garrison", sector
             unit.engaged = False  # until this melee's result engages it again (D.2-D.4)
         if unit.id in engaged:
             unit.engaged = True
-    # OZ.Morale: the units a melee result calls on to test
+    kinds = {u.id: u.type for u in state.units}
     due = dict(new.morale_due)
-    for effect in ruling.effects:
-        if effect.kind == "oz.morale_check":
-            for uid in effect.by:
-                if uid not in removed:
+    for result in out.sectors.values():
+        if result.result == "engaged":
+            for uid in result.defenders:
+                if kinds.get(uid) != "artillery" and uid not in removed:
                     due[uid] = "melee"
     new.morale_due = due
     melees = dict(new.melees)
@@ -716,3 +698,23 @@ def apply(board: Board, state: State, decision: str, ruling: Ruling) -> State:
     new.units = [u for u in new.units if u.id not in removed]
     new.assaults = [a for a in new.assaults if a != assault]
     return new
+
+
+def sealed_decisions(state: State) -> dict[str, SealedDecision]:
+    """The troop allocations open in the Objective Combat phase: one per assault declared this
+    turn, each a sealed order of both sides (OZ.Assault.B.1)."""
+    if state.phase != "objective_combat":
+        return {}
+    out: dict[str, SealedDecision] = {}
+    for a in state.assaults:
+        if a.turn != state.turn:
+            continue
+        did = decision_id(a.zone, a.turn)
+        out[did] = SealedDecision(
+            id=did,
+            title=f"Troop allocation for the assault on {a.zone} (turn {a.turn})",
+            sides=(a.attacker, a.defender),
+            order_model=allocation_model(a.zone),
+            citation=CATALOG.cite("OZ.Assault.B.1"),
+        )
+    return out

@@ -4,18 +4,25 @@ with the assault resolution (dice, levels, D.1-D.3) on the sectors as they stand
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from app.rules.base import RulesError
+from app.rules.judgement import Problem
 from app.rules.objective_zones import combat
-from app.rules.objective_zones.common import Ctx, Problem, garrison, pending_assault
-from app.rules.objective_zones.models import Allocation, Assault, ContinueMelee, State
+from app.rules.objective_zones.models import (
+    Allocation,
+    Assault,
+    AssaultOutcome,
+    Board,
+    ContinueMelee,
+    State,
+)
+from app.rules.objective_zones.zones import Ctx, garrison, judging, other_side, pending_assault
 from app.rules.ruling import Ruling
 
 
 def melee_round(ctx: Ctx, zone_id: str) -> tuple[State, str, dict[str, Allocation]] | Problem:
     """The state with this round's assault on the books, its decision id and the orders
     (every unit stays in its sector), or why no engaged melee goes on in the zone."""
-    zone = ctx.zone(zone_id)
+    zone = ctx.board.zones.get(zone_id)
     if zone is None:
         return Problem("oz.unknown_zone", f"There is no zone {zone_id!r}.", ["OZ.Display"])
     if ctx.state.phase != "objective_combat":
@@ -27,7 +34,7 @@ def melee_round(ctx: Ctx, zone_id: str) -> tuple[State, str, dict[str, Allocatio
         )
     attacker = ctx.state.melees.get(zone.id)
     engaged = [u for u in garrison(ctx.state, zone.id) if u.engaged and u.type != "artillery"]
-    if attacker is None or {u.side for u in engaged} != {attacker, ctx.other_side(attacker)}:
+    if attacker is None or {u.side for u in engaged} != {attacker, other_side(ctx.board, attacker)}:
         return Problem(
             "oz.no_engaged_melee",
             f"No engaged melee goes on in {zone.id}.",
@@ -39,7 +46,7 @@ def melee_round(ctx: Ctx, zone_id: str) -> tuple[State, str, dict[str, Allocatio
             f"{zone.id} is assaulted this turn: the sealed allocation settles it.",
             ["OZ.Assault.A", "OZ.PostMelee.D.4"],
         )
-    defender = ctx.other_side(attacker)
+    defender = other_side(ctx.board, attacker)
     orders: dict[str, Allocation] = {}
     for side in (attacker, defender):
         sectors: dict[int, list[str]] = {}
@@ -60,24 +67,22 @@ def dice_needed(ctx: Ctx, a: ContinueMelee) -> list[int]:
     if isinstance(found, Problem):
         return []
     state, decision, orders = found
-    opts = ctx.options.model_copy(update={"attack_every_sector": False})
-    return combat.dice_needed(ctx.board, state, decision, orders, opts)
+    return combat.dice_needed(ctx.board, state, decision, orders, ctx.options)
 
 
-def judge_continue(ctx: Ctx, a: ContinueMelee, dice: Sequence[int]) -> Ruling:
+def judge_continue(ctx: Ctx, a: ContinueMelee) -> Ruling:
+    dice = ctx.dice
     found = melee_round(ctx, a.zone)
     if isinstance(found, Problem):
-        return ctx.illegal(found)
+        return ctx.refuse(found)
     state, decision, orders = found
     # only the engaged sectors are fought: the others are simply held (no B.4 check)
     opts = ctx.options.model_copy(update={"attack_every_sector": False})
     if not dice:
         need = combat.dice_needed(ctx.board, state, decision, orders, opts)
         ctx.cite("OZ.PostMelee.D.4")
-        return ctx.legal(
-            f"The melee in {a.zone} goes on: {len(need)} dice.",
-            [],
-            {"zone": a.zone, "dice": len(need)},
+        return ctx.finish(
+            f"The melee in {a.zone} goes on: {len(need)} dice.", {"zone": a.zone, "dice": len(need)}
         )
     ruling = combat.resolve(ctx.board, state, decision, orders, opts, dice)
     note = ctx.effect(
@@ -100,3 +105,10 @@ def judge_continue(ctx: Ctx, a: ContinueMelee, dice: Sequence[int]) -> Ruling:
             "details": {**ruling.details, "decision": decision},
         }
     )
+
+
+def apply_continue(board: Board, state: State, a: ContinueMelee, out: AssaultOutcome) -> State:
+    found = melee_round(judging(board, state, board.options), a.zone)
+    if isinstance(found, Problem):
+        raise RulesError(found.message)
+    return combat.apply_outcome(board, found[0], found[1], out)

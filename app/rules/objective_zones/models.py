@@ -8,6 +8,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
+from app.rules.dispatch import Outcome
+
 ZoneClass = Literal["A", "B", "C", "D", "E", "F"]
 UnitType = Literal["infantry", "cavalry", "artillery"]
 PhaseId = Literal[
@@ -271,20 +273,61 @@ class ContinueMelee(_Strict):
     zone: str
 
 
-Action = EnterZone | ExitZone | Transfer | Musketry | GarrisonFire | Bombard | DeclareAssault
-ACTION_MODELS: dict[str, type[BaseModel]] = {
-    "enter": EnterZone,
-    "exit": ExitZone,
-    "transfer": Transfer,
-    "musketry": Musketry,
-    "garrison_fire": GarrisonFire,
-    "bombard": Bombard,
-    "declare_assault": DeclareAssault,
-    "withdraw": Withdraw,
-    "unlimber": Unlimber,
-    "morale_test": MoraleTest,
-    "continue_melee": ContinueMelee,
-}
+Action = (
+    EnterZone
+    | ExitZone
+    | Transfer
+    | Musketry
+    | GarrisonFire
+    | Bombard
+    | DeclareAssault
+    | Withdraw
+    | Unlimber
+    | MoraleTest
+    | ContinueMelee
+)
+"""Every objective-zones action (discriminated by ``kind``)."""
+
+
+# -- outcomes: what a legal ruling hands its apply (app.rules.dispatch) -------------------------
+
+
+class Placement(Outcome):
+    """Where an entering or transferring unit stands afterwards (OZ.Display)."""
+
+    at: Location
+    sector: int | None = None
+
+
+class BombardOutcome(Outcome):
+    """Castings each unit of the bombarded zone lost (OZ.Basic.G)."""
+
+    losses: dict[str, int] = Field(default_factory=dict)
+
+
+class DeclareOutcome(Outcome):
+    """The side defending the assaulted zone (OZ.Assault.A)."""
+
+    defender: str
+
+
+class SectorOutcome(Outcome):
+    """One sector of a resolved assault: who defended it and its result (OZ.PostMelee.D)."""
+
+    defenders: list[str] = Field(default_factory=list)
+    result: str
+
+
+class AssaultOutcome(Outcome):
+    """What a resolved assault or melee round changes (OZ.Assault.C, OZ.PostMelee.D): where
+    units now stand, casualties, units removed or left engaged, each sector's result."""
+
+    called_off: bool = False
+    placements: dict[str, int] = Field(default_factory=dict)
+    losses: dict[str, int] = Field(default_factory=dict)
+    removed: list[str] = Field(default_factory=list)
+    engaged: list[str] = Field(default_factory=list)
+    sectors: dict[str, SectorOutcome] = Field(default_factory=dict)
 
 
 # -- the sealed order -------------------------------------------------------------------------

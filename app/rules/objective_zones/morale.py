@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Problem
 from app.rules.objective_zones.combat import DIE
-from app.rules.objective_zones.common import Ctx, Problem
-from app.rules.objective_zones.models import MoraleTest
+from app.rules.objective_zones.models import Board, MoraleTest, State
+from app.rules.objective_zones.zones import Ctx, unit_named
 from app.rules.ruling import Ruling
 
 
-def judge_morale_test(ctx: Ctx, a: MoraleTest, dice: Sequence[int]) -> Ruling:
-    unit = ctx.units.get(a.unit)
+def judge_morale_test(ctx: Ctx, a: MoraleTest) -> Ruling:
+    dice = ctx.dice
+    unit = unit_named(ctx.state, a.unit)
     if unit is None:
-        return ctx.illegal(
+        return ctx.refuse(
             Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
         )
     cause = ctx.state.morale_due.get(unit.id)
     if cause is None:
-        return ctx.illegal(
+        return ctx.refuse(
             Problem(
                 "oz.no_morale_due",
                 f"{unit.id} owes no morale test: units in a zone test only after a melee "
@@ -32,24 +33,32 @@ def judge_morale_test(ctx: Ctx, a: MoraleTest, dice: Sequence[int]) -> Ruling:
     need = ctx.board.morale_pass.get(unit.grade, 5)
     ctx.cite("OZ.Morale", "OZ.Scenario")
     if not dice:
-        return ctx.legal(
+        return ctx.finish(
             f"{unit.id} tests morale ({cause}): passes on {need} or more.",
-            [],
             {"cause": cause, "pass_from": need},
         )
     roll = dice[0] % DIE
     passed = roll >= need
     kind = "oz.morale_passed" if passed else "oz.morale_failed"
-    return ctx.legal(
+    ctx.effect(
+        kind,
+        f"{unit.id} rolled {roll}",
+        ["OZ.Morale", "OZ.Scenario"],
+        unit=unit.id,
+        details={"cause": cause, "roll": roll, "pass_from": need},
+    )
+    return ctx.finish(
         f"{unit.id} {'passes' if passed else 'fails'} its morale test ({roll} against {need}).",
-        [
-            ctx.effect(
-                kind,
-                f"{unit.id} rolled {roll}",
-                ["OZ.Morale", "OZ.Scenario"],
-                unit=unit.id,
-                details={"cause": cause, "roll": roll, "pass_from": need},
-            )
-        ],
         {"cause": cause, "roll": roll, "pass_from": need, "passed": passed},
     )
+
+
+def dice_needed(board: Board, state: State, a: MoraleTest) -> list[int]:
+    return [DIE] if a.unit in state.morale_due else []
+
+
+def apply_morale_test(board: Board, state: State, a: MoraleTest, out: NoOutcome) -> State:
+    """The test is taken: the unit owes none any more."""
+    new = state.model_copy(deep=True)
+    new.morale_due = {k: v for k, v in new.morale_due.items() if k != a.unit}
+    return new

@@ -3,8 +3,10 @@ Secondary Fire ban of supporting batteries (OZ.Assault.B.5)."""
 
 from __future__ import annotations
 
-from app.rules.objective_zones.common import Ctx, Problem, gun_load
-from app.rules.objective_zones.models import Assault, State, Unit, Unlimber
+from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Problem
+from app.rules.objective_zones.models import Assault, Board, State, Unit, Unlimber
+from app.rules.objective_zones.zones import Ctx, gun_load, unit_named
 from app.rules.ruling import Ruling
 
 
@@ -54,7 +56,7 @@ def support_problems(ctx: Ctx, side: str, batteries: list[str]) -> list[Problem]
     """Batteries named at a declaration: the declaring side's, on the table."""
     out = []
     for uid in batteries:
-        unit = ctx.units.get(uid)
+        unit = unit_named(ctx.state, uid)
         if unit is None or unit.side != side or unit.type != "artillery" or unit.zone:
             out.append(
                 Problem(
@@ -68,13 +70,13 @@ def support_problems(ctx: Ctx, side: str, batteries: list[str]) -> list[Problem]
 
 
 def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
-    unit = ctx.units.get(a.unit)
+    unit = unit_named(ctx.state, a.unit)
     if unit is None:
-        return ctx.illegal(
+        return ctx.refuse(
             Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
         )
     if ctx.state.phase != "movement":
-        return ctx.illegal(
+        return ctx.refuse(
             Problem(
                 "oz.wrong_phase",
                 f"An unlimber belongs to the movement phase, not {ctx.state.phase}.",
@@ -83,7 +85,7 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
             )
         )
     if not must_flee(ctx.state, unit) or unit.zone is None:
-        return ctx.illegal(
+        return ctx.refuse(
             Problem(
                 "oz.not_fleeing_battery",
                 f"{unit.id} is not a limbered In-Transit battery of a zone under assault.",
@@ -96,7 +98,7 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
         ctx.rely("oz.gun-stand")
     load = gun_load(ctx.state, zone, ctx.options, extra=unit)
     if load > zone.gun_limit:
-        return ctx.illegal(
+        return ctx.refuse(
             Problem(
                 "oz.gun_limit",
                 f"{zone.id}'s garrison holds {zone.gun_limit} guns at most; {unit.id} would "
@@ -106,16 +108,21 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
                 details={"guns": load, "limit": zone.gun_limit},
             )
         )
-    return ctx.legal(
+    ctx.effect(
+        "oz.garrisoned",
+        f"{unit.id} unlimbers in {zone.id}",
+        ["OZ.Basic.F", "OZ.Basic.D"],
+        unit=unit.id,
+        details={"zone": zone.id, "guns": load, "limit": zone.gun_limit},
+    )
+    return ctx.finish(
         f"{unit.id} unlimbers into the garrison of {zone.id}.",
-        [
-            ctx.effect(
-                "oz.garrisoned",
-                f"{unit.id} unlimbers in {zone.id}",
-                ["OZ.Basic.F", "OZ.Basic.D"],
-                unit=unit.id,
-                details={"zone": zone.id, "guns": load, "limit": zone.gun_limit},
-            )
-        ],
         {"zone": zone.id, "at": "garrison", "sector": None},
     )
+
+
+def apply_unlimber(board: Board, state: State, a: Unlimber, out: NoOutcome) -> State:
+    new = state.model_copy(deep=True)
+    u = next(u for u in new.units if u.id == a.unit)
+    u.at, u.sector = "garrison", None
+    return new

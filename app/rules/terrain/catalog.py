@@ -124,7 +124,8 @@ SECTIONS: tuple[RuleSection, ...] = (
         summary="Project rule (not in the text): the yards a fence or wall crossing costs, the "
         "cost of steep slopes and movement allowances are scenario data with documented "
         "defaults; a scenario's ids are unique, its references (sides) resolve and its "
-        "units stand on the table.",
+        "units stand on the table; an action names a unit on the table and a move's path has "
+        "some length and stays on the table.",
         source="project rule (not in the source text)",
     ),
     _S(

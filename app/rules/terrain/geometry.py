@@ -14,6 +14,7 @@ import shapely
 from shapely.geometry import LineString, Point, Polygon
 from shapely.geometry.base import BaseGeometry
 
+from app.rules.memo import ByIdentity
 from app.rules.terrain.models import DEFAULT_FORD_WIDTH, Board, Feature, Options, Unit
 
 HEAVY = frozenset({"heavy_woods"})
@@ -42,6 +43,8 @@ class Placed:
 
     feature: Feature
     shape: BaseGeometry
+    bounds: tuple[float, float, float, float]
+    """The shape's bounding box (min x, min y, max x, max y)."""
 
     @property
     def id(self) -> str:
@@ -52,8 +55,22 @@ class Placed:
         return self.feature.kind
 
 
-def placed(board: Board) -> list[Placed]:
-    return [Placed(f, shape_of(f)) for f in board.features]
+def _placed(board: Board) -> tuple[Placed, ...]:
+    shapes = [shape_of(f) for f in board.features]
+    return tuple(Placed(f, s, tuple(s.bounds)) for f, s in zip(board.features, shapes, strict=True))
+
+
+_PLACED_OF: ByIdentity[tuple[Placed, ...]] = ByIdentity(_placed)
+
+
+def placed(board: Board) -> tuple[Placed, ...]:
+    """The board's features with their geometry, built once per board (boards never change)."""
+    return _PLACED_OF(board)
+
+
+def may_meet(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
+    """Whether two bounding boxes overlap or touch: if not, the shapes share no point."""
+    return a[0] <= b[2] and b[0] <= a[2] and a[1] <= b[3] and b[1] <= a[3]
 
 
 def path_line(start: Sequence[float], waypoints: Sequence[Sequence[float]]) -> LineString:

@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from app.rules.dispatch import Outcome
+
 Point = tuple[float, float]
 
 FeatureKind = Literal[
@@ -215,11 +217,14 @@ class Fire(_Model):
     target: str
 
 
-ACTION_MODELS: dict[str, type[BaseModel]] = {
-    "move": Move,
-    "charge": DeclareCharge,
-    "fire": Fire,
-}
+class MoveOutcome(Outcome):
+    """Where a move's unit was destroyed by a broken wheel (A.46), if it was."""
+
+    destroyed_at: Point | None = None
+
+
+Action = Move | DeclareCharge | Fire
+"""Every terrain action (discriminated by ``kind``)."""
 
 
 def parse_point(value: Any) -> Any:

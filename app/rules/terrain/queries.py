@@ -8,6 +8,8 @@ from shapely.geometry import Point, box
 from shapely.ops import unary_union
 
 from app.rules.base import InvalidQuery
+from app.rules.dispatch import Query
+from app.rules.terrain import results
 from app.rules.terrain.geometry import (
     BUSHES,
     HEAVY,
@@ -16,17 +18,16 @@ from app.rules.terrain.geometry import (
     placed,
     point_in,
 )
+from app.rules.terrain.ground import Ctx, closed_reason, movement_cap
 from app.rules.terrain.models import (
-    Board,
     LosParams,
     Options,
     ScenarioCheckParams,
-    State,
     TerrainAtParams,
     Unit,
 )
-from app.rules.terrain.rules import closed_reason, line_of_sight, movement_cap
 from app.rules.terrain.setup import road_problem
+from app.rules.terrain.sight import line_of_sight
 
 _TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
     ("formed infantry", {"type": "infantry", "order": "formed"}),
@@ -40,10 +41,8 @@ _TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-def run_line_of_sight(
-    board: Board, state: State, options: Options, params: LosParams
-) -> dict[str, Any]:
-    return line_of_sight(board, options, params.from_, params.to)
+def run_line_of_sight(ctx: Ctx, params: LosParams) -> dict[str, Any]:
+    return line_of_sight(ctx.board, ctx.options, params.from_, params.to)
 
 
 def _meaning(kind: str, options: Options) -> tuple[dict[str, str], list[str]]:
@@ -91,9 +90,8 @@ _NOTES = {
 }
 
 
-def run_terrain_at(
-    board: Board, state: State, options: Options, params: TerrainAtParams
-) -> dict[str, Any]:
+def run_terrain_at(ctx: Ctx, params: TerrainAtParams) -> dict[str, Any]:
+    board, options = ctx.board, ctx.options
     x, y = params.at
     if not (0 <= x <= board.table.width and 0 <= y <= board.table.height):
         raise InvalidQuery("that point is off the table")
@@ -122,10 +120,9 @@ def run_terrain_at(
     }
 
 
-def run_scenario_check(
-    board: Board, state: State, options: Options, params: ScenarioCheckParams
-) -> dict[str, Any]:
+def run_scenario_check(ctx: Ctx, params: ScenarioCheckParams) -> dict[str, Any]:
     """Scenario-design guidance (A.1x, A.2x, A.3x): findings, never refusals."""
+    board = ctx.board
     table = box(0, 0, board.table.width, board.table.height)
     shapes = placed(board)
     hindering = [p.shape for p in shapes if p.kind in HEAVY | LIGHT | ROUGH | {"river"}]
@@ -183,3 +180,29 @@ def run_scenario_check(
         note(section, True, "layout guidance only; nothing to check")
     cited = sorted({f["section"] for f in findings} | {"A.1", "A.2", "A.3"})
     return {"layout": layout, "open_share": open_share, "findings": findings, "citations": cited}
+
+
+QUERIES: tuple[Query[Ctx, Any], ...] = (
+    Query(
+        "line-of-sight",
+        "Is the sight line between two points (`from`, `to` as 'x,y' yards) clear? Lists each "
+        "blocking feature with its clause.",
+        LosParams,
+        run_line_of_sight,
+        results.LineOfSight,
+    ),
+    Query(
+        "terrain-at",
+        "The features at a point (`at` as 'x,y' yards) and what each means for every unit type.",
+        TerrainAtParams,
+        run_terrain_at,
+        results.TerrainAt,
+    ),
+    Query(
+        "scenario-check",
+        "Scenario-design guidance (A.1x-A.3x): findings, never refusals.",
+        ScenarioCheckParams,
+        run_scenario_check,
+        results.ScenarioCheck,
+    ),
+)

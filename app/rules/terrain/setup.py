@@ -13,6 +13,7 @@ from shapely.geometry import LineString, Point
 from app.rules.judgement import Judgement
 from app.rules.terrain.catalog import CATALOG
 from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of, yards_text
+from app.rules.terrain.ground import closed_reason
 from app.rules.terrain.models import (
     DEFAULT_MOVEMENT,
     Board,
@@ -22,7 +23,6 @@ from app.rules.terrain.models import (
     State,
     Unit,
 )
-from app.rules.terrain.rules import closed_reason
 
 MAX_STREAM_WIDTH = 40.0  # A.22
 FORD_BRIDGE_GAP = 50.0  # A.24

@@ -11,7 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
-from app.rules.geometry import HexLayout
+from app.rules.dispatch import Outcome
+from app.rules.geometry.layout_spec import LayoutSpec
 
 _ALIASES = {"storm": "storms", "allsea": "all_sea", "sea": "all_sea"}
 
@@ -82,18 +83,6 @@ class _Frozen(BaseModel):
 
 
 # -- shared parts ---------------------------------------------------------------------------
-
-
-class LayoutSpec(_Frozen):
-    """How the map numbers its hexes (see :class:`app.rules.geometry.HexLayout`)."""
-
-    orientation: Literal["flat", "pointy"] = "flat"
-    offset: Literal["odd", "even"] = "odd"
-    col_digits: int = Field(default=2, ge=1, le=4)
-    row_digits: int = Field(default=2, ge=1, le=4)
-
-    def layout(self) -> HexLayout:
-        return HexLayout(self.orientation, self.offset, self.col_digits, self.row_digits)
 
 
 class MapArea(_Model):
@@ -347,15 +336,11 @@ Action = (
     | RemoveMarkerAction
 )
 
-ACTION_MODELS: dict[str, type[BaseModel]] = {
-    "move": MoveAction,
-    "retreat": RetreatAction,
-    "trace_supply": TraceSupplyAction,
-    "set_phase": SetPhaseAction,
-    "place_unit": PlaceUnitAction,
-    "place_marker": PlaceMarkerAction,
-    "remove_marker": RemoveMarkerAction,
-}
+
+class MoveOutcome(Outcome):
+    """What a legal move changes: where the unit ends (before an overrun target's hex)."""
+
+    end_hex: str
 
 
 # -- query parameters -----------------------------------------------------------------------

@@ -20,18 +20,11 @@ import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
-from app.rules.zoc.common import (
-    Problem,
-    check_path,
-    effect,
-    illegal,
-    legal,
-    names,
-    unit_and_path,
-)
-from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, Unit
-from app.rules.zoc.zones import Context, Zones, unit_ids
+from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
+from app.rules.zoc.paths import check_path, names, unit_and_path
+from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, unit_ids, unit_of
 
 STORMY = ("storms", "snow")
 
@@ -199,9 +192,13 @@ class Mover:
         return self._moving_step(cur, nxt, step, first)
 
     def _moving_step(self, cur: str, nxt: str, step: int, first: bool) -> StepOutcome:
-        ctx, side, out = self.ctx, self.side, StepOutcome()
+        ctx, side = self.ctx, self.side
+        cur_ezoc = ctx.zones.ezoc(cur, side)
+        nxt_ezoc = ctx.zones.ezoc(nxt, side)
+        if not cur_ezoc and not nxt_ezoc:  # 8.2 says nothing of a step outside every EZOC
+            return StepOutcome(no_zoc=ctx.no_zoc_notes(nxt, side))
+        out = StepOutcome()
         operational = self.phase == "operational_movement"
-        cur_ezoc = ctx.ezoc(cur, side)
         # Leaving ``cur``: Mud pins, Storms/Snow ends the move one hex later (no exceptions).
         exit_stop: Stop | None = None
         if cur_ezoc and ctx.weather(cur) != "clear" and self._weather_applies():
@@ -247,7 +244,6 @@ class Mover:
             )
         out.stop = exit_stop
         # Entering ``nxt``.
-        nxt_ezoc = ctx.ezoc(nxt, side)
         out.ezoc_by = unit_ids(nxt_ezoc)
         out.no_zoc = ctx.no_zoc_notes(nxt, side)
         if not nxt_ezoc:
@@ -769,3 +765,12 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
         "citations": ctx.cited_ids(),
         "interpretations": [i.id for i in ctx.interpretations()],
     }
+
+
+def apply_move(board: object, state: State, action: MoveAction, outcome: MoveOutcome) -> State:
+    """The unit stands in its end hex and has moved this phase."""
+    new = state.model_copy(deep=True)
+    unit_of(new, action.unit).hex = outcome.end_hex
+    if action.unit not in new.moved:
+        new.moved.append(action.unit)
+    return new

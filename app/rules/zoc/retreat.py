@@ -15,18 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
-from app.rules.zoc.common import (
-    Problem,
-    check_path,
-    effect,
-    illegal,
-    legal,
-    names,
-    unit_and_path,
-)
-from app.rules.zoc.models import RetreatAction, Unit
-from app.rules.zoc.zones import Context, unit_ids
+from app.rules.zoc.models import RetreatAction, State, Unit
+from app.rules.zoc.paths import check_path, names, unit_and_path
+from app.rules.zoc.zones import Context, effect, illegal, legal, unit_ids, unit_of
 
 STORMY = ("storms", "snow")
 
@@ -355,3 +349,11 @@ def _priority_problem(
         unit=unit.id,
         details={"better": hexes, "reason": reason},
     )
+
+
+def apply_retreat(board: object, state: State, action: RetreatAction, _: NoOutcome) -> State:
+    """The unit stands in the last hex of its retreat path (stays put with no path)."""
+    new = state.model_copy(deep=True)
+    if action.path:
+        unit_of(new, action.unit).hex = action.path[-1]
+    return new

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.rules.base import InvalidScenario
+from app.rules.base import InvalidScenario, PhaseSpec, Position
 from app.rules.geometry import Hex, HexIdError, HexLayout, Hexside
 from app.rules.judgement import Judgement
 from app.rules.zoc.catalog import CATALOG
@@ -256,3 +256,34 @@ def normalized_marker(marker: Marker) -> Marker:
         return marker.model_copy()
     a, b = marker.hexside.split("/")
     return marker.model_copy(update={"hexside": Hexside.between(a.strip(), b.strip()).id})
+
+
+PHASES: tuple[PhaseSpec, ...] = (
+    PhaseSpec("operational_movement", "Operational Movement Phase"),
+    PhaseSpec("combat", "Combat Phase", acts="both"),
+    PhaseSpec("exploitation", "Exploitation Phase"),
+    PhaseSpec("reserve_movement", "Reserve Movement Phase"),
+)
+"""Project default sequence of one player turn (the source gives none). In Combat both sides
+act: retreats belong to the retreating unit's side."""
+
+
+def generated_hexes(scenario: Scenario) -> int:
+    """The hexes of the map areas (rectangles), which the document does not list."""
+    return sum(
+        max(0, a.cols[1] - a.cols[0] + 1) * max(0, a.rows[1] - a.rows[0] + 1)
+        for a in scenario.areas
+    )
+
+
+def advance(state: State, nxt: Position) -> State:
+    """The state at ``nxt``, the next phase (after the last phase the next side's turn, turn
+    + 1 after the last side): every unit's start position recorded (8.2), moved list
+    cleared."""
+    new = state.model_copy(deep=True)
+    new.turn = nxt.turn
+    new.phase = nxt.phase  # type: ignore[assignment]
+    new.phasing_side = nxt.phasing_side or state.phasing_side
+    new.start_positions = {u.id: u.hex for u in new.units}
+    new.moved = []
+    return new

@@ -14,19 +14,12 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Problem
 from app.rules.ruling import Ruling
-from app.rules.zoc.common import (
-    Problem,
-    check_path,
-    effect,
-    find_unit,
-    illegal,
-    legal,
-    names,
-    without_start,
-)
-from app.rules.zoc.models import TraceSupplyAction, Unit
-from app.rules.zoc.zones import Context, unit_ids
+from app.rules.zoc.models import State, TraceSupplyAction, Unit
+from app.rules.zoc.paths import check_path, find_unit, names, without_start
+from app.rules.zoc.zones import Context, effect, illegal, legal, unit_ids
 
 
 @dataclass
@@ -290,3 +283,10 @@ def judge_trace_supply(ctx: Context, action: TraceSupplyAction) -> Ruling:
         ],
         {"unit": unit.id, "in_supply": True, "path": full, "length": len(path), "source": end},
     )
+
+
+def apply_trace_supply(
+    board: object, state: State, action: TraceSupplyAction, _: NoOutcome
+) -> State:
+    """Tracing supply changes nothing on the map."""
+    return state.model_copy(deep=True)

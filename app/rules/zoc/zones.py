@@ -11,20 +11,21 @@ bookkeeping: the sections cited and the interpretations relied on.
 from __future__ import annotations
 
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
 from app.rules.geometry import Hexside
 from app.rules.geometry.hexgrid import AXIAL_DIRECTIONS
+from app.rules.geometry.layout_spec import LayoutSpec
+from app.rules.judgement import Judgement, Mark, Problem
 from app.rules.memo import ByIdentity
-from app.rules.ruling import Citation, InterpretationRef
+from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.models import (
     ALL_SEA_TERRAIN,
     Board,
-    LayoutSpec,
     Marker,
     State,
     Unit,
@@ -267,6 +268,7 @@ class Zones:
         self._silence: dict[str, Silent | None] = {}
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
+        self._no_zoc: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {}
         self._via: set[tuple[str, str]] = set()
 
     def silence(self, unit: Unit) -> Silent | None:
@@ -322,6 +324,22 @@ class Zones:
             if silent is not None:
                 out.append(silent)
         return out
+
+    def no_zoc(self, hex_id: str, side: str) -> tuple[tuple[str, str, str], ...]:
+        """``(unit, reason, section)`` of each enemy (of ``side``) projection into ``hex_id``
+        that section 8 blocks, then of each adjacent enemy unit that projects nothing."""
+        key = (hex_id, side)
+        found = self._no_zoc.get(key)
+        if found is None:
+            notes = [
+                (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
+            ]
+            for nbr, _side in self.topo.neighbors.get(hex_id, ()):
+                notes += [
+                    (s.unit, s.reason, s.section) for s in self.silent_at(nbr) if s.side != side
+                ]
+            found = self._no_zoc[key] = tuple(notes)
+        return found
 
     def ezoc(self, hex_id: str, side: str) -> list[Unit]:
         """Units exerting an EZOC in ``hex_id`` for units of ``side`` (8.1: all other sides)."""
@@ -427,51 +445,46 @@ class Context:
         self._beachhead_sides = index.beachhead_sides
         self._moved = index.moved
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
-        self._cited: dict[str, None] = {}
-        self._interps: dict[str, None] = {}
+        self.judgement: Judgement = _Judgement(CATALOG, INTERPRETATION_BY_ID, options)
+        """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
+        self._cited_groups: set[tuple[str, ...]] = set()
+        """Groups of sections already recorded since the last :meth:`restore` (a search cites
+        the same few groups at thousands of steps: recording one again changes nothing)."""
 
     def zone_map(self) -> ZoneMap:
         """Every projection of the state at once (the ``ezoc-map`` query)."""
         return compute_zones(self.board, self.topo, self.state.units, self.state.markers)
 
-    # -- bookkeeping --------------------------------------------------------------------
+    # -- bookkeeping (the judgement kit) -------------------------------------------------
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
-        recorded, citations = _cites(section_ids)
-        cited = self._cited
-        for sid in recorded:
-            if sid not in cited:
-                cited[sid] = None
-        return citations
+        if section_ids in self._cited_groups:
+            return _cites(section_ids)[1]
+        self._cited_groups.add(section_ids)
+        return self.judgement.cite(*section_ids)
 
     def citations(self) -> tuple[Citation, ...]:
-        return tuple(CATALOG.cite(s) for s in self._cited)
+        return self.judgement.citations()
 
-    def checkpoint(self) -> tuple[dict[str, None], dict[str, None]]:
+    def checkpoint(self) -> Mark:
         """What is cited and relied on so far (to judge a layer tentatively)."""
-        return dict(self._cited), dict(self._interps)
+        return self.judgement.checkpoint()
 
-    def restore(self, mark: tuple[dict[str, None], dict[str, None]]) -> None:
+    def restore(self, mark: Mark) -> None:
         """Forget what was cited or relied on since :meth:`checkpoint`."""
-        self._cited, self._interps = dict(mark[0]), dict(mark[1])
+        self.judgement.restore(mark)
+        self._cited_groups.clear()
 
     def cited_ids(self) -> list[str]:
-        return list(self._cited)
+        return self.judgement.cited_ids()
 
     def rely(self, interpretation_id: str) -> None:
         """Record that the ruling depends on an interpretation."""
-        self._interps.setdefault(interpretation_id, None)
+        self.judgement.rely(interpretation_id)
 
     def interpretations(self) -> tuple[InterpretationRef, ...]:
-        refs = []
-        for iid in self._interps:
-            interp = INTERPRETATION_BY_ID[iid]
-            value = getattr(self.options, interp.option) if interp.option else None
-            refs.append(
-                InterpretationRef(id=iid, text=interp.reading, option=interp.option, value=value)
-            )
-        return tuple(refs)
+        return self.judgement.interpretations()
 
     # -- map facts ----------------------------------------------------------------------
 
@@ -495,15 +508,9 @@ class Context:
         if found is not None:  # its sections were cited when it was first asked for
             return list(found)
         notes: list[dict[str, Any]] = []
-        for b in self.zones.blocked_into(hex_id):
-            if b.side != side:
-                self.cite(b.section)
-                notes.append({"unit": b.unit, "reason": b.reason, "section": b.section})
-        for nbr, _side in self.topo.neighbors.get(hex_id, ()):
-            for s in self.zones.silent_at(nbr):
-                if s.side != side:
-                    self.cite(s.section)
-                    notes.append({"unit": s.unit, "reason": s.reason, "section": s.section})
+        for unit, reason, section in self.zones.no_zoc(hex_id, side):
+            self.cite(section)
+            notes.append({"unit": unit, "reason": reason, "section": section})
         self._no_zoc[key] = notes
         return list(notes)
 
@@ -561,28 +568,79 @@ class Context:
         return sections
 
 
+# -- rulings from the context (the judgement kit finishes them) ----------------------------
+
+
+def effect(ctx: Context, kind: str, message: str, sections: Sequence[str], **where: Any) -> Effect:
+    """A cited effect (``where``: unit, hex, step, by, details), not yet part of the ruling
+    (:func:`legal` and :func:`illegal` take the effects that are)."""
+    return ctx.judgement.effect(kind, message, sections, record=False, **where)
+
+
+def illegal(
+    ctx: Context,
+    p: Problem | Sequence[Problem],
+    effects: Sequence[Effect] = (),
+    details: dict[str, Any] | None = None,
+) -> Ruling:
+    """A refusal listing every problem (policy: every rule that forbids the action)."""
+    problems = [p] if isinstance(p, Problem) else list(p)
+    j = ctx.judgement
+    for q in problems:
+        j.reject_problem(q)
+    j.effects.extend(effects)
+    return j.finish("", details, refused_summary=" ".join(q.message for q in problems))
+
+
+def legal(ctx: Context, summary: str, effects: Sequence[Effect], details: dict[str, Any]) -> Ruling:
+    """The legal ruling with these effects and details."""
+    ctx.judgement.effects.extend(effects)
+    return ctx.judgement.finish(summary, details)
+
+
+class _Judgement(Judgement):
+    """The judgement kit citing each section with its listed parents (a clause of 8.2 cites
+    8.2 and 8 too), as section 8's rulings always have."""
+
+    def cite(self, *section_ids: str) -> tuple[Citation, ...]:
+        recorded, citations = _cites(section_ids)
+        self.cite_all(recorded)
+        return citations
+
+
 def _parents(section_id: str) -> list[str]:
     parts = section_id.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-_CITES: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[Citation, ...]]] = {}
+_CITES: dict[tuple[str, ...], tuple[tuple[Citation, ...], tuple[Citation, ...]]] = {}
 
 
-def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Citation, ...]]:
-    """For a group of sections, once: the ids to record (each listed parent before its
-    section) and the citations (the catalog is constant, so this is computed once per group
-    of sections, not once per searched step)."""
+def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[Citation, ...], tuple[Citation, ...]]:
+    """For a group of sections, once: the citations to record (each listed parent before its
+    section) and those of the sections themselves (the catalog is constant, so this is
+    computed once per group of sections, not once per searched step)."""
     found = _CITES.get(section_ids)
     if found is None:
         recorded: list[str] = []
         for sid in section_ids:
             recorded += [p for p in _parents(sid) if p in CATALOG]
             recorded.append(sid)
-        found = (tuple(recorded), tuple(CATALOG.cite(sid) for sid in section_ids))
+        found = (
+            tuple(CATALOG.cite(sid) for sid in recorded),
+            tuple(CATALOG.cite(sid) for sid in section_ids),
+        )
         if len(_CITES) < 4096:
             _CITES[section_ids] = found
     return found
+
+
+def unit_of(state: State, unit_id: str) -> Unit:
+    """The unit of a (copied) state, to update in place (KeyError if unknown)."""
+    for unit in state.units:
+        if unit.id == unit_id:
+            return unit
+    raise KeyError(unit_id)
 
 
 def unit_ids(units: Iterable[Unit]) -> list[str]:

@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from app.rules.geometry.hexgrid import HexLayout
+from app.rules.dispatch import Outcome
+from app.rules.geometry.layout_spec import LayoutSpec
 
 Phase = Literal[
     "charges", "movement", "defensive_fire", "offensive_fire", "melee", "morale_recovery"
@@ -79,18 +80,6 @@ class MeleeEntry(_Model):
     result: str
     retreat: int = Field(ge=0)
     loss: int = Field(default=0, ge=0)
-
-
-class LayoutSpec(_Model):
-    """How the map numbers its hexes (see :class:`app.rules.geometry.hexgrid.HexLayout`)."""
-
-    orientation: Literal["flat", "pointy"] = "flat"
-    offset: Literal["odd", "even"] = "odd"
-    col_digits: int = Field(default=2, ge=1, le=4)
-    row_digits: int = Field(default=2, ge=1, le=4)
-
-    def layout(self) -> HexLayout:
-        return HexLayout(self.orientation, self.offset, self.col_digits, self.row_digits)
 
 
 class MapSpec(_Model):
@@ -286,3 +275,33 @@ class SetPhaseAction(_Model):
 
 
 ZoiAction = MoveAction | MeleeRetreatAction | SetPhaseAction
+
+
+# -- what apply needs of a legal ruling ---------------------------------------------------------
+
+
+class Place(BaseModel):
+    """Where and how a unit stands after a move."""
+
+    model_config = ConfigDict(frozen=True)
+
+    hex: str
+    facing: int | None = None
+    formation: str | None = None
+
+
+class MoveOutcome(Outcome):
+    """A legal move's end: hex, facing and formation (the walk decides them)."""
+
+    final: Place
+
+
+class MeleeRetreatOutcome(Outcome):
+    """A legal melee retreat's end: the hex reached and the increments left (0: eliminated)."""
+
+    final_hex: str
+    increments_after: int
+
+
+Action = MoveAction | MeleeRetreatAction | SetPhaseAction
+"""Every action of the ``zoi`` ruleset."""

@@ -14,9 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.rules.ruling import Effect, Violation
+from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi.catalog import (
-    CATALOG,
     I_CARRE_START,
     I_CHANGES_AFTER_STOP,
     I_ENTRY,
@@ -27,17 +26,33 @@ from app.rules.zoi.catalog import (
     I_SHIFT,
 )
 from app.rules.zoi.facing import needs_facing
-from app.rules.zoi.game import Game, ZoneSource, is_combat, is_foot, is_mounted
 from app.rules.zoi.models import (
     EnterStep,
     FaceStep,
     FormationStep,
     LimberStep,
+    MoveAction,
+    MoveOutcome,
     Step,
     Unit,
     UnlimberStep,
+    ZoiBoard,
+    ZoiState,
 )
 from app.rules.zoi.tables import LIMBERED, ROUTED, UNLIMBERED
+from app.rules.zoi.zones import (
+    Game,
+    ZoneSource,
+    cites,
+    count_of,
+    is_combat,
+    is_foot,
+    is_mounted,
+    ruling,
+    unit_in_phase,
+    unit_of,
+    violation,
+)
 
 OPPORTUNITY_FIRE = "zoi.opportunity_fire"
 MUST_STOP = "zoi.must_stop"
@@ -50,33 +65,6 @@ CHANGE_VERB = {
     "limber": "limber",
 }
 """Step kind -> verb phrase, for messages."""
-
-
-def cites(sections: Iterable[str]) -> tuple[Any, ...]:
-    """Citations for section ids, de-duplicated, in catalog order."""
-    wanted = set(sections)
-    return tuple(CATALOG.cite(s) for s in CATALOG.ids() if s in wanted)
-
-
-def violation(
-    code: str,
-    message: str,
-    sections: Iterable[str],
-    *,
-    step: int | None = None,
-    hex: str | None = None,
-    unit: str | None = None,
-    **details: Any,
-) -> Violation:
-    return Violation(
-        code=code,
-        message=message,
-        step=step,
-        hex=hex,
-        unit=unit,
-        citations=cites(sections),
-        details=details,
-    )
 
 
 def _ids(sources: Iterable[ZoneSource]) -> tuple[str, ...]:
@@ -612,3 +600,118 @@ class Walk:
         return violation(
             "zoi.bad_formation", reason + ".", ["14.front"], step=i, hex=self.hex, unit=u.id
         )
+
+
+# -- judging a move -------------------------------------------------------------------------
+
+
+def judge_move(game: Game, action: MoveAction) -> Ruling:
+    """Walk the steps (rule 14); refuse with every rule the unit or its steps break."""
+    unit = unit_in_phase(game, action.unit, "movement", "movement", "Units move")
+    if isinstance(unit, Ruling):
+        return unit
+    pre: list[Violation] = []  # every rule that forbids the move, not only the first
+    if unit.side != game.state.phasing:
+        pre.append(
+            violation(
+                "zoi.not_phasing",
+                f"{unit.id} belongs to {unit.side}; {game.state.phasing} is phasing.",
+                ["sequence"],
+                unit=unit.id,
+            )
+        )
+    if unit.id in game.state.moved:
+        pre.append(
+            violation(
+                "zoi.already_moved",
+                f"{unit.id} has already moved this phase.",
+                ["movement"],
+                unit=unit.id,
+            )
+        )
+    walk = Walk.start(game, unit)
+    vs: tuple[Violation, ...] = ()
+    for i, step in enumerate(action.steps):
+        vs = walk.advance(i, step)
+        if vs:
+            break
+    if pre and not vs:
+        # the steps break no rule: only the unit's own checks refuse the move
+        return ruling(game, " ".join(v.message for v in pre), violations=pre)
+    if vs:
+        refused = (*pre, *vs)
+        return ruling(
+            game,
+            " ".join(v.message for v in refused),
+            violations=refused,
+            effects=walk.effects,
+            sections=["14", *walk.sections],
+            consulted=walk.consulted,
+            details=_move_details(walk),
+        )
+    return ruling(
+        game,
+        _move_summary(walk, action),
+        effects=walk.effects,
+        sections=["14", *walk.sections],
+        consulted=walk.consulted,
+        details=_move_details(walk),
+    )
+
+
+_CHANGE_NOUN = {
+    "face": "a facing change",
+    "formation": "a formation change",
+    "unlimber": "unlimbering",
+    "limber": "limbering",
+}
+_CHANGE_VERB_3RD = {
+    "face": "changes facing",
+    "formation": "changes formation",
+    "unlimber": "unlimbers",
+    "limber": "limbers",
+}
+
+
+def _move_summary(walk: Walk, action: MoveAction) -> str:
+    """One sentence: where the unit went, what it changed, where it halted, fire chances."""
+    changes = list(dict.fromkeys(s.do for s in action.steps if s.do != "enter"))
+    if len(walk.path) > 1:
+        text = f"{walk.unit.id} moves {' -> '.join(walk.path)}"
+        if walk.stopped:
+            text += " and must stop there"
+        text += f" ({walk.mp_spent} MP"
+        text += ", with " + " and ".join(_CHANGE_NOUN[c] for c in changes) if changes else ""
+        text += ")"
+    else:
+        text = f"{walk.unit.id} stays in {walk.hex} and " + " and ".join(
+            _CHANGE_VERB_3RD[c] for c in changes
+        )
+        text += f" ({walk.mp_spent} MP)"
+    n = walk.chances
+    text += "; no opportunity fire." if n == 0 else f"; {count_of(n, 'opportunity fire chance')}."
+    return text
+
+
+def _move_details(walk: Walk) -> dict[str, Any]:
+    return {
+        "path": walk.path,
+        "mp_spent": walk.mp_spent,
+        "mp_left": walk.mp_left,
+        "stopped_at": walk.stopped_at,
+        "final": {"hex": walk.hex, "facing": walk.facing, "formation": walk.formation},
+        "opportunity_fire_chances": walk.chances,
+    }
+
+
+def apply_move(
+    board: ZoiBoard, state: ZoiState, action: MoveAction, outcome: MoveOutcome
+) -> ZoiState:
+    """The unit stands where the walk ended, facing and in formation as it ended; it has moved."""
+    unit = unit_of(state, action.unit)
+    final = outcome.final
+    moved = unit.model_copy(
+        update={"hex": final.hex, "facing": final.facing, "formation": final.formation}
+    )
+    units = [moved if u.id == unit.id else u for u in state.units]
+    return state.model_copy(update={"units": units, "moved": [*state.moved, unit.id]})

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from app.rules.base import InvalidQuery, QuerySpec
-from app.rules.zoi import results
+from app.rules.base import InvalidQuery
+from app.rules.dispatch import Query
+from app.rules.zoi import results, search
 from app.rules.zoi.catalog import CATALOG, I_CARRE_DF, INTERPRETATIONS_BY_ID
-from app.rules.zoi.game import Game, is_combat
-from app.rules.zoi.models import EnterStep, ZoiBoard, ZoiOptions, ZoiState
-from app.rules.zoi.movement import OPPORTUNITY_FIRE, Walk
+from app.rules.zoi.zones import Game, is_combat
 
 
 class _Params(BaseModel):
@@ -32,13 +29,6 @@ class ReachableParams(_Params):
 class DefensiveFireParams(_Params):
     side: str | None = None
     """The side whose units may be fired on (default: the phasing side)."""
-
-
-def _game(board: Any, state: Any, options: Any) -> Game:
-    b = board if isinstance(board, ZoiBoard) else ZoiBoard.model_validate(board)
-    s = state if isinstance(state, ZoiState) else ZoiState.model_validate(state)
-    o = options if isinstance(options, ZoiOptions) else ZoiOptions.model_validate(options or {})
-    return Game(b, s, o)
 
 
 def _cite(*sections: str) -> list[dict[str, Any]]:
@@ -103,31 +93,11 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
     unit = game.units.get(unit_id)
     if unit is None:
         raise InvalidQuery(f"unknown unit {unit_id!r}")
-    start = Walk.start(game, unit)
-    labels: dict[str, list[Walk]] = {}
-    counter = 0
-    heap: list[tuple[int, int, int, Walk]] = [(0, 0, counter, start)]
-    while heap:
-        _, _, _, walk = heapq.heappop(heap)
-        if walk.stopped:
-            continue
-        for _, n in game.adjacent_on_map(walk.hex):
-            if n in walk.path:
-                continue
-            nxt = walk.fork()
-            if nxt.advance(nxt.entered, EnterStep(do="enter", hex=n)):
-                continue
-            here = labels.setdefault(n, [])
-            if any(_dominates(old, nxt) for old in here):
-                continue
-            here[:] = [old for old in here if not _dominates(nxt, old)]
-            here.append(nxt)
-            counter += 1
-            heapq.heappush(heap, (nxt.mp_spent, nxt.chances, counter, nxt))
+    labels = search.reachable_labels(game, unit)
     hexes = []
     for h in sorted(labels):
-        paths = sorted(labels[h], key=lambda w: (w.mp_spent, w.chances, w.path))
-        hexes.append({"hex": h, "paths": [_path_json(w) for w in paths]})
+        paths = sorted(labels[h], key=search.sort_key)
+        hexes.append({"hex": h, "paths": [search.path_json(w, unit.ma) for w in paths]})
     return {
         "unit": unit.id,
         "start": unit.hex,
@@ -144,29 +114,6 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
             "14.opportunity.exit",
             "14.carre",
         ),
-    }
-
-
-def _dominates(a: Walk, b: Walk) -> bool:
-    return (
-        a.mp_spent <= b.mp_spent
-        and a.chances <= b.chances
-        and (not a.stopped or b.stopped)
-        and (a.slid_only or not b.slid_only)
-    )
-
-
-def _path_json(w: Walk) -> dict[str, Any]:
-    return {
-        "path": w.path[1:],
-        "mp_spent": w.mp_spent,
-        "mp_left": w.mp_left,
-        "must_stop": w.stopped,
-        "opportunity_fire": [
-            {"hex": e.hex, "step": e.step, "by": list(e.by), "reason": e.details.get("reason")}
-            for e in w.effects
-            if e.kind == OPPORTUNITY_FIRE
-        ],
     }
 
 
@@ -211,48 +158,42 @@ def defensive_fire(game: Game, side: str | None) -> dict[str, Any]:
     }
 
 
-def _params(model: type[_Params], params: Any) -> Any:
-    return params if isinstance(params, model) else model.model_validate(params or {})
+def run_zone_map(game: Game, p: ZoneMapParams) -> dict[str, Any]:
+    return zone_map(game, p.side)
 
 
-def _run_zone_map(board: Any, state: Any, options: Any, params: Any) -> Any:
-    p = _params(ZoneMapParams, params)
-    return zone_map(_game(board, state, options), p.side)
+def run_reachable(game: Game, p: ReachableParams) -> dict[str, Any]:
+    return reachable(game, p.unit)
 
 
-def _run_reachable(board: Any, state: Any, options: Any, params: Any) -> Any:
-    p = _params(ReachableParams, params)
-    return reachable(_game(board, state, options), p.unit)
+def run_defensive_fire(game: Game, p: DefensiveFireParams) -> dict[str, Any]:
+    return defensive_fire(game, p.side)
 
 
-def _run_defensive_fire(board: Any, state: Any, options: Any, params: Any) -> Any:
-    p = _params(DefensiveFireParams, params)
-    return defensive_fire(_game(board, state, options), p.side)
-
-
-QUERIES: Mapping[str, QuerySpec] = {
-    "zone-map": QuerySpec(
+QUERIES: tuple[Query[Game, Any], ...] = (
+    Query(
         name="zone-map",
         description="Hexes in the zones projected by a side's units: which units, across "
         "which front hexside; plus that side's carrés and their adjacent hexes.",
         params=ZoneMapParams,
-        run=_run_zone_map,
+        run=run_zone_map,
         result=results.ZoneMap,
     ),
-    "reachable": QuerySpec(
+    Query(
         name="reachable",
         description="Hexes a unit can reach this phase, with the movement points and the "
         "opportunity-fire chances of each Pareto-best path.",
         params=ReachableParams,
-        run=_run_reachable,
+        run=run_reachable,
         result=results.Reachable,
     ),
-    "defensive-fire": QuerySpec(
+    Query(
         name="defensive-fire",
         description="Units of a side (default: phasing) that may be fired on in the defensive "
         "fire segment, and the enemy units entitled to fire at each.",
         params=DefensiveFireParams,
-        run=_run_defensive_fire,
+        run=run_defensive_fire,
         result=results.DefensiveFire,
     ),
-}
+)
+"""The ``zoi`` queries, answered through :meth:`ZoiRuleset.context`."""

@@ -5,11 +5,26 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.rules.ruling import Effect, Violation
+from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi.catalog import I_RETREAT_HEXES
-from app.rules.zoi.game import Game, class_keys, is_combat
-from app.rules.zoi.models import MeleeEntry, MeleeRetreatAction, Unit
-from app.rules.zoi.movement import cites, violation
+from app.rules.zoi.models import (
+    MeleeEntry,
+    MeleeRetreatAction,
+    MeleeRetreatOutcome,
+    Unit,
+    ZoiBoard,
+    ZoiState,
+)
+from app.rules.zoi.zones import (
+    Game,
+    cites,
+    class_keys,
+    count_of,
+    is_combat,
+    ruling,
+    unit_in_phase,
+    violation,
+)
 
 INCREMENT_LOST = "zoi.increment_lost"
 LOSS_AVOIDED = "zoi.loss_avoided"
@@ -180,3 +195,54 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
         "final_hex": action.path[-1] if elim_hex is None else elim_hex,
     }
     return out
+
+
+def judge_melee_retreat(game: Game, action: MeleeRetreatAction) -> Ruling:
+    """Judge a melee retreat (14.melee-retreat): the path, and the increments it costs."""
+    unit = unit_in_phase(game, action.unit, "14.melee-retreat", "melee", "Melee retreats happen")
+    if isinstance(unit, Ruling):
+        return unit
+    out = judge_retreat(game, unit, action)
+    if out.violation is not None:
+        return ruling(
+            game,
+            out.violation.message,
+            violations=(out.violation,),
+            sections=["14", *out.sections],
+            consulted=out.consulted,
+        )
+    d = out.details
+    zone_loss = (
+        f"losing {count_of(d['zone_loss'], 'increment')} to enemy zones"
+        if d["zone_loss"]
+        else "losing nothing to enemy zones"
+    )
+    summary = (
+        f"{unit.id} retreats to {d['final_hex']}, {zone_loss}"
+        + (f" and {d['result_loss']} to the melee result" if d["result_loss"] else "")
+        + f": {d['increments_before']} -> {d['increments_after']} increments"
+        + ("; eliminated." if d["eliminated"] else ".")
+    )
+    return ruling(
+        game,
+        summary,
+        effects=out.effects,
+        sections=["14", *out.sections],
+        consulted=out.consulted,
+        details=d,
+    )
+
+
+def apply_melee_retreat(
+    board: ZoiBoard, state: ZoiState, action: MeleeRetreatAction, outcome: MeleeRetreatOutcome
+) -> ZoiState:
+    """The unit stands in the hex it retreated to with the increments it kept; with none
+    left it is eliminated."""
+    if outcome.increments_after <= 0:
+        units = [u for u in state.units if u.id != action.unit]
+        return state.model_copy(
+            update={"units": units, "eliminated": [*state.eliminated, action.unit]}
+        )
+    update = {"hex": outcome.final_hex, "increments": outcome.increments_after}
+    units = [u.model_copy(update=update) if u.id == action.unit else u for u in state.units]
+    return state.model_copy(update={"units": units})

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import registry
+from app.rules.ruling import Effect, Violation
 
 BATTLE = Path(__file__).resolve().parents[3] / "scenarios" / "battlefield" / "millers-crossing.json"
 RS = registry.get("battlefield")
@@ -45,7 +46,8 @@ def test_any_path_gets_a_cited_deterministic_ruling(
     assert ruling == RS.adjudicate(BOARD, state, action, OPTIONS, dice)
     assert ruling.citations, ruling.summary
     cited = set(ruling.citations)
-    for item in [*ruling.violations, *ruling.effects]:
+    items: list[Violation | Effect] = [*ruling.violations, *ruling.effects]
+    for item in items:
         assert set(item.citations) <= cited, item
     if not ruling.legal:
         return

@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.rules import registry
-from app.rules.objective_zones.examples import EXAMPLE
 from tests.support.props import examples
 
 RS = registry.get("objective-zones")
@@ -17,7 +16,9 @@ DECISION = "allocation:mill:t1"
 
 
 def _combat_state(options: Any) -> tuple[Any, Any]:
-    board, state = RS.setup(RS.parse_scenario(EXAMPLE), options)
+    board, state = RS.setup(
+        RS.parse_scenario(registry.get("objective-zones").example_scenario()), options
+    )
     action = RS.parse_action(
         {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
     )

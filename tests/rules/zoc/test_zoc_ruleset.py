@@ -72,10 +72,10 @@ def test_shipped_scenarios_load(path: Path) -> None:
 def test_example_scenario_is_the_shipped_seed_example() -> None:
     shipped = json.loads((REPO / "scenarios/zoc/seed-example.json").read_text())
     assert RS.example_scenario() == shipped
-    from app.rules.zoc.examples import seed_example_without_infantry
+    from app.rules.base import shipped_scenario
 
     other = json.loads((REPO / "scenarios/zoc/seed-example-no-infantry.json").read_text())
-    assert seed_example_without_infantry() == other
+    assert shipped_scenario("app.rules.zoc.ruleset", "seed-example-no-infantry.json") == other
 
 
 def test_actor_side() -> None:

@@ -20,7 +20,9 @@ RS = ZoiRuleset()
 
 
 def _example() -> dict[str, Any]:
-    return RS.example_scenario()
+    example = RS.example_scenario()
+    assert example is not None
+    return example
 
 
 def _setup(scenario: dict[str, Any]) -> Any:
@@ -141,7 +143,7 @@ def test_inconsistent_scenarios_are_rejected(patch: dict[str, Any], message: str
 
 def test_bad_front_table_row_is_a_validation_error() -> None:
     scenario = {
-        **RS.example_scenario(),
+        **_example(),
         "front_table": {"infantry.line": {"faces": "vertex", "front": 3}},
     }
     with pytest.raises(ValidationError):

@@ -1,207 +1,56 @@
-"""Movement, charge and fire through terrain (A.22-A.24, A.41-A.47).
+"""Movement and charges through terrain (A.11-A.12, A.22-A.24, A.31, A.41-A.47).
 
-Each check is one early rule with its clause. :func:`judge_path` walks the features a path
-crosses, in the order it enters them, and collects problems, effects and wheel checks.
+Each check is one rule with its clause. :func:`judge_path` walks the features a path crosses,
+in the order it enters them, and records every problem, effect and wheel check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from shapely.geometry import LineString
 
-from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
-from app.rules.terrain.catalog import CATALOG, INTERPRETATION_BY_ID
+from app.rules.dispatch import NoOutcome
+from app.rules.ruling import Ruling
 from app.rules.terrain.geometry import (
     BUSHES,
     HEAVY,
     LIGHT,
     ROUGH,
-    SIGHT_BLOCKING,
     TOLERANCE,
     Piece,
     Placed,
+    may_meet,
     path_line,
     pieces,
     placed,
     point_at,
     point_in,
-    sight_line,
-    unit_in,
     yards,
     yards_text,
 )
-from app.rules.terrain.models import Board, Options, State, Unit
-
-WHEELED = frozenset({"wagon", "limber", "artillery"})
-OBSTACLES = frozenset({"fence", "stone_wall"})
-HEAVY_SKIRMISH_CAP = 60.0  # A.44
-LIGHT_FORMED_CAP = 40.0  # A.45
-PROLONGE_CAP = 20.0  # A.45
-ROUGH_INFANTRY_CAP = 60.0  # A.46
-
-
-# -- who counts as what -------------------------------------------------------------------
-
-
-def is_skirmish(unit: Unit, options: Options) -> bool:
-    """Skirmish order (unformed troops too under ``unformed_counts_as: skirmish``)."""
-    if unit.order == "skirmish":
-        return True
-    return unit.order == "unformed" and options.unformed_counts_as == "skirmish"
-
-
-def is_limber(unit: Unit, options: Options) -> bool:
-    if unit.type == "limber":
-        return True
-    return unit.type == "artillery" and unit.limbered and options.limbered_guns_as_limbers
-
-
-def closed_reason(unit: Unit, kind: str, options: Options) -> tuple[str, str] | None:
-    """(clause, reason) when woods or rough are closed to the unit, else None."""
-    if kind in HEAVY:
-        if unit.type == "wagon" or is_limber(unit, options):
-            return "A.44", "heavy woods are closed to wagons and limbers"
-        if unit.type == "artillery" and options.guns_in_heavy_woods == "closed":
-            return "A.44", "heavy woods are closed to guns (interpretation)"
-        if unit.type in ("infantry", "cavalry") and not is_skirmish(unit, options):
-            return "A.44", f"heavy woods are closed to formed {unit.type}"
-        return None
-    if kind in LIGHT:
-        if unit.type == "wagon" or is_limber(unit, options):
-            return "A.45", "light woods are closed to wagons and limbers"
-        return None
-    if kind in ROUGH and unit.type == "cavalry" and not is_skirmish(unit, options):
-        return "A.46", "rough is closed to formed cavalry"
-    return None
-
-
-def movement_cap(unit: Unit, kind: str, options: Options) -> tuple[str, float, str] | None:
-    """(clause, yards, why) of the movement/charge maximum in woods or rough, else None."""
-    if kind in HEAVY:
-        if unit.type == "artillery" and not unit.limbered:
-            return "A.45", PROLONGE_CAP, "unlimbered guns go by prolonge"
-        if is_skirmish(unit, options):
-            return "A.44", HEAVY_SKIRMISH_CAP, "skirmishers in heavy woods"
-        return None
-    if kind in LIGHT:
-        if unit.type == "artillery" and not unit.limbered:
-            return "A.45", PROLONGE_CAP, "unlimbered guns go by prolonge"
-        if unit.type in ("infantry", "cavalry") and not is_skirmish(unit, options):
-            return "A.45", LIGHT_FORMED_CAP, "formed troops in light woods"
-        return None
-    if kind in ROUGH and unit.type == "infantry" and not is_skirmish(unit, options):
-        return "A.46", ROUGH_INFANTRY_CAP, "formed infantry in rough"
-    return None
-
-
-# -- the per-ruling context ---------------------------------------------------------------
-
-
-@dataclass
-class Ctx:
-    board: Board
-    state: State
-    options: Options
-    cited: list[str] = field(default_factory=list)
-    relied: list[str] = field(default_factory=list)
-    violations: list[Violation] = field(default_factory=list)
-    effects: list[Effect] = field(default_factory=list)
-    details: dict[str, Any] = field(default_factory=dict)
-
-    def cite(self, *sections: str) -> tuple[Citation, ...]:
-        for s in sections:
-            if s not in self.cited:
-                self.cited.append(s)
-        return tuple(CATALOG.cite(s) for s in sections)
-
-    def rely(self, *ids: str) -> None:
-        for i in ids:
-            if i not in self.relied:
-                self.relied.append(i)
-
-    def violate(
-        self,
-        code: str,
-        message: str,
-        sections: Sequence[str],
-        *,
-        unit: str | None = None,
-        step: int | None = None,
-        **details: Any,
-    ) -> None:
-        self.violations.append(
-            Violation(
-                code=code,
-                message=message,
-                unit=unit,
-                step=step,
-                citations=self.cite(*sections),
-                details=details,
-            )
-        )
-
-    def effect(
-        self,
-        kind: str,
-        message: str,
-        sections: Sequence[str],
-        *,
-        unit: str | None = None,
-        by: Sequence[str] = (),
-        **details: Any,
-    ) -> None:
-        self.effects.append(
-            Effect(
-                kind=kind,
-                message=message,
-                unit=unit,
-                by=tuple(by),
-                citations=self.cite(*sections),
-                details=details,
-            )
-        )
-
-    def ruling(self, ok_summary: str) -> Ruling:
-        refs = []
-        for iid in self.relied:
-            interp = INTERPRETATION_BY_ID[iid]
-            value = getattr(self.options, interp.option) if interp.option else None
-            refs.append(
-                InterpretationRef(id=iid, text=interp.reading, option=interp.option, value=value)
-            )
-        legal = not self.violations
-        summary = ok_summary if legal else "; ".join(v.message for v in self.violations)
-        return Ruling(
-            legal=legal,
-            summary=summary,
-            violations=tuple(self.violations),
-            effects=tuple(self.effects),
-            citations=tuple(CATALOG.cite(s) for s in self.cited),
-            interpretations=tuple(refs),
-            details=self.details,
-        )
-
-
-def in_feature(ctx: Ctx, unit: Unit, shape: Any) -> bool:
-    """Is ``unit`` in the feature? Names ``terrain.in-feature`` whenever the answer is yes or
-    the other reading would answer differently (the ruling then depends on the reading)."""
-    inside = unit_in(unit, shape, ctx.options)
-    other = ctx.options.model_copy(
-        update={"in_feature": "centre" if ctx.options.in_feature == "footprint" else "footprint"}
-    )
-    if inside or unit_in(unit, shape, other) != inside:
-        ctx.rely("terrain.in-feature")
-    return inside
-
-
-def find_unit(state: State, uid: str) -> Unit | None:
-    return next((u for u in state.units if u.id == uid), None)
-
-
-# -- paths ----------------------------------------------------------------------------------
+from app.rules.terrain.ground import (
+    OBSTACLES,
+    WHEELED,
+    Ctx,
+    actor,
+    closed_reason,
+    find_unit,
+    in_feature,
+    is_skirmish,
+    movement_cap,
+)
+from app.rules.terrain.models import (
+    Board,
+    Charge,
+    DeclareCharge,
+    Move,
+    MoveOutcome,
+    Options,
+    State,
+    Unit,
+)
 
 
 @dataclass(frozen=True)
@@ -225,8 +74,11 @@ class Crossing:
 def crossings(board: Board, line: LineString) -> list[Crossing]:
     """Features the path spends yards in, ordered by where it first enters them."""
     start = line.coords[0]
+    bounds = line.bounds
     out = []
     for pl in placed(board):
+        if not may_meet(bounds, pl.bounds):
+            continue  # the path cannot spend a yard in a feature whose box it misses
         parts = pieces(line, pl.shape)
         if parts:
             out.append(Crossing(pl, tuple(parts), point_in(start, pl.shape)))
@@ -270,11 +122,15 @@ def judge_path(
     table = ctx.board.table
     for n, (x, y) in enumerate(waypoints):
         if not (0 <= x <= table.width and 0 <= y <= table.height):
-            ctx.violate(
-                "terrain.off_table", f"waypoint {n} is off the table", (), unit=unit.id, step=n
+            ctx.reject(
+                "terrain.off_table",
+                f"waypoint {n} is off the table",
+                ("T.Scenario",),
+                unit=unit.id,
+                step=n,
             )
     if total <= TOLERANCE:
-        ctx.violate("terrain.no_path", "the path has no length", (), unit=unit.id)
+        ctx.reject("terrain.no_path", "the path has no length", ("T.Scenario",), unit=unit.id)
         return line, cross
 
     ford_yards = 0.0
@@ -295,8 +151,7 @@ def judge_path(
                 f"{fid}: {delay:g} yards of its allowance",
                 ("A.31", "A.11", "T.Scenario"),
                 unit=unit.id,
-                feature=fid,
-                yards=yards(delay),
+                details={"feature": fid, "yards": yards(delay)},
             )
             continue
         if kind == "hill":
@@ -310,9 +165,7 @@ def judge_path(
                     f"{unit.id} climbs the steep slopes of {fid}",
                     ("A.12", "T.Scenario"),
                     unit=unit.id,
-                    feature=fid,
-                    yards=yards(c.yards),
-                    extra=yards(added),
+                    details={"feature": fid, "yards": yards(c.yards), "extra": yards(added)},
                 )
             else:
                 ctx.cite("A.11")  # gentle slopes: no effect on movement
@@ -328,13 +181,12 @@ def judge_path(
                 ctx.cite("A.44")  # the reading of A.44 decides whether guns may go in
             reason = closed_reason(unit, kind, opts)
             if reason is not None:
-                ctx.violate(
+                ctx.reject(
                     "terrain.closed",
                     f"{unit.id} may not enter {fid}: {reason[1]}",
                     (reason[0],),
                     unit=unit.id,
-                    feature=fid,
-                    kind=kind,
+                    details={"feature": fid, "kind": kind},
                 )
                 continue
             # A.45: formed troops may not charge in or through light woods
@@ -344,12 +196,12 @@ def judge_path(
                 and unit.type in ("infantry", "cavalry")
                 and not is_skirmish(unit, opts)
             ):
-                ctx.violate(
+                ctx.reject(
                     "terrain.no_charge",
                     f"formed {unit.id} may not charge through light woods {fid}",
                     ("A.45",),
                     unit=unit.id,
-                    feature=fid,
+                    details={"feature": fid},
                 )
                 continue
             cap = movement_cap(unit, kind, opts)
@@ -362,21 +214,21 @@ def judge_path(
                     f"{why}: at most {limit:g} yards",
                     (clause,),
                     unit=unit.id,
-                    feature=fid,
-                    cap=limit,
-                    yards_in_feature=yards(c.yards),
-                    counted=yards(counted),
+                    details={
+                        "feature": fid,
+                        "cap": limit,
+                        "yards_in_feature": yards(c.yards),
+                        "counted": yards(counted),
+                    },
                 )
                 if counted > limit + TOLERANCE:
-                    ctx.violate(
+                    ctx.reject(
                         "terrain.over_cap",
                         f"{unit.id} goes {yards_text(counted)} yards, "
                         f"over the {limit:g}-yard maximum in {fid}",
                         (clause,),
                         unit=unit.id,
-                        feature=fid,
-                        cap=limit,
-                        counted=yards(counted),
+                        details={"feature": fid, "cap": limit, "counted": yards(counted)},
                     )
             else:
                 ctx.cite("A.45" if kind in LIGHT else "A.46" if kind in ROUGH else "A.44")
@@ -391,13 +243,12 @@ def judge_path(
                 if u.id != unit.id and not u.destroyed and in_feature(ctx, u, c.where.shape)
             ]
             if blockers:
-                ctx.violate(
+                ctx.reject(
                     "terrain.ford_blocked",
                     f"{', '.join(blockers)} halted in ford {fid}: nobody may pass through it",
                     ("A.24",),
                     unit=unit.id,
-                    feature=fid,
-                    by=blockers,
+                    details={"feature": fid, "by": blockers},
                 )
         elif kind in ("stream", "river"):
             _water(ctx, unit, c, line)
@@ -415,20 +266,22 @@ def judge_path(
             "movement is halved in the ford",
             ("A.24",),
             unit=unit.id,
-            ford_yards=yards(ford_yards),
-            cost=yards(cost),
-            allowance=yards(allowance),
+            details={
+                "ford_yards": yards(ford_yards),
+                "cost": yards(cost),
+                "allowance": yards(allowance),
+            },
         )
     ctx.details.update(cost=yards(cost), allowance=yards(allowance))
     if not charge and cost > allowance + TOLERANCE:
+        # the allowance itself is scenario data (T.Scenario), cited when no clause changed it
         sections = [*(("A.24",) if ford_yards > TOLERANCE else ()), *extra_sections]
-        ctx.violate(
+        ctx.reject(
             "terrain.over_allowance",
             f"{unit.id} needs {yards_text(cost)} yards of {yards_text(allowance)}",
-            tuple(dict.fromkeys(sections)),
+            tuple(dict.fromkeys(sections)) or ("T.Scenario",),
             unit=unit.id,
-            cost=yards(cost),
-            allowance=yards(allowance),
+            details={"cost": yards(cost), "allowance": yards(allowance)},
         )
 
     if ctx.violations or charge:
@@ -457,20 +310,20 @@ def _water(ctx: Ctx, unit: Unit, c: Crossing, line: LineString) -> None:
         return
     if f.kind == "river":
         ctx.rely("terrain.river-crossing")
-        ctx.violate(
+        ctx.reject(
             "terrain.river_crossing",
             f"river {f.id} is crossed only at a ford or bridge",
             ("A.23",),
             unit=unit.id,
-            feature=f.id,
+            details={"feature": f.id},
         )
     elif f.steep_banks or not f.fordable:
-        ctx.violate(
+        ctx.reject(
             "terrain.steep_banks",
             f"stream {f.id} is crossed only at a ford or bridge",
             ("A.22",),
             unit=unit.id,
-            feature=f.id,
+            details={"feature": f.id},
         )
     else:
         ctx.effect(
@@ -478,8 +331,7 @@ def _water(ctx: Ctx, unit: Unit, c: Crossing, line: LineString) -> None:
             f"{unit.id} wades stream {f.id}",
             ("A.22",),
             unit=unit.id,
-            feature=f.id,
-            yards=yards(wet),
+            details={"feature": f.id, "yards": yards(wet)},
         )
 
 
@@ -500,10 +352,7 @@ def _wheels(
             f"d10 for a broken wheel entering {c.where.id}",
             ("A.46",),
             unit=unit.id,
-            feature=c.where.id,
-            at=list(at),
-            roll=roll,
-            pending=roll is None,
+            details={"feature": c.where.id, "at": list(at), "roll": roll, "pending": roll is None},
         )
         if roll == 0:
             ctx.effect(
@@ -511,8 +360,7 @@ def _wheels(
                 f"{unit.id} breaks a wheel in {c.where.id}: the equipment is destroyed",
                 ("A.46",),
                 unit=unit.id,
-                feature=c.where.id,
-                at=list(at),
+                details={"feature": c.where.id, "at": list(at)},
             )
             ctx.details["destroyed_at"] = list(at)
             return
@@ -521,11 +369,15 @@ def _wheels(
 def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
     """Where the unit halts: fords, buildings, works, cover."""
     moved = unit.model_copy(update={"at": (end[0], end[1])})
+    reach = max(unit.frontage / 2, 0.0)  # the footprint's radius (terrain.in-feature)
+    footprint = (end[0] - reach, end[1] - reach, end[0] + reach, end[1] + reach)
     for pl in placed(ctx.board):
         f = pl.feature
         halts = f.kind in ("ford", "building", "earthworks", "protective_cover", "stone_wall")
         if not (halts or (f.kind == "fort" and f.partial) or (f.kind == "road" and f.sunken)):
             continue
+        if not may_meet(footprint, pl.bounds):
+            continue  # under either reading the unit is not in a feature its box misses
         if not in_feature(ctx, moved, pl.shape):
             continue
         if f.kind == "ford":
@@ -534,16 +386,16 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                 f"{unit.id} halts in ford {f.id}: it may not fire and blocks the ford",
                 ("A.24",),
                 unit=unit.id,
-                feature=f.id,
+                details={"feature": f.id},
             )
         elif f.kind == "building":
             if unit.type == "cavalry" and unit.mounted:
-                ctx.violate(
+                ctx.reject(
                     "terrain.must_dismount",
                     f"mounted {unit.id} may not occupy building {f.id}",
                     ("A.43",),
                     unit=unit.id,
-                    feature=f.id,
+                    details={"feature": f.id},
                 )
                 continue
             ctx.effect(
@@ -551,8 +403,7 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                 f"{unit.id} holds building {f.id}",
                 ("A.43", "A.47"),
                 unit=unit.id,
-                feature=f.id,
-                hasty_works_add_nothing=f.hasty_works,
+                details={"feature": f.id, "hasty_works_add_nothing": f.hasty_works},
             )
         elif f.kind == "earthworks":
             if f.works == "prepared":
@@ -561,7 +412,7 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                     f"{unit.id} occupies prepared works {f.id}",
                     ("A.41",),
                     unit=unit.id,
-                    feature=f.id,
+                    details={"feature": f.id},
                 )
             else:
                 ctx.effect(
@@ -569,7 +420,7 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                     f"{unit.id} occupies hasty works {f.id}",
                     ("A.41", "A.47"),
                     unit=unit.id,
-                    feature=f.id,
+                    details={"feature": f.id},
                 )
         elif f.kind == "fort" and f.partial:
             ctx.effect(
@@ -577,7 +428,7 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                 f"{unit.id} holds the fort wall section {f.id}: prepared earthworks",
                 ("A.36", "A.41"),
                 unit=unit.id,
-                feature=f.id,
+                details={"feature": f.id},
             )
         elif f.kind == "stone_wall" or (f.kind == "road" and f.sunken):
             clause = "A.31" if f.kind == "stone_wall" else "A.12"
@@ -587,7 +438,7 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                 f"{unit.id} is {what} {f.id}",
                 (clause, "A.47"),
                 unit=unit.id,
-                feature=f.id,
+                details={"feature": f.id},
             )
         elif f.kind == "protective_cover":
             ctx.effect(
@@ -595,101 +446,58 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
                 f"{unit.id} is in protective cover {f.id}",
                 ("A.47",),
                 unit=unit.id,
-                feature=f.id,
+                details={"feature": f.id},
             )
 
 
-# -- line of sight ----------------------------------------------------------------------------
+# -- the actions ----------------------------------------------------------------------------
 
 
-def line_of_sight(
-    board: Board, options: Options, a: Sequence[float], b: Sequence[float]
-) -> dict[str, Any]:
-    """Which features block the sight line from ``a`` to ``b`` (A.42, A.44, A.45)."""
-    line = sight_line(a, b)
-    blocked_by: list[dict[str, Any]] = []
-    ignored: list[str] = []
-    ignored_sections: set[str] = set()
-    relied: list[str] = []
-    for pl in placed(board):
-        if pl.kind not in SIGHT_BLOCKING:
-            continue
-        inside = sum(p.length for p in pieces(line, pl.shape)) if line.length > 0 else 0.0
-        if inside <= TOLERANCE:
-            continue
-        holds_end = point_in(a, pl.shape) or point_in(b, pl.shape)
-        if holds_end:
-            relied.append("terrain.los-own-feature")
-        clause = "A.44" if pl.kind in HEAVY else "A.45" if pl.kind in LIGHT else "A.42"
-        if holds_end and options.los_from_inside == "sees_out":
-            ignored.append(pl.id)
-            ignored_sections.add(clause)
-            continue
-        blocked_by.append(
-            {"feature": pl.id, "kind": pl.kind, "section": clause, "yards": yards(inside)}
-        )
-    for pl in placed(board):
-        if pl.kind != "hill" or line.length <= 0:
-            continue
-        if sum(p.length for p in pieces(line, pl.shape)) <= TOLERANCE:
-            continue
-        relied.append("terrain.hill-sight")  # under either reading: it decides the line
-        if not options.hills_block_sight:
-            continue
-        if point_in(a, pl.shape) or point_in(b, pl.shape):
-            continue  # a unit on the hill sees over it (and is seen)
-        blocked_by.append(
-            {
-                "feature": pl.id,
-                "kind": "hill",
-                "section": "A.11",
-                "yards": yards(line.intersection(pl.shape).length),
-            }
-        )
-    return {
-        "clear": not blocked_by,
-        "blocked_by": blocked_by,
-        "ignored": ignored,
-        "yards": yards(line.length),
-        "citations": sorted(
-            {x["section"] for x in blocked_by}
-            | ignored_sections
-            | ({"A.11"} if "terrain.hill-sight" in relied else set())
-        )
-        or ["A.4"],
-        "interpretations": sorted(set(relied)),
-    }
+def judge_move(ctx: Ctx, a: Move) -> Ruling:
+    unit = actor(ctx, a.unit)
+    if unit is None:
+        return ctx.finish("")
+    judge_path(ctx, unit, a.path, charge=False, dice=ctx.dice)
+    end = a.path[-1]
+    return ctx.finish(
+        f"{unit.id} moves {ctx.details.get('path_yards')} yards to ({end[0]:g}, {end[1]:g})"
+    )
 
 
-def judge_fire(ctx: Ctx, unit: Unit, target: Unit) -> None:
-    for pl in placed(ctx.board):
-        if pl.kind == "ford" and in_feature(ctx, unit, pl.shape):
-            ctx.violate(
-                "terrain.no_fire_in_ford",
-                f"{unit.id} is halted in ford {pl.id} and may not fire",
-                ("A.24",),
-                unit=unit.id,
-                feature=pl.id,
-            )
-    los = line_of_sight(ctx.board, ctx.options, unit.at, target.at)
-    ctx.rely(*los["interpretations"])
-    ctx.cite(*los["citations"])
-    for block in los["blocked_by"]:
-        if unit.type == "artillery" and block["kind"] in HEAVY | LIGHT:
-            # A.44 / A.45: woods stop an artillery kill zone, not only the sight line
-            ctx.violate(
-                "terrain.kill_zone_blocked",
-                f"{block['feature']} stops {unit.id}'s kill zone",
-                (block["section"],),
-                unit=unit.id,
-                feature=block["feature"],
-            )
-            continue
-        ctx.violate(
-            "terrain.los_blocked",
-            f"{block['feature']} blocks the line of sight",
-            (block["section"],),
-            unit=unit.id,
-            feature=block["feature"],
-        )
-    ctx.details.update(line_of_sight=los)
+def judge_charge(ctx: Ctx, a: DeclareCharge) -> Ruling:
+    unit = actor(ctx, a.unit)
+    if unit is None:
+        return ctx.finish("")
+    judge_path(ctx, unit, a.path, charge=True, dice=())
+    return ctx.finish(f"{unit.id} may charge along the declared path")
+
+
+def dice_needed(board: Board, state: State, a: Move) -> list[int]:
+    """A d10 for each broken-wheel check the move owes (A.46)."""
+    unit = find_unit(state, a.unit)
+    if unit is None or unit.destroyed:
+        return []
+    line = path_line(unit.at, a.path)
+    if line.length <= 0:
+        return []
+    return [10] * len(wheel_checks(unit, crossings(board, line), board.options))
+
+
+def apply_move(board: Board, state: State, a: Move, out: MoveOutcome) -> State:
+    """The unit stands at the path's end, or where a broken wheel destroyed it (A.46)."""
+    units = []
+    for u in state.units:
+        if u.id == a.unit:
+            if out.destroyed_at is not None:
+                u = u.model_copy(update={"at": tuple(out.destroyed_at), "destroyed": True})
+            else:
+                u = u.model_copy(update={"at": tuple(a.path[-1])})
+        units.append(u)
+    return state.model_copy(update={"units": units}, deep=True)
+
+
+def apply_charge(board: Board, state: State, a: DeclareCharge, out: NoOutcome) -> State:
+    """The declared path is kept for the charge (one per unit)."""
+    charges = [c for c in state.charges if c.unit != a.unit]
+    charges.append(Charge(unit=a.unit, path=list(a.path)))
+    return state.model_copy(update={"charges": charges}, deep=True)

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from app.rules.geometry.hexgrid import HexLayout
-from app.rules.zoi.catalog import I_ROUTED
+from app.rules.judgement import Judgement
+from app.rules.ruling import Citation, Effect, Ruling, Violation
+from app.rules.zoi.catalog import CATALOG, I_ROUTED, INTERPRETATIONS
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import ChangeCosts, FrontSpec, Unit, ZoiBoard, ZoiOptions, ZoiState
 from app.rules.zoi.tables import CARRE, ROUTED
@@ -213,3 +217,101 @@ class Game:
             for u in self.by_hex.get(hex_id, [])
             if u.side == side and u.id != exclude and is_combat(u)
         ]
+
+
+# -- rulings (finished by the judgement kit) ----------------------------------------------------
+
+
+def ruling(
+    game: Game,
+    summary: str,
+    *,
+    violations: Sequence[Violation] = (),
+    effects: Sequence[Effect] = (),
+    sections: Iterable[str] = (),
+    consulted: Iterable[str] = (),
+    details: Mapping[str, Any] | None = None,
+) -> Ruling:
+    """The ruling, legal iff nothing is violated. It cites ``sections`` and every section its
+    violations and effects cite, in catalog order, and names the readings ``consulted`` (in
+    catalog order, with this game's option values)."""
+    wanted = set(sections)
+    for cited in (*(v.citations for v in violations), *(e.citations for e in effects)):
+        wanted.update(c.section for c in cited)
+    j = Judgement(CATALOG, INTERPRETATIONS, game.options)
+    j.cite(*(s for s in CATALOG.ids() if s in wanted))
+    relied = set(consulted)
+    j.rely(*(i.id for i in INTERPRETATIONS if i.id in relied))
+    j.violations.extend(violations)
+    j.effects.extend(effects)
+    return j.finish(summary, details, refused_summary=summary)
+
+
+def refusal(game: Game, v: Violation) -> Ruling:
+    """A ruling refusing an action for one reason."""
+    return ruling(game, v.message, violations=(v,))
+
+
+def unit_in_phase(game: Game, unit_id: str, section: str, phase: str, doing: str) -> Unit | Ruling:
+    """The unit an action names, if it exists (else cite ``section``) and the game is in
+    ``phase`` (else cite the sequence); otherwise the ruling refusing the action."""
+    unit = game.units.get(unit_id)
+    if unit is None:
+        return refusal(
+            game,
+            violation(
+                "zoi.unknown_unit", f"No unit {unit_id!r} in this game.", [section], unit=unit_id
+            ),
+        )
+    if game.state.phase != phase:
+        return refusal(
+            game,
+            violation(
+                "zoi.wrong_phase",
+                f"{doing} in the {phase} phase; the game is in {game.state.phase}.",
+                ["sequence"],
+                unit=unit.id,
+            ),
+        )
+    return unit
+
+
+def cites(sections: Iterable[str]) -> tuple[Citation, ...]:
+    """Citations for section ids, de-duplicated, in catalog order."""
+    wanted = set(sections)
+    return tuple(CATALOG.cite(s) for s in CATALOG.ids() if s in wanted)
+
+
+def violation(
+    code: str,
+    message: str,
+    sections: Iterable[str],
+    *,
+    step: int | None = None,
+    hex: str | None = None,
+    unit: str | None = None,
+    **details: Any,
+) -> Violation:
+    """One cited reason an action is illegal."""
+    return Violation(
+        code=code,
+        message=message,
+        step=step,
+        hex=hex,
+        unit=unit,
+        citations=cites(sections),
+        details=details,
+    )
+
+
+def count_of(n: int, noun: str) -> str:
+    """``1 increment``, ``2 increments``."""
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def unit_of(state: ZoiState, unit_id: str) -> Unit:
+    """The unit of a state (KeyError if unknown)."""
+    for unit in state.units:
+        if unit.id == unit_id:
+            return unit
+    raise KeyError(unit_id)

@@ -1,94 +1,13 @@
-"""Small helpers shared by the ``zoc`` adjudicators: violations, rulings, path checks."""
+"""Basic movement rules every ``zoc`` path obeys (the ``basic.path`` section): the unit is on
+the map, and each hex entered parses, lies on the map and touches the one before."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
 
-from app.rules.ruling import Effect, Ruling, Violation
+from app.rules.judgement import Problem
 from app.rules.zoc.models import Unit
 from app.rules.zoc.zones import Context
-
-
-@dataclass
-class Problem:
-    """A reason an action is illegal, before it becomes a :class:`Violation`."""
-
-    code: str
-    message: str
-    sections: Sequence[str]
-    step: int | None = None
-    hex: str | None = None
-    unit: str | None = None
-    details: dict[str, Any] = field(default_factory=dict)
-
-
-def violation(ctx: Context, p: Problem) -> Violation:
-    return Violation(
-        code=p.code,
-        message=p.message,
-        step=p.step,
-        hex=p.hex,
-        unit=p.unit,
-        citations=ctx.cite(*p.sections),
-        details=p.details,
-    )
-
-
-def effect(
-    ctx: Context,
-    kind: str,
-    message: str,
-    sections: Sequence[str],
-    *,
-    unit: str | None = None,
-    hex: str | None = None,
-    step: int | None = None,
-    by: Sequence[str] = (),
-    details: dict[str, Any] | None = None,
-) -> Effect:
-    return Effect(
-        kind=kind,
-        message=message,
-        unit=unit,
-        hex=hex,
-        step=step,
-        by=tuple(by),
-        citations=ctx.cite(*sections),
-        details=details or {},
-    )
-
-
-def illegal(
-    ctx: Context,
-    p: Problem | Sequence[Problem],
-    effects: Sequence[Effect] = (),
-    details: dict[str, Any] | None = None,
-) -> Ruling:
-    """A refusal listing every problem (policy: every rule that forbids the action)."""
-    problems = [p] if isinstance(p, Problem) else list(p)
-    violations = tuple(violation(ctx, q) for q in problems)
-    return Ruling(
-        legal=False,
-        summary=" ".join(q.message for q in problems),
-        violations=violations,
-        effects=tuple(effects),
-        citations=ctx.citations(),
-        interpretations=ctx.interpretations(),
-        details=details or {},
-    )
-
-
-def legal(ctx: Context, summary: str, effects: Sequence[Effect], details: dict[str, Any]) -> Ruling:
-    return Ruling(
-        legal=True,
-        summary=summary,
-        effects=tuple(effects),
-        citations=ctx.citations(),
-        interpretations=ctx.interpretations(),
-        details=details,
-    )
 
 
 def find_unit(ctx: Context, unit_id: str) -> Unit | Problem:

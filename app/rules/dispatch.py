@@ -1,0 +1,76 @@
+"""The declarations a ruleset package wires into its :class:`~app.rules.base.Ruleset`.
+
+* :class:`Kind` -- one action kind: its pydantic model, who may submit it, the judge that rules
+  on it and the function that applies it. A ruleset lists its kinds in ``Ruleset.kinds``; the
+  base then parses, dispatches, judges and applies every action through that table.
+* :class:`Query` -- one read-only query: its parameter model, the function answering it and
+  the model of its answer. A ruleset lists them in ``Ruleset.query_table``.
+
+Judges and queries take the ruleset's per-ruling **context** (``Ruleset.context``: board,
+state, options and dice, with the bookkeeping of :mod:`app.rules.judgement`) and the typed
+action or parameters, never ``Any``. An ``apply`` gets the board, the state, the typed action
+and the typed **outcome** of the legal ruling (``Kind.outcome``, validated by the base from
+the ruling's details), never the untyped details themselves.
+
+Pure: no I/O, clock or randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from app.rules.ruling import Ruling
+
+CtxT = TypeVar("CtxT")
+BoardT = TypeVar("BoardT")
+StateT = TypeVar("StateT")
+ActT = TypeVar("ActT", bound=BaseModel)
+OutT = TypeVar("OutT", bound=BaseModel)
+ParT = TypeVar("ParT", bound=BaseModel)
+
+Owner = Literal["unit", "umpire", "anyone"]
+"""Who owns an action: the side of the unit it names (``action.unit``), the umpire, or any
+seat."""
+
+
+class Outcome(BaseModel):
+    """Base of the typed outcomes ``apply`` receives: the facts of a legal ruling that the
+    new state depends on (extra details of the ruling are ignored)."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class NoOutcome(Outcome):
+    """For kinds whose ``apply`` needs nothing beyond the action."""
+
+
+@dataclass(frozen=True)
+class Kind(Generic[CtxT, BoardT, StateT, ActT, OutT]):
+    """One action kind of a ruleset's dispatch table.
+
+    ``judge(ctx, action) -> Ruling``; ``apply(board, state, action, outcome) -> new state``
+    (called only for a legal ruling; never mutates its inputs); ``outcome`` is the model of
+    the facts ``apply`` needs, read from the legal ruling's details; ``owner`` says whose seat
+    may submit it."""
+
+    model: type[ActT]
+    judge: Callable[[CtxT, ActT], Ruling]
+    apply: Callable[[BoardT, StateT, ActT, OutT], StateT]
+    outcome: type[OutT]
+    owner: Owner = "unit"
+
+
+@dataclass(frozen=True)
+class Query(Generic[CtxT, ParT]):
+    """One read-only query: ``run(ctx, params)`` answers with plain JSON; ``result`` is the
+    answer's model (:class:`~app.rules.base.QueryResultModel`) for the OpenAPI document."""
+
+    name: str
+    description: str
+    params: type[ParT]
+    run: Callable[[CtxT, ParT], Any]
+    result: Any = None

@@ -1,0 +1,147 @@
+"""Every built-in ruleset package has the one shape (docs/ADDING_A_RULESET.md).
+
+The packages are the ones the registry discovers (``registry.builtin_packages``). Each has the
+same module names for the same roles, a ``ruleset.py`` that only wires them together, its
+example scenarios as packaged JSON (no Python copy), typed actions, a docs page and rule cases.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from importlib import import_module, resources
+from pathlib import Path
+from typing import Any, get_args
+
+import pytest
+
+from app.rules import registry
+from app.rules.base import Ruleset
+
+REPO = Path(__file__).resolve().parents[2]
+
+REQUIRED = (
+    "__init__.py",
+    "ruleset.py",
+    "models.py",
+    "catalog.py",
+    "setup.py",
+    "queries.py",
+    "available.py",
+    "results.py",
+)
+"""The modules every ruleset package has, one role each."""
+
+FORBIDDEN = ("examples.py", "example.py", "common.py")
+"""Gone for good: example scenarios live in ``scenarios/*.json``; shared per-ruling helpers in
+app/rules/judgement.py."""
+
+WIRING_IMPORTS = ("app.rules.base", "app.rules.dispatch", "app.rules.catalog", "app.rules.ruling")
+"""What ``ruleset.py`` may import from ``app`` besides its own package."""
+
+MAX_METHOD_LINES = 6
+"""A wiring method delegates: its body (docstring aside) is at most this many lines."""
+
+PENDING: set[str] = set()
+"""Packages still being moved onto the shape (branch s3-10b): expected to fail until then
+(strict: once one passes, take it off this list)."""
+
+
+def _packages(pending: bool = True) -> list[Any]:
+    """The discovered packages; with ``pending``, those of :data:`PENDING` expected to fail."""
+    out = []
+    for name in registry.builtin_packages():
+        package = name.rpartition(".")[2]
+        waits = pending and package in PENDING
+        marks = [pytest.mark.xfail(strict=True, reason="moving onto the shape")] if waits else []
+        out.append(pytest.param(package, marks=marks, id=package))
+    return out
+
+
+def _root(package: str) -> Path:
+    return Path(str(resources.files(f"app.rules.{package}")))
+
+
+def _ruleset(package: str) -> Ruleset[Any, Any, Any, Any]:
+    found = import_module(f"app.rules.{package}").RULESET
+    assert isinstance(found, Ruleset)
+    return found
+
+
+def test_discovery_finds_every_ruleset_package() -> None:
+    assert {registry.package_of(r) for r in registry.all_rulesets()} >= {
+        "zoc",
+        "zoi",
+        "objective_zones",
+        "terrain",
+        "battlefield",
+    }
+    assert "geometry" not in {p.rpartition(".")[2] for p in registry.builtin_packages()}
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_package_has_the_role_modules_and_no_python_examples(package: str) -> None:
+    root = _root(package)
+    present = {p.name for p in root.glob("*.py")}
+    assert set(REQUIRED) <= present, sorted(set(REQUIRED) - present)
+    assert not present & set(FORBIDDEN), sorted(present & set(FORBIDDEN))
+    assert registry.get(_ruleset(package).id) is _ruleset(package)
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_examples_are_packaged_json(package: str) -> None:
+    rs = _ruleset(package)
+    files = sorted((_root(package) / "scenarios").glob("*.json"))
+    assert files, f"{package} ships no scenarios/*.json"
+    assert rs.example is not None and rs.example in {f.name for f in files}
+    example = rs.example_scenario()
+    assert example == json.loads((_root(package) / "scenarios" / rs.example).read_text())
+    board, _ = rs.setup(rs.parse_scenario(example), rs.parse_options({}))
+    assert rs.sides(board).names
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_ruleset_module_only_wires(package: str) -> None:
+    tree = ast.parse((_root(package) / "ruleset.py").read_text())
+    own = f"app.rules.{package}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("app"):
+            module = node.module or ""
+            assert module == own or module.startswith(own + ".") or module in WIRING_IMPORTS, (
+                f"ruleset.py imports {module}"
+            )
+        if isinstance(node, ast.FunctionDef):
+            body = node.body[1:] if ast.get_docstring(node) else node.body
+            lines = body[-1].end_lineno - body[0].lineno + 1 if body else 0  # type: ignore[operator]
+            assert lines <= MAX_METHOD_LINES, (
+                f"{node.name} has {lines} lines: rules belong elsewhere"
+            )
+        assert not isinstance(node, ast.For | ast.While), (
+            f"a loop in ruleset.py (line {node.lineno})"
+        )
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_actions_are_typed(package: str) -> None:
+    rs = _ruleset(package)
+    assert rs.kinds, f"{package} declares no kind -> judge table"
+    for kind, entry in rs.kinds.items():
+        assert get_args(entry.model.model_fields["kind"].annotation) == (kind,), kind
+    for path in sorted(_root(package).glob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for arg in [*node.args.args, *node.args.kwonlyargs]:
+                if arg.arg == "action" and arg.annotation is not None:
+                    text = ast.unparse(arg.annotation)
+                    assert text not in ("Any", "object", "BaseModel"), (
+                        f"{path.name}:{node.lineno} {node.name}(action: {text})"
+                    )
+
+
+@pytest.mark.parametrize("package", _packages(pending=False))
+def test_docs_page_and_rule_cases(package: str) -> None:
+    rs = _ruleset(package)
+    assert (REPO / "docs" / "rulesets" / f"{rs.id}.md").is_file()
+    assert sorted((REPO / "tests" / "rules" / package / "cases").glob("*/*.yaml"))
