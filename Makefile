@@ -38,8 +38,8 @@ test-long: install-dev
 		tests/rules/test_geometry.py tests/rules/zoc/test_zoc_ruleset.py \
 		tests/rules/objective_zones/test_oz_properties.py tests/rules/terrain/test_terrain_properties.py
 
-## Mutation testing of app/rules, one part per ruleset (PART=zoc|zoi|objective_zones|terrain|core
-## runs one part); scores in docs/TESTING.md
+## Mutation testing of app/rules, one part per ruleset (PART=zoc|zoi|objective_zones|terrain|
+## battlefield|core runs one part; MUTATE_SAMPLE=400 judges a fixed sample); docs/TESTING.md
 mutate: install-dev
 	nice -n 15 $(BIN)/python bench/mutate.py $(PART)
 

@@ -136,6 +136,7 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     real = (ROOT / "pyproject.toml").read_text("utf-8")
     ours = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[)", "", real) + "\n" + mutmut_config(part)
     (work / "pyproject.toml").write_text(ours, encoding="utf-8")
+    (work / "commit.txt").write_text(commit(), encoding="utf-8")  # what the mutants are of
     return work
 
 
@@ -188,8 +189,9 @@ def report(part: Part, work: Path, seconds: float) -> str:
     score = 100.0 * killed / base if base else 0.0
     sampled = work / "sample.json"
     of = json.loads(sampled.read_text())["of"] if sampled.exists() else len(found)
+    at = (work / "commit.txt").read_text() if (work / "commit.txt").exists() else commit()
     lines = [
-        f"part {part.name} at {commit()}: {killed}/{base} non-equivalent mutants killed "
+        f"part {part.name} at {at}: {killed}/{base} non-equivalent mutants killed "
         f"({score:.1f}%); {judged} judged, {len(explained)} equivalent; "
         f"{dict(sorted(counts.items()))}; {seconds / 60:.1f} min; "
         + (f"a random sample of {len(found)} of {of} mutants" if of != len(found) else "all"),

@@ -80,10 +80,36 @@ def save(found: dict[Path, Meta]) -> None:
         meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
 
 
+CACHES = ["app.rules.zoc.zones._CITES"]
+"""Module-level dicts the rules core fills as a cache (besides ``functools`` caches and
+:class:`app.rules.memo.ByIdentity`, found by themselves): emptied before every case of the
+coverage pass and in every child."""
+
+
+def clear_caches() -> None:
+    """Empty every process-wide cache of the rules core, so that no value computed earlier
+    (unmutated, or for another case) hides the mutant's own computation."""
+    from app.rules.memo import ByIdentity
+
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("app.rules") or module is None:
+            continue
+        for obj in list(vars(module).values()):
+            if isinstance(obj, ByIdentity):
+                obj._items.clear()
+            elif callable(getattr(obj, "cache_clear", None)):
+                obj.cache_clear()
+    for dotted in CACHES:
+        module_name, _, attr = dotted.rpartition(".")
+        if module_name in sys.modules:
+            getattr(sys.modules[module_name], attr).clear()
+
+
 def judge(
     name: str, cases: list[Any], order: list[int], run: Callable[[Any], None], out: int
 ) -> None:
     """In the forked child: activate the mutant, judge cases until one fails."""
+    clear_caches()
     os.environ["MUTANT_UNDER_TEST"] = name
     for i in order:
         try:
@@ -103,6 +129,7 @@ def coverage(cases: list[Any], run_case: Callable[[Any], None]) -> dict[str, lis
     calls: dict[str, list[int]] = {}
     for i, case in enumerate(cases):
         state()._stats.clear()
+        clear_caches()  # a cached value would hide the calls that compute it for this case
         run_case(case)
         for name in state()._stats:
             calls.setdefault(name, []).append(i)

@@ -17,9 +17,9 @@ for a case written from the text to kill a surviving mutant, see ``make mutate``
   the phase); ``dice``;
 * exactly one of ``action``, ``query`` (``{name, params}``), ``sealed`` (objective-zones
   sealed orders, see :func:`_run_sealed`) or ``invalid_scenario`` (a list of ``{loc,
-  section, msg_has}``: an error whose location starts with ``loc``, cites ``section`` and whose
-  message contains ``msg_has``; a bare string
-  is a legacy location matched as a substring);
+  section, code, msg_has}``: an error whose location starts with ``loc`` -- path parts, or a
+  dotted string where the ruleset gives one --, cites ``section``, has ``code`` and whose
+  message contains ``msg_has``; a bare string is a legacy location matched as a substring);
 * ``expect`` -- for rulings: ``legal``, ``violations`` (codes, in order), ``effects`` (the
   complete list in order; an item is a kind or a mapping of fields the effect must have, its
   ``details`` also readable at the top and its ``citations`` as section ids),
@@ -323,6 +323,14 @@ def _setup(case: Case) -> tuple[Any, Any, Any, Any]:
     return rs, options, board, state
 
 
+def _at(want: Any, loc: Any) -> bool:
+    """An error's location starts with ``want`` (path parts), or, where the ruleset gives the
+    location in dotted form (``units[1].side``), starts with that string."""
+    if isinstance(want, str):
+        return str(loc).startswith(want)
+    return list(loc)[: len(want)] == list(want)
+
+
 def _run_invalid(case: Case) -> None:
     rs = registry.get(case.ruleset)
     options = rs.parse_options(case.data.get("options") or {})
@@ -334,10 +342,10 @@ def _run_invalid(case: Case) -> None:
                 locs = " ".join(str(e["loc"]) for e in exc.errors)
                 assert want in locs, f"no error at {want!r}; errors: {exc.errors}"
                 continue
-            loc = list(want["loc"])
             assert any(
-                list(e["loc"])[: len(loc)] == loc
+                _at(want["loc"], e["loc"])
                 and ("section" not in want or e.get("section") == want["section"])
+                and ("code" not in want or e.get("code") == want["code"])
                 and want.get("msg_has", "") in str(e.get("msg", ""))
                 for e in exc.errors
             ), f"no error {want}; errors: {exc.errors}"
