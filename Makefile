@@ -32,11 +32,13 @@ test: install-dev
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n auto
 
-## The property tests with 20 times more examples and a random seed (docs/TESTING.md)
+## The property tests with 20 times more examples and a random seed, and every rule case
+## replayed over HTTP on PostgreSQL too (docs/TESTING.md)
 test-long: install-dev
 	HYPOTHESIS_PROFILE=long nice -n 10 $(BIN)/python -m pytest -q -p no:randomly \
 		tests/rules/test_geometry.py tests/rules/zoc/test_zoc_ruleset.py \
 		tests/rules/objective_zones/test_oz_properties.py tests/rules/terrain/test_terrain_properties.py
+	REFEREE_REPLAY_ALL=1 nice -n 10 $(BIN)/python -m pytest -q -n auto tests/api/test_rule_cases_api.py
 
 ## Mutation testing of app/rules, one part per ruleset (PART=zoc|zoi|objective_zones|terrain|
 ## battlefield|core runs one part; MUTATE_SAMPLE=400 judges a fixed sample); docs/TESTING.md
