@@ -8,10 +8,9 @@ Coordinates are yards, ``[x, y]``.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.rules.dispatch import Outcome
 from app.rules.objective_zones import models as oz
@@ -266,31 +265,18 @@ class Allocation(oz.Allocation):
     """The objective-zone allocation order, validated on submission against the zone part of
     a battlefield game (the service's validation context holds the battlefield board)."""
 
-    @model_validator(mode="after")
-    def _check_table_game(self, info: ValidationInfo) -> Allocation:
-        context: Any = info.context if isinstance(info.context, dict) else {}
+    @classmethod
+    def zone_game(
+        cls, context: dict[str, Any]
+    ) -> tuple[oz.Board, oz.State, str, oz.Options] | None:
         board, state, side = context.get("board"), context.get("state"), context.get("side")
-        zone = type(self).zone_id
-        if (
-            zone is not None
-            and isinstance(board, Board)
-            and isinstance(state, State)
-            and isinstance(side, str)
-        ):
-            from app.rules.objective_zones.combat import order_problems
-
-            options = context.get("options")
-            opts = options.zones() if isinstance(options, Options) else board.options.zones()
-            problems = order_problems(board.zones, state.zones, zone, side, self, opts)
-            if problems:
-                raise ValueError("; ".join(p.message for p in problems))
-        return self
+        if not (isinstance(board, Board) and isinstance(state, State) and isinstance(side, str)):
+            return None
+        options = context.get("options")
+        opts = options.zones() if isinstance(options, Options) else board.options.zones()
+        return board.zones, state.zones, side, opts
 
 
-@cache
-def allocation_model(zone: str) -> type[Allocation]:
+def allocation_model(zone: str) -> type[oz.Allocation]:
     """The order model of the allocation decision for ``zone`` in a battlefield game."""
-    model: type[Allocation] = type(
-        "Allocation", (Allocation,), {"zone_id": zone, "__module__": __name__}
-    )
-    return model
+    return oz.allocation_model(zone, Allocation)

@@ -347,21 +347,26 @@ class Allocation(_Strict):
 
     sectors: dict[int, list[str]] = Field(max_length=12)
 
+    @classmethod
+    def zone_game(cls, context: dict[str, Any]) -> tuple[Board, State, str, Options] | None:
+        """The zone game an order is judged in, read from the validation context (None
+        outside one: then only the order's shape is checked). A ruleset that plays the zone
+        rules inside a larger game overrides this to hand over its zone part."""
+        board, state, side = context.get("board"), context.get("state"), context.get("side")
+        if not (isinstance(board, Board) and isinstance(state, State) and isinstance(side, str)):
+            return None
+        options = context.get("options")
+        return board, state, side, options if isinstance(options, Options) else Options()
+
     @model_validator(mode="after")
     def _check_now(self, info: ValidationInfo) -> Allocation:
         context: Any = info.context if isinstance(info.context, dict) else {}
-        board, state, side = context.get("board"), context.get("state"), context.get("side")
         zone = type(self).zone_id
-        if (
-            zone is not None
-            and isinstance(board, Board)
-            and isinstance(state, State)
-            and isinstance(side, str)
-        ):
+        found = self.zone_game(context)
+        if zone is not None and found is not None:
             from app.rules.objective_zones.combat import order_problems
 
-            options = context.get("options")
-            opts = options if isinstance(options, Options) else Options()
+            board, state, side, opts = found
             problems = order_problems(board, state, zone, side, self, opts)
             if problems:
                 raise ValueError("; ".join(p.message for p in problems))
@@ -369,10 +374,11 @@ class Allocation(_Strict):
 
 
 @cache
-def allocation_model(zone: str) -> type[Allocation]:
-    """The order model of the allocation decision for ``zone`` (one class per zone id)."""
+def allocation_model(zone: str, base: type[Allocation] = Allocation) -> type[Allocation]:
+    """The order model of the allocation decision for ``zone`` (one class per zone id and
+    base: a ruleset playing the zone rules passes its own :class:`Allocation` subclass)."""
     model: type[Allocation] = type(
-        "Allocation", (Allocation,), {"zone_id": zone, "__module__": __name__}
+        "Allocation", (base,), {"zone_id": zone, "__module__": base.__module__}
     )
     return model
 
