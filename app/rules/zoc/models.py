@@ -352,6 +352,12 @@ class EzocMapParams(_Model):
 
 class ReachableParams(_Model):
     unit: str
+    why_not: Literal["frontier", "all"] = Field(
+        default="frontier",
+        description="Which unreached hexes get their reasons: 'frontier' (default) those the "
+        "search refused a step into; 'all' also every other hex within the movement "
+        "allowance's distance (zoc.out_of_reach).",
+    )
 
 
 class SupplyParams(_Model):

@@ -16,7 +16,6 @@ them and :func:`reachable` (the ``reachable`` query) searches every path with th
 
 from __future__ import annotations
 
-import heapq
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +23,7 @@ from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
+from app.rules.zoc.search import reached, search
 from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, unit_ids, unit_of
 
 STORMY = ("storms", "snow")
@@ -598,9 +598,12 @@ def _details(
 # -- the reachable query ------------------------------------------------------------------------
 
 
-def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
+def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, Any]:
     """Every hex the unit can end its move in this phase: cheapest legal path, cost, stops;
-    and, for hexes within range it cannot reach, why (with citations)."""
+    and why hexes within range are not reached (with citations): with ``why_not`` "frontier"
+    (the default) the hexes the search refused a step into (terrain, enemy units, the
+    allowance, a stop, an EZOC rule), with "all" also every other hex within the allowance's
+    distance (``zoc.out_of_reach``). The search is :mod:`app.rules.zoc.search`."""
     assert unit.hex is not None
     mover = Mover(ctx, unit)
     start = unit.hex
@@ -628,125 +631,23 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
             "unreachable": {},
             "citations": ctx.cited_ids(),
         }
-    Node = tuple[str, bool]  # (hex, must stop there)
-    best: dict[Node, int] = {(start, False): 0}
-    prev: dict[Node, Node | None] = {(start, False): None}
-    stops: dict[Node, Stop] = {}
-    reasons: dict[str, dict[str, dict[str, Any]]] = {}
-
-    def note(hex_id: str, code: str, message: str, sections: list[str]) -> None:
-        found = reasons.setdefault(hex_id, {})
-        if code in found:
-            ctx.cite(*sections)  # a later reason of the same kind may cite more sections
-            return
-        found[code] = {
-            "code": code,
-            "message": message,
-            "citations": [c.section for c in ctx.cite(*sections)],
-        }
-
-    heap: list[tuple[int, int, str, bool]] = [(0, 0, start, False)]
-    seq = 0
-    done: set[Node] = set()
-    while heap:
-        cost, _, cur, terminal = heapq.heappop(heap)
-        node = (cur, terminal)
-        if node in done:
-            continue
-        done.add(node)
-        if terminal:
-            stop = stops[node]
-            for nbr, _side in ctx.topo.neighbors[cur]:
-                note(
-                    nbr,
-                    "zoc.must_stop",
-                    f"Paths through {cur} end there: {stop.message}.",
-                    stop.sections,
-                )
-            continue
-        first = prev[node] is None
-        for nbr, _side in ctx.topo.neighbors[cur]:
-            step_cost = mover.basic_step(cur, nbr, 0, False)
-            if isinstance(step_cost, Problem):
-                note(nbr, step_cost.code, step_cost.message, list(step_cost.sections))
-                continue
-            total = cost + step_cost
-            if total > unit.movement_allowance:
-                if "zoc.insufficient_mp" in reasons.get(nbr, ()):
-                    continue  # noted before, with the same section
-                note(
-                    nbr,
-                    "zoc.insufficient_mp",
-                    f"Entering {nbr} from {cur} would cost {total} movement points.",
-                    ["basic.movement-points"],
-                )
-                continue
-            outcome = mover.zoc_step(cur, nbr, 0, first)
-            if outcome.problem is not None:
-                note(
-                    nbr,
-                    outcome.problem.code,
-                    outcome.problem.message,
-                    list(outcome.problem.sections),
-                )
-                continue
-            nxt: Node = (nbr, outcome.stop is not None)
-            if total < best.get(nxt, total + 1):
-                best[nxt] = total
-                prev[nxt] = node
-                if outcome.stop is not None:
-                    stops[nxt] = outcome.stop
-                seq += 1
-                heapq.heappush(heap, (total, seq, nbr, nxt[1]))
-    paths: dict[Node, list[str]] = {(start, False): []}
-
-    def path_to(node: Node) -> list[str]:
-        """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
-        chain: list[Node] = []
-        walk = node
-        while walk not in paths:
-            chain.append(walk)
-            parent = prev[walk]
-            assert parent is not None
-            walk = parent
-        path = paths[walk]
-        for n in reversed(chain):
-            path = paths[n] = [*path, n[0]]
-        return path
-
-    result: dict[str, dict[str, Any]] = {}
-    for (hex_id, terminal), total in best.items():
-        if hex_id == start:
-            continue
-        entry = result.get(hex_id)
-        if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
-            continue
-        path = path_to((hex_id, terminal))
-        found_stop = stops.get((hex_id, terminal))
-        result[hex_id] = {
-            "cost": total,
-            "path": path,
-            "must_stop": terminal,
-            "stop": None
-            if found_stop is None
-            else {
-                "reason": found_stop.reason,
-                "by": found_stop.by,
-                "message": found_stop.message,
-                "citations": [c.section for c in ctx.cite(*found_stop.sections)],
-            },
-        }
-    layout = ctx.board.layout.layout()
+    found = search(ctx, mover, unit, ctx.options)
+    result = reached(ctx, found)
+    graph = found.graph
+    ids = graph.ids
     unreachable: dict[str, list[dict[str, Any]]] = {}
-    out_of_reach: list[str] | None = None
-    on_map = ctx.board.hexes
-    for hex_id in layout.within(start, unit.movement_allowance):
-        if hex_id == start or hex_id in result or hex_id not in on_map:
-            continue
-        found = reasons.get(hex_id)
-        if found:
-            unreachable[hex_id] = sorted(found.values(), key=lambda r: str(r["code"]))
-        else:
+    if why_not == "all":
+        reasons = {ids[i]: r for i, r in found.reasons.items()}
+        out_of_reach: list[str] | None = None
+        layout = ctx.board.layout.layout()
+        on_map = ctx.board.hexes
+        for hex_id in layout.within(start, unit.movement_allowance):
+            if hex_id == start or hex_id in result or hex_id not in on_map:
+                continue
+            noted = reasons.get(hex_id)
+            if noted:
+                unreachable[hex_id] = sorted(noted.values(), key=lambda r: str(r["code"]))
+                continue
             if out_of_reach is None:
                 out_of_reach = [c.section for c in ctx.cite("basic.movement-points")]
             unreachable[hex_id] = [
@@ -756,6 +657,13 @@ def reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
                     "citations": list(out_of_reach),
                 }
             ]
+    else:
+        for i, noted in found.reasons.items():
+            hex_id = ids[i]
+            if i == found.start or hex_id in result:
+                continue
+            if graph.distance(found.start, i) <= unit.movement_allowance:
+                unreachable[hex_id] = sorted(noted.values(), key=lambda r: str(r["code"]))
     return {
         **base,
         "can_move": True,

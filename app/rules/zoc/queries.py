@@ -76,7 +76,7 @@ def reachable_hexes(ctx: Context, p: ReachableParams) -> dict[str, Any]:
         raise InvalidQuery(f"unknown unit {p.unit!r}")
     if unit.hex is None:
         raise InvalidQuery(f"unit {p.unit!r} is not on the map")
-    return reachable(ctx, unit)
+    return reachable(ctx, unit, p.why_not)
 
 
 def supply(ctx: Context, p: SupplyParams) -> dict[str, Any]:

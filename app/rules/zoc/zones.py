@@ -401,6 +401,8 @@ class _StateIndex:
         self.zones = Zones(board, topo, ((u, u.hex) for u in state.units), state.markers)
         self.beachhead_sides = frozenset(self.zones.all_beachhead_sides)
         self.moved = frozenset(state.moved)
+        self.search: dict[str, Any] = {}
+        """What the ``reachable`` search keeps per side (``app.rules.zoc.search``)."""
 
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
@@ -444,6 +446,8 @@ class Context:
         self.beachheads = self.zones.beachheads
         self._beachhead_sides = index.beachhead_sides
         self._moved = index.moved
+        self.search_memo = index.search
+        """Per side, what the ``reachable`` search of this state keeps between queries."""
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
         self.judgement: Judgement = _Judgement(CATALOG, INTERPRETATION_BY_ID, options)
         """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
@@ -506,6 +510,11 @@ class Context:
             notes.append({"unit": unit, "reason": reason, "section": section})
         self._no_zoc[key] = notes
         return list(notes)
+
+    def forget_no_zoc(self, hex_id: str, side: str) -> None:
+        """Forget that the no-ZOC notes of ``hex_id`` were asked for (the next call cites
+        their sections again; the citations already recorded stay)."""
+        self._no_zoc.pop((hex_id, side), None)
 
     def enemy_ground_units(self, hex_id: str, side: str) -> list[Unit]:
         here = self.occupants.get(hex_id)

@@ -1,0 +1,368 @@
+"""The ``reachable`` query's search: section 8.2 over integer hexes.
+
+The search is the cheapest-path search the move judge's rules imply (a node is a hex and
+whether the unit must stop there), run over hexes numbered once per board:
+
+* :class:`BoardGraph` (once per board): the hex ids numbered, each hex's neighbours with the
+  entry cost across the hexside (terrain, hexside features), filled in as the search reaches
+  a hex -- so a search pays for the area it reaches, not for the map;
+* :class:`SideFacts` (once per state and side, kept with the state's index): the hexes that
+  hold enemy ground units, whether a hex is in EZOC, the no-ZOC notes of a hex -- found from
+  the units in the six neighbours when first asked for, never from every unit of the game;
+* a step with no EZOC at either end outside Reserve Movement is answered by 8.2's silence
+  (the no-ZOC notes are cited, nothing else); any other step is judged once by
+  :meth:`Mover.zoc_step` itself, and its verdict is kept per state, unit and options with the
+  sections it cited and the readings it relied on, in order (:class:`StepVerdict`), so a
+  later search of the same game version replays them instead of judging again;
+* citations are recorded once per group of sections (a group already recorded is skipped).
+
+It answers exactly what the search it replaced answered (the test reference in
+``tests/rules/zoc/test_search.py``): the same nodes are expanded in the same order with the
+same tie-break, every refused step gives the same reason, and the sections and readings are
+recorded in the same first-cited order.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from typing import Any, cast
+
+from app.rules.judgement import Judgement, Problem
+from app.rules.memo import ByIdentity
+from app.rules.zoc.models import Board, Unit, ZocOptions
+from app.rules.zoc.paths import names
+from app.rules.zoc.zones import _COSTS_OF, Context, topology
+
+TERRAIN = ("basic.terrain",)
+ENEMY_HEX = ("basic.enemy-hex",)
+MOVEMENT_POINTS = ("basic.movement-points",)
+
+Event = tuple[bool, tuple[str, ...]]
+"""(True, sections) for a citation of a group of sections; (False, ids) for readings relied on."""
+
+
+class BoardGraph:
+    """One board's hexes as integers, and each hex's neighbours with their entry costs."""
+
+    def __init__(self, board: Board) -> None:
+        self.board = board
+        self.topo = topology(board)
+        self.ids: list[str] = list(self.topo.neighbors)
+        self.index: dict[str, int] = {h: i for i, h in enumerate(self.ids)}
+        self._rows: dict[int, tuple[tuple[int, int | None, str, bool], ...]] = {}
+        self._layout = board.layout.layout()
+        self._axial: dict[int, tuple[int, int]] = {}
+
+    def distance(self, a: int, b: int) -> int:
+        """Hex distance between two hexes of the same map prefix."""
+        qa, ra = self.axial(a)
+        qb, rb = self.axial(b)
+        dq, dr = qa - qb, ra - rb
+        return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+    def axial(self, i: int) -> tuple[int, int]:
+        found = self._axial.get(i)
+        if found is None:
+            layout = self._layout
+            found = self._axial[i] = layout.to_axial(layout.parse(self.ids[i]))
+        return found
+
+    def row(self, i: int) -> tuple[tuple[int, int | None, str, bool], ...]:
+        """``(neighbour, entry cost or None, why impassable, across All-Sea)`` in direction
+        order; the cost before any Beachhead exception (a state's markers may lift one)."""
+        found = self._rows.get(i)
+        if found is None:
+            costs = _COSTS_OF(self.board)
+            src = self.ids[i]
+            out = []
+            for nbr, _side in self.topo.neighbors[src]:
+                entry = costs.entry(src, nbr)
+                out.append((self.index[nbr], entry.cost, entry.why, entry.across_all_sea))
+            found = self._rows[i] = tuple(out)
+        return found
+
+
+_GRAPH_OF = ByIdentity(BoardGraph)
+
+
+@dataclass(frozen=True)
+class StepVerdict:
+    """8.2's verdict on one step, and what judging it cited and relied on (in order)."""
+
+    problem: Problem | None
+    stop: Any  # movement.Stop | None (not imported: movement imports this module)
+    events: tuple[Event, ...]
+
+
+PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
+"""What a step into a hex meets, for a unit of one side: nothing of 8.2 (PLAIN), nothing but
+enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
+or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
+
+Step = tuple[int, int, int, str]
+"""(neighbour, entry cost, kind, the refusal's message for IMPASSABLE and ENEMY)."""
+
+
+class SideFacts:
+    """What a search for a unit of ``side`` asks of one state, hex by hex as it asks: each
+    hex's steps (:data:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
+
+    def __init__(self, ctx: Context, graph: BoardGraph, side: str) -> None:
+        self.side = side
+        self.graph = graph
+        self.ezoc: dict[int, bool] = {}
+        self.no_zoc: dict[int, tuple[str, ...]] = {}
+        self.steps: dict[int, tuple[Step, ...]] = {}
+        self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
+
+    def in_ezoc(self, ctx: Context, i: int) -> bool:
+        found = self.ezoc.get(i)
+        if found is None:
+            found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
+        return found
+
+    def no_zoc_sections(self, ctx: Context, i: int) -> tuple[str, ...]:
+        found = self.no_zoc.get(i)
+        if found is None:
+            notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
+            found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
+        return found
+
+    def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
+        """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
+        the first test of :meth:`Mover.zoc_step` would find them)."""
+        found = self.steps.get(i)
+        if found is not None:
+            return found
+        ids, side = self.graph.ids, self.side
+        beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
+        out: list[Step] = []
+        for nbr, cost, why, sea in self.graph.row(i):
+            if sea and beachheads:
+                cost, why = ctx.entry_cost(ids[i], ids[nbr])
+            if cost is None:
+                out.append((nbr, 0, IMPASSABLE, f"{why}."))
+                continue
+            enemies = ctx.enemy_ground_units(ids[nbr], side)
+            if enemies:
+                message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
+                out.append((nbr, cost, ENEMY, message))
+            elif self.in_ezoc(ctx, nbr):
+                out.append((nbr, cost, EZOC, ""))
+            else:
+                out.append((nbr, cost, NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN, ""))
+        found = self.steps[i] = tuple(out)
+        return found
+
+
+def side_facts(ctx: Context, side: str) -> SideFacts:
+    """The state's facts for ``side`` (kept with the state's index, per board)."""
+    graph = _GRAPH_OF(ctx.board)
+    kept = ctx.search_memo
+    found = kept.get(side)
+    if not isinstance(found, SideFacts) or found.graph is not graph:
+        found = kept[side] = SideFacts(ctx, graph, side)
+    return found
+
+
+class _Recorder:
+    """Passes a judgement's citations and readings through, and notes them in order."""
+
+    def __init__(self, inner: Judgement) -> None:
+        self.inner = inner
+        self.log: list[Event] = []
+
+    def cite(self, *sections: str) -> Any:
+        self.log.append((True, sections))
+        return self.inner.cite(*sections)
+
+    def rely(self, *ids: str) -> None:
+        self.log.append((False, ids))
+        self.inner.rely(*ids)
+
+    def effect(self, kind: str, message: str, sections: Any, **kw: Any) -> Any:
+        self.log.append((True, tuple(sections)))
+        return self.inner.effect(kind, message, sections, **kw)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> StepVerdict:
+    """Judge one step with the move judge's own rules, noting what it cites and relies on."""
+    ctx.forget_no_zoc(nxt, mover.side)  # so that its notes are cited (and noted) again
+    recorder = _Recorder(ctx.judgement)
+    ctx.judgement = cast(Judgement, recorder)
+    try:
+        outcome = mover.zoc_step(cur, nxt, 0, first)
+    finally:
+        ctx.judgement = recorder.inner
+    return StepVerdict(outcome.problem, outcome.stop, tuple(recorder.log))
+
+
+@dataclass
+class Found:
+    """What the search found: cheapest cost of each node, its parent, the stops, the reasons."""
+
+    start: int
+    best: dict[int, int]
+    """node (hex * 2 + must stop there) -> cheapest cost."""
+    prev: dict[int, int | None]
+    stops: dict[int, Any]
+    reasons: dict[int, dict[str, dict[str, Any]]]
+    graph: BoardGraph
+
+
+def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
+    """Every node the unit can reach within its allowance, and why each refused step was."""
+    assert unit.hex is not None
+    facts = side_facts(ctx, unit.side)
+    graph = facts.graph
+    ids = graph.ids
+    row = graph.row
+    steps_from = facts.steps_from
+    in_ezoc = facts.in_ezoc
+    verdicts = facts.verdicts.setdefault((unit.id, options), {})
+    reserve = ctx.state.phase == "reserve_movement"
+    ma = unit.movement_allowance
+    cite = ctx.cite
+    rely = ctx.rely
+    start = graph.index[unit.hex]
+    best: dict[int, int] = {start * 2: 0}
+    prev: dict[int, int | None] = {start * 2: None}
+    stops: dict[int, Any] = {}
+    reasons: dict[int, dict[str, dict[str, Any]]] = {}
+    replayed: set[tuple[Event, ...]] = set()
+    no_zoc_cited: set[int] = set()
+    groups: dict[tuple[str, ...], list[str]] = {}
+    """Groups of sections cited so far -> their section ids (citing one again changes
+    nothing, so each group is cited once)."""
+
+    def note(i: int, code: str, message: str, sections: tuple[str, ...]) -> None:
+        """Why a step into hex ``i`` was refused (the first reason of each kind is kept)."""
+        cited = groups.get(sections)
+        if cited is None:
+            cited = groups[sections] = [c.section for c in cite(*sections)]
+        found = reasons.get(i)
+        if found is None:
+            found = reasons[i] = {}
+        elif code in found:
+            return
+        found[code] = {"code": code, "message": message, "citations": list(cited)}
+
+    heap: list[tuple[int, int, int]] = [(0, 0, start * 2)]
+    seq = 0
+    done: set[int] = set()
+    pop, push = heapq.heappop, heapq.heappush
+    while heap:
+        cost, _, node = pop(heap)
+        if node in done:
+            continue
+        done.add(node)
+        cur = node >> 1
+        if node & 1:  # the unit must stop here: every path through it ends in it
+            stop = stops[node]
+            message = f"Paths through {ids[cur]} end there: {stop.message}."
+            sections = tuple(stop.sections)
+            for nbr, _c, _w, _s in row(cur):
+                note(nbr, "zoc.must_stop", message, sections)
+            continue
+        first = prev[node] is None
+        judged = reserve or in_ezoc(ctx, cur)  # else only a step into an EZOC is judged
+        for nbr, step_cost, kind, refusal in steps_from(ctx, cur):
+            if kind >= IMPASSABLE:
+                code = "zoc.prohibited_terrain" if kind == IMPASSABLE else "zoc.enemy_occupied"
+                found = reasons.get(nbr)
+                if found is None or code not in found:
+                    note(nbr, code, refusal, TERRAIN if kind == IMPASSABLE else ENEMY_HEX)
+                continue
+            total = cost + step_cost
+            if total > ma:
+                found = reasons.get(nbr)
+                if found is None or "zoc.insufficient_mp" not in found:
+                    message = (
+                        f"Entering {ids[nbr]} from {ids[cur]} would cost {total} movement points."
+                    )
+                    note(nbr, "zoc.insufficient_mp", message, MOVEMENT_POINTS)
+                continue
+            stop = None
+            if judged or kind == EZOC:
+                key = (cur, nbr, first)
+                verdict = verdicts.get(key)
+                if verdict is None:
+                    verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
+                    replayed.add(verdict.events)
+                elif verdict.events and verdict.events not in replayed:
+                    replayed.add(verdict.events)
+                    for is_cite, args in verdict.events:
+                        if is_cite:
+                            cite(*args)
+                        else:
+                            rely(*args)
+                if verdict.problem is not None:
+                    p = verdict.problem
+                    note(nbr, p.code, p.message, tuple(p.sections))
+                    continue
+                stop = verdict.stop
+            elif kind == NOTES and nbr not in no_zoc_cited:  # 8.2 is silent: only the notes
+                no_zoc_cited.add(nbr)
+                for section in facts.no_zoc_sections(ctx, nbr):
+                    cite(section)
+            nxt = nbr * 2 + (stop is not None)
+            if total < best.get(nxt, total + 1):
+                best[nxt] = total
+                prev[nxt] = node
+                if stop is not None:
+                    stops[nxt] = stop
+                seq += 1
+                push(heap, (total, seq, nxt))
+    return Found(start, best, prev, stops, reasons, graph)
+
+
+def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
+    """Each reached hex: its cheapest cost, the path to it, whether the unit must stop."""
+    ids = found.graph.ids
+    prev = found.prev
+    paths: dict[int, list[str]] = {found.start * 2: []}
+
+    def path_to(node: int) -> list[str]:
+        """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
+        chain: list[int] = []
+        walk = node
+        while walk not in paths:
+            chain.append(walk)
+            parent = prev[walk]
+            assert parent is not None
+            walk = parent
+        path = paths[walk]
+        for n in reversed(chain):
+            path = paths[n] = [*path, ids[n >> 1]]
+        return path
+
+    result: dict[str, dict[str, Any]] = {}
+    for node, total in found.best.items():
+        i = node >> 1
+        if i == found.start:
+            continue
+        hex_id = ids[i]
+        terminal = bool(node & 1)
+        entry = result.get(hex_id)
+        if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
+            continue
+        path = path_to(node)
+        found_stop = found.stops.get(node)
+        result[hex_id] = {
+            "cost": total,
+            "path": path,
+            "must_stop": terminal,
+            "stop": None
+            if found_stop is None
+            else {
+                "reason": found_stop.reason,
+                "by": list(found_stop.by),
+                "message": found_stop.message,
+                "citations": [c.section for c in ctx.cite(*found_stop.sections)],
+            },
+        }
+    return result

@@ -1,0 +1,372 @@
+"""The ``reachable`` search (``app/rules/zoc/search.py``) answers exactly what the search it
+replaced answered: :func:`reference_reachable` below is that search as it was (string hexes,
+every step judged by :class:`Mover`, every hex within the allowance's distance given a
+why-not). With ``why_not: "all"`` the answers are the same to the byte (same JSON, same key
+order, same citations in the same order, same readings); with the default ``"frontier"`` they
+are the same but for the ``zoc.out_of_reach`` entries (and a citation only they made). Checked
+on generated games under every option, weather, phase, hexside feature and marker, on a
+fresh state and again on the same state (the search's per-state memo replayed)."""
+
+from __future__ import annotations
+
+import heapq
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from app.rules import registry
+from app.rules.judgement import Problem
+from app.rules.zoc.models import ZocOptions
+from app.rules.zoc.movement import Mover, Stop, reachable
+from app.rules.zoc.zones import Context, Unit
+from tests.support.props import examples
+
+RS = registry.get("zoc")
+
+HEXES = [f"{c:02d}{r:02d}" for c in range(1, 8) for r in range(1, 8)]
+SIDES_OF_MAP = [(a, b) for a in HEXES for b in HEXES if a < b]
+PHASES = ["operational_movement", "exploitation", "reserve_movement"]
+WEATHER = ["clear", "mud", "snow", "storms"]
+FEATURES = ["mountain", "river", "major_river", "all_sea", "strait", "lake", "canal", "border"]
+OPTIONS = list(ZocOptions.model_fields)
+FLIPPED = {name: not f.default for name, f in ZocOptions.model_fields.items()}
+"""Every option against its default."""
+
+
+def _adjacent_pairs() -> list[tuple[str, str]]:
+    from app.rules.zoc.zones import topology
+
+    board, _ = RS.setup(RS.parse_scenario(_base({})), RS.parse_options({}))
+    topo = topology(board)
+    return sorted({tuple(sorted((a, b))) for a in HEXES for b, _ in topo.neighbors[a]})  # type: ignore[misc]
+
+
+def _base(extra: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "areas": [
+            {"cols": [1, 7], "rows": [1, 3], "weather_zone": "north", "country": "ussr"},
+            {"cols": [1, 7], "rows": [4, 7], "weather_zone": "south", "country": "ussr"},
+        ],
+        "countries": {"ussr": {"name": "USSR"}, "hungary": {"policy_affected": True}},
+        "sides": [{"id": "axis"}, {"id": "soviet"}],
+        "phasing_side": "axis",
+        **extra,
+    }
+
+
+PAIRS: list[tuple[str, str]] = []
+
+
+@st.composite
+def games(draw: st.DrawFn) -> tuple[dict[str, Any], dict[str, Any]]:
+    if not PAIRS:
+        PAIRS.extend(_adjacent_pairs())
+    cells = draw(st.lists(st.sampled_from(HEXES), min_size=3, max_size=12, unique=True))
+    mover, *others = cells
+    units: list[dict[str, Any]] = [
+        {"id": "m", "side": "axis", "movement_allowance": draw(st.integers(1, 8)), "hex": mover}
+    ]
+    for i, h in enumerate(others):
+        unit: dict[str, Any] = {
+            "id": f"u{i}",
+            "side": draw(st.sampled_from(["axis", "soviet", "soviet"])),
+            "movement_allowance": 2,
+            "hex": h,
+        }
+        if draw(st.integers(0, 5)) == 0:
+            unit["ground"] = False
+        if draw(st.integers(0, 5)) == 0:
+            unit["country"] = "hungary"
+        units.append(unit)
+    terrain = {
+        h: {"terrain": draw(st.sampled_from(["clear", "forest", "swamp", "all_sea", "city"]))}
+        for h in draw(st.lists(st.sampled_from(HEXES), max_size=8, unique=True))
+        if h != mover
+    }
+    hexsides = {
+        f"{a}/{b}": draw(st.lists(st.sampled_from(FEATURES), min_size=1, max_size=2, unique=True))
+        for a, b in draw(st.lists(st.sampled_from(PAIRS), max_size=8, unique=True))
+    }
+    markers: list[dict[str, Any]] = []
+    for i, kind in enumerate(
+        draw(
+            st.lists(
+                st.sampled_from(
+                    ["airdrop", "airdrop", "logistics", "partisan_base", "detachment", "beachhead"]
+                ),
+                max_size=4,
+            )
+        )
+    ):
+        marker: dict[str, Any] = {
+            "id": f"k{i}",
+            "kind": kind,
+            "side": draw(st.sampled_from(["axis", "soviet"])),
+            "hex": draw(st.sampled_from(HEXES)),
+        }
+        if kind == "beachhead":
+            a, b = draw(st.sampled_from(PAIRS))
+            marker["hex"] = a
+            marker["hexside"] = f"{a}/{b}"
+            terrain[a] = {"terrain": "all_sea"}
+        markers.append(marker)
+    scenario = _base(
+        {
+            "hexes": terrain,
+            "hexsides": hexsides,
+            "units": units,
+            "markers": markers,
+            "weather": {z: draw(st.sampled_from(WEATHER)) for z in ("north", "south")},
+            "phase": draw(st.sampled_from(PHASES)),
+        }
+    )
+    if draw(st.booleans()):
+        scenario["start_positions"] = {"m": draw(st.sampled_from(HEXES))}
+    moved = [u["id"] for u in units[1:] if u["side"] == "axis" and draw(st.booleans())]
+    if moved:
+        scenario["moved"] = moved
+    if draw(st.integers(0, 3)) == 0:
+        scenario["movement_costs"] = {"terrain": {"clear": draw(st.integers(0, 2))}}
+    options = {name: draw(st.booleans()) for name in OPTIONS}
+    return scenario, options
+
+
+def _dump(answer: dict[str, Any]) -> str:
+    return json.dumps(answer)
+
+
+def _query(board: Any, state: Any, opts: Any, why_not: str) -> dict[str, Any]:
+    ctx = Context(board, state, opts)
+    return reachable(ctx, ctx.units["m"], why_not)
+
+
+def _frontier_of(full: dict[str, Any]) -> dict[str, Any]:
+    """The "all" answer without its ``zoc.out_of_reach`` entries."""
+    out = dict(full)
+    out["unreachable"] = {
+        h: reasons
+        for h, reasons in full["unreachable"].items()
+        if [r["code"] for r in reasons] != ["zoc.out_of_reach"]
+    }
+    return out
+
+
+def _same_as_reference(scenario: dict[str, Any], options: dict[str, Any]) -> None:
+    opts = RS.parse_options(options)
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ref_ctx = Context(board, state.model_copy(), opts)
+    reference = reference_reachable(ref_ctx, ref_ctx.units["m"])
+    for _ in range(2):  # a fresh state, then the same state again (its memo replayed)
+        assert _dump(_query(board, state, opts, "all")) == _dump(reference)
+        frontier = _query(board, state, opts, "frontier")
+        expected = _frontier_of(reference)
+        assert {k: v for k, v in frontier.items() if k != "citations"} == {
+            k: v for k, v in expected.items() if k != "citations"
+        }
+        cited = [c for c in reference.get("citations", []) if c in frontier["citations"]]
+        assert frontier["citations"] == cited
+        for reasons in frontier["unreachable"].values():
+            for r in reasons:
+                assert set(r["citations"]) <= set(frontier["citations"])
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_search_answers_as_the_reference(game_data: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    _same_as_reference(*game_data)
+
+
+def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
+    """Every unit of the packaged scenarios, in each movement phase, under two option sets."""
+    from app.rules.zoc.ruleset import ZocRuleset
+
+    for name in ("seed-example.json", "coast-and-weather.json", "seed-example-no-infantry.json"):
+        from app.rules.base import shipped_scenario
+
+        data = shipped_scenario(ZocRuleset.__module__, name)
+        for phase in PHASES:
+            for options in ({}, FLIPPED):
+                opts = RS.parse_options(options)
+                board, state = RS.setup(RS.parse_scenario({**data, "phase": phase}), opts)
+                for unit in state.units:
+                    if unit.hex is None:
+                        continue
+                    ref_ctx = Context(board, state.model_copy(), opts)
+                    reference = reference_reachable(ref_ctx, ref_ctx.units[unit.id])
+                    ctx = Context(board, state, opts)
+                    got = reachable(ctx, ctx.units[unit.id], "all")
+                    assert _dump(got) == _dump(reference), (name, phase, unit.id)
+
+
+# -- the reference: the search as it was before app/rules/zoc/search.py ------------------------
+
+
+def reference_reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
+    """Every hex the unit can end its move in this phase: cheapest legal path, cost, stops;
+    and, for hexes within range it cannot reach, why (with citations)."""
+    assert unit.hex is not None
+    mover = Mover(ctx, unit)
+    start = unit.hex
+    base: dict[str, Any] = {
+        "unit": unit.id,
+        "phase": ctx.state.phase,
+        "start": start,
+        "movement_allowance": unit.movement_allowance,
+    }
+    problem = mover.may_move()
+    if problem is None and mover.phase == "reserve_movement":
+        first_out = [mover.zoc_step(start, n, 0, True) for n, _ in ctx.topo.neighbors[start]]
+        if first_out and all(o.problem is not None and o.problem.hex == start for o in first_out):
+            problem = first_out[0].problem
+    if problem is not None:
+        return {
+            **base,
+            "can_move": False,
+            "reason": {
+                "code": problem.code,
+                "message": problem.message,
+                "citations": [c.section for c in ctx.cite(*problem.sections)],
+            },
+            "reachable": {},
+            "unreachable": {},
+            "citations": ctx.cited_ids(),
+        }
+    Node = tuple[str, bool]  # (hex, must stop there)
+    best: dict[Node, int] = {(start, False): 0}
+    prev: dict[Node, Node | None] = {(start, False): None}
+    stops: dict[Node, Stop] = {}
+    reasons: dict[str, dict[str, dict[str, Any]]] = {}
+
+    def note(hex_id: str, code: str, message: str, sections: list[str]) -> None:
+        found = reasons.setdefault(hex_id, {})
+        if code in found:
+            ctx.cite(*sections)  # a later reason of the same kind may cite more sections
+            return
+        found[code] = {
+            "code": code,
+            "message": message,
+            "citations": [c.section for c in ctx.cite(*sections)],
+        }
+
+    heap: list[tuple[int, int, str, bool]] = [(0, 0, start, False)]
+    seq = 0
+    done: set[Node] = set()
+    while heap:
+        cost, _, cur, terminal = heapq.heappop(heap)
+        node = (cur, terminal)
+        if node in done:
+            continue
+        done.add(node)
+        if terminal:
+            stop = stops[node]
+            for nbr, _side in ctx.topo.neighbors[cur]:
+                note(
+                    nbr,
+                    "zoc.must_stop",
+                    f"Paths through {cur} end there: {stop.message}.",
+                    stop.sections,
+                )
+            continue
+        first = prev[node] is None
+        for nbr, _side in ctx.topo.neighbors[cur]:
+            step_cost = mover.basic_step(cur, nbr, 0, False)
+            if isinstance(step_cost, Problem):
+                note(nbr, step_cost.code, step_cost.message, list(step_cost.sections))
+                continue
+            total = cost + step_cost
+            if total > unit.movement_allowance:
+                if "zoc.insufficient_mp" in reasons.get(nbr, ()):
+                    continue  # noted before, with the same section
+                note(
+                    nbr,
+                    "zoc.insufficient_mp",
+                    f"Entering {nbr} from {cur} would cost {total} movement points.",
+                    ["basic.movement-points"],
+                )
+                continue
+            outcome = mover.zoc_step(cur, nbr, 0, first)
+            if outcome.problem is not None:
+                note(
+                    nbr,
+                    outcome.problem.code,
+                    outcome.problem.message,
+                    list(outcome.problem.sections),
+                )
+                continue
+            nxt: Node = (nbr, outcome.stop is not None)
+            if total < best.get(nxt, total + 1):
+                best[nxt] = total
+                prev[nxt] = node
+                if outcome.stop is not None:
+                    stops[nxt] = outcome.stop
+                seq += 1
+                heapq.heappush(heap, (total, seq, nbr, nxt[1]))
+    paths: dict[Node, list[str]] = {(start, False): []}
+
+    def path_to(node: Node) -> list[str]:
+        """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
+        chain: list[Node] = []
+        walk = node
+        while walk not in paths:
+            chain.append(walk)
+            parent = prev[walk]
+            assert parent is not None
+            walk = parent
+        path = paths[walk]
+        for n in reversed(chain):
+            path = paths[n] = [*path, n[0]]
+        return path
+
+    result: dict[str, dict[str, Any]] = {}
+    for (hex_id, terminal), total in best.items():
+        if hex_id == start:
+            continue
+        entry = result.get(hex_id)
+        if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
+            continue
+        path = path_to((hex_id, terminal))
+        found_stop = stops.get((hex_id, terminal))
+        result[hex_id] = {
+            "cost": total,
+            "path": path,
+            "must_stop": terminal,
+            "stop": None
+            if found_stop is None
+            else {
+                "reason": found_stop.reason,
+                "by": found_stop.by,
+                "message": found_stop.message,
+                "citations": [c.section for c in ctx.cite(*found_stop.sections)],
+            },
+        }
+    layout = ctx.board.layout.layout()
+    unreachable: dict[str, list[dict[str, Any]]] = {}
+    out_of_reach: list[str] | None = None
+    on_map = ctx.board.hexes
+    for hex_id in layout.within(start, unit.movement_allowance):
+        if hex_id == start or hex_id in result or hex_id not in on_map:
+            continue
+        found = reasons.get(hex_id)
+        if found:
+            unreachable[hex_id] = sorted(found.values(), key=lambda r: str(r["code"]))
+        else:
+            if out_of_reach is None:
+                out_of_reach = [c.section for c in ctx.cite("basic.movement-points")]
+            unreachable[hex_id] = [
+                {
+                    "code": "zoc.out_of_reach",
+                    "message": f"No legal path reaches {hex_id} within the movement allowance.",
+                    "citations": list(out_of_reach),
+                }
+            ]
+    return {
+        **base,
+        "can_move": True,
+        "started_in_ezoc": mover.started_in_ezoc,
+        "reachable": dict(sorted(result.items())),
+        "unreachable": dict(sorted(unreachable.items())),
+        "citations": ctx.cited_ids(),
+        "interpretations": [i.id for i in ctx.interpretations()],
+    }
