@@ -348,6 +348,12 @@ class MoveOutcome(Outcome):
 
 class EzocMapParams(_Model):
     side: str
+    near: str | None = Field(
+        default=None, description="With 'within': only the hexes within that distance of it."
+    )
+    within: int | None = Field(
+        default=None, ge=0, le=200, description="With 'near': the area's radius in hexes."
+    )
 
 
 class ReachableParams(_Model):

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from app.rules.base import InvalidQuery
 from app.rules.dispatch import Query
 from app.rules.zoc import results
-from app.rules.zoc.models import EzocMapParams, ReachableParams, SupplyParams
+from app.rules.zoc.models import EzocMapParams, ReachableParams, SupplyParams, Unit
 from app.rules.zoc.movement import reachable
 from app.rules.zoc.supply import trace
 from app.rules.zoc.zones import Context, unit_ids
@@ -18,10 +19,27 @@ def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
     side = p.side
     if side not in {s.id for s in ctx.board.sides}:
         raise InvalidQuery(f"unknown side {side!r}")
-    zones = ctx.zone_map()
+    if (p.near is None) != (p.within is None):
+        raise InvalidQuery("give both 'near' and 'within' (an area), or neither (the whole map)")
+    if p.near is None:  # the whole map: every projection of the state at once (kept per state)
+        zones = ctx.zone_map()
+        area = sorted(zones.into)
+        ezoc_in: Callable[[str, str], list[Unit]] = zones.ezoc
+        via = zones.via_beachhead
+        blocked_in, silent_in = zones.blocked, zones.silent
+    else:  # the hexes within ``within`` of ``near``: only the units next to them are looked at
+        if p.near not in ctx.board.hexes:
+            raise InvalidQuery(f"hex {p.near!r} is not on the map")
+        on_map = ctx.board.hexes
+        layout = ctx.board.layout.layout()
+        area = sorted(h for h in layout.within(p.near, p.within or 0) if h in on_map)
+        lazy = ctx.zones
+        ezoc_in = lazy.ezoc
+        via = {(u.id, h) for h in area for u in lazy.into(h) if lazy.via_beachhead(u.id, h)}
+        blocked_in, silent_in = lazy.blocked_in(area), lazy.silent_in(area)
     hexes: dict[str, Any] = {}
-    for hex_id in sorted(zones.into):
-        ezoc = zones.ezoc(hex_id, side)
+    for hex_id in area:
+        ezoc = ezoc_in(hex_id, side)
         if not ezoc:
             continue
         negators = ctx.negators(hex_id, side, None)
@@ -33,7 +51,7 @@ def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
         ignored = ctx.ignored_markers(hex_id)
         if ignored:
             sections.append("8.1.clar.markers")
-        via_beachhead = sorted(u.id for u in ezoc if (u.id, hex_id) in zones.via_beachhead)
+        via_beachhead = sorted(u.id for u in ezoc if (u.id, hex_id) in via)
         if via_beachhead:
             sections.extend(["8.exc.sea", "8.clar.beachhead"])
         hexes[hex_id] = {
@@ -46,13 +64,13 @@ def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
             "citations": [c.section for c in ctx.cite(*sections)],
         }
     blocked = []
-    for b in zones.blocked:
+    for b in blocked_in:
         if b.side == side:
             continue
         ctx.cite(b.section)
         blocked.append(b.as_json())
     silent = []
-    for s in zones.silent:
+    for s in silent_in:
         if s.side == side:
             continue
         ctx.cite(s.section)
@@ -112,7 +130,8 @@ QUERIES: tuple[Query[Context, Any], ...] = (
     Query(
         name="ezoc-map",
         description="Every hex in EZOC for a side: projecting units, negation (by what), and "
-        "the projections section 8 blocks, with the clause that blocks them.",
+        "the projections section 8 blocks, with the clause that blocks them; on the whole map, "
+        "or in the hexes within 'within' of hex 'near'.",
         params=EzocMapParams,
         run=ezoc_map,
         result=results.EzocMap,

@@ -256,15 +256,19 @@ class Zones:
         topo: Topology,
         positions: Iterable[tuple[Unit, str | None]],
         markers: Iterable[Marker],
+        at: dict[str, list[tuple[int, Unit]]] | None = None,
     ) -> None:
+        """``at``: the on-map hexes -> (position in the unit list, unit), if already made."""
         self.board = board
         self.topo = topo
         self.beachheads = beachhead_hexsides(board, markers)
         self.all_beachhead_sides = {s for sides in self.beachheads.values() for s in sides}
-        self._at: dict[str, list[tuple[int, Unit]]] = {}
-        for i, (unit, hex_id) in enumerate(positions):
-            if hex_id is not None and hex_id in board.hexes:
-                self._at.setdefault(hex_id, []).append((i, unit))
+        if at is None:
+            at = {}
+            for i, (unit, hex_id) in enumerate(positions):
+                if hex_id is not None and hex_id in board.hexes:
+                    at.setdefault(hex_id, []).append((i, unit))
+        self._at = at
         self._silence: dict[str, Silent | None] = {}
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
@@ -280,10 +284,15 @@ class Zones:
         found = self._into.get(target)
         if found is not None:
             return found
+        at = self._at
+        sources = [(s, side_id) for s, side_id in self.topo.neighbors.get(target, ()) if s in at]
+        if not sources:  # no unit next to it (most hexes): nothing projects into it
+            found = self._into[target] = ([], [])
+            return found
         into: list[tuple[int, Unit]] = []
         blocked: list[tuple[int, Blocked]] = []
-        for source, side_id in self.topo.neighbors.get(target, ()):
-            for i, unit in self._at.get(source, ()):
+        for source, side_id in sources:
+            for i, unit in at[source]:
                 if self.silence(unit) is not None:
                     continue
                 section, reason = _projection_block(
@@ -316,6 +325,34 @@ class Zones:
         """Projections into ``hex_id`` that section 8 stops."""
         return self._projections(hex_id)[1]
 
+    def via_beachhead(self, unit_id: str, hex_id: str) -> bool:
+        """Does ``unit_id`` project into ``hex_id`` across a Beachhead Hexside of sea?"""
+        self._projections(hex_id)
+        return (unit_id, hex_id) in self._via
+
+    def blocked_in(self, area: Iterable[str]) -> list[Blocked]:
+        """The projections into the hexes of ``area`` that section 8 stops, in the order
+        :func:`compute_zones` lists them (by unit, then by direction from its hex)."""
+        keyed = []
+        for target in area:
+            for b in self.blocked_into(target):
+                i = next(i for i, u in self._at[b.source] if u.id == b.unit)
+                d = [n for n, _ in self.topo.neighbors[b.source]].index(target)
+                keyed.append(((i, d), b))
+        keyed.sort(key=lambda k: k[0])
+        return [b for _, b in keyed]
+
+    def silent_in(self, area: Iterable[str]) -> list[Silent]:
+        """The units standing in ``area`` that project no ZOC, in the state's unit order."""
+        keyed = [
+            (i, silent)
+            for hex_id in area
+            for i, unit in self._at.get(hex_id, ())
+            if (silent := self.silence(unit)) is not None
+        ]
+        keyed.sort(key=lambda k: k[0])
+        return [s for _, s in keyed]
+
     def silent_at(self, hex_id: str) -> list[Silent]:
         """Units in ``hex_id`` that project no ZOC at all."""
         out = []
@@ -334,10 +371,12 @@ class Zones:
             notes = [
                 (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
             ]
+            at = self._at
             for nbr, _side in self.topo.neighbors.get(hex_id, ()):
-                notes += [
-                    (s.unit, s.reason, s.section) for s in self.silent_at(nbr) if s.side != side
-                ]
+                if nbr in at:
+                    notes += [
+                        (s.unit, s.reason, s.section) for s in self.silent_at(nbr) if s.side != side
+                    ]
             found = self._no_zoc[key] = tuple(notes)
         return found
 
@@ -393,14 +432,25 @@ class _StateIndex:
 
     def __init__(self, board: Board, topo: Topology, state: State) -> None:
         self.board = weakref.ref(board)
-        self.units: dict[str, Unit] = {u.id: u for u in state.units}
+        self.units: dict[str, Unit] = {}
         self.occupants: dict[str, list[Unit]] = {}
-        for unit in state.units:
-            if unit.hex is not None:
-                self.occupants.setdefault(unit.hex, []).append(unit)
-        self.zones = Zones(board, topo, ((u, u.hex) for u in state.units), state.markers)
+        at: dict[str, list[tuple[int, Unit]]] = {}
+        on_map = board.hexes
+        for i, unit in enumerate(state.units):  # one pass: by id, by hex, on the map
+            self.units[unit.id] = unit
+            hex_id = unit.hex
+            if hex_id is not None:
+                self.occupants.setdefault(hex_id, []).append(unit)
+                if hex_id in on_map:
+                    at.setdefault(hex_id, []).append((i, unit))
+        self.zones = Zones(board, topo, (), state.markers, at)
         self.beachhead_sides = frozenset(self.zones.all_beachhead_sides)
         self.moved = frozenset(state.moved)
+        self.markers_at: dict[str, list[Marker]] = {}
+        for marker in state.markers:
+            self.markers_at.setdefault(marker.hex, []).append(marker)
+        self.zone_map: ZoneMap | None = None
+        """Every projection at once (the ``ezoc-map`` query), made when first asked for."""
         self.search: dict[str, Any] = {}
         """What the ``reachable`` search keeps per side (``app.rules.zoc.search``)."""
 
@@ -446,6 +496,8 @@ class Context:
         self.beachheads = self.zones.beachheads
         self._beachhead_sides = index.beachhead_sides
         self._moved = index.moved
+        self._index = index
+        self._markers_at = index.markers_at
         self.search_memo = index.search
         """Per side, what the ``reachable`` search of this state keeps between queries."""
         self._no_zoc: dict[tuple[str, str], list[dict[str, Any]]] = {}
@@ -453,8 +505,13 @@ class Context:
         """The ruling's bookkeeping (app.rules.judgement): what it cites and relies on."""
 
     def zone_map(self) -> ZoneMap:
-        """Every projection of the state at once (the ``ezoc-map`` query)."""
-        return compute_zones(self.board, self.topo, self.state.units, self.state.markers)
+        """Every projection of the state at once (the ``ezoc-map`` query), kept per state."""
+        found = self._index.zone_map
+        if found is None:
+            found = self._index.zone_map = compute_zones(
+                self.board, self.topo, self.state.units, self.state.markers
+            )
+        return found
 
     # -- bookkeeping (the judgement kit) -------------------------------------------------
 
@@ -547,8 +604,8 @@ class Context:
                 if not self.options.non_ground_negates:
                     continue
             out.append(Negator("unit", unit.id, unit.id in moved))
-        for marker in self.state.markers:
-            if marker.hex != hex_id or marker.kind != "airdrop" or marker.side != side:
+        for marker in self._markers_at.get(hex_id, ()):
+            if marker.kind != "airdrop" or marker.side != side:
                 continue
             if for_supply_or_retreat and not any(n.kind == "unit" for n in out):
                 self.rely("zoc.airdrop-supply-retreat")
@@ -559,9 +616,7 @@ class Context:
 
     def ignored_markers(self, hex_id: str) -> list[str]:
         """Markers in the hex that never negate EZOC (8.1 clarification)."""
-        return [
-            m.id for m in self.state.markers if m.hex == hex_id and m.kind in NON_NEGATING_MARKERS
-        ]
+        return [m.id for m in self._markers_at.get(hex_id, ()) if m.kind in NON_NEGATING_MARKERS]
 
     def negation_cites(self, negators: list[Negator]) -> list[str]:
         sections = ["8.1.negation"]

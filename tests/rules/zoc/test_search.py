@@ -200,6 +200,71 @@ def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
                     assert _dump(got) == _dump(reference), (name, phase, unit.id)
 
 
+def _area_of_full(
+    full: dict[str, Any], area: set[str], unit_hex: dict[str, str | None]
+) -> dict[str, Any]:
+    """The whole-map ``ezoc-map`` answer cut to ``area`` (citations and readings aside)."""
+    return {
+        **{k: v for k, v in full.items() if k not in ("citations", "interpretations")},
+        "hexes": {h: v for h, v in full["hexes"].items() if h in area},
+        "blocked": [b for b in full["blocked"] if b["to"] in area],
+        "no_zoc": [s for s in full["no_zoc"] if unit_hex.get(s["unit"]) in area],
+    }
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games(), st.sampled_from(HEXES), st.integers(0, 4), st.sampled_from(["axis", "soviet"]))
+def test_ezoc_map_of_an_area_is_the_whole_map_cut_to_it(
+    game_data: tuple[dict[str, Any], dict[str, Any]], near: str, within: int, side: str
+) -> None:
+    """The area answer looks only at the units next to the area, and says what the whole-map
+    answer says of the area's hexes, in the same order, citing only what it lists (and relying
+    only on the readings its hexes needed)."""
+    scenario, options = game_data
+    opts = RS.parse_options(options)
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    query = RS.queries()["ezoc-map"]
+    full = query.run(board, state.model_copy(), opts, {"side": side})
+    part = query.run(board, state, opts, {"side": side, "near": near, "within": within})
+    layout = board.layout.layout()
+    area = {h for h in layout.within(near, within) if h in board.hexes}
+    unit_hex = {u.id: u.hex for u in state.units}
+    assert {
+        k: v for k, v in part.items() if k not in ("citations", "interpretations")
+    } == _area_of_full(full, area, unit_hex)
+    assert set(part["interpretations"]) <= set(full["interpretations"])
+    assert part["citations"] == [c for c in full["citations"] if c in part["citations"]]
+    listed = [c for e in part["hexes"].values() for c in e["citations"]]
+    listed += [b["section"] for b in part["blocked"]] + [s["section"] for s in part["no_zoc"]]
+    assert set(listed) <= set(part["citations"])
+
+
+def test_ezoc_map_of_an_area_on_the_coast_scenario() -> None:
+    """Coast and weather: projections blocked by a mountain, sea, strait, a Beachhead and
+    Policy Affected Hungary, units that project nothing; each area says what the whole map
+    says of it, in the same order."""
+    from app.rules.base import shipped_scenario
+    from app.rules.zoc.ruleset import ZocRuleset
+
+    data = shipped_scenario(ZocRuleset.__module__, "coast-and-weather.json")
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), opts)
+    query = RS.queries()["ezoc-map"]
+    layout = board.layout.layout()
+    unit_hex = {u.id: u.hex for u in state.units}
+    for side in ("axis", "soviet"):
+        full = query.run(board, state, opts, {"side": side})
+        assert len(full["blocked"]) >= 2, full["blocked"]
+        for near, within in (("b0405", 8), ("b0404", 2), ("b0706", 1), ("b0104", 0)):
+            part = query.run(board, state, opts, {"side": side, "near": near, "within": within})
+            area = {h for h in layout.within(near, within) if h in board.hexes}
+            assert {
+                k: v for k, v in part.items() if k not in ("citations", "interpretations")
+            } == _area_of_full(full, area, unit_hex)
+        whole = query.run(board, state, opts, {"side": side, "near": "b0405", "within": 8})
+        assert whole == full
+
+
 # -- the reference: the search as it was before app/rules/zoc/search.py ------------------------
 
 

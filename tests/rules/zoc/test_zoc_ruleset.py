@@ -119,6 +119,10 @@ def test_queries_reject_unknown_names() -> None:
         queries["supply"].run(board, state, opts, {"side": "martians"})
     with pytest.raises(InvalidQuery):
         queries["supply"].run(board, state, opts, {})
+    with pytest.raises(InvalidQuery, match="both 'near' and 'within'"):
+        queries["ezoc-map"].run(board, state, opts, {"side": "axis", "near": "e3207"})
+    with pytest.raises(InvalidQuery, match="not on the map"):
+        queries["ezoc-map"].run(board, state, opts, {"side": "axis", "near": "z9999", "within": 2})
 
 
 def test_queries_accept_stored_json() -> None:
