@@ -107,7 +107,10 @@ def zoc_rows() -> list[Row]:
         # a fresh state object each call: nothing cached from the previous call
         fresh = measure(lambda: q.run(board, state.model_copy(), opts, params))
         warm = measure(lambda: q.run(board, state, opts, params))
-        note = f"{len(result['reachable'])} hexes reached, {len(result['unreachable'])} why-nots"
+        note = (
+            f"{len(result['reachable'])} hexes reached, {len(result['unreachable'])} why-nots "
+            "(frontier)"
+        )
         rows.append(_row(f"zoc reachable {label} (new state)", fresh, f, "floor", 3, note))
         rows.append(_row(f"zoc reachable {label} (same state)", warm, f, "floor", 3))
         rows.append(_row(f"zoc reachable {label} vs rustworkx", warm, rx, "rustworkx", None))
@@ -120,6 +123,19 @@ def zoc_rows() -> list[Row]:
                 "floor",
                 None,
                 "the whole map: grows with the units, by nature",
+            )
+        )
+        near = sc["units"][0]["hex"]
+        area = em.params(side="axis", near=near, within=ma)
+        part = measure(lambda: em.run(board, state.model_copy(), opts, area))
+        rows.append(
+            _row(
+                f"zoc ezoc-map {label}, within {ma} of the mover (new state)",
+                part,
+                f,
+                "floor",
+                None,
+                f"{len(em.run(board, state, opts, area)['hexes'])} EZOC hexes in the area",
             )
         )
     return rows

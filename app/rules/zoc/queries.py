@@ -35,7 +35,9 @@ def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
         area = sorted(h for h in layout.within(p.near, p.within or 0) if h in on_map)
         lazy = ctx.zones
         ezoc_in = lazy.ezoc
-        via = {(u.id, h) for h in area for u in lazy.into(h) if lazy.via_beachhead(u.id, h)}
+        via = set()
+        if lazy.all_beachhead_sides:  # only a Beachhead marker lets a ZOC across sea
+            via = {(u.id, h) for h in area for u in lazy.into(h) if lazy.via_beachhead(u.id, h)}
         blocked_in, silent_in = lazy.blocked_in(area), lazy.silent_in(area)
     hexes: dict[str, Any] = {}
     for hex_id in area:

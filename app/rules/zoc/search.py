@@ -263,10 +263,15 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
         cur = node >> 1
         if node & 1:  # the unit must stop here: every path through it ends in it
             stop = stops[node]
-            message = f"Paths through {ids[cur]} end there: {stop.message}."
             sections = tuple(stop.sections)
+            if sections not in groups:  # cited once, as the first neighbour's note would
+                groups[sections] = [c.section for c in cite(*sections)]
+            message = ""
             for nbr, _c, _w, _s in row(cur):
-                note(nbr, "zoc.must_stop", message, sections)
+                found = reasons.get(nbr)
+                if found is None or "zoc.must_stop" not in found:
+                    message = message or f"Paths through {ids[cur]} end there: {stop.message}."
+                    note(nbr, "zoc.must_stop", message, sections)
             continue
         first = prev[node] is None
         judged = reserve or in_ezoc(ctx, cur)  # else only a step into an EZOC is judged
