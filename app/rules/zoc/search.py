@@ -346,6 +346,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
         return path
 
     result: dict[str, dict[str, Any]] = {}
+    cited: dict[tuple[str, ...], list[str]] = {}  # a group of sections is cited once
     for node, total in found.best.items():
         i = node >> 1
         if i == found.start:
@@ -357,17 +358,17 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
             continue
         path = path_to(node)
         found_stop = found.stops.get(node)
-        result[hex_id] = {
-            "cost": total,
-            "path": path,
-            "must_stop": terminal,
-            "stop": None
-            if found_stop is None
-            else {
+        stop = None
+        if found_stop is not None:
+            sections = tuple(found_stop.sections)
+            citations = cited.get(sections)
+            if citations is None:
+                citations = cited[sections] = [c.section for c in ctx.cite(*sections)]
+            stop = {
                 "reason": found_stop.reason,
                 "by": list(found_stop.by),
                 "message": found_stop.message,
-                "citations": [c.section for c in ctx.cite(*found_stop.sections)],
-            },
-        }
+                "citations": list(citations),
+            }
+        result[hex_id] = {"cost": total, "path": path, "must_stop": terminal, "stop": stop}
     return result
