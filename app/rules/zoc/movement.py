@@ -598,12 +598,12 @@ def _details(
 # -- the reachable query ------------------------------------------------------------------------
 
 
-def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, Any]:
-    """Every hex the unit can end its move in this phase: cheapest legal path, cost, stops;
-    and why hexes within range are not reached (with citations): with ``why_not`` "frontier"
-    (the default) the hexes the search refused a step into (terrain, enemy units, the
-    allowance, a stop, an EZOC rule), with "all" also every other hex within the allowance's
-    distance (``zoc.out_of_reach``). The search is :mod:`app.rules.zoc.search`."""
+def reachable_start(
+    ctx: Context, unit: Unit
+) -> tuple[Mover, dict[str, Any], dict[str, Any] | None]:
+    """The ``reachable`` query before its search: the mover, the answer's common fields, and
+    the whole answer when the unit cannot move at all (the phase or unit checks, or Reserve
+    Movement refusing every step out of its hex)."""
     assert unit.hex is not None
     mover = Mover(ctx, unit)
     start = unit.hex
@@ -618,8 +618,12 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
         first_out = [mover.zoc_step(start, n, 0, True) for n, _ in ctx.topo.neighbors[start]]
         if first_out and all(o.problem is not None and o.problem.hex == start for o in first_out):
             problem = first_out[0].problem
-    if problem is not None:
-        return {
+    if problem is None:
+        return mover, base, None
+    return (
+        mover,
+        base,
+        {
             **base,
             "can_move": False,
             "reason": {
@@ -630,7 +634,21 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
             "reachable": {},
             "unreachable": {},
             "citations": ctx.cited_ids(),
-        }
+        },
+    )
+
+
+def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, Any]:
+    """Every hex the unit can end its move in this phase: cheapest legal path, cost, stops;
+    and why hexes within range are not reached (with citations): with ``why_not`` "frontier"
+    (the default) the hexes the search refused a step into (terrain, enemy units, the
+    allowance, a stop, an EZOC rule), with "all" also every other hex within the allowance's
+    distance (``zoc.out_of_reach``). The search is :mod:`app.rules.zoc.search`."""
+    mover, base, refused = reachable_start(ctx, unit)
+    if refused is not None:
+        return refused
+    assert unit.hex is not None
+    start = unit.hex
     found = search(ctx, mover, unit, ctx.options)
     result = reached(ctx, found)
     graph = found.graph

@@ -32,7 +32,7 @@ from app.rules.judgement import Judgement, Problem
 from app.rules.memo import ByIdentity
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
-from app.rules.zoc.zones import _COSTS_OF, Context, topology
+from app.rules.zoc.zones import Context, board_costs, topology
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
@@ -73,7 +73,7 @@ class BoardGraph:
         order; the cost before any Beachhead exception (a state's markers may lift one)."""
         found = self._rows.get(i)
         if found is None:
-            costs = _COSTS_OF(self.board)
+            costs = board_costs(self.board)
             src = self.ids[i]
             out = []
             for nbr, _side in self.topo.neighbors[src]:

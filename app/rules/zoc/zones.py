@@ -140,6 +140,11 @@ class _BoardCosts:
 _COSTS_OF = ByIdentity(_BoardCosts)
 
 
+def board_costs(board: Board) -> _BoardCosts:
+    """The board's entry costs, filled in as hexes are entered (cached per board)."""
+    return _COSTS_OF(board)
+
+
 # -- projections ----------------------------------------------------------------------------
 
 

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from app.rules import registry
 from app.rules.judgement import Problem
 from app.rules.zoc.models import ZocOptions
-from app.rules.zoc.movement import Mover, Stop, reachable
+from app.rules.zoc.movement import Stop, reachable, reachable_start
 from app.rules.zoc.zones import Context, Unit
 from tests.support.props import examples
 
@@ -271,33 +271,11 @@ def test_ezoc_map_of_an_area_on_the_coast_scenario() -> None:
 def reference_reachable(ctx: Context, unit: Unit) -> dict[str, Any]:
     """Every hex the unit can end its move in this phase: cheapest legal path, cost, stops;
     and, for hexes within range it cannot reach, why (with citations)."""
+    mover, base, refused = reachable_start(ctx, unit)  # the same checks before the search
+    if refused is not None:
+        return refused
     assert unit.hex is not None
-    mover = Mover(ctx, unit)
     start = unit.hex
-    base: dict[str, Any] = {
-        "unit": unit.id,
-        "phase": ctx.state.phase,
-        "start": start,
-        "movement_allowance": unit.movement_allowance,
-    }
-    problem = mover.may_move()
-    if problem is None and mover.phase == "reserve_movement":
-        first_out = [mover.zoc_step(start, n, 0, True) for n, _ in ctx.topo.neighbors[start]]
-        if first_out and all(o.problem is not None and o.problem.hex == start for o in first_out):
-            problem = first_out[0].problem
-    if problem is not None:
-        return {
-            **base,
-            "can_move": False,
-            "reason": {
-                "code": problem.code,
-                "message": problem.message,
-                "citations": [c.section for c in ctx.cite(*problem.sections)],
-            },
-            "reachable": {},
-            "unreachable": {},
-            "citations": ctx.cited_ids(),
-        }
     Node = tuple[str, bool]  # (hex, must stop there)
     best: dict[Node, int] = {(start, False): 0}
     prev: dict[Node, Node | None] = {(start, False): None}
