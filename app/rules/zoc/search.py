@@ -17,7 +17,7 @@ whether the unit must stop there), run over hexes numbered once per board:
 * citations are recorded once per group of sections (a group already recorded is skipped).
 
 It answers exactly what the search it replaced answered (the test reference in
-``tests/rules/zoc/test_search.py``): the same nodes are expanded in the same order with the
+``tests/rules/zoc/test_zoc_search.py``): the same nodes are expanded in the same order with the
 same tie-break, every refused step gives the same reason, and the sections and readings are
 recorded in the same first-cited order.
 """
