@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 from app.rules import registry
 from app.rules.judgement import Problem
-from app.rules.zoc.models import ZocOptions
+from app.rules.zoc.models import Unit, ZocOptions
 from app.rules.zoc.movement import Stop, reachable, reachable_start
-from app.rules.zoc.zones import Context, Unit
+from app.rules.zoc.zones import Context
 from tests.support.props import examples
 
 RS = registry.get("zoc")
