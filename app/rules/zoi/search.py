@@ -65,6 +65,7 @@ class _StateIndex:
         for u in state.units:
             units_at.setdefault(u.hex, []).append(u)
         self.units_at = {h: tuple(us) for h, us in units_at.items()}
+        self.units = {u.id: u for u in state.units}
         self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
@@ -83,7 +84,17 @@ def _index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
 class Label:
     """One Pareto-optimal way of reaching ``hex`` (its path through ``parent``)."""
 
-    __slots__ = ("chances", "entered", "fire", "hex", "mp_spent", "parent", "slid_only", "stopped")
+    __slots__ = (
+        "chances",
+        "entered",
+        "fire",
+        "hex",
+        "mp_spent",
+        "parent",
+        "route",
+        "slid_only",
+        "stopped",
+    )
 
     def __init__(
         self,
@@ -104,32 +115,8 @@ class Label:
         self.entered = entered
         self.parent = parent
         self.fire = fire
-
-    def path(self) -> list[str]:
+        self.route: tuple[str, ...] = () if parent is None else (*parent.route, hex)
         """The hexes entered, in order (the start hex excluded)."""
-        out: list[str] = []
-        label: Label | None = self
-        while label is not None and label.parent is not None:
-            out.append(label.hex)
-            label = label.parent
-        out.reverse()
-        return out
-
-    def visits(self, hex_id: str) -> bool:
-        label: Label | None = self
-        while label is not None:
-            if label.hex == hex_id:
-                return True
-            label = label.parent
-        return False
-
-    def dominates(self, other: Label) -> bool:
-        return (
-            self.mp_spent <= other.mp_spent
-            and self.chances <= other.chances
-            and (not self.stopped or other.stopped)
-            and (self.slid_only or not other.slid_only)
-        )
 
 
 class _Zone:
@@ -212,8 +199,26 @@ class _Lookups:
         return cost
 
 
+def unit_named(game: Game, unit_id: str) -> Unit | None:
+    """The unit ``unit_id`` of the game's state, from the per-state index (no pass over every
+    unit of the game on each query)."""
+    return _index(game.board, game.state).units.get(unit_id)
+
+
 def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({uid for g in groups for uid in g}))
+
+
+def _may_loop(board: ZoiBoard) -> bool:
+    """Whether some terrain costs fewer than 0 movement points: only then can a path that
+    enters a hex twice be Pareto-best (see :func:`reachable_labels`)."""
+    return any(
+        c is not None and c < 0 for row in board.terrain_costs.values() for c in row.values()
+    )
+
+
+_MAY_LOOP_OF: ByIdentity[bool] = ByIdentity(_may_loop)
+_UNSEEN: Any = object()
 
 
 def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
@@ -221,11 +226,20 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
 
     Labels are expanded cheapest first (movement points, then fire chances, then the order
     they were found), a label dominated after it was queued is still expanded, and ties keep
-    the label found first: the same labels, in the same order, as walking each path."""
+    the label found first: the same labels, in the same order, as walking each path.
+
+    No hex twice on a path: a path entering a hex again has spent at least the movement
+    points, and given at least the fire chances, of its own earlier visit, which was not
+    stopped and was a shift-only path if this one is -- so the earlier visit (or a label
+    that beat it) dominates it, and only the start hex (never a label of its own) needs the
+    check. A board with negative entry costs keeps the full check."""
     look = _Lookups(game, unit)
     opts = game.options
     combat, foot, mounted = is_combat(unit), is_foot(unit), is_mounted(unit)
     slide_on = opts.shift_within_zone != "stop"
+    expend_on_entry = opts.entering_counts_as_expenditure  # 14.opportunity.expend (entry)
+    any_cavalry = opts.mixed_zone_stops_cavalry == "any_cavalry"
+    may_loop = _MAY_LOOP_OF(game.board)
     began_in_zone = (
         combat
         and game.state.phase_start.get(unit.id, unit.hex) == unit.hex
@@ -234,58 +248,96 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     labels: dict[str, list[Label]] = {}
     if unit.type == "artillery" and unit.formation == UNLIMBERED:
         return labels  # movement: an unlimbered battery must limber before it moves
+    adjacent, costs, zones, carres = look.adjacent, look._costs, look._zones, look._carres
+    cost_of, zone_of, carres_of = look.cost, look.zone, look.carres
+    start, ma = unit.hex, unit.ma
+    pop, push = heapq.heappop, heapq.heappush
     counter = 0
     heap: list[tuple[int, int, int, Label]] = [
-        (0, 0, 0, Label(unit.hex, 0, 0, False, True, 0, None, ()))
+        (0, 0, 0, Label(start, 0, 0, False, True, 0, None, ()))
     ]
     while heap:
-        walk = heapq.heappop(heap)[3]
+        walk = pop(heap)[3]
         if walk.stopped:
             continue
-        here, step = walk.hex, walk.entered
-        src_here = look.zone(here) if combat else None
-        leaving: tuple[Fire, ...] = ()
+        here, spent, fire_before = walk.hex, walk.mp_spent, walk.fire
+        src_here = None
         if combat:
+            src_here = zones.get(here, _UNSEEN)
+            if src_here is _UNSEEN:
+                src_here = zone_of(here)
             if src_here is not None and foot and not _may_leave(opts, walk, began_in_zone):
                 continue
-            leaving = _leaving_fire(look, opts, walk, src_here)
-        for _, n in look.adjacent.get(here, ()):
-            cost = look.cost(n)
-            if cost is None or cost > unit.ma - walk.mp_spent or walk.visits(n):
+            near = carres.get(here)
+            if src_here is not None or (carres_of(here) if near is None else near):
+                fire_before += _leaving_fire(look, opts, walk, src_here)
+        step, budget, slid_before = walk.entered, ma - spent, walk.slid_only
+        chances_before = len(fire_before)
+        for _, n in adjacent.get(here, ()):
+            cost = costs.get(n, _UNSEEN)
+            if cost is _UNSEEN:
+                cost = cost_of(n)
+            if cost is None or cost > budget or n == start:
                 continue
-            fire = walk.fire + leaving
-            stopped = slide = False
-            src_new = look.zone(n) if combat else None
-            if src_new is not None:
-                if opts.entering_counts_as_expenditure:  # 14.opportunity.expend (entry)
-                    fire += ((n, step, src_new.by, "expend"),)
-                if foot:  # 14.stop.infantry-artillery, unless a shift within the zone
-                    slide = (
-                        slide_on and src_here is not None and set(src_new.by) <= set(src_here.by)
+            if may_loop and n in walk.route:
+                continue
+            fire, chances = fire_before, chances_before
+            stopped = slid = False
+            if combat:
+                src_new = zones.get(n, _UNSEEN)
+                if src_new is _UNSEEN:
+                    src_new = zone_of(n)
+                if src_new is not None:
+                    if expend_on_entry:  # 14.opportunity.expend (entry)
+                        fire += ((n, step, src_new.by, "expend"),)
+                        chances += 1
+                    if foot:  # 14.stop.infantry-artillery, unless a shift within the zone
+                        slide = (
+                            slide_on
+                            and src_here is not None
+                            and set(src_new.by) <= set(src_here.by)
+                        )
+                        stopped = not slide
+                        slid = slid_before and slide
+                    elif mounted:  # 14.stop.cavalry, 14.cavalry-passes
+                        stopped = bool(src_new.cavalry)
+                        if src_new.cavalry and src_new.others:
+                            stopped = any_cavalry
+            mp = spent + cost
+            found = labels.get(n)
+            if found is None:
+                found = labels[n] = []
+            elif found:
+                if _dominated(found, mp, chances, stopped, slid):
+                    continue
+                found[:] = [
+                    old
+                    for old in found
+                    if not (
+                        mp <= old.mp_spent
+                        and chances <= old.chances
+                        and (not stopped or old.stopped)
+                        and (slid or not old.slid_only)
                     )
-                    stopped = not slide
-                elif mounted:  # 14.stop.cavalry, 14.cavalry-passes
-                    stopped = bool(src_new.cavalry)
-                    if src_new.cavalry and src_new.others:
-                        stopped = opts.mixed_zone_stops_cavalry == "any_cavalry"
-            nxt = Label(
-                n,
-                walk.mp_spent + cost,
-                len(fire),
-                stopped,
-                walk.slid_only and slide,
-                step + 1,
-                walk,
-                fire,
-            )
-            found = labels.setdefault(n, [])
-            if any(old.dominates(nxt) for old in found):
-                continue
-            found[:] = [old for old in found if not nxt.dominates(old)]
+                ]
+            nxt = Label(n, mp, chances, stopped, slid, step + 1, walk, fire)
             found.append(nxt)
             counter += 1
-            heapq.heappush(heap, (nxt.mp_spent, nxt.chances, counter, nxt))
+            push(heap, (mp, chances, counter, nxt))
     return labels
+
+
+def _dominated(found: list[Label], mp: int, chances: int, stopped: bool, slid: bool) -> bool:
+    """Whether a label of ``found`` is at least as good as these on all four counts."""
+    for old in found:
+        if (
+            old.mp_spent <= mp
+            and old.chances <= chances
+            and (not old.stopped or stopped)
+            and (old.slid_only or not slid)
+        ):
+            return True
+    return False
 
 
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
@@ -317,7 +369,7 @@ def _leaving_fire(
 def path_json(label: Label, ma: int) -> dict[str, Any]:
     """One path of the ``reachable`` answer."""
     return {
-        "path": label.path(),
+        "path": list(label.route),
         "mp_spent": label.mp_spent,
         "mp_left": ma - label.mp_spent,
         "must_stop": label.stopped,
@@ -328,5 +380,16 @@ def path_json(label: Label, ma: int) -> dict[str, Any]:
     }
 
 
-def sort_key(label: Label) -> tuple[int, int, list[str]]:
-    return (label.mp_spent, label.chances, label.path())
+def sort_key(label: Label) -> tuple[int, int, tuple[str, ...]]:
+    return (label.mp_spent, label.chances, label.route)
+
+
+def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
+    """The ``hexes`` of the ``reachable`` answer: by hex id, each hex's paths cheapest first
+    (movement points, fire chances, then the hexes entered)."""
+    out = []
+    for h in sorted(labels):
+        found = labels[h]
+        paths = found if len(found) == 1 else sorted(found, key=sort_key)
+        out.append({"hex": h, "paths": [path_json(w, ma) for w in paths]})
+    return out
