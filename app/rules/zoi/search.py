@@ -32,6 +32,9 @@ Fire = tuple[str, int, tuple[str, ...], str]
 
 Neighbours = dict[str, tuple[tuple[int, str], ...]]
 
+Step = tuple[str, int, "_Zone | None"]
+"""One step out of a hex: the neighbour entered, its entry cost, the enemy zone in it."""
+
 
 def _adjacency(board: ZoiBoard) -> Neighbours:
     layout = board.layout.layout()
@@ -69,6 +72,7 @@ class _StateIndex:
         self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
+        self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
 
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
@@ -148,6 +152,19 @@ class _Lookups:
         self._zones = index.zones.setdefault((unit.side, routed), {})
         self._carres = index.carres.setdefault(unit.side, {})
         self._costs = index.costs.setdefault((unit.side, unit.type, unit.subtype), {})
+        self._steps = index.steps.setdefault((unit.side, unit.type, unit.subtype, routed), {})
+
+    def steps(self, hex_id: str) -> tuple[Step, ...]:
+        """The neighbours of ``hex_id`` the unit may enter, in direction order, each with its
+        entry cost (:meth:`cost`) and the enemy zone in it (:meth:`zone`)."""
+        found = self._steps.get(hex_id)
+        if found is None:
+            found = self._steps[hex_id] = tuple(
+                (n, cost, self.zone(n))
+                for _, n in self.adjacent.get(hex_id, ())
+                if (cost := self.cost(n)) is not None
+            )
+        return found
 
     def zone(self, hex_id: str) -> _Zone | None:
         """Enemies projecting a zone into ``hex_id`` across a front hexside (14.zone, 14.front),
@@ -248,8 +265,8 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     labels: dict[str, list[Label]] = {}
     if unit.type == "artillery" and unit.formation == UNLIMBERED:
         return labels  # movement: an unlimbered battery must limber before it moves
-    adjacent, costs, zones, carres = look.adjacent, look._costs, look._zones, look._carres
-    cost_of, zone_of, carres_of = look.cost, look.zone, look.carres
+    all_steps, zones, carres = look._steps, look._zones, look._carres
+    steps_of, zone_of, carres_of = look.steps, look.zone, look.carres
     start, ma = unit.hex, unit.ma
     pop, push = heapq.heappop, heapq.heappush
     counter = 0
@@ -273,42 +290,44 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 fire_before += _leaving_fire(look, opts, walk, src_here)
         step, budget, slid_before = walk.entered, ma - spent, walk.slid_only
         chances_before = len(fire_before)
-        for _, n in adjacent.get(here, ()):
-            cost = costs.get(n, _UNSEEN)
-            if cost is _UNSEEN:
-                cost = cost_of(n)
-            if cost is None or cost > budget or n == start:
+        out = all_steps.get(here)
+        for n, cost, src_new in steps_of(here) if out is None else out:
+            if cost > budget or n == start:
                 continue
             if may_loop and n in walk.route:
                 continue
             fire, chances = fire_before, chances_before
             stopped = slid = False
-            if combat:
-                src_new = zones.get(n, _UNSEEN)
-                if src_new is _UNSEEN:
-                    src_new = zone_of(n)
-                if src_new is not None:
-                    if expend_on_entry:  # 14.opportunity.expend (entry)
-                        fire += ((n, step, src_new.by, "expend"),)
-                        chances += 1
-                    if foot:  # 14.stop.infantry-artillery, unless a shift within the zone
-                        slide = (
-                            slide_on
-                            and src_here is not None
-                            and set(src_new.by) <= set(src_here.by)
-                        )
-                        stopped = not slide
-                        slid = slid_before and slide
-                    elif mounted:  # 14.stop.cavalry, 14.cavalry-passes
-                        stopped = bool(src_new.cavalry)
-                        if src_new.cavalry and src_new.others:
-                            stopped = any_cavalry
+            if combat and src_new is not None:
+                if expend_on_entry:  # 14.opportunity.expend (entry)
+                    fire += ((n, step, src_new.by, "expend"),)
+                    chances += 1
+                if foot:  # 14.stop.infantry-artillery, unless a shift within the zone
+                    slide = (
+                        slide_on and src_here is not None and set(src_new.by) <= set(src_here.by)
+                    )
+                    stopped = not slide
+                    slid = slid_before and slide
+                elif mounted:  # 14.stop.cavalry, 14.cavalry-passes
+                    stopped = bool(src_new.cavalry)
+                    if src_new.cavalry and src_new.others:
+                        stopped = any_cavalry
             mp = spent + cost
             found = labels.get(n)
             if found is None:
                 found = labels[n] = []
             elif found:
-                if _dominated(found, mp, chances, stopped, slid):
+                beaten = False
+                for old in found:  # a label at least as good on all four counts
+                    if (
+                        old.mp_spent <= mp
+                        and old.chances <= chances
+                        and (not old.stopped or stopped)
+                        and (old.slid_only or not slid)
+                    ):
+                        beaten = True
+                        break
+                if beaten:
                     continue
                 found[:] = [
                     old
@@ -325,19 +344,6 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
             counter += 1
             push(heap, (mp, chances, counter, nxt))
     return labels
-
-
-def _dominated(found: list[Label], mp: int, chances: int, stopped: bool, slid: bool) -> bool:
-    """Whether a label of ``found`` is at least as good as these on all four counts."""
-    for old in found:
-        if (
-            old.mp_spent <= mp
-            and old.chances <= chances
-            and (not old.stopped or stopped)
-            and (old.slid_only or not slid)
-        ):
-            return True
-    return False
 
 
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
@@ -366,20 +372,6 @@ def _leaving_fire(
     return ()
 
 
-def path_json(label: Label, ma: int) -> dict[str, Any]:
-    """One path of the ``reachable`` answer."""
-    return {
-        "path": list(label.route),
-        "mp_spent": label.mp_spent,
-        "mp_left": ma - label.mp_spent,
-        "must_stop": label.stopped,
-        "opportunity_fire": [
-            {"hex": h, "step": s, "by": list(by), "reason": reason}
-            for h, s, by, reason in label.fire
-        ],
-    }
-
-
 def sort_key(label: Label) -> tuple[int, int, tuple[str, ...]]:
     return (label.mp_spent, label.chances, label.route)
 
@@ -390,6 +382,23 @@ def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
     out = []
     for h in sorted(labels):
         found = labels[h]
-        paths = found if len(found) == 1 else sorted(found, key=sort_key)
-        out.append({"hex": h, "paths": [path_json(w, ma) for w in paths]})
+        if len(found) > 1:
+            found = sorted(found, key=sort_key)
+        paths = []
+        for w in found:
+            paths.append(
+                {
+                    "path": list(w.route),
+                    "mp_spent": w.mp_spent,
+                    "mp_left": ma - w.mp_spent,
+                    "must_stop": w.stopped,
+                    "opportunity_fire": [
+                        {"hex": fh, "step": fs, "by": list(by), "reason": why}
+                        for fh, fs, by, why in w.fire
+                    ]
+                    if w.fire
+                    else [],
+                }
+            )
+        out.append({"hex": h, "paths": paths})
     return out
