@@ -96,16 +96,16 @@ def oz_declare_floor(
     no battery, infantry, a defender, not yet assaulted) and the ruling as dicts; None when a
     check fails (the benchmark's action passes them all)."""
     zone = zones.get(zone_id)
-    named = [units.get(uid) for uid in unit_ids]
-    if zone is None or None in named or scenario["phase"] != "charge_declaration":
+    named = [units[uid] for uid in unit_ids if uid in units]
+    if zone is None or len(named) != len(unit_ids) or scenario["phase"] != "charge_declaration":
         return None
-    side = named[0]["side"]  # type: ignore[index]
-    if any(u["side"] != side for u in named) or side != scenario["phasing_side"]:  # type: ignore[index]
+    side = named[0]["side"]
+    if any(u["side"] != side for u in named) or side != scenario["phasing_side"]:
         return None
     for u in named:
-        if u.get("zone") not in (None, zone_id) or u["type"] == "artillery":  # type: ignore[union-attr]
+        if u.get("zone") not in (None, zone_id) or u["type"] == "artillery":
             return None
-    if not any(u["type"] == "infantry" for u in named):  # type: ignore[index]
+    if not any(u["type"] == "infantry" for u in named):
         return None
     if not any(u.get("zone") == zone_id and u["side"] != side for u in units.values()):
         return None
@@ -176,7 +176,7 @@ def terrain_move_floor(
         if shape.covers(Point(start)):
             return None  # starting inside a feature: not covered here
         yards_by[f["id"]] = round(inside, 2)
-        cap = CAPS.get((unit.get("order"), f["kind"]))
+        cap = CAPS.get((str(unit.get("order")), str(f["kind"])))
         if cap is None:
             return None
         limit, clause, why = cap
