@@ -73,6 +73,7 @@ class _StateIndex:
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
+        self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
 
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
@@ -119,8 +120,8 @@ class Label:
         self.entered = entered
         self.parent = parent
         self.fire = fire
-        self.route: tuple[str, ...] = () if parent is None else (*parent.route, hex)
-        """The hexes entered, in order (the start hex excluded)."""
+        self.route: list[str] = [] if parent is None else [*parent.route, hex]
+        """The hexes entered, in order (the start hex excluded); the answer's path."""
 
 
 class _Zone:
@@ -153,17 +154,21 @@ class _Lookups:
         self._carres = index.carres.setdefault(unit.side, {})
         self._costs = index.costs.setdefault((unit.side, unit.type, unit.subtype), {})
         self._steps = index.steps.setdefault((unit.side, unit.type, unit.subtype, routed), {})
+        self._front_of = index.fronts.setdefault(routed, {})
+        self._by_terrain: dict[str, int | None] = {}
 
     def steps(self, hex_id: str) -> tuple[Step, ...]:
         """The neighbours of ``hex_id`` the unit may enter, in direction order, each with its
         entry cost (:meth:`cost`) and the enemy zone in it (:meth:`zone`)."""
         found = self._steps.get(hex_id)
         if found is None:
-            found = self._steps[hex_id] = tuple(
-                (n, cost, self.zone(n))
-                for _, n in self.adjacent.get(hex_id, ())
-                if (cost := self.cost(n)) is not None
-            )
+            costs, zones = self._costs, self._zones
+            out = []
+            for _, n in self.adjacent.get(hex_id, ()):
+                cost = costs[n] if n in costs else self.cost(n)
+                if cost is not None:
+                    out.append((n, cost, zones[n] if n in zones else self.zone(n)))
+            found = self._steps[hex_id] = tuple(out)
         return found
 
     def zone(self, hex_id: str) -> _Zone | None:
@@ -171,15 +176,20 @@ class _Lookups:
         None if none does."""
         if hex_id in self._zones:
             return self._zones[hex_id]
-        game, side = self.game, self.side
+        side, units_at, front_of = self.side, self.units_at, self._front_of
         found: list[Unit] = []
         for d, n in self.adjacent.get(hex_id, ()):
+            near = units_at.get(n)
+            if near is None:
+                continue
             toward = (d + 3) % 6  # from the unit in n back to hex_id
-            for u in self.units_at.get(n, ()):
-                if u.side == side or not game.exerts_zone(u):
+            for u in near:
+                if u.side == side:
                     continue
-                spec = game.front_spec(u)
-                if spec is not None and toward in front_directions(spec, u.facing):
+                front = front_of.get(u.id)
+                if front is None:
+                    front = front_of[u.id] = self._front(u)
+                if toward in front:
                     found.append(u)
         zone = None
         if found:
@@ -190,6 +200,13 @@ class _Lookups:
             )
         self._zones[hex_id] = zone
         return zone
+
+    def _front(self, u: Unit) -> tuple[int, ...]:
+        """The directions ``u`` projects its zone across (none if it projects no zone)."""
+        if not self.game.exerts_zone(u):
+            return ()
+        spec = self.game.front_spec(u)
+        return () if spec is None else front_directions(spec, u.facing)
 
     def carres(self, hex_id: str) -> tuple[str, ...]:
         """Enemy carrés adjacent to ``hex_id`` (14.carre), sorted."""
@@ -211,7 +228,11 @@ class _Lookups:
             return self._costs[hex_id]
         cost = None
         if not any(u.side != self.side for u in self.units_at.get(hex_id, ())):
-            cost = self.game.terrain_cost(self.unit, hex_id)
+            terrain = self.game.board.hexes[hex_id]
+            if terrain in self._by_terrain:
+                cost = self._by_terrain[terrain]
+            else:
+                cost = self._by_terrain[terrain] = self.game.terrain_cost(self.unit, hex_id)
         self._costs[hex_id] = cost
         return cost
 
@@ -372,7 +393,7 @@ def _leaving_fire(
     return ()
 
 
-def sort_key(label: Label) -> tuple[int, int, tuple[str, ...]]:
+def sort_key(label: Label) -> tuple[int, int, list[str]]:
     return (label.mp_spent, label.chances, label.route)
 
 
@@ -388,7 +409,7 @@ def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
         for w in found:
             paths.append(
                 {
-                    "path": list(w.route),
+                    "path": w.route,  # the label's own list: labels die with the query
                     "mp_spent": w.mp_spent,
                     "mp_left": ma - w.mp_spent,
                     "must_stop": w.stopped,
