@@ -155,16 +155,32 @@ def zoi_rows() -> list[Row]:
 
         result = q.run(board, state, opts, q.params(unit="mover"))
         assert len(result["hexes"]) == len(floor()) - 1, "core and floor disagree"
-        f = measure(floor)
         params = q.params(unit="mover")
-        label = f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}"
-        # a fresh state object each call: the per-state index (units by hex) built anew
-        fresh = measure(lambda: q.run(board, state.model_copy(), opts, params))
-        warm = measure(lambda: q.run(board, state, opts, params))
-        note = f"{len(result['hexes'])} hexes reached; floor stops in enemy front zones"
-        rows.append(_row(f"{label} (new state)", fresh, f, "floor", 3, note))
-        rows.append(_row(f"{label} (same state)", warm, f, "floor", 3))
+        rows += _state_rows(
+            f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}",
+            lambda s: q.run(board, s, opts, params),
+            state,
+            measure(floor),
+            f"{len(result['hexes'])} hexes reached; floor stops in enemy front zones",
+        )
     return rows
+
+
+def _state_rows(
+    name: str,
+    run: Callable[[Any], Any],
+    state: Any,
+    floor: tuple[float, float, float],
+    note: str,
+) -> list[Row]:
+    """A query on a fresh state object each call (nothing cached from the previous call: the
+    per-state index built anew) and on the same state (as the service at one game version)."""
+    fresh = measure(lambda: run(state.model_copy()))
+    warm = measure(lambda: run(state))
+    return [
+        _row(f"{name} (new state)", fresh, floor, "floor", 3, note),
+        _row(f"{name} (same state)", warm, floor, "floor", 3),
+    ]
 
 
 def _texts(ruleset_id: str) -> Texts:
