@@ -5,12 +5,15 @@ given the enemy on the way (14.opportunity.*), whether the unit had to stop (14.
 whether every zone hex entered so far was a shift within the zone it started in (14.exit); a
 label is kept unless another one reaching the same hex is at least as good on all four. The
 steps are judged exactly as :class:`~app.rules.zoi.movement.Walk` judges a move of enter steps
-(the tests compare both on generated games), but a label is a few fields and a pointer to its
-parent instead of a copy of the walk, and what the search looks up is found once per hex:
+(the tests compare both on generated games), but a label is a few fields and its path (a list
+the answer uses as it is) instead of a copy of the walk, and what the search looks up is found
+once per hex:
 
 * the board's adjacency once per board, the units by hex once per state;
-* the enemy zone, the adjacent enemy carrés and the entry cost of a hex once per query, from the
-  units in its six neighbours, so a query pays for the hexes it reaches, not for every unit;
+* the enemy zone, the adjacent enemy carrés and the entry cost of a hex, and the steps out of
+  it (neighbour, cost, zone), once per state, side and unit class, from the units in its six
+  neighbours, so a query pays for the hexes it reaches, not for every unit (each unit's front
+  directions are kept per state too);
 * rule objects (citations, effects) are not built during the search: the answer lists the
   sections once, and a refused step is simply not taken.
 """
@@ -87,19 +90,10 @@ def _index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
 
 
 class Label:
-    """One Pareto-optimal way of reaching ``hex`` (its path through ``parent``)."""
+    """One Pareto-optimal way of reaching ``hex``: the hexes entered on the way (``route``),
+    the movement points spent, the fire chances given and whether the unit had to stop."""
 
-    __slots__ = (
-        "chances",
-        "entered",
-        "fire",
-        "hex",
-        "mp_spent",
-        "parent",
-        "route",
-        "slid_only",
-        "stopped",
-    )
+    __slots__ = ("chances", "entered", "fire", "hex", "mp_spent", "route", "slid_only", "stopped")
 
     def __init__(
         self,
@@ -108,8 +102,7 @@ class Label:
         chances: int,
         stopped: bool,
         slid_only: bool,
-        entered: int,
-        parent: Label | None,
+        route: list[str],
         fire: tuple[Fire, ...],
     ) -> None:
         self.hex = hex
@@ -117,11 +110,10 @@ class Label:
         self.chances = chances
         self.stopped = stopped
         self.slid_only = slid_only
-        self.entered = entered
-        self.parent = parent
-        self.fire = fire
-        self.route: list[str] = [] if parent is None else [*parent.route, hex]
+        self.route = route
         """The hexes entered, in order (the start hex excluded); the answer's path."""
+        self.entered = len(route)
+        self.fire = fire
 
 
 class _Zone:
@@ -291,9 +283,7 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     start, ma = unit.hex, unit.ma
     pop, push = heapq.heappop, heapq.heappush
     counter = 0
-    heap: list[tuple[int, int, int, Label]] = [
-        (0, 0, 0, Label(start, 0, 0, False, True, 0, None, ()))
-    ]
+    heap: list[tuple[int, int, int, Label]] = [(0, 0, 0, Label(start, 0, 0, False, True, [], ()))]
     while heap:
         walk = pop(heap)[3]
         if walk.stopped:
@@ -360,7 +350,7 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                         and (slid or not old.slid_only)
                     )
                 ]
-            nxt = Label(n, mp, chances, stopped, slid, step + 1, walk, fire)
+            nxt = Label(n, mp, chances, stopped, slid, [*walk.route, n], fire)
             found.append(nxt)
             counter += 1
             push(heap, (mp, chances, counter, nxt))
