@@ -5,8 +5,8 @@
   Python, integer hexes, the ZOC stop, nothing else) and rustworkx's compiled Dijkstra on the
   same bounded graph;
 * ``zoi reachable`` against the same plain floor on its map;
-* an ``objective-zones`` and a ``terrain`` ruling against minimal hand-written checks of the
-  same data (dict look-ups; shapely intersections).
+* an ``objective-zones`` and a ``terrain`` ruling against hand-written code building the same
+  ruling as plain dicts (``bench/ruling_floors.py``: dict look-ups; shapely intersections).
 """
 
 from __future__ import annotations
@@ -19,8 +19,15 @@ from pathlib import Path
 from typing import Any
 
 from app.rules import registry
-from bench.floor import build_grid, floor_reachable, rustworkx_graph, rustworkx_reachable
+from bench.floor import (
+    build_grid,
+    floor_reachable,
+    rustworkx_graph,
+    rustworkx_reachable,
+    zoi_zone,
+)
 from bench.report import Row, ms
+from bench.ruling_floors import Texts, oz_declare_floor, terrain_move_floor
 from bench.scenarios import zoc_scenario, zoi_scenario
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -142,6 +149,8 @@ def zoc_rows() -> list[Row]:
 
 
 def zoi_rows() -> list[Row]:
+    from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
+
     zoi = registry.get("zoi")
     opts = zoi.parse_options({})
     q = zoi.queries()["reachable"]
@@ -151,24 +160,53 @@ def zoi_rows() -> list[Row]:
         board, state = zoi.setup(zoi.parse_scenario(sc), opts)
         grid_sc = zoc_scenario(size, 0)
         grid_sc["hexes"] = {}
-        from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
-
         grid = build_grid(grid_sc, DEFAULT_TERRAIN_COSTS)
-        enemy = {grid.index[u["hex"]] for u in sc["units"] if u["side"] == "austrian"}
+        foes = [u for u in sc["units"] if u["side"] == "austrian"]
+        enemy = {grid.index[u["hex"]] for u in foes}
+        zone = zoi_zone(grid, foes)  # rule 14's stop: a hex in an enemy front zone
         start = grid.index[sc["units"][0]["hex"]]
-        f = measure(lambda: floor_reachable(grid, start, ma, enemy))
-        warm = measure(lambda: q.run(board, state, opts, q.params(unit="mover")))
-        rows.append(
-            _row(
-                f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}",
-                warm,
-                f,
-                "floor",
-                3,
-                "facing, formations, Pareto paths (MP vs fire chances)",
-            )
+
+        def floor() -> dict[int, int]:
+            return floor_reachable(grid, start, ma, enemy, zone)
+
+        result = q.run(board, state, opts, q.params(unit="mover"))
+        assert len(result["hexes"]) == len(floor()) - 1, "core and floor disagree"
+        params = q.params(unit="mover")
+        rows += _state_rows(
+            f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}",
+            lambda s: q.run(board, s, opts, params),
+            state,
+            measure(floor),
+            f"{len(result['hexes'])} hexes reached; floor stops in enemy front zones",
         )
     return rows
+
+
+def _state_rows(
+    name: str,
+    run: Callable[[Any], Any],
+    state: Any,
+    floor: tuple[float, float, float],
+    note: str,
+) -> list[Row]:
+    """A query on a fresh state object each call (nothing cached from the previous call: the
+    per-state index built anew) and on the same state (as the service at one game version)."""
+    fresh = measure(lambda: run(state.model_copy()))
+    warm = measure(lambda: run(state))
+    return [
+        _row(f"{name} (new state)", fresh, floor, "floor", 3, note),
+        _row(f"{name} (same state)", warm, floor, "floor", 3),
+    ]
+
+
+def _texts(ruleset_id: str) -> Texts:
+    """A ruleset's section titles and readings, as data for a floor (outside the timing)."""
+    rs = registry.get(ruleset_id)
+    return Texts(
+        ruleset_id,
+        {s.id: s.title for s in rs.catalog},
+        {i.id: i.reading for i in rs.interpretations},
+    )
 
 
 def terrain_row() -> Row:
@@ -179,21 +217,29 @@ def terrain_row() -> Row:
     opts = terrain.parse_options({})
     board, state = terrain.setup(terrain.parse_scenario(sc), opts)
     action = terrain.parse_action({"kind": "move", "unit": "fr-skirm", "path": [[150, 200]]})
-    polys = [Polygon(f["polygon"]) for f in sc["features"] if "polygon" in f]
+    features = []
+    for f in sc["features"]:
+        if "polygon" in f:
+            shape = Polygon(f["polygon"])
+        else:
+            shape = LineString(f["line"]).buffer(f.get("width", 30.0) / 2, cap_style="flat")
+        features.append((f, shape, tuple(shape.bounds)))
+    unit = next(u for u in sc["units"] if u["id"] == "fr-skirm")
+    texts = _texts("terrain")
 
-    def floor() -> float:
-        line = LineString([(90, 200), (150, 200)])
-        crossed = sum(line.intersection(p).length for p in polys if line.intersects(p))
-        return float(line.length + crossed)
+    def floor() -> dict[str, Any] | None:
+        return terrain_move_floor(features, unit, (150.0, 200.0), texts)
 
+    ruling = terrain.adjudicate(board, state, action, opts)
+    assert floor() == ruling.model_dump(mode="json"), "terrain ruling and floor disagree"
     value = measure(lambda: terrain.adjudicate(board, state, action, opts))
     return _row(
         "terrain ruling (skirmishers into heavy woods)",
         value,
         measure(floor),
         "shapely floor",
-        None,
-        "floor: the path's length inside each feature",
+        3,
+        "floor: the same ruling as dicts (path length in each feature, caps, halts)",
     )
 
 
@@ -205,20 +251,21 @@ def objective_zones_row() -> Row:
     action = oz.parse_action({"kind": "declare_assault", "zone": "mill", "units": ["us-1"]})
     zones = {z["id"]: z for z in sc["zones"]}
     units = {u["id"]: u for u in sc["units"]}
+    texts = _texts("objective-zones")
 
-    def floor() -> bool:
-        zone = zones["mill"]
-        unit = units["us-1"]
-        return bool(zone) and unit["side"] != "confederate" and len(zone.get("sectors", [])) >= 0
+    def floor() -> dict[str, Any] | None:
+        return oz_declare_floor(sc, zones, units, "mill", ["us-1"], texts)
 
+    ruling = oz.adjudicate(board, state, action, opts)
+    assert floor() == ruling.model_dump(mode="json"), "objective-zones ruling and floor disagree"
     value = measure(lambda: oz.adjudicate(board, state, action, opts))
     return _row(
         "objective-zones ruling (declare an assault)",
         value,
         measure(floor),
         "dict floor",
-        None,
-        "floor: the look-ups the ruling needs",
+        3,
+        "floor: the same ruling as dicts (the look-ups, effects, citations, reading)",
     )
 
 

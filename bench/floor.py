@@ -4,6 +4,10 @@
   precomputed adjacency with entry costs, and the ZOC stop (a hex next to an enemy unit ends
   the move there; enemy-occupied hexes cannot be entered). Nothing else: no negation, weather,
   hexside rules, citations or reasons.
+* :func:`zoi_zone`: the hexes in front of a set of La Bataille units (the hexes across their
+  front hexsides, from their facing and formation), for :func:`floor_reachable` with rule 14's
+  stop: a hex in an enemy zone ends the move there (``stop_in``), instead of a hex next to any
+  enemy.
 * :func:`rustworkx_reachable`: the same graph in a compiled graph library (rustworkx), the
   ZOC stop encoded as missing out-edges, restricted to the hexes within the movement
   allowance (a bounded search, like the others).
@@ -65,8 +69,11 @@ def build_grid(scenario: dict[str, Any], terrain_costs: dict[str, int | None]) -
     return Grid(ids, index, axial, adj)
 
 
-def floor_reachable(grid: Grid, start: int, ma: int, enemy: set[int]) -> dict[int, int]:
-    """Cheapest cost of every hex the mover can end in (bounded Dijkstra, ZOC stop)."""
+def floor_reachable(
+    grid: Grid, start: int, ma: int, enemy: set[int], stop_in: set[int] | None = None
+) -> dict[int, int]:
+    """Cheapest cost of every hex the mover can end in (bounded Dijkstra, ZOC stop: a hex
+    next to an enemy ends the move, or with ``stop_in`` a hex of that set)."""
     adj = grid.adj
     zoc: dict[int, bool] = {}
     best = {start: 0}
@@ -78,7 +85,10 @@ def floor_reachable(grid: Grid, start: int, ma: int, enemy: set[int]) -> dict[in
         if h != start:
             z = zoc.get(h)
             if z is None:
-                z = zoc[h] = any(n in enemy for n, _ in adj[h])
+                if stop_in is None:
+                    z = zoc[h] = any(n in enemy for n, _ in adj[h])
+                else:
+                    z = zoc[h] = h in stop_in
             if z:
                 continue  # the ZOC stop: the move ends here
         for n, step in adj[h]:
@@ -87,6 +97,32 @@ def floor_reachable(grid: Grid, start: int, ma: int, enemy: set[int]) -> dict[in
                 best[n] = nc
                 heapq.heappush(heap, (nc, n))
     return best
+
+
+FRONTS = {"line": ("vertex", 2), "column": ("hexside", 3), "skirmish": ("vertex", 4)}
+"""La Bataille's usual facing table for infantry (what a facing number denotes, front size)."""
+
+
+def zoi_zone(grid: Grid, units: list[dict[str, Any]]) -> set[int]:
+    """Hexes across the front hexsides of ``units`` (scenario dicts with ``hex``, ``facing``,
+    ``formation``). Directions 0-5 clockwise from north; a vertex facing ``f`` lies between
+    hexsides ``f`` and ``f + 1``."""
+    by_axial = {a: i for i, a in enumerate(grid.axial)}
+    out: set[int] = set()
+    for u in units:
+        faces, front = FRONTS[u["formation"]]
+        f = u["facing"]
+        if faces == "hexside":
+            dirs = [(f + k) % 6 for k in range(-(front // 2), front // 2 + 1)]
+        else:
+            dirs = [(f + k) % 6 for k in range(-(front // 2 - 1), front // 2 + 1)]
+        q, r = grid.axial[grid.index[u["hex"]]]
+        for d in dirs:
+            dq, dr = FLAT_ODD_NEIGHBOURS[d]
+            j = by_axial.get((q + dq, r + dr))
+            if j is not None:
+                out.add(j)
+    return out
 
 
 def within(grid: Grid, start: int, radius: int) -> list[int]:

@@ -66,9 +66,28 @@ def pointer(parts: Iterable[Any]) -> str:
 
 
 def interpretation_ref(interp: Interpretation, options: BaseModel | None) -> InterpretationRef:
-    """The reference a ruling carries: the reading and the option value in force."""
+    """The reference a ruling carries: the reading and the option value in force (an
+    immutable value, built once per reading and option value)."""
     value = getattr(options, interp.option, None) if interp.option and options else None
-    return InterpretationRef(id=interp.id, text=interp.reading, option=interp.option, value=value)
+    key = (interp.id, interp.reading, interp.option, type(value), value)
+    try:
+        found = _REFS.get(key)
+    except TypeError:  # an unhashable option value: built each time
+        found = None
+        key = None  # type: ignore[assignment]
+    if found is None:
+        found = InterpretationRef(
+            id=interp.id, text=interp.reading, option=interp.option, value=value
+        )
+        if key is not None and len(_REFS) < 4096:
+            _REFS[key] = found
+    return found
+
+
+_RefKey = tuple[str, str, str | None, type, Any]
+_REFS: dict[_RefKey, InterpretationRef] = {}
+"""Interpretation references by reading and option value (a pure memo: the same key always
+builds the same reference)."""
 
 
 @dataclass
@@ -107,7 +126,7 @@ class Judgement:
         self.source = source
         self.interpretation_by_id: Mapping[str, Interpretation] = (
             interpretations
-            if isinstance(interpretations, Mapping)
+            if type(interpretations) is dict or isinstance(interpretations, Mapping)
             else {i.id: i for i in interpretations}
         )
         self.options = options
@@ -122,11 +141,11 @@ class Judgement:
 
     def cite(self, *sections: str) -> tuple[Citation, ...]:
         """Cite sections (in first-cited order); returns their citations."""
-        out = tuple(self.source.cite(s) for s in sections)
+        cite = self.source.cite
+        out = tuple([cite(s) for s in sections])
         cited = self._cited
         for c in out:
-            if c not in cited:
-                cited[c] = None
+            cited[c] = None  # a key already there keeps its place (and its object)
         return out
 
     def cite_all(self, citations: Iterable[Citation]) -> None:

@@ -96,21 +96,23 @@ def pieces(line: LineString, shape: BaseGeometry) -> list[Piece]:
     path crosses itself.
     """
     out: list[Piece] = []
-    coords = list(line.coords)
+    coords = shapely.get_coordinates(line).tolist()
+    single = len(coords) == 2  # one segment: the line itself, not a copy of it
     walked = 0.0
     for a, b in itertools.pairwise(coords):
-        seg = LineString([a, b])
+        seg = line if single else LineString([a, b])
         seg_len = seg.length
         if seg_len <= TOLERANCE:
             continue
-        inter = seg.intersection(shape)
-        for part in _lines(inter):
-            (x0, y0), (x1, y1) = part.coords[0], part.coords[-1]
-            d0 = seg.project(Point(x0, y0))
-            d1 = seg.project(Point(x1, y1))
-            lo, hi = min(d0, d1), max(d0, d1)
-            if hi - lo > TOLERANCE:
-                out.append(Piece(walked + lo, walked + hi))
+        parts = _lines(seg.intersection(shape))
+        if parts:
+            # each part's two ends, located along the segment in one call
+            ends = [e for part in parts for e in _ends(part)]
+            along = shapely.line_locate_point(seg, shapely.points(ends)).tolist()
+            for d0, d1 in zip(along[::2], along[1::2], strict=True):
+                lo, hi = min(d0, d1), max(d0, d1)
+                if hi - lo > TOLERANCE:
+                    out.append(Piece(walked + lo, walked + hi))
         walked += seg_len
     out.sort(key=lambda p: p.start)
     merged: list[Piece] = []
@@ -120,6 +122,12 @@ def pieces(line: LineString, shape: BaseGeometry) -> list[Piece]:
         else:
             merged.append(p)
     return merged
+
+
+def _ends(part: LineString) -> tuple[list[float], list[float]]:
+    """The first and last points of a line."""
+    xy = shapely.get_coordinates(part)
+    return xy[0].tolist(), xy[-1].tolist()
 
 
 def _lines(geom: BaseGeometry) -> list[LineString]:

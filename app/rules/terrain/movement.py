@@ -368,9 +368,9 @@ def _wheels(
 
 def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
     """Where the unit halts: fords, buildings, works, cover."""
-    moved = unit.model_copy(update={"at": (end[0], end[1])})
     reach = max(unit.frontage / 2, 0.0)  # the footprint's radius (terrain.in-feature)
     footprint = (end[0] - reach, end[1] - reach, end[0] + reach, end[1] + reach)
+    moved: Unit | None = None  # the unit where it halts, made for the first feature it may be in
     for pl in placed(ctx.board):
         f = pl.feature
         halts = f.kind in ("ford", "building", "earthworks", "protective_cover", "stone_wall")
@@ -378,6 +378,8 @@ def _arrival(ctx: Ctx, unit: Unit, end: tuple[float, ...]) -> None:
             continue
         if not may_meet(footprint, pl.bounds):
             continue  # under either reading the unit is not in a feature its box misses
+        if moved is None:
+            moved = unit.model_copy(update={"at": (end[0], end[1])})
         if not in_feature(ctx, moved, pl.shape):
             continue
         if f.kind == "ford":

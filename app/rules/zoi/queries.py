@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
@@ -31,8 +32,14 @@ class DefensiveFireParams(_Params):
     """The side whose units may be fired on (default: the phasing side)."""
 
 
+@cache
+def _cited(sections: tuple[str, ...]) -> tuple[dict[str, Any], ...]:
+    return tuple(CATALOG.cite(s).model_dump(mode="json") for s in sections)
+
+
 def _cite(*sections: str) -> list[dict[str, Any]]:
-    return [CATALOG.cite(s).model_dump(mode="json") for s in sections]
+    """The citations of an answer as JSON (each built once per group of sections)."""
+    return [dict(c) for c in _cited(sections)]
 
 
 def _check_side(game: Game, side: str) -> None:
@@ -90,14 +97,10 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
     For each hex the Pareto-best paths are listed: no other path is both cheaper in movement
     points and gives the enemy fewer opportunity-fire chances.
     """
-    unit = game.units.get(unit_id)
+    unit = search.unit_named(game, unit_id)
     if unit is None:
         raise InvalidQuery(f"unknown unit {unit_id!r}")
-    labels = search.reachable_labels(game, unit)
-    hexes = []
-    for h in sorted(labels):
-        paths = sorted(labels[h], key=search.sort_key)
-        hexes.append({"hex": h, "paths": [search.path_json(w, unit.ma) for w in paths]})
+    hexes = search.answer(search.reachable_labels(game, unit), unit.ma)
     return {
         "unit": unit.id,
         "start": unit.hex,

@@ -5,12 +5,15 @@ given the enemy on the way (14.opportunity.*), whether the unit had to stop (14.
 whether every zone hex entered so far was a shift within the zone it started in (14.exit); a
 label is kept unless another one reaching the same hex is at least as good on all four. The
 steps are judged exactly as :class:`~app.rules.zoi.movement.Walk` judges a move of enter steps
-(the tests compare both on generated games), but a label is a few fields and a pointer to its
-parent instead of a copy of the walk, and what the search looks up is found once per hex:
+(the tests compare both on generated games), but a label is a few fields and its path (a list
+the answer uses as it is) instead of a copy of the walk, and what the search looks up is found
+once per hex:
 
 * the board's adjacency once per board, the units by hex once per state;
-* the enemy zone, the adjacent enemy carrés and the entry cost of a hex once per query, from the
-  units in its six neighbours, so a query pays for the hexes it reaches, not for every unit;
+* the enemy zone, the adjacent enemy carrés and the entry cost of a hex, and the steps out of
+  it (neighbour, cost, zone), once per state, side and unit class, from the units in its six
+  neighbours, so a query pays for the hexes it reaches, not for every unit (each unit's front
+  directions are kept per state too);
 * rule objects (citations, effects) are not built during the search: the answer lists the
   sections once, and a refused step is simply not taken.
 """
@@ -31,6 +34,9 @@ Fire = tuple[str, int, tuple[str, ...], str]
 """One opportunity-fire chance: hex, step, the units entitled to fire, reason."""
 
 Neighbours = dict[str, tuple[tuple[int, str], ...]]
+
+Step = tuple[str, int, "_Zone | None"]
+"""One step out of a hex: the neighbour entered, its entry cost, the enemy zone in it."""
 
 
 def _adjacency(board: ZoiBoard) -> Neighbours:
@@ -65,9 +71,12 @@ class _StateIndex:
         for u in state.units:
             units_at.setdefault(u.hex, []).append(u)
         self.units_at = {h: tuple(us) for h, us in units_at.items()}
+        self.units = {u.id: u for u in state.units}
         self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
+        self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
+        self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
 
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
@@ -81,9 +90,10 @@ def _index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
 
 
 class Label:
-    """One Pareto-optimal way of reaching ``hex`` (its path through ``parent``)."""
+    """One Pareto-optimal way of reaching ``hex``: the hexes entered on the way (``route``),
+    the movement points spent, the fire chances given and whether the unit had to stop."""
 
-    __slots__ = ("chances", "entered", "fire", "hex", "mp_spent", "parent", "slid_only", "stopped")
+    __slots__ = ("chances", "entered", "fire", "hex", "mp_spent", "route", "slid_only", "stopped")
 
     def __init__(
         self,
@@ -92,8 +102,7 @@ class Label:
         chances: int,
         stopped: bool,
         slid_only: bool,
-        entered: int,
-        parent: Label | None,
+        route: list[str],
         fire: tuple[Fire, ...],
     ) -> None:
         self.hex = hex
@@ -101,35 +110,10 @@ class Label:
         self.chances = chances
         self.stopped = stopped
         self.slid_only = slid_only
-        self.entered = entered
-        self.parent = parent
+        self.route = route
+        """The hexes entered, in order (the start hex excluded); the answer's path."""
+        self.entered = len(route)
         self.fire = fire
-
-    def path(self) -> list[str]:
-        """The hexes entered, in order (the start hex excluded)."""
-        out: list[str] = []
-        label: Label | None = self
-        while label is not None and label.parent is not None:
-            out.append(label.hex)
-            label = label.parent
-        out.reverse()
-        return out
-
-    def visits(self, hex_id: str) -> bool:
-        label: Label | None = self
-        while label is not None:
-            if label.hex == hex_id:
-                return True
-            label = label.parent
-        return False
-
-    def dominates(self, other: Label) -> bool:
-        return (
-            self.mp_spent <= other.mp_spent
-            and self.chances <= other.chances
-            and (not self.stopped or other.stopped)
-            and (self.slid_only or not other.slid_only)
-        )
 
 
 class _Zone:
@@ -161,21 +145,43 @@ class _Lookups:
         self._zones = index.zones.setdefault((unit.side, routed), {})
         self._carres = index.carres.setdefault(unit.side, {})
         self._costs = index.costs.setdefault((unit.side, unit.type, unit.subtype), {})
+        self._steps = index.steps.setdefault((unit.side, unit.type, unit.subtype, routed), {})
+        self._front_of = index.fronts.setdefault(routed, {})
+        self._by_terrain: dict[str, int | None] = {}
+
+    def steps(self, hex_id: str) -> tuple[Step, ...]:
+        """The neighbours of ``hex_id`` the unit may enter, in direction order, each with its
+        entry cost (:meth:`cost`) and the enemy zone in it (:meth:`zone`)."""
+        found = self._steps.get(hex_id)
+        if found is None:
+            costs, zones = self._costs, self._zones
+            out = []
+            for _, n in self.adjacent.get(hex_id, ()):
+                cost = costs[n] if n in costs else self.cost(n)
+                if cost is not None:
+                    out.append((n, cost, zones[n] if n in zones else self.zone(n)))
+            found = self._steps[hex_id] = tuple(out)
+        return found
 
     def zone(self, hex_id: str) -> _Zone | None:
         """Enemies projecting a zone into ``hex_id`` across a front hexside (14.zone, 14.front),
         None if none does."""
         if hex_id in self._zones:
             return self._zones[hex_id]
-        game, side = self.game, self.side
+        side, units_at, front_of = self.side, self.units_at, self._front_of
         found: list[Unit] = []
         for d, n in self.adjacent.get(hex_id, ()):
+            near = units_at.get(n)
+            if near is None:
+                continue
             toward = (d + 3) % 6  # from the unit in n back to hex_id
-            for u in self.units_at.get(n, ()):
-                if u.side == side or not game.exerts_zone(u):
+            for u in near:
+                if u.side == side:
                     continue
-                spec = game.front_spec(u)
-                if spec is not None and toward in front_directions(spec, u.facing):
+                front = front_of.get(u.id)
+                if front is None:
+                    front = front_of[u.id] = self._front(u)
+                if toward in front:
                     found.append(u)
         zone = None
         if found:
@@ -186,6 +192,13 @@ class _Lookups:
             )
         self._zones[hex_id] = zone
         return zone
+
+    def _front(self, u: Unit) -> tuple[int, ...]:
+        """The directions ``u`` projects its zone across (none if it projects no zone)."""
+        if not self.game.exerts_zone(u):
+            return ()
+        spec = self.game.front_spec(u)
+        return () if spec is None else front_directions(spec, u.facing)
 
     def carres(self, hex_id: str) -> tuple[str, ...]:
         """Enemy carrés adjacent to ``hex_id`` (14.carre), sorted."""
@@ -207,13 +220,35 @@ class _Lookups:
             return self._costs[hex_id]
         cost = None
         if not any(u.side != self.side for u in self.units_at.get(hex_id, ())):
-            cost = self.game.terrain_cost(self.unit, hex_id)
+            terrain = self.game.board.hexes[hex_id]
+            if terrain in self._by_terrain:
+                cost = self._by_terrain[terrain]
+            else:
+                cost = self._by_terrain[terrain] = self.game.terrain_cost(self.unit, hex_id)
         self._costs[hex_id] = cost
         return cost
 
 
+def unit_named(game: Game, unit_id: str) -> Unit | None:
+    """The unit ``unit_id`` of the game's state, from the per-state index (no pass over every
+    unit of the game on each query)."""
+    return _index(game.board, game.state).units.get(unit_id)
+
+
 def _union(*groups: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({uid for g in groups for uid in g}))
+
+
+def _may_loop(board: ZoiBoard) -> bool:
+    """Whether some terrain costs fewer than 0 movement points: only then can a path that
+    enters a hex twice be Pareto-best (see :func:`reachable_labels`)."""
+    return any(
+        c is not None and c < 0 for row in board.terrain_costs.values() for c in row.values()
+    )
+
+
+_MAY_LOOP_OF: ByIdentity[bool] = ByIdentity(_may_loop)
+_UNSEEN: Any = object()
 
 
 def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
@@ -221,11 +256,20 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
 
     Labels are expanded cheapest first (movement points, then fire chances, then the order
     they were found), a label dominated after it was queued is still expanded, and ties keep
-    the label found first: the same labels, in the same order, as walking each path."""
+    the label found first: the same labels, in the same order, as walking each path.
+
+    No hex twice on a path: a path entering a hex again has spent at least the movement
+    points, and given at least the fire chances, of its own earlier visit, which was not
+    stopped and was a shift-only path if this one is -- so the earlier visit (or a label
+    that beat it) dominates it, and only the start hex (never a label of its own) needs the
+    check. A board with negative entry costs keeps the full check."""
     look = _Lookups(game, unit)
     opts = game.options
     combat, foot, mounted = is_combat(unit), is_foot(unit), is_mounted(unit)
     slide_on = opts.shift_within_zone != "stop"
+    expend_on_entry = opts.entering_counts_as_expenditure  # 14.opportunity.expend (entry)
+    any_cavalry = opts.mixed_zone_stops_cavalry == "any_cavalry"
+    may_loop = _MAY_LOOP_OF(game.board)
     began_in_zone = (
         combat
         and game.state.phase_start.get(unit.id, unit.hex) == unit.hex
@@ -234,57 +278,82 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     labels: dict[str, list[Label]] = {}
     if unit.type == "artillery" and unit.formation == UNLIMBERED:
         return labels  # movement: an unlimbered battery must limber before it moves
+    all_steps, zones, carres = look._steps, look._zones, look._carres
+    steps_of, zone_of, carres_of = look.steps, look.zone, look.carres
+    start, ma = unit.hex, unit.ma
+    pop, push = heapq.heappop, heapq.heappush
     counter = 0
-    heap: list[tuple[int, int, int, Label]] = [
-        (0, 0, 0, Label(unit.hex, 0, 0, False, True, 0, None, ()))
-    ]
+    heap: list[tuple[int, int, int, Label]] = [(0, 0, 0, Label(start, 0, 0, False, True, [], ()))]
     while heap:
-        walk = heapq.heappop(heap)[3]
+        walk = pop(heap)[3]
         if walk.stopped:
             continue
-        here, step = walk.hex, walk.entered
-        src_here = look.zone(here) if combat else None
-        leaving: tuple[Fire, ...] = ()
+        here, spent, fire_before = walk.hex, walk.mp_spent, walk.fire
+        src_here = None
         if combat:
+            src_here = zones.get(here, _UNSEEN)
+            if src_here is _UNSEEN:
+                src_here = zone_of(here)
             if src_here is not None and foot and not _may_leave(opts, walk, began_in_zone):
                 continue
-            leaving = _leaving_fire(look, opts, walk, src_here)
-        for _, n in look.adjacent.get(here, ()):
-            cost = look.cost(n)
-            if cost is None or cost > unit.ma - walk.mp_spent or walk.visits(n):
+            near = carres.get(here)
+            if src_here is not None or (carres_of(here) if near is None else near):
+                fire_before += _leaving_fire(look, opts, walk, src_here)
+        step, budget, slid_before = walk.entered, ma - spent, walk.slid_only
+        chances_before = len(fire_before)
+        out = all_steps.get(here)
+        for n, cost, src_new in steps_of(here) if out is None else out:
+            if cost > budget or n == start:
                 continue
-            fire = walk.fire + leaving
-            stopped = slide = False
-            src_new = look.zone(n) if combat else None
-            if src_new is not None:
-                if opts.entering_counts_as_expenditure:  # 14.opportunity.expend (entry)
+            if may_loop and n in walk.route:
+                continue
+            fire, chances = fire_before, chances_before
+            stopped = slid = False
+            if combat and src_new is not None:
+                if expend_on_entry:  # 14.opportunity.expend (entry)
                     fire += ((n, step, src_new.by, "expend"),)
+                    chances += 1
                 if foot:  # 14.stop.infantry-artillery, unless a shift within the zone
                     slide = (
                         slide_on and src_here is not None and set(src_new.by) <= set(src_here.by)
                     )
                     stopped = not slide
+                    slid = slid_before and slide
                 elif mounted:  # 14.stop.cavalry, 14.cavalry-passes
                     stopped = bool(src_new.cavalry)
                     if src_new.cavalry and src_new.others:
-                        stopped = opts.mixed_zone_stops_cavalry == "any_cavalry"
-            nxt = Label(
-                n,
-                walk.mp_spent + cost,
-                len(fire),
-                stopped,
-                walk.slid_only and slide,
-                step + 1,
-                walk,
-                fire,
-            )
-            found = labels.setdefault(n, [])
-            if any(old.dominates(nxt) for old in found):
-                continue
-            found[:] = [old for old in found if not nxt.dominates(old)]
+                        stopped = any_cavalry
+            mp = spent + cost
+            found = labels.get(n)
+            if found is None:
+                found = labels[n] = []
+            elif found:
+                beaten = False
+                for old in found:  # a label at least as good on all four counts
+                    if (
+                        old.mp_spent <= mp
+                        and old.chances <= chances
+                        and (not old.stopped or stopped)
+                        and (old.slid_only or not slid)
+                    ):
+                        beaten = True
+                        break
+                if beaten:
+                    continue
+                found[:] = [
+                    old
+                    for old in found
+                    if not (
+                        mp <= old.mp_spent
+                        and chances <= old.chances
+                        and (not stopped or old.stopped)
+                        and (slid or not old.slid_only)
+                    )
+                ]
+            nxt = Label(n, mp, chances, stopped, slid, [*walk.route, n], fire)
             found.append(nxt)
             counter += 1
-            heapq.heappush(heap, (nxt.mp_spent, nxt.chances, counter, nxt))
+            push(heap, (mp, chances, counter, nxt))
     return labels
 
 
@@ -314,19 +383,33 @@ def _leaving_fire(
     return ()
 
 
-def path_json(label: Label, ma: int) -> dict[str, Any]:
-    """One path of the ``reachable`` answer."""
-    return {
-        "path": label.path(),
-        "mp_spent": label.mp_spent,
-        "mp_left": ma - label.mp_spent,
-        "must_stop": label.stopped,
-        "opportunity_fire": [
-            {"hex": h, "step": s, "by": list(by), "reason": reason}
-            for h, s, by, reason in label.fire
-        ],
-    }
-
-
 def sort_key(label: Label) -> tuple[int, int, list[str]]:
-    return (label.mp_spent, label.chances, label.path())
+    return (label.mp_spent, label.chances, label.route)
+
+
+def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
+    """The ``hexes`` of the ``reachable`` answer: by hex id, each hex's paths cheapest first
+    (movement points, fire chances, then the hexes entered)."""
+    out = []
+    for h in sorted(labels):
+        found = labels[h]
+        if len(found) > 1:
+            found = sorted(found, key=sort_key)
+        paths = []
+        for w in found:
+            paths.append(
+                {
+                    "path": w.route,  # the label's own list: labels die with the query
+                    "mp_spent": w.mp_spent,
+                    "mp_left": ma - w.mp_spent,
+                    "must_stop": w.stopped,
+                    "opportunity_fire": [
+                        {"hex": fh, "step": fs, "by": list(by), "reason": why}
+                        for fh, fs, by, why in w.fire
+                    ]
+                    if w.fire
+                    else [],
+                }
+            )
+        out.append({"hex": h, "paths": paths})
+    return out

@@ -184,3 +184,23 @@ def test_a_zone_hex_is_found_from_its_neighbours_as_from_every_unit() -> None:
                 zone = look.zone(h)
                 expected = sorted({s.unit for s in game.enemy_zone(h, unit.side)})
                 assert (list(zone.by) if zone else []) == expected
+
+
+def test_a_negative_entry_cost_keeps_the_no_revisit_check() -> None:
+    """The search skips the per-step no-revisit check only when no entry cost is negative (a
+    revisit is then always dominated); a scenario giving a negative cost (not refused at setup)
+    is answered as walking every path, which never enters a hex twice."""
+    checked = 0
+    for seed in range(3):
+        scenario = _game(seed)
+        scenario["terrain_costs"] = {"town": {"infantry": -1, "cavalry": -1, "artillery": 0}}
+        board, state = RS.setup(RS.parse_scenario(scenario), RS.parse_options({}))
+        query = RS.queries()["reachable"]
+        options = RS.parse_options({})
+        for unit in scenario["units"]:
+            fast = query.run(board, state, options, {"unit": unit["id"]})["hexes"]
+            slow = _reference(Game(board, state, options), unit["id"])
+            assert json.dumps(fast) == json.dumps(slow), (seed, unit["id"])
+            assert all(unit["hex"] not in p["path"] for h in fast for p in h["paths"])
+            checked += sum(len(h["paths"]) for h in fast)
+    assert checked > 0
