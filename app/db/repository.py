@@ -230,6 +230,17 @@ class GameRepository:
         self.session.execute(_INSERT_EVENT, values)
         notify.stage(self.session, event.game_id, event.seq)
 
+    def set_response(self, event: EventRow, body: str) -> None:
+        """Store the answer of an appended event's request once it is known (the event row
+        is written at once, not tracked by the session: this is its one later change)."""
+        event.response = body
+        table = cast(Table, EventRow.__table__)
+        self.session.execute(
+            update(table)
+            .where(table.c.game_id == event.game_id, table.c.seq == event.seq)
+            .values(response=body)
+        )
+
     def as_stored(self, doc: dict[str, Any]) -> dict[str, Any]:
         """A JSON document as this database will hand it back once stored: the same on
         SQLite (the text is kept), keys reordered on PostgreSQL (``jsonb``)."""
