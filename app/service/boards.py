@@ -109,8 +109,15 @@ class BoardCache(WeighedLru):
 
     def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
         """The parsed state of a game at a version; ``raw()`` gives the stored state document,
-        read and weighed only when the state is parsed (on a miss)."""
-        return self.states.get(key, lambda: (load(), len(canonical_json(raw()))))
+        read and weighed only when the state is parsed (on a miss, which also drops the
+        game's other versions: see :meth:`keep_state`)."""
+
+        def parse() -> tuple[Any, int]:
+            game = key[0]
+            self.states.drop(lambda k: k[0] == game and k != key)
+            return load(), len(canonical_json(raw()))
+
+        return self.states.get(key, parse)
 
     def keep_state(self, key: StateKey, state: Any, size: int) -> None:
         """Keep ``state`` as the parsed state of (game, version) and drop the game's other
