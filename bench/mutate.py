@@ -25,9 +25,12 @@ whose functions did not change keeps its verdicts, so a second run re-tests only
 them); ``--fresh`` throws the scratch copy away first.
 
 Known equivalent mutants (a mutation no ruling can tell apart, with the reason) are listed in
-``bench/mutation_equivalents.toml``; the score is killed / (judged - equivalent). The report,
+``bench/mutation_equivalents/<part>.toml``; the score is killed / (judged - equivalent). The
+screen kills a mutant when a rule case's own expectations fail, or else when a case's whole
+outcome no longer has the fingerprint recorded for the ruleset's version (the suite's
+``tests/reliability/test_ruleset_versions.py``); the report counts the two apart. The report,
 with the diff of every unexplained survivor, goes to ``var/mutation/<part>.txt``;
-docs/TESTING.md records the scores and the survivors.
+``docs/mutation/<part>.md`` records each part's score and its survivors.
 """
 
 from __future__ import annotations
@@ -48,9 +51,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "app" / "rules"
 SCRATCH = ROOT / "var" / "mutation"
-EQUIVALENTS = ROOT / "bench" / "mutation_equivalents.toml"
+EQUIVALENTS = ROOT / "bench" / "mutation_equivalents"  # <part>.toml: mutant name -> why
 COPIED = ["app", "tests", "scenarios", "docs", "CHANGELOG.md", "README.md"]
 SHARED_TESTS = "tests/rules/test_*.py"
+RECORD_TEST = "tests/reliability/test_ruleset_versions.py"  # the recorded whole outcomes
 TOOL = ROOT / "bench" / "mutation_tool.py"
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 CHILDREN = os.environ.get("MUTATE_CHILDREN", "2")
@@ -76,11 +80,11 @@ def parts() -> dict[str, Part]:
     for pkg in sorted(p for p in RULES.iterdir() if p.is_dir() and p.name != "__pycache__"):
         rel = str(pkg.relative_to(ROOT))
         if (pkg / "ruleset.py").exists():
-            tests = [f"tests/rules/{pkg.name}", *shared]
+            tests = [f"tests/rules/{pkg.name}", *shared, RECORD_TEST]
             found[pkg.name] = Part(pkg.name, ruleset_of[pkg.name], [f"{rel}/*"], tests)
         else:
             core.append(f"{rel}/*")
-    found["core"] = Part("core", "all", core, ["tests/rules"])
+    found["core"] = Part("core", "all", core, ["tests/rules", RECORD_TEST])
     return found
 
 
@@ -160,10 +164,11 @@ def results(work: Path) -> dict[str, dict[str, str]]:
 
 
 def equivalents(part: str) -> dict[str, str]:
-    if not EQUIVALENTS.exists():
+    path = EQUIVALENTS / f"{part}.toml"
+    if not path.exists():
         return {}
-    data = tomllib.loads(EQUIVALENTS.read_text("utf-8"))
-    return {str(k): str(v) for k, v in data.get(part, {}).items()}
+    data = tomllib.loads(path.read_text("utf-8"))
+    return {str(k): str(v) for k, v in data.items()}
 
 
 def commit() -> str:
@@ -190,11 +195,16 @@ def report(part: Part, work: Path, seconds: float) -> str:
     sampled = work / "sample.json"
     of = json.loads(sampled.read_text())["of"] if sampled.exists() else len(found)
     at = (work / "commit.txt").read_text() if (work / "commit.txt").exists() else commit()
+    by = Counter(r.get("by", "") for r in found.values() if r["status"] == "killed")
+    by_case = by["case"]
     lines = [
         f"part {part.name} at {at}: {killed}/{base} non-equivalent mutants killed "
         f"({score:.1f}%); {judged} judged, {len(explained)} equivalent; "
         f"{dict(sorted(counts.items()))}; {seconds / 60:.1f} min; "
         + (f"a random sample of {len(found)} of {of} mutants" if of != len(found) else "all"),
+        f"killed by a rule case's own expectations: {by_case} "
+        f"({100.0 * by_case / base if base else 0.0:.1f}%); by the recorded outcomes only: "
+        f"{by['record']}; by mutmut's pytest run: {by['pytest']}",
         f"mutated: {' '.join(part.mutate)}",
         f"tests: {' '.join(part.tests)}",
     ]

@@ -45,6 +45,8 @@ TIMEOUT_S = float(os.environ.get("MUTATE_SCREEN_TIMEOUT", "60"))
 SCREENED = Path("screen.json").resolve()  # mutant -> the screen's verdict when mutmut has none
 SURVIVED, UNCALLED = "survived the rule cases", "called by no rule case"
 SAMPLE = Path("sample.json").resolve()  # the sampled mutants, when the part is sampled
+KILLS = Path("kills.json").resolve()  # killed mutant -> "case" or "record": what noticed it
+NO_RECORD = bool(os.environ.get("MUTATE_NO_RECORD"))  # judge by the cases' expectations only
 Meta = dict[str, Any]
 
 
@@ -106,18 +108,46 @@ def clear_caches() -> None:
 
 
 def judge(
-    name: str, cases: list[Any], order: list[int], run: Callable[[Any], None], out: int
+    name: str,
+    cases: list[Any],
+    order: list[int],
+    run: Callable[[Any], None],
+    recorded: Callable[[Any], None],
+    out: int,
 ) -> None:
-    """In the forked child: activate the mutant, judge cases until one fails."""
+    """In the forked child: activate the mutant, judge cases until one fails -- first by
+    every case's own expectations, then (for a mutant none of them noticed) by the recorded
+    fingerprints of the cases' whole outcomes (``tests/reliability/test_ruleset_versions.py``:
+    messages, summaries, every field of a ruling, the state after ``apply``)."""
     clear_caches()
     os.environ["MUTANT_UNDER_TEST"] = name
-    for i in order:
-        try:
-            run(cases[i])
-        except BaseException:  # a failed expectation or any crash kills the mutant
-            os.write(out, f"{i}\n".encode())
-            os._exit(KILLED)
+    passes: list[tuple[str, Callable[[Any], None]]] = [("case", run)]
+    if not NO_RECORD:
+        passes.append(("record", recorded))
+    for how, check in passes:
+        for i in order:
+            try:
+                check(cases[i])
+            except BaseException:  # a failed expectation or any crash kills the mutant
+                os.write(out, f"{i} {how}\n".encode())
+                os._exit(KILLED)
     os._exit(0)
+
+
+def record_check() -> Callable[[Any], None]:
+    """A check that a case's outcome still has the fingerprint recorded for the ruleset's
+    current version (cases with no recorded fingerprint pass)."""
+    from app.rules import registry
+    from tests.reliability.rulings import fingerprint, load_record
+
+    record = load_record()
+
+    def check(case: Any) -> None:
+        want = record.get(case.ruleset, {}).get(registry.get(case.ruleset).version, {})
+        if case.id in want:
+            assert fingerprint(case) == want[case.id], f"{case.id}: outcome changed"
+
+    return check
 
 
 def coverage(cases: list[Any], run_case: Callable[[Any], None]) -> dict[str, list[int]]:
@@ -153,6 +183,7 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
     found = metas()
     only = sample(found, size, seed)
     verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
+    kills: dict[str, str] = json.loads(KILLS.read_text()) if KILLS.exists() else {}
     os.chdir("mutants")
     sys.path.insert(0, str(Path.cwd()))
     import app
@@ -163,6 +194,7 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
 
     cases: list[Any] = list(all_cases() if ruleset == "all" else load_cases(ruleset))
     calls = coverage(cases, run_case)
+    recorded = record_check()
     todo = [
         (meta, key, calls.get(mangled_name_from_mutant_name(key.replace("__init__.", "")), []))
         for meta, data in found.items()
@@ -194,6 +226,7 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
                 if hit:
                     order.remove(int(hit[0]))
                     order.insert(0, int(hit[0]))
+                    kills[key] = hit[1]
             elif code == -signal.SIGKILL and time.monotonic() - began > TIMEOUT_S:
                 found[meta]["exit_code_by_key"][key] = TIMEOUT
                 counts["timeout"] += 1
@@ -203,6 +236,7 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
 
     for n, (meta, key, calling) in enumerate(todo, start=1):
         verdicts.pop(key, None)
+        kills.pop(key, None)
         if not calling:
             counts["left to mutmut"] += 1
             verdicts[key] = UNCALLED
@@ -213,17 +247,20 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
         if pid == 0:
             os.close(r)
             mine = set(calling)
-            judge(key.replace("__init__.", ""), cases, [i for i in order if i in mine], run_case, w)
+            mine_in_order = [i for i in order if i in mine]
+            judge(key.replace("__init__.", ""), cases, mine_in_order, run_case, recorded, w)
         os.close(w)
         running[pid] = (r, time.monotonic(), meta, key)
         if n % 50 == 0:  # an interrupted screen loses little
             save(found)
             SCREENED.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
+            KILLS.write_text(json.dumps(kills, indent=1), encoding="utf-8")
         if n % 250 == 0:
             print(f"screen: {n}/{len(todo)} {counts} {time.monotonic() - start:.0f}s", flush=True)
     reap(0)
     save(found)
     SCREENED.write_text(json.dumps(verdicts, indent=1), encoding="utf-8")
+    KILLS.write_text(json.dumps(kills, indent=1), encoding="utf-8")
     print(f"screen: {len(todo)} mutants {counts} {time.monotonic() - start:.0f}s", flush=True)
 
 
@@ -242,6 +279,7 @@ def results() -> None:
     from mutmut.stats import status_by_exit_code
 
     verdicts: dict[str, str] = json.loads(SCREENED.read_text()) if SCREENED.exists() else {}
+    kills: dict[str, str] = json.loads(KILLS.read_text()) if KILLS.exists() else {}
     only = set(json.loads(SAMPLE.read_text())["mutants"]) if SAMPLE.exists() else None
     out: dict[str, dict[str, str]] = {}
     for meta, data in metas().items():
@@ -253,6 +291,8 @@ def results() -> None:
             if status == "not checked" and key in verdicts:  # judged by the screen only
                 status = verdicts[key]
             entry = out[key] = {"status": status}
+            if status == "killed":  # by the screen (a case or the record), else by mutmut's pytest
+                entry["by"] = kills.get(key, "pytest")
             if status not in ("killed", "timeout", "not checked"):
                 entry["diff"] = get_diff_for_mutant(key, path=source)
     print(json.dumps(out))
