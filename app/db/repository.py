@@ -82,8 +82,11 @@ def _advance_statement(extra: frozenset[str]) -> Update:
 
 
 def jsonb_order(doc: Any) -> Any:
-    """``doc`` with every object's keys in the order PostgreSQL's ``jsonb`` gives them back:
-    shorter keys first, keys of one length by their UTF-8 bytes."""
+    """``doc`` as PostgreSQL's ``jsonb`` gives it back: every object's keys shorter first, keys
+    of one length by their UTF-8 bytes; and a float Python writes with an exponent of 16 or
+    more (``1e+16``) read back as the integer ``jsonb`` prints for it."""
+    if type(doc) is float and abs(doc) >= 1e16 and doc.is_integer():
+        return int(doc)
     if isinstance(doc, dict):
         keys = sorted(doc, key=lambda k: (len(k.encode()), k.encode()))
         return {k: jsonb_order(doc[k]) for k in keys}

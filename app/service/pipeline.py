@@ -361,8 +361,8 @@ def remember_state(
     def keep() -> None:
         try:
             state = game.ruleset.load_state(stored)
-        except (ValidationError, RulesError, ValueError, LookupError):
-            return  # the next reader parses it from the database and says what is wrong
+        except Exception:  # the write has committed: a cache fill must not make it an error
+            return  # the next reader parses the state from the database and says what is wrong
         cache.keep_state(key, state, size)
 
     uow.after_commit(keep)

@@ -154,6 +154,7 @@ def test_the_database_hands_documents_back_in_the_order_as_stored_gives(db_url: 
             "é": "x",
             "b": 2,
             "ä": 0,
+            "n": [2.5, 1e16, -3e20, 1e-07, 2.0, 7],
         }
         uow = SqlAlchemyUnitOfWork(factory)
         with uow.begin(write=True):
