@@ -144,6 +144,19 @@ def _zoc_game(db_url: str, boards: BoardCache) -> tuple[Any, Any]:
     return engine, created
 
 
+def _umpire_submits(
+    factory: Any, created: Any, action: dict[str, Any], version: int, boards: BoardCache
+) -> Any:
+    return actions.submit_action(
+        SqlAlchemyUnitOfWork(factory),
+        created.id,
+        action,
+        token=created.seats["umpire"],
+        if_match=IfMatch(versions=frozenset({version})),
+        boards=boards,
+    )
+
+
 def test_the_database_hands_documents_back_in_the_order_as_stored_gives(db_url: str) -> None:
     engine, created = _zoc_game(db_url, BoardCache())
     factory = make_session_factory(engine)
@@ -179,15 +192,7 @@ def test_a_write_keeps_the_state_a_reader_parses_and_only_the_latest(db_url: str
             {"kind": "set_phase", "phase": "operational_movement", "phasing_side": "axis"},
             {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3307"},
         ):
-            outcome = actions.submit_action(
-                SqlAlchemyUnitOfWork(factory),
-                created.id,
-                action,
-                token=created.seats["umpire"],
-                if_match=IfMatch(versions=frozenset({version})),
-                boards=boards,
-            )
-            version = outcome.version
+            version = _umpire_submits(factory, created, action, version, boards).version
             kept = [k for k in boards.states._items if k[0] == created.id]
             assert [k[1] for k in kept] == [version]
             with SqlAlchemyUnitOfWork(factory) as uow:
@@ -204,16 +209,9 @@ def test_nothing_is_kept_of_a_write_that_does_not_commit(db_url: str) -> None:
     engine, created = _zoc_game(db_url, boards)
     factory = make_session_factory(engine)
     try:
-        stale = IfMatch(versions=frozenset({created.version + 5}))
-        with pytest.raises(PreconditionFailed):
-            actions.submit_action(
-                SqlAlchemyUnitOfWork(factory),
-                created.id,
-                {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3307"},
-                token=created.seats["umpire"],
-                if_match=stale,
-                boards=boards,
-            )
+        with pytest.raises(PreconditionFailed):  # a stale If-Match: nothing is written
+            place = {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3307"}
+            _umpire_submits(factory, created, place, created.version + 5, boards)
         assert [k[1] for k in boards.states._items if k[0] == created.id] == [created.version]
         called: list[int] = []
         uow = SqlAlchemyUnitOfWork(factory)
