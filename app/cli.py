@@ -10,11 +10,15 @@ from app.config import get_settings
 
 
 def _serve(args: argparse.Namespace) -> int:
+    import os
+
     import uvicorn
 
     from app.main import create_app
     from app.server import server_config
 
+    # a server process tunes its garbage collector (app/runtime.py); the workers inherit it
+    os.environ.setdefault("REFEREE_GC_TUNING", "true")
     settings = get_settings()
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port

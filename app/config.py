@@ -37,6 +37,9 @@
   ``MAX_ATTEMPTS`` (8), ``BACKOFF_SECONDS`` (2; doubles per retry), ``BACKOFF_MAX_SECONDS``
   (3600), ``ALLOW_PRIVATE_ADDRESSES`` (false: loopback, private and link-local receivers are
   refused), ``WORKER`` (true: run the worker in this process).
+* ``REFEREE_GC_TUNING`` -- at startup, freeze the objects the process has built (modules,
+  the app) out of the garbage collector's reach and make its collections rarer
+  (``app/runtime.py``; docs/PERFORMANCE.md). Default false; ``referee serve`` sets it true.
 * ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
   per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``.
 * ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
@@ -110,6 +113,11 @@ class Settings(BaseSettings):
         default=100, ge=1, le=1000, description="Largest page of GET /games; most tokens."
     )
     webhook_worker: bool = Field(default=True, description="Run the delivery worker here.")
+    gc_tuning: bool = Field(
+        default=False,
+        description="Tune the garbage collector at startup (app/runtime.py); `referee serve` "
+        "turns it on.",
+    )
     webhook_poll_seconds: float = Field(default=1.0, gt=0, description="Outbox poll interval.")
     webhook_timeout_seconds: float = Field(default=5.0, gt=0, description="Per delivery try.")
     webhook_max_attempts: int = Field(default=8, ge=1, le=100, description="Tries per delivery.")

@@ -38,6 +38,7 @@ from app.db.engine import make_engine, make_session_factory
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
 from app.rules import registry
+from app.runtime import tune_gc
 from app.service.boards import BoardCache
 from app.service.delivery import DeliveryWorker, worker_config
 from app.service.stream import EventHub
@@ -85,6 +86,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        if settings.gc_tuning:
+            tune_gc()
         if settings.webhook_worker:
             app.state.webhook_worker.start()
         yield

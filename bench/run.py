@@ -48,8 +48,10 @@ def main() -> int:
     parser.add_argument("--http-only", action="store_true")
     args = parser.parse_args()
     started = time.monotonic()
+    started_at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     rows: list[Row] = []
-    print(machine(), flush=True)
+    at_start = machine()  # the load average at the start, not at the end of a long run
+    print(at_start, flush=True)
     if not args.http_only:
         from bench.core import run_all as core
 
@@ -61,8 +63,8 @@ def main() -> int:
         rows += http(quick=args.quick)  # each suite's table is printed as it ends
     took = time.monotonic() - started
     text = (
-        f"# Latest benchmark run\n\n{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
-        f"{machine()}; took {took:.0f} s.\n" + markdown(rows)
+        f"# Latest benchmark run\n\n{started_at}, {at_start}, "
+        f"{os.getloadavg()[0]:.1f} at the end; took {took:.0f} s.\n" + markdown(rows)
     )
     (Path(__file__).parent / "results.md").write_text(text)
     missed = [r.name for r in rows if r.met is False]

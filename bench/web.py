@@ -213,7 +213,12 @@ def _free_port() -> int:
 @contextmanager
 def server(url: str, workers: int = 1) -> Iterator[str]:
     port = _free_port()
-    env = {**os.environ, "REFEREE_DATABASE_URL": url, "PYTHONPATH": str(ROOT)}
+    env = {
+        **os.environ,
+        "REFEREE_DATABASE_URL": url,
+        "REFEREE_GC_TUNING": "true",  # as `referee serve` runs
+        "PYTHONPATH": str(ROOT),
+    }
     cmd = [
         sys.executable,
         "-m",

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import CursorResult, bindparam, func, select, update
+from sqlalchemy import CursorResult, Table, Update, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.sql.elements import BindParameter
 
@@ -56,6 +56,43 @@ _GET_AS = (
     .limit(1)
 )
 _GET_AS_LOCKED = _GET_AS.with_for_update(of=GameRow)
+_INSERT_EVENT = insert(cast(Table, EventRow.__table__))
+_EVENT_COLUMNS = tuple(c for c in EventRow.__table__.columns if c.key != "id")
+_ADVANCES: dict[frozenset[str], Update] = {}
+"""The conditional UPDATE of :meth:`GameRepository.advance`, built once per set of extra
+columns it sets (a handful: dice counter and clock, winner, seed...)."""
+
+
+def _advance_statement(extra: frozenset[str]) -> Update:
+    stmt = _ADVANCES.get(extra)
+    if stmt is None:
+        table = cast(Table, GameRow.__table__)
+        stmt = (
+            update(table)
+            .where(table.c.id == bindparam("p_id"), table.c.version == bindparam("p_expected"))
+            .values(
+                {
+                    name: bindparam(f"p_{name}")
+                    for name in ("version", "state", "status", "updated_at", *sorted(extra))
+                }
+            )
+        )
+        _ADVANCES[extra] = stmt
+    return stmt
+
+
+def jsonb_order(doc: Any) -> Any:
+    """``doc`` as PostgreSQL's ``jsonb`` gives it back: every object's keys shorter first, keys
+    of one length by their UTF-8 bytes; and a float Python writes with an exponent of 16 or
+    more (``1e+16``) read back as the integer ``jsonb`` prints for it."""
+    if type(doc) is float and abs(doc) >= 1e16 and doc.is_integer():
+        return int(doc)
+    if isinstance(doc, dict):
+        keys = sorted(doc, key=lambda k: (len(k.encode()), k.encode()))
+        return {k: jsonb_order(doc[k]) for k in keys}
+    if isinstance(doc, list):
+        return [jsonb_order(v) for v in doc]
+    return doc
 
 
 @dataclass(frozen=True)
@@ -171,19 +208,18 @@ class GameRepository:
         ``extra`` sets further game columns in the same statement (``dice_counter``,
         ``clock``, ``winner``, ``seed_revealed``), so they change atomically with the version.
         """
-        stmt = (
-            update(GameRow)
-            .where(GameRow.id == game_id, GameRow.version == expected_version)
-            .values(
-                version=expected_version + 1,
-                state=state,
-                status=status,
-                updated_at=now or utcnow(),
-                **dict(extra or {}),
-            )
-            .execution_options(synchronize_session=False)
-        )
-        result = self.session.execute(stmt)
+        extra = dict(extra or {})
+        params = {
+            "p_id": game_id,
+            "p_expected": expected_version,
+            "p_version": expected_version + 1,
+            "p_state": state,
+            "p_status": status,
+            "p_updated_at": now or utcnow(),
+            **{f"p_{name}": value for name, value in extra.items()},
+        }
+        stmt = _advance_statement(frozenset(extra))
+        result = self.session.execute(stmt, params)
         assert isinstance(result, CursorResult)
         return result.rowcount == 1
 
@@ -191,6 +227,26 @@ class GameRepository:
         """Stage an event; readers are woken when (and only if) the transaction commits:
         ``pg_notify`` on PostgreSQL (every process), after-commit callbacks in this process
         (see :mod:`app.db.notify`)."""
-        self.session.add(event)
-        self.session.flush()
+        values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
+        if values["created_at"] is None:
+            values["created_at"] = utcnow()
+        self.session.execute(_INSERT_EVENT, values)
         notify.stage(self.session, event.game_id, event.seq)
+
+    def set_response(self, event: EventRow, body: str) -> None:
+        """Store the answer of an appended event's request once it is known (the event row
+        is written at once, not tracked by the session: this is its one later change)."""
+        event.response = body
+        table = cast(Table, EventRow.__table__)
+        self.session.execute(
+            update(table)
+            .where(table.c.game_id == event.game_id, table.c.seq == event.seq)
+            .values(response=body)
+        )
+
+    def as_stored(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """A JSON document as this database will hand it back once stored: the same on
+        SQLite (the text is kept), keys reordered on PostgreSQL (``jsonb``)."""
+        if self.session.get_bind().dialect.name == "postgresql":
+            return dict(jsonb_order(doc))
+        return doc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
@@ -41,6 +42,11 @@ class AbstractUnitOfWork(abc.ABC):
     def commit(self) -> None: ...
 
     @abc.abstractmethod
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` once this transaction has committed (never if it does not):
+        what the process may remember of a write, e.g. the state it stored."""
+
+    @abc.abstractmethod
     def rollback(self) -> None: ...
 
 
@@ -50,6 +56,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
         self._session: Session | None = None
+        self._after_commit: list[Callable[[], None]] = []
 
     @property
     def session(self) -> Session:
@@ -80,9 +87,17 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             session.close()
             self._session = None
             self._write = False
+            self._after_commit = []
 
     def commit(self) -> None:
         self.session.commit()
+        pending, self._after_commit = self._after_commit, []
+        for callback in pending:
+            callback()
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        self._after_commit.append(callback)
 
     def rollback(self) -> None:
         self.session.rollback()
+        self._after_commit = []

@@ -80,6 +80,12 @@ class WeighedLru:
                 _, (_, dropped) = self._items.popitem(last=False)
                 self.bytes -= dropped
 
+    def drop(self, which: Callable[[Any], bool]) -> None:
+        """Forget the entries whose key ``which`` selects."""
+        with self._lock:
+            for key in [k for k in self._items if which(k)]:
+                self.bytes -= self._items.pop(key)[1]
+
     def __len__(self) -> int:
         return len(self._items)
 
@@ -103,8 +109,25 @@ class BoardCache(WeighedLru):
 
     def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
         """The parsed state of a game at a version; ``raw()`` gives the stored state document,
-        read and weighed only when the state is parsed (on a miss)."""
-        return self.states.get(key, lambda: (load(), len(canonical_json(raw()))))
+        read and weighed only when the state is parsed (on a miss, which also drops the
+        game's other versions: see :meth:`keep_state`)."""
+
+        def parse() -> tuple[Any, int]:
+            game = key[0]
+            self.states.drop(lambda k: k[0] == game and k != key)
+            return load(), len(canonical_json(raw()))
+
+        return self.states.get(key, parse)
+
+    def keep_state(self, key: StateKey, state: Any, size: int) -> None:
+        """Keep ``state`` as the parsed state of (game, version) and drop the game's other
+        versions. Every request reads the game's version from the database and asks for that
+        one, so once a write has moved a game on, its older states are never asked for again
+        (a rollback writes a new version); kept, they would weigh on memory and on the
+        garbage collector (a 500-unit state is some 5,000 objects)."""
+        game = key[0]
+        self.states.drop(lambda k: k[0] == game and k != key)
+        self.states.put(key, state, size)
 
     def clear(self) -> None:
         super().clear()

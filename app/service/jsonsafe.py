@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from app.db.engine import encode_json
 from app.service.errors import FieldError, pointer
 
 MAX_DEPTH = 64
@@ -61,6 +62,50 @@ def _fine(value: Any, depth: int = 0) -> bool:
     if kind is list:
         return all(_fine(v, depth + 1) for v in value)
     return False  # anything else (subclasses too): let the full walk judge it
+
+
+_DIGITS = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digits -> 0, else space
+_QUOTES = bytes(34 if c == 34 else 97 for c in range(256))  # quotes kept, else a
+_NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
+_LONG_INT = b"0" * 16  # 2**53 has 16 digits
+
+
+def fine_text(text: str) -> bool:
+    """True when the JSON text of a document (``json.dumps`` with ``ensure_ascii``, as the
+    engines write it) can hold nothing :func:`unsafe_values` would refuse: the check of a
+    large state, done on its text with a few C-speed passes instead of a Python walk of
+    every value. Conservative: anything that might be a problem (a NUL or surrogate escape, a
+    run of 16 digits, an escaped quote in a long document, a run longer than
+    :data:`MAX_TEXT` between quotes, nesting deeper than :data:`MAX_DEPTH` counting brackets
+    in strings too) answers False, and the caller walks the document to find out."""
+    if "\\u0000" in text or "\\ud" in text or not text.isascii():
+        return False
+    raw = text.encode("ascii")
+    if _LONG_INT in raw.translate(_DIGITS):
+        return False
+    if len(raw) > MAX_TEXT and (b'\\"' in raw or b"a" * (MAX_TEXT + 1) in raw.translate(_QUOTES)):
+        return False
+    brackets = raw.translate(None, _NOT_BRACKETS)
+    for _ in range(MAX_DEPTH):  # each pass removes the innermost level of nesting
+        if not brackets:
+            return True
+        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
+    return not brackets
+
+
+def checked_text(data: Any) -> str | None:
+    """The JSON text a column stores for ``data`` when :func:`fine_text` passes it; None
+    when it does not (or the encoder refuses a value): then walk it (:func:`unsafe_values`)."""
+    try:
+        text = encode_json(data)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    return text if fine_text(text) else None
+
+
+def fine(value: Any) -> bool:
+    """True when nothing in ``value`` is unstorable (the quick walk; see :func:`_fine`)."""
+    return _fine(value)
 
 
 def unsafe_values(data: Any, prefix: tuple[Any, ...] = ()) -> list[FieldError]:

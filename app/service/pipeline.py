@@ -56,7 +56,7 @@ from app.service.errors import (
     field_errors,
 )
 from app.service.identity import Identity, identify, identity_of, require_seat
-from app.service.jsonsafe import unsafe_values
+from app.service.jsonsafe import checked_text, fine, unsafe_values
 from app.service.policies import cite
 from app.service.results import ActionOutcome, ActionResult
 from app.service.tokens import hash_token
@@ -96,6 +96,8 @@ class Game:
     options: Any
     webhooks: bool | None = None
     """Whether the game has webhooks, when read with the row (None: not known)."""
+    cache: BoardCache | None = None
+    """The process's caches the game was read through (a write keeps its new state there)."""
 
 
 def utc_now() -> datetime:
@@ -197,6 +199,7 @@ def game_from_row(
             lambda: row.state,  # the deferred column is read on a cache miss only
         ),
         options=ruleset.parse_options(row.options),
+        cache=boards,
     )
 
 
@@ -275,23 +278,27 @@ def append_event(
     idempotency_key: str | None = None,
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
-    response: Callable[[int, int], str] | None = None,
+    response: Callable[[int, int, dict[str, Any]], str] | None = None,
 ) -> EventRow:
     """Move the game from version ``expected`` to the next and append the event that did it,
     in the open write transaction (one conditional UPDATE; 412 if another write came first).
     Every write appends through here, so each bumps the version by exactly one
-    (seq = version - 1). ``response(seq, version)`` gives the answer stored for replays."""
+    (seq = version - 1). ``response(seq, version, state document)`` gives the answer stored
+    for replays (the new state's JSON document, dumped once, is handed on for its view)."""
     with guard("state"):
         state_json = new_state.model_dump(mode="json")
     ruling_json = ruling.model_dump(mode="json")
-    unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
-    if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
-        raise InvalidInput(
-            "this request would store values that cannot be stored",
-            unstorable,
-            code="result.unstorable",
-        )
-    with json_reuse():  # the state is stored twice (game row, event snapshot), encoded once
+    state_text = checked_text(state_json)
+    if state_text is None or not fine(ruling_json):
+        unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
+        if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
+            raise InvalidInput(
+                "this request would store values that cannot be stored",
+                unstorable,
+                code="result.unstorable",
+            )
+    # the state is stored twice (game row, event snapshot) and encoded once
+    with json_reuse(*([(state_json, state_text)] if state_text is not None else [])):
         if not uow.games.advance(
             game.row.id,
             expected_version=expected,
@@ -312,13 +319,14 @@ def append_event(
             version=expected + 1,
             idempotency_key=idempotency_key,
             request_digest=request_digest,
-            response=response(seq, expected + 1) if response is not None else None,
+            response=response(seq, expected + 1, state_json) if response is not None else None,
             created_at=utc_now(),
             payload=dict(payload) if payload is not None else None,
             state_after=state_json,
             visible_to=visible_to,
         )
         uow.games.append_event(event)
+        remember_state(uow, game, expected + 1, state_json, state_text)
         with guard("state"):  # webhook notifications: outbox rows in this same transaction
             notify.enqueue(
                 uow,
@@ -334,6 +342,30 @@ def append_event(
                 ),
             )
     return event
+
+
+def remember_state(
+    uow: AbstractUnitOfWork, game: Game, version: int, state_json: Any, text: str | None
+) -> None:
+    """Once the write commits, keep the state it stored as the parsed state of ``version``,
+    so the next request neither reads nor parses it. What is kept is the stored document as
+    the database will hand it back (``jsonb`` reorders keys), parsed as a reader would parse
+    it: the same state, in every process, whether it was cached or read."""
+    cache = game.cache
+    if cache is None:
+        return
+    key = (game.row.id, version, game.ruleset.id, game.row.ruleset_version)
+    stored = uow.games.as_stored(state_json)
+    size = len(text) if text is not None else len(canonical_json(state_json))
+
+    def keep() -> None:
+        try:
+            state = game.ruleset.load_state(stored)
+        except Exception:  # the write has committed: a cache fill must not make it an error
+            return  # the next reader parses the state from the database and says what is wrong
+        cache.keep_state(key, state, size)
+
+    uow.after_commit(keep)
 
 
 def record_event(
@@ -364,12 +396,12 @@ def record_event(
         turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
 
-    def answer(seq: int, version: int) -> str:
+    def answer(seq: int, version: int, dumped: dict[str, Any]) -> str:
         return ActionResult(
             event=seq,
             version=version,
             ruling=ruling,
-            state=state_view(game, new_state, seat),
+            state=state_view(game, new_state, seat, dumped),
             position=mt.position_view(turn),
             clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
         ).model_dump_json()
@@ -441,7 +473,13 @@ def clock_now(now: float | None) -> float:
     return time.time() if now is None else now
 
 
-def state_view(game: Game, state: Any, seat: str | None) -> dict[str, Any]:
+def state_view(
+    game: Game, state: Any, seat: str | None, dumped: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """What ``seat`` may see of ``state``; ``dumped`` is the state's JSON document when the
+    caller has it, which is the view of a ruleset that hides nothing (the default view)."""
+    if dumped is not None and type(game.ruleset).view is Ruleset.view:
+        return dumped
     with guard("state"):
         return dict(game.ruleset.view(game.board, state, seat))
 

@@ -647,7 +647,7 @@ def _submit(w: Write, decision_id: str, order: Any, client_seed: str) -> SealedO
     )
     body = result.model_dump_json()
     # Replayed only to a retry with the same key whose digest (seat + order) matches.
-    received_event.response = body
+    uow.games.set_response(received_event, body)
     return SealedOutcome(body=body, event=received_event.seq, version=version)
 
 

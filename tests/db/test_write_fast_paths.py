@@ -3,7 +3,12 @@
 * ``jsonsafe``: the quick check every write's documents go through never passes a document
   the full walk (which names locations) would refuse, and passes the documents games write;
 * ``json_reuse``: inside the block a document stored in two columns is encoded once, to the
-  same text; outside it nothing is remembered.
+  same text; outside it nothing is remembered;
+* ``fine_text``: the check of a large state on its JSON text never passes a document the walk
+  would refuse, and passes a 500-unit game state;
+* the state a write keeps for the next request is the state a reader would parse from the
+  database (on PostgreSQL ``jsonb`` reorders keys: ``as_stored`` gives that order), only the
+  latest version of a game is kept, and nothing is kept of a write that did not commit.
 """
 
 from __future__ import annotations
@@ -11,11 +16,19 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.db.engine import JSON_SERIALIZER, json_reuse
-from app.service.jsonsafe import MAX_INT, _fine, _walk, unsafe_values
+from app.db.engine import JSON_SERIALIZER, json_reuse, make_engine, make_session_factory
+from app.db.models import GameRow
+from app.db.uow import SqlAlchemyUnitOfWork
+from app.rules import registry
+from app.service import actions, games
+from app.service.boards import BoardCache
+from app.service.errors import PreconditionFailed
+from app.service.jsonsafe import MAX_INT, _fine, _walk, checked_text, fine_text, unsafe_values
+from app.service.pipeline import IfMatch
 
 scalars = st.one_of(
     st.none(),
@@ -77,3 +90,140 @@ def test_a_document_stored_twice_is_encoded_once() -> None:
     assert first is again and first == json.dumps(state) and other == first
     assert other is not first
     assert JSON_SERIALIZER(state) is not first  # outside the block nothing is kept
+
+
+@given(documents)
+def test_the_text_check_never_passes_what_the_walk_refuses(doc: Any) -> None:
+    text = checked_text(doc)
+    if text is not None:
+        assert _walk(doc, ()) == []
+        assert text == JSON_SERIALIZER(doc)
+
+
+@given(st.lists(st.text("abc", min_size=1, max_size=3), min_size=1, max_size=80))
+def test_deep_or_long_documents_go_to_the_walk(keys: list[str]) -> None:
+    deep: Any = "x"
+    for key in keys:
+        deep = {key: [deep]}  # two levels of nesting per key
+    shallow = len(keys) <= 32
+    assert fine_text(JSON_SERIALIZER(deep)) == shallow and (_walk(deep, ()) == []) == shallow
+    long = {"k": ["y" * 10_001]}
+    assert checked_text(long) is None and unsafe_values(long)[0].location == "/k/0"
+
+
+def _units(n: int) -> dict[str, Any]:
+    return {
+        "turn": 3,
+        "weather": {"axis": "clear", "soviet": "mud"},
+        "units": [
+            {"id": f"su-{i}", "side": "soviet", "steps": 2, "hex": f"{i % 100:02d}{i // 100:02d}"}
+            for i in range(n)
+        ],
+    }
+
+
+def test_the_text_check_passes_a_large_game_state() -> None:
+    doc = _units(500)
+    assert checked_text(doc) == JSON_SERIALIZER(doc)
+    doc["units"][250]["name"] = "bad\x00name"
+    assert checked_text(doc) is None
+    assert [e.location for e in unsafe_values(doc)] == ["/units/250/name"]
+
+
+ZOC = registry.get("zoc")
+
+
+def _zoc_game(db_url: str, boards: BoardCache) -> tuple[Any, Any]:
+    engine = make_engine(db_url)
+    created = games.create_game(
+        SqlAlchemyUnitOfWork(make_session_factory(engine)),
+        ruleset_id="zoc",
+        scenario=ZOC.example_scenario() or {},
+        boards=boards,
+    )
+    return engine, created
+
+
+def _umpire_submits(
+    factory: Any, created: Any, action: dict[str, Any], version: int, boards: BoardCache
+) -> Any:
+    return actions.submit_action(
+        SqlAlchemyUnitOfWork(factory),
+        created.id,
+        action,
+        token=created.seats["umpire"],
+        if_match=IfMatch(versions=frozenset({version})),
+        boards=boards,
+    )
+
+
+def test_the_database_hands_documents_back_in_the_order_as_stored_gives(db_url: str) -> None:
+    engine, created = _zoc_game(db_url, BoardCache())
+    factory = make_session_factory(engine)
+    try:
+        doc = {
+            "zz": 1,
+            "a": {"bbb": [{"é": 1, "e": 2, "ab": 3, "b": 4}], "aa": None, "c": True},
+            "é": "x",
+            "b": 2,
+            "ä": 0,
+            "n": [2.5, 1e16, -3e20, 1e-07, 2.0, 7],
+        }
+        uow = SqlAlchemyUnitOfWork(factory)
+        with uow.begin(write=True):
+            assert uow.games.advance(created.id, expected_version=1, state=doc, status="active")
+            stored = uow.games.as_stored(doc)
+            uow.commit()
+        with SqlAlchemyUnitOfWork(factory) as uow:
+            back = uow.session.get_one(GameRow, created.id).state
+        assert json.dumps(back) == json.dumps(stored) and back == doc
+    finally:
+        engine.dispose()
+
+
+def test_a_write_keeps_the_state_a_reader_parses_and_only_the_latest(db_url: str) -> None:
+    boards = BoardCache()
+    engine, created = _zoc_game(db_url, boards)
+    factory = make_session_factory(engine)
+    try:
+        version = created.version
+        for action in (
+            # a new phase records start positions in the order of the units, not jsonb's
+            {"kind": "set_phase", "phase": "operational_movement", "phasing_side": "axis"},
+            {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3307"},
+        ):
+            version = _umpire_submits(factory, created, action, version, boards).version
+            kept = [k for k in boards.states._items if k[0] == created.id]
+            assert [k[1] for k in kept] == [version]
+            with SqlAlchemyUnitOfWork(factory) as uow:
+                parsed = ZOC.load_state(uow.session.get_one(GameRow, created.id).state)
+            cached = boards.states._items[kept[0]][0]
+            assert cached.model_dump_json() == parsed.model_dump_json()
+            assert len({len(k) for k in parsed.start_positions}) > 1  # jsonb reorders them
+    finally:
+        engine.dispose()
+
+
+def test_nothing_is_kept_of_a_write_that_does_not_commit(db_url: str) -> None:
+    boards = BoardCache()
+    engine, created = _zoc_game(db_url, boards)
+    factory = make_session_factory(engine)
+    try:
+        with pytest.raises(PreconditionFailed):  # a stale If-Match: nothing is written
+            place = {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3307"}
+            _umpire_submits(factory, created, place, created.version + 5, boards)
+        assert [k[1] for k in boards.states._items if k[0] == created.id] == [created.version]
+        called: list[int] = []
+        uow = SqlAlchemyUnitOfWork(factory)
+        with uow.begin(write=True):
+            uow.after_commit(lambda: called.append(1))
+            uow.rollback()
+            uow.after_commit(lambda: called.append(2))
+        with uow.begin(write=True):
+            uow.commit()
+        with uow.begin(write=True):
+            uow.after_commit(lambda: called.append(3))
+            uow.commit()
+        assert called == [3]
+    finally:
+        engine.dispose()

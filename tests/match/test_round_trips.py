@@ -1,7 +1,8 @@
 """Issue 11: what a request costs the database. A read (GET game, dry run) is one statement --
 the game row, its board digest and the token's seat in one query, the clock settled lazily --
 and a submission to a game without webhooks is that query, one conditional UPDATE and one
-INSERT (plus ``pg_notify`` on PostgreSQL). Rotated and revoked tokens still fail at once
+INSERT (plus ``pg_notify`` on PostgreSQL), also right after another submission: the state a
+write stored is kept parsed for the next request. Rotated and revoked tokens still fail at once
 (tests/platform/test_tokens_api.py): nothing about a token is cached."""
 
 from __future__ import annotations
@@ -74,9 +75,18 @@ async def test_a_submission_is_three_statements(client: httpx.AsyncClient) -> No
     kinds = [s.split()[0].upper() for s in seen]
     notify = ["SELECT"] if client._transport.app.state.engine.dialect.name == "postgresql" else []  # type: ignore[attr-defined]
     assert kinds == ["SELECT", "UPDATE", "INSERT", *notify], seen
+    # the next submission finds the state the first one stored kept parsed: it reads no state
+    with statements(client) as seen:
+        again = await client.post(
+            f"{url}/actions",
+            json={"kind": "step", "pawn": "r1", "n": 1},
+            headers={**game.auth("red"), "If-Match": r.headers["etag"]},
+        )
+    assert again.status_code == 201, again.text
+    assert [s.split()[0].upper() for s in seen] == ["SELECT", "UPDATE", "INSERT", *notify], seen
     # the cached view follows the version: the next read shows the move
     after = await client.get(url)
-    assert after.headers["etag"] != etag and after.json()["version"] == r.json()["version"]
+    assert after.headers["etag"] != etag and after.json()["version"] == again.json()["version"]
 
 
 async def test_a_read_settles_a_clock_that_ran_out(

@@ -93,20 +93,24 @@ def test_the_board_cache_is_bounded_in_bytes() -> None:
 
 
 def test_parsed_states_are_bounded_in_bytes_too() -> None:
-    """Many versions of a large game must not pile up parsed states past the byte bound."""
+    """Many large games must not pile up parsed states past the byte bound, and a game's
+    older versions are not kept at all once a newer one is parsed."""
     cache = BoardCache(maxsize=100, max_bytes=1000)
     big = {"units": ["x" * 90] * 3}  # about 290 bytes of canonical JSON
-    for version in range(10):
-        cache.state(("g", version, "r", "1"), lambda: dict(big), lambda: big)
+    for game in range(10):
+        cache.state((f"g{game}", 1, "r", "1"), lambda: dict(big), lambda: big)
     assert cache.states.bytes <= 1000
     assert len(cache.states) == 3
-    loads: list[int] = []
+    loads: list[str] = []
 
-    def load(version: int) -> dict[str, list[str]]:
-        loads.append(version)
+    def load(game: str) -> dict[str, list[str]]:
+        loads.append(game)
         return dict(big)
 
-    cache.state(("g", 9, "r", "1"), lambda: load(9), lambda: big)
-    assert loads == []  # the newest version is still kept
-    cache.state(("g", 0, "r", "1"), lambda: load(0), lambda: big)
-    assert loads == [0]  # the oldest was dropped
+    cache.state(("g9", 1, "r", "1"), lambda: load("g9"), lambda: big)
+    assert loads == []  # the newest game is still kept
+    cache.state(("g0", 1, "r", "1"), lambda: load("g0"), lambda: big)
+    assert loads == ["g0"]  # the oldest was dropped
+    for version in range(2, 6):
+        cache.state(("g0", version, "r", "1"), lambda: dict(big), lambda: big)
+    assert [k[1] for k in cache.states._items if k[0] == "g0"] == [5]

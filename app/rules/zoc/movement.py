@@ -24,7 +24,7 @@ from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
 from app.rules.zoc.search import reached, search
-from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, unit_ids, unit_of
+from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, moved_to, unit_ids
 
 STORMY = ("storms", "snow")
 
@@ -695,8 +695,4 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
 
 def apply_move(board: object, state: State, action: MoveAction, outcome: MoveOutcome) -> State:
     """The unit stands in its end hex and has moved this phase."""
-    new = state.model_copy(deep=True)
-    unit_of(new, action.unit).hex = outcome.end_hex
-    if action.unit not in new.moved:
-        new.moved.append(action.unit)
-    return new
+    return moved_to(state, action.unit, outcome.end_hex, moved=True)

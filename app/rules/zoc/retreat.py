@@ -20,7 +20,7 @@ from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.models import RetreatAction, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
-from app.rules.zoc.zones import Context, effect, illegal, legal, unit_ids, unit_of
+from app.rules.zoc.zones import Context, effect, illegal, legal, moved_to, unit_ids
 
 STORMY = ("storms", "snow")
 
@@ -353,7 +353,6 @@ def _priority_problem(
 
 def apply_retreat(board: object, state: State, action: RetreatAction, _: NoOutcome) -> State:
     """The unit stands in the last hex of its retreat path (stays put with no path)."""
-    new = state.model_copy(deep=True)
-    if action.path:
-        unit_of(new, action.unit).hex = action.path[-1]
-    return new
+    if not action.path:
+        return state.model_copy(deep=True)
+    return moved_to(state, action.unit, action.path[-1])

@@ -14,7 +14,7 @@ from app.rules.zoc.models import (
     State,
 )
 from app.rules.zoc.setup import marker_problem, normalized_marker
-from app.rules.zoc.zones import Context, effect, illegal, legal, unit_of
+from app.rules.zoc.zones import Context, effect, illegal, legal, moved_to
 
 
 def judge_set_phase(ctx: Context, action: SetPhaseAction) -> Ruling:
@@ -127,9 +127,7 @@ def apply_set_phase(board: object, state: State, action: SetPhaseAction, _: NoOu
 
 
 def apply_place_unit(board: object, state: State, action: PlaceUnitAction, _: NoOutcome) -> State:
-    new = state.model_copy(deep=True)
-    unit_of(new, action.unit).hex = action.hex
-    return new
+    return moved_to(state, action.unit, action.hex)
 
 
 def apply_place_marker(

@@ -709,12 +709,23 @@ def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[Citation, ...], tuple[Ci
     return found
 
 
-def unit_of(state: State, unit_id: str) -> Unit:
-    """The unit of a (copied) state, to update in place (KeyError if unknown)."""
-    for unit in state.units:
+def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = False) -> State:
+    """A new state with unit ``unit_id`` in ``hex_id`` (and, with ``moved``, on the moved
+    list); KeyError if there is no such unit. Everything else -- the other units, markers,
+    weather -- is shared with ``state``, not copied: a state is never changed once made (an
+    apply that edits in place works on a deep copy of its own), so sharing is safe and a
+    move costs one unit, not the whole game."""
+    units = list(state.units)
+    for i, unit in enumerate(units):
         if unit.id == unit_id:
-            return unit
-    raise KeyError(unit_id)
+            units[i] = unit.model_copy(update={"hex": hex_id})
+            break
+    else:
+        raise KeyError(unit_id)
+    update: dict[str, object] = {"units": units}
+    if moved and unit_id not in state.moved:
+        update["moved"] = [*state.moved, unit_id]
+    return state.model_copy(update=update)
 
 
 def unit_ids(units: Iterable[Unit]) -> list[str]:
