@@ -119,3 +119,31 @@ def test_an_inconsistent_scenario_is_refused_as_a_whole() -> None:
     doc["units"].append({"id": "us-lost", "side": "union", "at": [1700, 200]})
     with pytest.raises(InvalidScenario, match="the battlefield scenario is inconsistent"):
         _game(doc)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("line-of-sight", {"from": [1000, 650], "to": [1400, 650]}),
+        ("line-of-sight", {"from": [490, 200], "to": [560, 200]}),  # out of the orchard
+        ("terrain-at", {"at": [400, 200]}),
+    ],
+)
+def test_the_terrain_queries_are_asked_of_the_table(name: str, params: dict[str, Any]) -> None:
+    """``queries._terrain_query`` (run when the query table is built): the terrain part's own
+    query, asked of the table as it stands (units on a zone's display are not on it)."""
+    from app.rules.battlefield import queries
+    from app.rules.battlefield.moves import TERRAIN
+    from app.rules.battlefield.table import table_view
+
+    board, state = _game()
+    options = RS.parse_options({"los_from_inside": "sees_out"})  # not the default reading
+    spec = TERRAIN.queries()[name]
+    parsed = spec.params.model_validate(params)
+    run = queries._terrain_query(name)
+    answer = run(RS.context(board, state, options, ()), parsed)
+    view = table_view(board, state)
+    assert answer == spec.run(board.table, view, options.terrain(), parsed)
+    assert answer == RS.queries()[name].run(board, state, options, parsed)
+    if params.get("from") == [490, 200]:
+        assert answer["clear"] is True  # seen out of the orchard under the option
