@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.rules import InvalidScenario, registry
+from app.rules import InvalidQuery, InvalidScenario, registry
 from app.rules.base import UMPIRE
 from tests.rules.rule_cases import REPO
 
@@ -147,3 +147,19 @@ def test_the_terrain_queries_are_asked_of_the_table(name: str, params: dict[str,
     assert answer == RS.queries()[name].run(board, state, options, parsed)
     if params.get("from") == [490, 200]:
         assert answer["clear"] is True  # seen out of the orchard under the option
+
+
+def test_a_scenario_a_part_refuses_says_so() -> None:
+    doc = _doc()
+    # only a wagon: the zone part's schema refuses a scenario without units
+    doc["units"] = [{"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]}]
+    with pytest.raises(InvalidScenario, match="a part of the battlefield refuses the scenario"):
+        _game(doc)
+
+
+def test_a_query_about_what_is_not_there_names_it() -> None:
+    board, state = _game()
+    with pytest.raises(InvalidQuery, match="unknown zone 'mill'"):
+        RS.queries()["zone"].run(board, state, OPTIONS, {"zone": "mill"})
+    with pytest.raises(InvalidQuery, match="unknown unit 'us-99'"):
+        RS.queries()["cover"].run(board, state, OPTIONS, {"unit": "us-99"})
