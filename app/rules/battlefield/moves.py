@@ -147,13 +147,15 @@ def _turn_budget(j: Ctx, unit: tr.Unit, details: dict[str, Any]) -> None:
 
 def _zone_entered(j: Ctx, line: LineString, leaving: str | None) -> tuple[str, float] | None:
     """The first zone the path crosses into (id, yards along the path); a Class A zone only
-    when the path ends in it."""
+    when the path ends in it. The zone the unit leaves counts too when the path goes back into
+    it (a Class A garrison stands inside it: the stretch it walks out of does not count)."""
     end = Point(line.coords[-1])
     best: tuple[str, float] | None = None
     for zid, shape in outlines(j.board).items():
-        if zid == leaving:
-            continue
         parts = pieces(line, shape)
+        walks_out = zid == leaving and j.board.zones.zones[zid].zone_class == "A"
+        if walks_out and parts and parts[0].start <= TOLERANCE:
+            parts = parts[1:]
         if not parts:
             continue
         if j.board.zones.zones[zid].zone_class == "A" and not shape.covers(end):

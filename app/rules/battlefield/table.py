@@ -104,14 +104,6 @@ def table_view(board: Board, state: State, moved: tr.Unit | None = None) -> tr.S
     return state.table.model_copy(update={"units": units})
 
 
-def zone_at(board: Board, at: Sequence[float]) -> str | None:
-    pt = Point(tuple(at))
-    for zid, shape in outlines(board).items():
-        if shape.covers(pt):
-            return zid
-    return None
-
-
 def sync_table(board: Board, before: State, zones: oz.State) -> State:
     """The state after the zone part changed: units it removed are gone from the table,
     attackers it placed in a zone stand where their charge ended."""

@@ -1,0 +1,165 @@
+"""The battlefield ruleset's match-flow hooks, which the service calls and no rule case reaches:
+sides and their labels, whose unit is whose, where the game stands in the zone part's
+sequence of play, a sealed order judged on submission, what a seat may do now, and the
+refusal of an inconsistent scenario (issue 14, mutation round; docs/mutation/battlefield.md).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app.rules import InvalidQuery, InvalidScenario, registry
+from app.rules.base import UMPIRE
+from tests.rules.rule_cases import REPO
+
+RS = registry.get("battlefield")
+OPTIONS = RS.parse_options({})
+BATTLE = REPO / "scenarios/battlefield/millers-crossing.json"
+
+
+def _doc() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(BATTLE.read_text("utf-8"))
+    return doc
+
+
+def _game(doc: dict[str, Any] | None = None) -> tuple[Any, Any]:
+    return RS.setup(RS.parse_scenario(doc or _doc()), OPTIONS)
+
+
+def test_the_sides_and_their_labels_come_from_the_scenario() -> None:
+    board, _ = _game()
+    sides = RS.sides(board)
+    assert sides.names == ("union", "confederate")
+    assert dict(sides.labels) == {"union": "Union", "confederate": "Confederate"}
+
+
+def test_a_unit_belongs_to_its_side_on_the_table_or_in_a_zone() -> None:
+    board, state = _game()
+    assert RS.unit_side(board, state, "us-1") == "union"
+    assert RS.unit_side(board, state, "cs-1va") == "confederate"  # on the village's display
+    assert RS.unit_side(board, state, "us-99") is None
+
+
+def test_the_zone_parts_sequence_of_play() -> None:
+    board, state = _game()
+    sequence = RS.sequence_of_play(board)
+    assert sequence is not None
+    assert [p.id for p in sequence.phases] == [
+        "charge_declaration",
+        "movement",
+        "initial_fire",
+        "secondary_fire",
+        "objective_combat",
+    ]
+    at = RS.position(board, state)
+    assert at is not None and (at.turn, at.phase, at.phasing_side) == (
+        1,
+        "charge_declaration",
+        "union",
+    )
+    later = RS.position(board, RS.advance_phase(board, state))
+    assert later is not None and (later.turn, later.phase) == (1, "movement")
+
+
+def _allocation() -> tuple[Any, Any, Any]:
+    doc = _doc()
+    for unit in doc["units"]:
+        if unit["id"] == "us-1":
+            unit["at"] = [752, 418]
+    board, state = _game(doc)
+    charge = RS.parse_action({"kind": "charge", "unit": "us-1", "path": [[758, 520]]})
+    state = RS.apply(board, state, charge, RS.adjudicate(board, state, charge, OPTIONS))
+    for _ in range(4):
+        state = RS.advance_phase(board, state)
+    return board, state, RS.sealed_decisions(board, state)["allocation:village:t1"]
+
+
+def test_a_sealed_order_is_judged_by_the_zone_rules() -> None:
+    board, state, decision = _allocation()
+    good = decision.order_model.model_validate({"sectors": {"1": ["cs-1va", "cs-bty"]}})
+    ruling = RS.judge_order(board, state, decision, "confederate", good, OPTIONS)
+    assert ruling.legal, ruling.summary
+    bad = decision.order_model.model_validate({"sectors": {"1": ["us-1", "cs-cav"]}})
+    ruling = RS.judge_order(board, state, decision, "union", bad, OPTIONS)
+    assert [v.code for v in ruling.violations] == ["oz.not_your_unit"]
+    assert {c.section for c in ruling.citations} == {"OZ.Assault.B.1"}
+
+
+def test_the_umpire_is_offered_every_sides_units_and_a_spent_unit_nothing() -> None:
+    doc = _doc()
+    doc["units"].append({"id": "cs-spent", "side": "confederate", "men": 0, "at": [1400, 100]})
+    doc["units"].append({"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]})
+    board, state = _game(doc)
+    state = RS.advance_phase(board, state)  # movement
+    offered = RS.available_actions(board, state, OPTIONS, UMPIRE)
+    units = {u.unit: u for u in offered.units}
+    assert {"us-1", "us-sk", "cs-cav", "cs-1va"} <= set(units)
+    assert "cs-spent" not in units  # no men left: it acts no more
+    assert units["cs-cav"].kinds == ("move", "hold")
+    assert [c.section for c in units["cs-cav"].citations] == [
+        "OZ.Sequence",
+        "BF.Enter",
+        "BF.Posture",
+    ]
+    assert units["us-wagon"].kinds == ("move", "hold")  # no part of the zone rules
+    assert [c.section for c in units["us-wagon"].citations] == [
+        "OZ.Sequence",
+        "BF.Table",
+        "BF.Posture",
+    ]
+    assert offered.kinds == tuple(sorted({k for u in offered.units for k in u.kinds}))
+    assert not offered.notes
+
+
+def test_an_inconsistent_scenario_is_refused_as_a_whole() -> None:
+    doc = _doc()
+    doc["units"].append({"id": "us-lost", "side": "union", "at": [1700, 200]})
+    with pytest.raises(InvalidScenario, match="the battlefield scenario is inconsistent"):
+        _game(doc)
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("line-of-sight", {"from": [1000, 650], "to": [1400, 650]}),
+        ("line-of-sight", {"from": [490, 200], "to": [560, 200]}),  # out of the orchard
+        ("terrain-at", {"at": [400, 200]}),
+    ],
+)
+def test_the_terrain_queries_are_asked_of_the_table(name: str, params: dict[str, Any]) -> None:
+    """``queries._terrain_query`` (run when the query table is built): the terrain part's own
+    query, asked of the table as it stands (units on a zone's display are not on it)."""
+    from app.rules.battlefield import queries
+    from app.rules.battlefield.moves import TERRAIN
+    from app.rules.battlefield.table import table_view
+
+    board, state = _game()
+    options = RS.parse_options({"los_from_inside": "sees_out"})  # not the default reading
+    spec = TERRAIN.queries()[name]
+    parsed = spec.params.model_validate(params)
+    run = queries._terrain_query(name)
+    answer = run(RS.context(board, state, options, ()), parsed)
+    view = table_view(board, state)
+    assert answer == spec.run(board.table, view, options.terrain(), parsed)
+    assert answer == RS.queries()[name].run(board, state, options, parsed)
+    if params.get("from") == [490, 200]:
+        assert answer["clear"] is True  # seen out of the orchard under the option
+
+
+def test_a_scenario_a_part_refuses_says_so() -> None:
+    doc = _doc()
+    # only a wagon: the zone part's schema refuses a scenario without units
+    doc["units"] = [{"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]}]
+    with pytest.raises(InvalidScenario, match="a part of the battlefield refuses the scenario"):
+        _game(doc)
+
+
+def test_a_query_about_what_is_not_there_names_it() -> None:
+    board, state = _game()
+    with pytest.raises(InvalidQuery, match="unknown zone 'mill'"):
+        RS.queries()["zone"].run(board, state, OPTIONS, {"zone": "mill"})
+    with pytest.raises(InvalidQuery, match="unknown unit 'us-99'"):
+        RS.queries()["cover"].run(board, state, OPTIONS, {"unit": "us-99"})

@@ -1,0 +1,50 @@
+"""The objective-zone actions a battlefield game takes as they are (``zone_part.zone_kind``):
+each is the zone part's own kind, judged on the zone part of the game exactly as the
+``objective-zones`` ruleset judges it, and applied there, with the table following (units it
+removes leave the table). ``zone_kind`` runs when the ruleset's table of kinds is built, so a
+rule case never reaches it; these tests build the kinds again and compare them with the zone
+part's (issue 14, mutation round; docs/mutation/battlefield.md)."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.rules.battlefield import zone_part
+from app.rules.battlefield.moves import ZONES
+from app.rules.battlefield.table import sync_table
+from tests.rules.rule_cases import _setup, load_cases
+
+KINDS = ("transfer", "withdraw", "unlimber", "morale_test", "continue_melee")
+CASES = {
+    c.name: c
+    for c in load_cases("battlefield")
+    if c.name
+    in (
+        "morale-test-on-the-table-game",
+        "engaged-melee-in-the-village-goes-on",
+        "redoubt-chain-via-transit",
+        "redoubt-stand-shifts-along-the-line",
+    )
+}
+
+
+@pytest.mark.parametrize("name", KINDS)
+def test_a_zone_kind_is_the_zone_parts_own(name: str) -> None:
+    kind, inner = zone_part.zone_kind(name), ZONES.kinds[name]
+    assert (kind.model, kind.outcome, kind.owner) == (inner.model, inner.outcome, inner.owner)
+
+
+@pytest.mark.parametrize("case_name", sorted(CASES))
+def test_a_zone_action_is_judged_and_applied_on_the_zone_part(case_name: str) -> None:
+    case = CASES[case_name]
+    rs, options, board, state = _setup(case)
+    action = rs.parse_action(case.data["action"])
+    dice = list(case.data.get("dice") or [])
+    kind = zone_part.zone_kind(action.kind)
+    ruling = kind.judge(rs.context(board, state, options, dice), action)
+    assert ruling == ZONES.adjudicate(board.zones, state.zones, action, options.zones(), dice)
+    assert ruling.legal is case.expect["legal"]
+    if ruling.legal:
+        out = kind.outcome.model_validate(ruling.details)
+        zones = ZONES.kinds[action.kind].apply(board.zones, state.zones, action, out)
+        assert kind.apply(board, state, action, out) == sync_table(board, state, zones)
