@@ -26,7 +26,8 @@ def _refusal(name: str, params: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("name", ["zone-map", "defensive-fire"])
 def test_unknown_side_is_named_with_the_sides_there_are(name: str) -> None:
-    assert _refusal(name, {"side": "prussian"}) == "unknown side 'prussian'; sides: french, austrian"
+    refused = _refusal(name, {"side": "prussian"})
+    assert refused == "unknown side 'prussian'; sides: french, austrian"
 
 
 def test_unknown_unit_is_named() -> None:
