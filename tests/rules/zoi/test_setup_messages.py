@@ -4,6 +4,8 @@ stored board, whose digest the API shows)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from app.rules import InvalidScenario
@@ -12,7 +14,7 @@ from app.rules.zoi import ZoiRuleset
 RS = ZoiRuleset()
 
 
-def _scenario() -> dict[str, object]:
+def _scenario() -> dict[str, Any]:
     example = RS.example_scenario()
     assert example is not None
     return dict(example)
@@ -32,3 +34,23 @@ def test_the_board_keeps_the_scenario_name() -> None:
     scenario = _scenario()
     board, _ = RS.setup(RS.parse_scenario(scenario), RS.parse_options({}))
     assert board.name == scenario["name"] != ""
+
+
+@pytest.mark.parametrize(
+    ("columns", "rows", "hexes"),
+    [
+        ([1, 10], [1, 10], 100),
+        ([3, 5], [2, 2], 3),
+        ([0, 0], [4, 7], 4),
+        ([5, 1], [1, 10], 0),
+        ([1, 10], [8, 3], 0),
+    ],
+)
+def test_generated_size_counts_the_map_rectangle(
+    columns: list[int], rows: list[int], hexes: int
+) -> None:
+    """The size the service budgets a request by (``Ruleset.generated_size``): the hexes of
+    the map rectangle, none for a range that runs backwards."""
+    scenario = _scenario()
+    scenario["map"] = {**scenario["map"], "columns": columns, "rows": rows}
+    assert RS.generated_size(RS.parse_scenario(scenario)) == hexes
