@@ -54,3 +54,12 @@ def test_generated_size_counts_the_map_rectangle(
     scenario = _scenario()
     scenario["map"] = {**scenario["map"], "columns": columns, "rows": rows}
     assert RS.generated_size(RS.parse_scenario(scenario)) == hexes
+
+
+def test_the_sequence_of_play_cites_the_sequence_and_rotates_the_sides() -> None:
+    """What a rejection for acting out of sequence cites (the service uses the citation)."""
+    board, _ = RS.setup(RS.parse_scenario(_scenario()), RS.parse_options({}))
+    sequence = RS.sequence_of_play(board)
+    assert sequence.citation.section == "sequence"
+    assert sequence.sides == ("french", "austrian")
+    assert [p.id for p in sequence.phases][:2] == ["charges", "movement"]
