@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from app.rules import registry
 from app.rules.objective_zones.models import Allocation, allocation_model
 
@@ -102,3 +104,23 @@ def test_a_side_outside_the_assault_has_no_order() -> None:
         ("oz.not_a_party", ["OZ.Assault.B.1"])
     ]
     assert ruling["violations"][0]["message"] == "british takes no part in this assault."
+
+
+def test_resolving_an_allocation_that_is_not_open_is_refused() -> None:
+    """OZ.Assault.A: only a declared assault's allocation is resolved."""
+    board, state, options, _ = assault_on_mill()
+    ruling = OZ.resolve_sealed(board, state, "allocation:church:t1", {}, options, ())
+    assert [(v.code, v.message) for v in ruling.violations] == [
+        ("oz.no_assault", "No allocation allocation:church:t1 is open.")
+    ]
+    assert [c.section for c in ruling.citations] == ["OZ.Assault.A"]
+
+
+def test_resolving_with_the_wrong_number_of_dice_is_an_error() -> None:
+    board, state, options, decision = assault_on_mill()
+    orders = {
+        "union": decision.order_model(sectors={1: ["us-1"], 2: ["us-2"]}),
+        "confederate": decision.order_model(sectors={1: ["cs-22va"], 2: ["cs-36va"]}),
+    }
+    with pytest.raises(ValueError, match=r"^allocation:mill:t1 needs 10 dice, got 1$"):
+        OZ.resolve_sealed(board, state, decision.id, orders, options, (0,))
