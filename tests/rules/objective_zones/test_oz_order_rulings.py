@@ -1,0 +1,126 @@
+"""The ruling on one side's troop allocation before it is accepted (``Ruleset.judge_order``,
+OZ.Assault.B): every problem cited and located in the order, as the service shows it on
+submission. Rule cases judge the orders only through the reveal, so these paths are asked
+here directly (issue 14, mutation testing of part ``objective_zones``)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.rules import registry
+from app.rules.objective_zones.models import Allocation, allocation_model
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "scenarios" / "objective-zones" / "example.json"
+OZ = registry.get("objective-zones")
+
+
+def assault_on_mill() -> tuple[Any, Any, Any, Any]:
+    """The example with the union's assault on the mill (us-1, us-2) declared, at its
+    Objective Combat phase: the ruleset, board, state and the open decision."""
+    options = OZ.parse_options({})
+    board, state = OZ.setup(OZ.parse_scenario(json.loads(EXAMPLE.read_text())), options)
+    action = OZ.parse_action({"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2"]})
+    state = OZ.apply(board, state, action, OZ.adjudicate(board, state, action, options))
+    for _ in range(4):
+        state = OZ.advance_phase(board, state)
+    return board, state, options, OZ.sealed_decisions(board, state)["allocation:mill:t1"]
+
+
+def judged(side: str, sectors: dict[int, list[str]]) -> dict[str, Any]:
+    board, state, options, decision = assault_on_mill()
+    order = decision.order_model(sectors=sectors)
+    ruling = OZ.judge_order(board, state, decision, side, order, options)
+    return ruling.model_dump(mode="json")
+
+
+def sections(citations: list[dict[str, Any]]) -> list[str]:
+    return [c["section"] for c in citations]
+
+
+def test_an_order_that_keeps_the_rules_is_accepted() -> None:
+    ruling = judged("confederate", {1: ["cs-22va"], 2: ["cs-36va", "cs-bty"]})
+    assert ruling["legal"] is True
+    assert ruling["violations"] == []
+    assert sections(ruling["citations"]) == ["OZ.Assault.B.1"]
+    assert ruling["summary"] == "confederate's allocation for the assault on mill is accepted."
+
+
+def test_each_problem_is_cited_and_located_in_the_order() -> None:
+    """OZ.Assault.B.1: combat sectors are 1..capacity (2 for the mill), units exist, are the
+    side's own, and are allocated once (OZ.Assault.C: each unit rolls once)."""
+    ruling = judged("union", {1: ["us-1", "us-9", "cs-22va"], 2: ["us-1"], 3: ["us-2"]})
+    assert ruling["legal"] is False
+    got = [
+        (v["code"], v["unit"], v["location"], sections(v["citations"]), v["details"])
+        for v in ruling["violations"]
+    ]
+    assert got == [
+        ("oz.unknown_unit", None, None, ["OZ.Assault.B.1"], {}),
+        ("oz.not_your_unit", None, None, ["OZ.Assault.B.1"], {}),
+        ("oz.unit_twice", "us-1", None, ["OZ.Assault.C"], {}),
+        ("oz.bad_sector", None, "/sectors/3", ["OZ.Assault.B.1"], {"sector": 3}),
+    ]
+    messages = [v["message"] for v in ruling["violations"]]
+    assert messages == [
+        "There is no unit 'us-9'.",
+        "cs-22va is not a unit of union.",
+        "us-1 is allocated twice.",
+        "mill has combat sectors 1-2, not 3.",
+    ]
+    assert sorted(sections(ruling["citations"])) == ["OZ.Assault.B.1", "OZ.Assault.C"]
+
+
+def test_a_defender_order_locates_its_sector_problems() -> None:
+    """OZ.Assault.B.3: one garrison battalion a sector, every garrison battalion placed."""
+    ruling = judged("confederate", {1: ["cs-22va", "cs-36va"]})
+    got = [(v["code"], v["unit"], v["location"], v["details"]) for v in ruling["violations"]]
+    assert got == [
+        ("oz.two_garrison_battalions", None, "/sectors/1", {"sector": 1}),
+    ]
+    assert ruling["violations"][0]["message"] == "Sector 1 has 2 garrison battalions; one each."
+
+
+def test_an_order_for_a_zone_without_an_assault_is_refused() -> None:
+    """OZ.Assault.A: an allocation answers a declared assault; none is pending on the church."""
+    board, state, options, _ = assault_on_mill()
+    model: type[Allocation] = allocation_model("church")
+    decision = OZ.sealed_decisions(board, state)["allocation:mill:t1"]
+    church = dataclasses.replace(decision, order_model=model)
+    ruling = OZ.judge_order(board, state, church, "union", model(sectors={1: ["us-1"]}), options)
+    assert [(v["code"], sections(v["citations"])) for v in ruling.model_dump()["violations"]] == [
+        ("oz.no_assault", ["OZ.Assault.A"])
+    ]
+    assert ruling.violations[0].message == "No assault on church is pending."
+
+
+def test_a_side_outside_the_assault_has_no_order() -> None:
+    ruling = judged("british", {1: ["us-1"]})
+    assert [(v["code"], sections(v["citations"])) for v in ruling["violations"]] == [
+        ("oz.not_a_party", ["OZ.Assault.B.1"])
+    ]
+    assert ruling["violations"][0]["message"] == "british takes no part in this assault."
+
+
+def test_resolving_an_allocation_that_is_not_open_is_refused() -> None:
+    """OZ.Assault.A: only a declared assault's allocation is resolved."""
+    board, state, options, _ = assault_on_mill()
+    ruling = OZ.resolve_sealed(board, state, "allocation:church:t1", {}, options, ())
+    assert [(v.code, v.message) for v in ruling.violations] == [
+        ("oz.no_assault", "No allocation allocation:church:t1 is open.")
+    ]
+    assert [c.section for c in ruling.citations] == ["OZ.Assault.A"]
+
+
+def test_resolving_with_the_wrong_number_of_dice_is_an_error() -> None:
+    board, state, options, decision = assault_on_mill()
+    orders = {
+        "union": decision.order_model(sectors={1: ["us-1"], 2: ["us-2"]}),
+        "confederate": decision.order_model(sectors={1: ["cs-22va"], 2: ["cs-36va"]}),
+    }
+    with pytest.raises(ValueError, match=r"^allocation:mill:t1 needs 10 dice, got 1$"):
+        OZ.resolve_sealed(board, state, decision.id, orders, options, (0,))
