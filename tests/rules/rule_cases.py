@@ -34,7 +34,8 @@ for a case written from the text to kill a surviving mutant, see ``make mutate``
   mapping of fields or ``null`` for a unit that is gone, ``removed`` ids that must be listed,
   other keys as a subset, lists as in ``details``), ``order_violations`` (sealed); for
   queries: ``result`` (subset), ``absent`` (``{key: [subkeys]}``), ``citations`` (exact),
-  ``interpretations``, ``error``.
+  ``interpretations``, ``error`` (the query is refused), ``error_has`` (phrases of the
+  refusal's message).
 
 In ``zoc``, ``zoi`` and ``terrain`` every violation and effect of a ruling on a unit's action
 must name that unit (:func:`check_attribution`), whatever the case states.
@@ -400,7 +401,9 @@ def run_case(case: Case) -> None:
         if expect.get("error"):
             try:
                 spec.run(board, state, options, params)
-            except InvalidQuery:
+            except InvalidQuery as exc:
+                for phrase in expect.get("error_has") or []:
+                    assert phrase in str(exc), f"query refused with {str(exc)!r}"
                 return
             raise AssertionError("the query was answered")
         check_query(expect, spec.run(board, state, options, params))
