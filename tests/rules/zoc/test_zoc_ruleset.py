@@ -118,7 +118,7 @@ def test_queries_reject_unknown_names() -> None:
         queries["supply"].run(board, state, opts, {"unit": "nobody"})
     with pytest.raises(InvalidQuery, match="unknown side 'martians'"):
         queries["supply"].run(board, state, opts, {"side": "martians"})
-    with pytest.raises(InvalidQuery, match="give exactly one of 'unit' or 'side'"):
+    with pytest.raises(InvalidQuery, match=r"give exactly one of 'unit' or 'side'"):
         queries["supply"].run(board, state, opts, {})
     off = RS.apply(
         board,
@@ -133,7 +133,7 @@ def test_queries_reject_unknown_names() -> None:
 def test_scenario_refusal_says_what_it_refuses() -> None:
     """InvalidScenario's message is the 4xx problem's title for a refused zoc scenario."""
     data = RS.example_scenario() or {}
-    with pytest.raises(InvalidScenario, match="^the zoc scenario is inconsistent: 1 problem"):
+    with pytest.raises(InvalidScenario, match=r"^the zoc scenario is inconsistent: 1 problem"):
         RS.setup(RS.parse_scenario({**data, "phasing_side": "martians"}), RS.parse_options({}))
 
 
