@@ -316,3 +316,19 @@ def test_terms_are_read_as_players_write_them() -> None:
     assert _term("Operational Movement") == "operational_movement"
     assert _term("Storm") == "storms"
     assert _term("mud") == "mud"
+
+
+def test_generated_size_counts_area_hexes() -> None:
+    """The service bounds a scenario's size before setup by the hexes its areas generate: each
+    rectangle's columns times rows, a reversed range counting none."""
+    data = {
+        **(RS.example_scenario() or {}),
+        "areas": [
+            {"prefix": "e", "cols": [30, 36], "rows": [3, 10]},  # 7 x 8
+            {"prefix": "f", "cols": [5, 4], "rows": [1, 3]},  # reversed columns: none
+            {"prefix": "g", "cols": [2, 4], "rows": [6, 5]},  # reversed rows: none
+            {"prefix": "h", "cols": [1, 1], "rows": [2, 2]},  # one hex
+        ],
+    }
+    assert RS.generated_size(RS.parse_scenario(data)) == 57
+    assert RS.generated_size(data) == 0  # not a parsed scenario: nothing is generated
