@@ -96,7 +96,19 @@ def test_client_plays_the_seed_example(base_url: str) -> None:
             referee.seat("no-such-game").game()
         with pytest.raises(Unprocessable) as bad:
             axis.submit({"kind": "move", "unit": "de-inf-2"})
-        assert bad.value.problem.errors and bad.value.code == "action.invalid"
+        assert bad.value.code == "action.invalid"
+        [missing] = bad.value.problem.errors
+        assert (missing.location, missing.source, missing.type) == ("/path", "body", "missing")
+        assert missing.pointer == missing.location and missing.code is None
+
+        # a scenario the ruleset refuses: each field error carries its code and rule sections
+        broken = {**SEED_EXAMPLE, "units": [{**SEED_EXAMPLE["units"][0], "hex": "z9999"}]}
+        with pytest.raises(Unprocessable) as refused:
+            referee.create_game("zoc", broken)
+        first = refused.value.problem.errors[0]
+        assert first.location.startswith("/scenario/units/0") and first.code
+        assert first.code.startswith("zoc.scenario.") and first.citations
+        assert all(c.ruleset == "zoc" for c in first.citations)
 
         view = axis.game()
         assert view.version == 2 and view.seat == "axis" and view.position is not None

@@ -10,13 +10,24 @@ from app.rules.ruling import Citation, Ruling
 
 
 class FieldError(BaseModel):
-    """One bad field of a validation problem."""
+    """One bad field of a validation problem, as the service sends it: ``location`` (an RFC
+    6901 JSON pointer), ``in`` (``body``, ``query``, ``path`` or ``header``: :attr:`source`),
+    ``message``, ``type``, and -- for a refusal by the rules -- its stable ``code`` and the
+    rule sections that forbid it (``citations``)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
 
-    pointer: str = ""
+    location: str = ""
+    source: str = Field(default="body", alias="in")
     message: str = ""
     type: str | None = None
+    code: str | None = None
+    citations: list[Citation] = Field(default_factory=list)
+
+    @property
+    def pointer(self) -> str:
+        """The same as :attr:`location` (the name earlier releases of this client used)."""
+        return self.location
 
 
 class Problem(BaseModel):

@@ -30,7 +30,7 @@ def judge_morale_test(ctx: Ctx, a: MoraleTest) -> Ruling:
         )
     ctx.rely("oz.morale-test")
     ctx.rely("oz.d10")
-    need = ctx.board.morale_pass.get(unit.grade, 5)
+    need = ctx.board.morale_pass[unit.grade]  # setup refuses a grade with no pass mark
     ctx.cite("OZ.Morale", "OZ.Scenario")
     if not dice:
         return ctx.finish(

@@ -69,6 +69,13 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             check.invalid([*loc, "side"], f"unknown side {u.side}", "OZ.Scenario")
         if u.type != "artillery" and u.grade not in scenario.melee_dice:
             check.invalid([*loc, "grade"], f"no melee dice for grade {u.grade}", "OZ.Scenario")
+        if u.grade not in scenario.morale_pass:
+            check.invalid(
+                [*loc, "grade"],
+                f"no morale pass mark for grade {u.grade}",
+                "OZ.Scenario",
+                code="objective-zones.scenario.no_morale_pass",
+            )
         if u.type == "artillery" and u.sections < 1:
             check.invalid([*loc, "sections"], "a battery needs firing sections", "OZ.Scenario")
         if (u.zone is None) != (u.at == "board"):
