@@ -70,6 +70,7 @@ def judge_place_unit(ctx: Context, action: PlaceUnitAction) -> Ruling:
                 f"Hex {action.hex!r} is not on the map.",
                 ["basic.umpire"],
                 hex=action.hex,
+                unit=action.unit,
             ),
         )
     where = action.hex or "off the map"

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.rules import UMPIRE, InvalidQuery, RulesError, registry
+from app.rules import UMPIRE, InvalidQuery, InvalidScenario, RulesError, registry
 from app.rules.zoc import ZocRuleset
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS
 from app.rules.zoc.models import Board, State, ZocOptions
@@ -109,20 +109,36 @@ def test_queries_reject_unknown_names() -> None:
     board, state, opts = game(RS.example_scenario() or {})
     queries = RS.queries()
     assert set(queries) == {"ezoc-map", "reachable", "supply"}
-    with pytest.raises(InvalidQuery):
+    # the message is the 4xx problem's detail: it names what is wrong
+    with pytest.raises(InvalidQuery, match="unknown side 'martians'"):
         queries["ezoc-map"].run(board, state, opts, {"side": "martians"})
-    with pytest.raises(InvalidQuery):
+    with pytest.raises(InvalidQuery, match="unknown unit 'nobody'"):
         queries["reachable"].run(board, state, opts, {"unit": "nobody"})
-    with pytest.raises(InvalidQuery):
+    with pytest.raises(InvalidQuery, match="unknown unit 'nobody'"):
         queries["supply"].run(board, state, opts, {"unit": "nobody"})
-    with pytest.raises(InvalidQuery):
+    with pytest.raises(InvalidQuery, match="unknown side 'martians'"):
         queries["supply"].run(board, state, opts, {"side": "martians"})
-    with pytest.raises(InvalidQuery):
+    with pytest.raises(InvalidQuery, match=r"give exactly one of 'unit' or 'side'"):
         queries["supply"].run(board, state, opts, {})
     with pytest.raises(InvalidQuery, match="both 'near' and 'within'"):
         queries["ezoc-map"].run(board, state, opts, {"side": "axis", "near": "e3207"})
     with pytest.raises(InvalidQuery, match="not on the map"):
         queries["ezoc-map"].run(board, state, opts, {"side": "axis", "near": "z9999", "within": 2})
+    off = RS.apply(
+        board,
+        state,
+        place := RS.parse_action({"kind": "place_unit", "unit": "de-inf-1", "hex": None}),
+        RS.adjudicate(board, state, place, opts),
+    )
+    with pytest.raises(InvalidQuery, match="unit 'de-inf-1' is not on the map"):
+        queries["reachable"].run(board, off, opts, {"unit": "de-inf-1"})
+
+
+def test_scenario_refusal_says_what_it_refuses() -> None:
+    """InvalidScenario's message is the 4xx problem's title for a refused zoc scenario."""
+    data = RS.example_scenario() or {}
+    with pytest.raises(InvalidScenario, match=r"^the zoc scenario is inconsistent: 1 problem"):
+        RS.setup(RS.parse_scenario({**data, "phasing_side": "martians"}), RS.parse_options({}))
 
 
 def test_queries_accept_stored_json() -> None:
@@ -304,3 +320,19 @@ def test_terms_are_read_as_players_write_them() -> None:
     assert _term("Operational Movement") == "operational_movement"
     assert _term("Storm") == "storms"
     assert _term("mud") == "mud"
+
+
+def test_generated_size_counts_area_hexes() -> None:
+    """The service bounds a scenario's size before setup by the hexes its areas generate: each
+    rectangle's columns times rows, a reversed range counting none."""
+    data = {
+        **(RS.example_scenario() or {}),
+        "areas": [
+            {"prefix": "e", "cols": [30, 36], "rows": [3, 10]},  # 7 x 8
+            {"prefix": "f", "cols": [5, 4], "rows": [1, 3]},  # reversed columns: none
+            {"prefix": "g", "cols": [2, 4], "rows": [6, 5]},  # reversed rows: none
+            {"prefix": "h", "cols": [1, 1], "rows": [2, 2]},  # one hex
+        ],
+    }
+    assert RS.generated_size(RS.parse_scenario(data)) == 57
+    assert RS.generated_size(data) == 0  # not a parsed scenario: nothing is generated
