@@ -8,11 +8,17 @@ step could take, the retreat must prefer (1) hexes without EZOC, whenever one is
 (interpretation ``zoc.retreat-ezoc-free-first``; the option ``retreat_ezoc_free_first: false``
 swaps the two). A retreat that cannot be completed is legal when no longer retreat exists, and
 reports how many hexes it fell short.
+
+The search keeps, for each way it measures (:class:`Way`), the rules that cut it short (a
+Storms/Snow stop, a Mud hex it may not leave) and the rules that let it into hexes it could
+otherwise not take (negation, a section 8 exception that keeps a hex free of EZOC): a shortfall
+cites what ended the retreat, a priority refusal for length what cut the chosen way short and
+what let the better way go farther, an incomplete retreat what lets it go on.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.dispatch import NoOutcome
@@ -23,17 +29,35 @@ from app.rules.zoc.paths import check_path, names, unit_and_path
 from app.rules.zoc.zones import Context, effect, illegal, legal, moved_to, unit_ids
 
 STORMY = ("storms", "snow")
+NO_SECTIONS: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
 class Entry:
-    """Can the retreat take one step into ``hex``? ``stops`` = it may go no farther after."""
+    """Can the retreat take one step into ``hex``? ``stops`` = it may go no farther after;
+    ``opens``: the sections that make the hex enterable or free of EZOC (negation, the
+    section 8 exceptions blocking an enemy projection into it)."""
 
     hex: str
     problem: Problem | None
     stops: bool = False
     ezoc: bool = False
     negated: bool = False
+    opens: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Way:
+    """How far a retreat can still go (``reach``, in hexes), with the sections that cut it
+    short (``cuts``: Storms/Snow, Mud) and those that opened the hexes it takes (``opens``)."""
+
+    reach: int
+    cuts: frozenset[str] = NO_SECTIONS
+    opens: frozenset[str] = NO_SECTIONS
+
+    def rank(self) -> tuple[int, int]:
+        """Longer first; among equally long ways, the one resting on fewer rules."""
+        return (self.reach, -len(self.cuts | self.opens))
 
 
 class Retreat:
@@ -112,6 +136,10 @@ class Retreat:
             if not ctx.options.weather_affects_retreat:
                 continue
             ctx.rely("zoc.weather-by-zone")
+            if leaving and cur == self.start and weather in STORMY:
+                ctx.rely("zoc.storms-leaving-start")
+                if not ctx.options.storms_stop_on_leaving_start:
+                    continue
             if weather == "mud":
                 return Entry(
                     nxt,
@@ -127,10 +155,12 @@ class Retreat:
                 )
             stops = True
         if not nxt_ezoc:
-            return Entry(nxt, None, stops)
+            unzoned = tuple(dict.fromkeys(n[2] for n in ctx.zones.no_zoc(nxt, unit.side)))
+            return Entry(nxt, None, stops, opens=unzoned)
         negators = ctx.negators(nxt, unit.side, unit.id, for_supply_or_retreat=True)
         if negators:
-            return Entry(nxt, None, stops, ezoc=True, negated=True)
+            opens = tuple(ctx.negation_cites(negators))
+            return Entry(nxt, None, stops, ezoc=True, negated=True, opens=opens)
         sections = ["8.2.retreat", "8.1"]
         if ctx.ignored_markers(nxt):
             sections.append("8.1.clar.markers")
@@ -150,24 +180,45 @@ class Retreat:
         )
 
     def candidates(self, cur: str, visited: frozenset[str]) -> list[Entry]:
+        return self.scan(cur, visited)[0]
+
+    def scan(self, cur: str, visited: frozenset[str]) -> tuple[list[Entry], bool]:
+        """The steps the retreat may take from ``cur``, and whether Mud held it there (a
+        step refused only because ``cur`` is an EZOC hex in Mud)."""
         out = []
+        held = False
         for nbr, _side in self.ctx.topo.neighbors[cur]:
             e = self.entry(cur, nbr, 0, visited)
             if e.problem is None:
                 out.append(e)
-        return out
+            elif e.problem.code == "zoc.mud_exit":
+                held = True
+        return out, held
 
-    def longest(self, cur: str, visited: frozenset[str], remaining: int) -> int:
-        """The most hexes a legal retreat can still cover from ``cur`` (at most remaining)."""
+    def longest(self, cur: str, visited: frozenset[str], remaining: int) -> Way:
+        """The longest legal retreat still possible from ``cur`` (at most ``remaining``
+        hexes), and the rules that shaped it."""
         if remaining <= 0:
-            return 0
-        best = 0
-        for e in self.candidates(cur, visited):
-            reach = 1 if e.stops else 1 + self.longest(e.hex, visited | {e.hex}, remaining - 1)
-            best = max(best, reach)
-            if best == remaining:
+            return Way(0)
+        entries, held = self.scan(cur, visited)
+        best = Way(0, frozenset({"8.2.mud"}) if held else NO_SECTIONS)
+        for e in entries:
+            way = self.way(e, visited, remaining)
+            if best.reach == 0 or way.rank() > best.rank():
+                best = way
+            if best.reach == remaining and not best.cuts and not best.opens:
                 break
         return best
+
+    def way(self, e: Entry, visited: frozenset[str], remaining: int) -> Way:
+        """The longest retreat of at most ``remaining`` hexes whose first step is ``e``."""
+        opens = frozenset(e.opens)
+        if e.stops:
+            # the Storms/Snow stop cuts the way short only if the retreat had farther to go
+            cuts = frozenset({"8.2.storms-snow"}) if remaining > 1 else NO_SECTIONS
+            return Way(1, cuts, opens)
+        rest = self.longest(e.hex, visited | {e.hex}, remaining - 1)
+        return Way(1 + rest.reach, rest.cuts, rest.opens | opens)
 
     def free(self, e: Entry) -> bool:
         """Is this hex 'without EZOC' for the retreat priorities?"""
@@ -224,6 +275,8 @@ def judge_retreat(ctx: Context, action: RetreatAction) -> Ruling:
         better = _priority(r, cur, visited, action.length - i + 1, chosen)
         if better is not None:
             return illegal(ctx, _priority_problem(ctx, unit, i, chosen, better))
+        if chosen.opens and not chosen.negated:
+            ctx.cite(*chosen.opens)  # a section 8 exception keeps the hex free of EZOC
         if chosen.negated:
             negators = ctx.negators(hex_id, unit.side, unit.id, for_supply_or_retreat=True)
             effects.append(
@@ -245,16 +298,20 @@ def judge_retreat(ctx: Context, action: RetreatAction) -> Ruling:
             stopped_at = hex_id
     remaining = action.length - len(path)
     if remaining > 0:
-        more = 0 if stopped_at is not None else r.longest(cur, visited, remaining)
-        if more > 0:
+        if stopped_at is not None:
+            ended = Way(0, frozenset({"8.2.storms-snow"}))
+        else:
+            ended = r.longest(cur, visited, remaining)
+        if ended.reach > 0:
             nexts = [e.hex for e in r.candidates(cur, visited)]
+            going_on = r.longest(cur, visited, 1)  # what lets it take one more hex
             return illegal(
                 ctx,
                 Problem(
                     "zoc.retreat_incomplete",
                     f"The retreat stops {remaining} hexes short, but it can go on from {cur} "
                     f"(e.g. into {', '.join(nexts)}).",
-                    ["basic.retreat"],
+                    ["basic.retreat", *sorted(going_on.opens)],
                     unit=unit.id,
                     hex=cur,
                     details={"shortfall": remaining, "can_continue_to": nexts},
@@ -266,7 +323,7 @@ def judge_retreat(ctx: Context, action: RetreatAction) -> Ruling:
                 "zoc.retreat_short",
                 f"{unit.id} cannot retreat the full {action.length} hexes: it falls "
                 f"{remaining} short.",
-                ["8.2.retreat", "basic.retreat"],
+                ["8.2.retreat", "basic.retreat", *sorted(ended.cuts)],
                 unit=unit.id,
                 hex=cur,
                 details={"shortfall": remaining, "length": action.length},
@@ -289,45 +346,57 @@ def judge_retreat(ctx: Context, action: RetreatAction) -> Ruling:
 
 def _priority(
     r: Retreat, cur: str, visited: frozenset[str], remaining: int, chosen: Entry
-) -> tuple[str, list[str]] | None:
-    """A better hex for this step under the retreat priorities, or None if ``chosen`` is best.
-
-    Returns the reason (``ezoc_free`` or ``longer``) and the better hexes."""
+) -> Better | None:
+    """A better hex for this step under the retreat priorities, or None if ``chosen`` is best."""
     ctx = r.ctx
     entries = r.candidates(cur, visited)
     if len(entries) < 2:
         return None
     mixed = any(not e.ezoc for e in entries) and any(e.negated for e in entries)
-    scored: list[tuple[Entry, int, bool]] = []
+    scored: list[tuple[Entry, Way, bool]] = []
     for e in entries:
-        reach = 1 if e.stops else 1 + r.longest(e.hex, visited | {e.hex}, remaining - 1)
-        scored.append((e, min(reach, remaining), r.free(e) if mixed else not e.ezoc))
+        way = r.way(e, visited, remaining)
+        scored.append((e, way, r.free(e) if mixed else not e.ezoc))
     free_first = ctx.options.retreat_ezoc_free_first
     if any(s[2] for s in scored) and not all(s[2] for s in scored):
         # hexes with and without EZOC compete: the 8.2 priority decides this step
         ctx.cite("8.2.retreat.priorities")
-    if any(t[2] and not s[2] and s[1] > t[1] for s in scored for t in scored):
+    if any(t[2] and not s[2] and s[1].reach > t[1].reach for s in scored for t in scored):
         # the two priorities pull apart: a hex with EZOC allows a longer retreat
         ctx.rely("zoc.retreat-ezoc-free-first")
 
-    def key(s: tuple[Entry, int, bool]) -> tuple[int, int]:
-        return (int(s[2]), s[1]) if free_first else (s[1], int(s[2]))
+    def key(s: tuple[Entry, Way, bool]) -> tuple[int, int]:
+        reach = min(s[1].reach, remaining)
+        return (int(s[2]), reach) if free_first else (reach, int(s[2]))
 
     best = max(key(s) for s in scored)
     mine = next((s for s in scored if s[0].hex == chosen.hex), None)
     if mine is None or key(mine) >= best:
         return None
     better = sorted(s[0].hex for s in scored if key(s) == best)
-    top = next(s for s in scored if key(s) == best)
+    top = max((s for s in scored if key(s) == best), key=lambda s: s[1].rank())
     if free_first:
-        return ("ezoc_free" if top[2] and not mine[2] else "longer"), better
-    return ("longer" if mine[1] < top[1] else "ezoc_free"), better
+        longer = not (top[2] and not mine[2])
+    else:
+        longer = mine[1].reach < top[1].reach
+    if not longer:
+        return Better("ezoc_free", better)
+    # decided by length: what cut the chosen way short, what let the better way go farther
+    return Better("longer", better, sorted(mine[1].cuts | top[1].opens))
 
 
-def _priority_problem(
-    ctx: Context, unit: Unit, step: int, chosen: Entry, better: tuple[str, list[str]]
-) -> Problem:
-    reason, hexes = better
+@dataclass(frozen=True)
+class Better:
+    """Why the chosen hex loses to ``hexes`` (``ezoc_free`` or ``longer``), and the sections
+    that decided a comparison of length."""
+
+    reason: str
+    hexes: list[str]
+    sections: list[str] = field(default_factory=list)
+
+
+def _priority_problem(ctx: Context, unit: Unit, step: int, chosen: Entry, better: Better) -> Problem:
+    reason, hexes = better.reason, better.hexes
     if reason == "ezoc_free":
         return Problem(
             "zoc.retreat_priority",
@@ -343,7 +412,7 @@ def _priority_problem(
         "zoc.retreat_priority",
         f"Step {step}: from {chosen.hex} the retreat cannot go as far as through "
         f"{', '.join(hexes)}.",
-        ["8.2.retreat.priorities", "basic.retreat"],
+        ["8.2.retreat.priorities", "basic.retreat", *better.sections],
         step=step,
         hex=chosen.hex,
         unit=unit.id,
