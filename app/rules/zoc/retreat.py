@@ -375,12 +375,10 @@ def _priority(
         return None
     better = sorted(s[0].hex for s in scored if key(s) == best)
     top = max((s for s in scored if key(s) == best), key=lambda s: s[1].rank())
-    if free_first:
-        longer = not (top[2] and not mine[2])
-    else:
-        longer = mine[1].reach < top[1].reach
-    if not longer:
-        return Better("ezoc_free", better)
+    if free_first and top[2] and not mine[2]:
+        return Better("ezoc_free", better)  # 8.2 clarification: a hex without EZOC first
+    if not free_first and mine[1].reach >= top[1].reach:
+        return Better("ezoc_free", better)  # as long, and a hex without EZOC is preferred
     # decided by length: what cut the chosen way short, what let the better way go farther
     return Better("longer", better, sorted(mine[1].cuts | top[1].opens))
 
@@ -395,7 +393,9 @@ class Better:
     sections: list[str] = field(default_factory=list)
 
 
-def _priority_problem(ctx: Context, unit: Unit, step: int, chosen: Entry, better: Better) -> Problem:
+def _priority_problem(
+    ctx: Context, unit: Unit, step: int, chosen: Entry, better: Better
+) -> Problem:
     reason, hexes = better.reason, better.hexes
     if reason == "ezoc_free":
         return Problem(
