@@ -292,7 +292,8 @@ INTERPRETATIONS = (
         question="Fences and low walls are 'more of a temporary delay than a serious "
         "obstacle': what does crossing one cost?",
         reading="Each crossing costs the scenario's obstacle_yards of allowance (default: "
-        "fence 10, stone wall 20); every unit may cross.",
+        "fence 10, stone wall 20, each kept unless the scenario names that kind); every unit "
+        "may cross.",
         alternative="(no option: set obstacle_yards to 0 to ignore them)",
         option=None,
         sections=("A.31", "A.11"),

@@ -52,7 +52,16 @@ DEFAULT_MOVEMENT: dict[str, float] = {
 
 DEFAULT_OBSTACLE_YARDS: dict[str, float] = {"fence": 10.0, "stone_wall": 20.0}
 """Yards of allowance a crossing of a fence or stone wall costs (scenario data; the text says
-only that they delay briefly, A.31). The scenario field repeats these defaults."""
+only that they delay briefly, A.31). A scenario's ``obstacle_yards`` overrides only the kinds
+it names (:func:`with_default_obstacles`); setup refuses a delay outside ``OBSTACLE_YARDS``."""
+
+OBSTACLE_YARDS = (0.0, 10_000.0)
+"""Bounds of a scenario's obstacle delay (T.Scenario): 0 is allowed (the text says the delay
+is brief, never how brief; 0 ignores the obstacle), a negative delay would give allowance."""
+
+MOVEMENT_YARDS = (0.0, 10_000.0)
+"""Bounds of a movement allowance (T.Scenario): more than 0 (every unit the text names moves)
+and at most 10,000 yards, as a unit's own ``movement``."""
 
 ObstacleKind = Literal["fence", "stone_wall"]
 
@@ -69,6 +78,11 @@ DEFAULT_STEEP_SLOPE_COST = 2.0
 
 DEFAULT_FORD_WIDTH = 30.0
 """A ford drawn as a line with no width counts as 30 yards wide (A.24)."""
+
+
+def with_default_obstacles(given: dict[str, float]) -> dict[str, float]:
+    """The obstacle delays in force: the documented defaults, overridden by the kinds given."""
+    return {**DEFAULT_OBSTACLE_YARDS, **given}
 
 
 class _Model(BaseModel):
@@ -139,8 +153,16 @@ class Scenario(_Model):
     sides: list[Side] = Field(min_length=1, max_length=8)
     features: list[Feature] = Field(default_factory=list, max_length=500)
     units: list[UnitSpec] = Field(default_factory=list, max_length=500)
-    movement_defaults: dict[str, float] = Field(default_factory=dict)
-    obstacle_yards: dict[ObstacleKind, float] = Field(default_factory=_default_obstacles)
+    movement_defaults: dict[str, float] = Field(
+        default_factory=dict,
+        description="Allowances in yards by unit type (keys of DEFAULT_MOVEMENT), overriding "
+        "only the types named; each more than 0 and at most 10,000 (refused at setup).",
+    )
+    obstacle_yards: dict[ObstacleKind, float] = Field(
+        default_factory=_default_obstacles,
+        description="Yards a fence or stone wall crossing costs, overriding only the kinds "
+        "named; each 0 to 10,000 (refused at setup).",
+    )
     steep_slope_cost: float = Field(default=DEFAULT_STEEP_SLOPE_COST, ge=1, le=10)
 
 
@@ -180,7 +202,13 @@ class Board(_Model):
     features: list[Feature]
     options: Options = Field(default_factory=Options)
     obstacle_yards: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_OBSTACLE_YARDS))
+    """Every obstacle kind's delay: a stored board naming only some kinds gets the defaults
+    of the others (as setup gives them)."""
     steep_slope_cost: float = DEFAULT_STEEP_SLOPE_COST
+
+    _obstacles = field_validator("obstacle_yards")(
+        classmethod(lambda cls, v: with_default_obstacles(v))
+    )
 
 
 class Charge(_Model):

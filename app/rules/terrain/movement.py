@@ -142,7 +142,7 @@ def judge_path(
         if kind in OBSTACLES and c.entries:
             # A.31 (A.11): fences and low walls delay; the delay is scenario data
             ctx.rely("terrain.wall-delay")
-            delay = ctx.board.obstacle_yards.get(kind, 0.0) * len(c.entries)
+            delay = ctx.board.obstacle_yards[kind] * len(c.entries)
             extra += delay
             extra_sections.append("A.31")
             ctx.effect(

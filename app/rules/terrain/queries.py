@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapely.geometry import Point, box
+from shapely.geometry import box
 from shapely.ops import unary_union
 
 from app.rules.base import InvalidQuery
@@ -26,7 +26,7 @@ from app.rules.terrain.models import (
     TerrainAtParams,
     Unit,
 )
-from app.rules.terrain.setup import road_problem
+from app.rules.terrain.setup import road_end_edges, road_problem
 from app.rules.terrain.sight import line_of_sight
 
 _TYPES: tuple[tuple[str, dict[str, Any]], ...] = (
@@ -150,14 +150,13 @@ def run_scenario_check(ctx: Ctx, params: ScenarioCheckParams) -> dict[str, Any]:
         if p.kind == "rough" and water and any(p.shape.distance(w) < 50 for w in water):
             note("A.21", True, f"{p.id} lies by water: consider marsh")
     # A.35: roads leave by two edges; bridges over rivers, bridge or ford over streams
-    edge = table.exterior
     for p in shapes:
         if p.kind != "road":
             continue
         f = p.feature
         if f.line is not None:
-            ends = [f.line[0], f.line[-1]]
-            on_edge = sum(1 for e in ends if edge.distance(Point(e)) < 1)
+            ends = road_end_edges(f, board.table.width, board.table.height)
+            on_edge = sum(1 for e in ends if e)
             problem = road_problem(f, board.table.width, board.table.height)
             note("A.35", problem is None, problem or f"road {p.id} leaves by {on_edge} edge(s)")
         for w in shapes:

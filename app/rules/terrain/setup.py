@@ -16,6 +16,8 @@ from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of,
 from app.rules.terrain.ground import closed_reason
 from app.rules.terrain.models import (
     DEFAULT_MOVEMENT,
+    MOVEMENT_YARDS,
+    OBSTACLE_YARDS,
     Board,
     Feature,
     Options,
@@ -40,12 +42,21 @@ def edges_of(point: tuple[float, float], width: float, height: float) -> set[str
     return out
 
 
+def road_end_edges(feature: Feature, width: float, height: float) -> tuple[set[str], set[str]]:
+    """The table edges each end of a road drawn as a line lies on (A.35; one definition for
+    setup's refusal and ``scenario-check``'s note)."""
+    assert feature.line is not None
+    return (
+        edges_of(feature.line[0], width, height),
+        edges_of(feature.line[-1], width, height),
+    )
+
+
 def road_problem(feature: Feature, width: float, height: float) -> str | None:
     """Why a road drawn as a line breaks A.35 (None when it does not, or is not a line road)."""
     if feature.kind != "road" or feature.line is None:
         return None
-    first = edges_of(feature.line[0], width, height)
-    last = edges_of(feature.line[-1], width, height)
+    first, last = road_end_edges(feature, width, height)
     if not first or not last:
         return f"road {feature.id} must leave the table at both ends"
     if not any(a != b for a in first for b in last):
@@ -58,8 +69,45 @@ def road_problem(feature: Feature, width: float, height: float) -> str | None:
     return None
 
 
+def _check_numbers(check: Judgement, scenario: Scenario) -> None:
+    """T.Scenario: the numbers the text leaves to the scenario are within their bounds."""
+    lo, hi = OBSTACLE_YARDS
+    for kind, delay in scenario.obstacle_yards.items():
+        # T.Scenario, A.31: a crossing delays by 0 yards or more
+        if not lo <= delay <= hi:
+            check.invalid(
+                ["obstacle_yards", kind],
+                f"a {kind.replace('_', ' ')} crossing costs {delay:g} yards: "
+                f"give 0 to {hi:,.0f} yards",
+                "T.Scenario",
+                "A.31",
+                code="terrain.scenario.obstacle_yards",
+            )
+    lo, hi = MOVEMENT_YARDS
+    for key, allowance in scenario.movement_defaults.items():
+        # T.Scenario: an allowance is given for a type of unit the scenario can hold
+        if key not in DEFAULT_MOVEMENT:
+            check.invalid(
+                ["movement_defaults", key],
+                f"{key!r} is not a unit type; give one of {', '.join(DEFAULT_MOVEMENT)}",
+                "T.Scenario",
+                code="terrain.scenario.movement_type",
+            )
+            continue
+        # T.Scenario: an allowance is more than 0 yards
+        if not lo < allowance <= hi:
+            check.invalid(
+                ["movement_defaults", key],
+                f"{key.replace('_', ' ')} moves {allowance:g} yards: "
+                f"give more than 0 and at most {hi:,.0f}",
+                "T.Scenario",
+                code="terrain.scenario.movement_allowance",
+            )
+
+
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     check = Judgement(CATALOG)
+    _check_numbers(check, scenario)
 
     sides = [s.id for s in scenario.sides]
     if len(set(sides)) != len(sides):
@@ -183,7 +231,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             limbered=u.limbered,
             mounted=u.mounted,
             at=u.at,
-            movement=u.movement if u.movement is not None else defaults.get(key, 100.0),
+            movement=u.movement if u.movement is not None else defaults[key],
             frontage=u.frontage,
         )
         # a unit may not start where it could never be (A.43, A.44, A.45, A.46)
