@@ -613,11 +613,16 @@ def resolve(
             ctx.effect("oz.destroyed", f"{uid} has no castings left", ["OZ.Assault.C"], unit=uid)
     captured = taken == zone.capacity
     if captured:
+        # the zone is held by the attackers still standing in it, not the defenders it
+        # shattered (D.1) nor an attacker the melee left without castings
+        holders = sorted(
+            uid for uid in placements if units[uid].side == assault.attacker and uid not in removed
+        )
         ctx.effect(
             "oz.zone_captured",
             f"{assault.attacker} holds every sector of {zone.id}",
             ["OZ.Trafficability"],
-            by=sorted(placements),
+            by=holders,
             details={"zone": zone.id, "earliest_exit": state.turn + zone.trafficability},
         )
     engaged_final = sorted({u for u in engaged if u not in removed})

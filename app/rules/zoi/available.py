@@ -1,10 +1,15 @@
 """``zoi``: what a seat may do now (``Ruleset.available_actions``).
 
-* Movement phase: each unit of the phasing side that has not moved this phase may ``move``
-  (``sequence``: moves belong to the phasing side's movement phase; ``movement``: once per
-  phase).
-* Melee phase: either side's units may make a ``melee_retreat`` when a melee drives them out
-  (14.melee-retreat).
+Each unit is offered a kind only if the ruling on that kind would accept some action of it,
+by the same predicates the rulings use (never a copy of their conditions):
+
+* Movement phase: a unit may ``move`` when :func:`~app.rules.zoi.movement.may_move` -- it
+  belongs to the phasing side (``sequence``), has not moved this phase (``movement``) and some
+  first step of a move is legal for it (a unit hemmed in by enemies and closed terrain, with
+  no change it may make, has no move).
+* Melee phase: a unit may make a ``melee_retreat`` when
+  :func:`~app.rules.zoi.retreat.may_melee_retreat` -- it is a combat formation (a leader is
+  not, 14.melee-retreat) and some hex next to it is open to a retreat.
 * Other phases (charges, fire, morale recovery) have no action of rule 14 here: nothing to
   submit but the end of the phase.
 * The umpire acts for every side and alone sets the phase (``sequence``).
@@ -14,17 +19,23 @@ from __future__ import annotations
 
 from app.rules.base import UMPIRE, AvailableActions, UnitActions
 from app.rules.zoi.catalog import CATALOG
-from app.rules.zoi.models import ZoiBoard, ZoiState
+from app.rules.zoi.models import ZoiBoard, ZoiOptions, ZoiState
+from app.rules.zoi.movement import may_move
+from app.rules.zoi.retreat import may_melee_retreat
+from app.rules.zoi.zones import Game
 
 
-def available_actions(board: ZoiBoard, state: ZoiState, seat: str) -> AvailableActions:
+def available_actions(
+    board: ZoiBoard, state: ZoiState, options: ZoiOptions, seat: str
+) -> AvailableActions:
+    game = Game(board, state, options)
     sides = {s.id for s in board.sides} if seat == UMPIRE else {seat}
     gone = set(state.eliminated)
     units: list[UnitActions] = []
     for unit in state.units:
         if unit.side not in sides or unit.id in gone:
             continue
-        if state.phase == "movement" and unit.side == state.phasing and unit.id not in state.moved:
+        if state.phase == "movement" and may_move(game, unit):
             units.append(
                 UnitActions(
                     unit=unit.id,
@@ -32,7 +43,7 @@ def available_actions(board: ZoiBoard, state: ZoiState, seat: str) -> AvailableA
                     citations=(CATALOG.cite("sequence"), CATALOG.cite("movement")),
                 )
             )
-        elif state.phase == "melee":
+        elif state.phase == "melee" and may_melee_retreat(game, unit):
             units.append(
                 UnitActions(
                     unit=unit.id,

@@ -605,12 +605,11 @@ class Walk:
 # -- judging a move -------------------------------------------------------------------------
 
 
-def judge_move(game: Game, action: MoveAction) -> Ruling:
-    """Walk the steps (rule 14); refuse with every rule the unit or its steps break."""
-    unit = unit_in_phase(game, action.unit, "movement", "movement", "Units move")
-    if isinstance(unit, Ruling):
-        return unit
-    pre: list[Violation] = []  # every rule that forbids the move, not only the first
+def mover_refusals(game: Game, unit: Unit) -> list[Violation]:
+    """Every rule that forbids ``unit`` any move this phase, whatever its steps: only the
+    phasing side moves (sequence), each unit once a phase (movement). Shared by the ruling
+    and "what can I do now" (``available.py``)."""
+    pre: list[Violation] = []
     if unit.side != game.state.phasing:
         pre.append(
             violation(
@@ -629,6 +628,39 @@ def judge_move(game: Game, action: MoveAction) -> Ruling:
                 unit=unit.id,
             )
         )
+    return pre
+
+
+def first_steps(game: Game, unit: Unit) -> list[Step]:
+    """Every single step a move of ``unit`` could begin with: entering each adjacent hex,
+    each facing, each formation of its class (keeping its facing, or 0 if it has none),
+    limbering and unlimbering."""
+    steps: list[Step] = [EnterStep(do="enter", hex=h) for _, h in game.adjacent_on_map(unit.hex)]
+    steps.extend(FaceStep(do="face", facing=f) for f in range(6))
+    facing = unit.facing if unit.facing is not None else 0
+    steps.extend(
+        FormationStep(do="formation", formation=f, facing=facing) for f in game.formations(unit)
+    )
+    steps.extend((LimberStep(do="limber"), UnlimberStep(do="unlimber")))
+    return steps
+
+
+def may_move(game: Game, unit: Unit) -> bool:
+    """Whether some move of ``unit`` is legal now (the phase aside): none of
+    :func:`mover_refusals` and some first step walks -- the walk of :func:`judge_move`, which
+    refuses a move at its first refused step, so a move is legal only if its first step is,
+    and a move of that one step is then legal."""
+    if mover_refusals(game, unit):
+        return False
+    return any(not Walk.start(game, unit).advance(0, step) for step in first_steps(game, unit))
+
+
+def judge_move(game: Game, action: MoveAction) -> Ruling:
+    """Walk the steps (rule 14); refuse with every rule the unit or its steps break."""
+    unit = unit_in_phase(game, action.unit, "movement", "movement", "Units move")
+    if isinstance(unit, Ruling):
+        return unit
+    pre = mover_refusals(game, unit)  # every rule that forbids the move, not only the first
     walk = Walk.start(game, unit)
     vs: tuple[Violation, ...] = ()
     for i, step in enumerate(action.steps):

@@ -53,16 +53,61 @@ def matrix_entry(game: Game, unit: Unit, result: str, condition: str | None) -> 
     return None
 
 
-def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> RetreatOutcome:
-    """Check the retreat path and count the increments lost hex by hex (14.melee-retreat)."""
-    out = RetreatOutcome()
+def retreater_refusal(unit: Unit) -> Violation | None:
+    """14.melee-retreat: only a combat formation retreats from a melee; a leader is refused.
+    Shared by the ruling and "what can I do now" (``available.py``)."""
     if not is_combat(unit):
-        out.violation = violation(
+        return violation(
             "zoi.not_combat_unit",
             f"{unit.id} is a leader, not a combat formation.",
             ["14.melee-retreat"],
             unit=unit.id,
         )
+    return None
+
+
+def retreat_step_refusal(
+    game: Game, unit: Unit, previous: str, h: str, seen: set[str], step: int
+) -> Violation | None:
+    """Why the retreat may not go from ``previous`` into ``h`` (``step`` of its path, hexes
+    ``seen`` so far), or None: on the map, adjacent, not twice, no enemy, open terrain
+    (movement)."""
+    code, message = "", ""
+    if not game.on_map(h):
+        code, message = "zoi.off_map", f"{h} is not a hex of this map."
+    elif not game.layout.adjacent(previous, h):
+        code, message = "zoi.not_adjacent", f"{h} is not adjacent to {previous}."
+    elif h in seen:
+        code, message = "zoi.bad_path", f"The retreat passes through {h} twice."
+    elif game.enemies_in(h, unit.side):
+        code, message = "zoi.occupied", f"{h} holds enemy units."
+    elif game.terrain_cost(unit, h) is None:
+        code, message = "zoi.prohibited_terrain", f"{unit.id} may not enter {h}."
+    if code:
+        return violation(code, message, ["movement"], step=step, hex=h, unit=unit.id)
+    return None
+
+
+def may_melee_retreat(game: Game, unit: Unit) -> bool:
+    """Whether some melee retreat of ``unit`` is legal now (the phase aside): it is a combat
+    formation and a first hex of a path is open to it -- a one-hex retreat with no matrix
+    result is then legal, and no retreat is legal without such a hex. The same checks as
+    :func:`judge_retreat`, for ``available.py``."""
+    if retreater_refusal(unit) is not None:
+        return False
+    seen = {unit.hex}
+    return any(
+        retreat_step_refusal(game, unit, unit.hex, h, seen, 0) is None
+        for _, h in game.adjacent_on_map(unit.hex)
+    )
+
+
+def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> RetreatOutcome:
+    """Check the retreat path and count the increments lost hex by hex (14.melee-retreat)."""
+    out = RetreatOutcome()
+    refused = retreater_refusal(unit)
+    if refused is not None:
+        out.violation = refused
         return out
     result_loss = 0
     if action.result is not None:
@@ -92,19 +137,9 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
     previous = unit.hex
     seen = {unit.hex}
     for i, h in enumerate(action.path):
-        code, message = "", ""
-        if not game.on_map(h):
-            code, message = "zoi.off_map", f"{h} is not a hex of this map."
-        elif not game.layout.adjacent(previous, h):
-            code, message = "zoi.not_adjacent", f"{h} is not adjacent to {previous}."
-        elif h in seen:
-            code, message = "zoi.bad_path", f"The retreat passes through {h} twice."
-        elif game.enemies_in(h, unit.side):
-            code, message = "zoi.occupied", f"{h} holds enemy units."
-        elif game.terrain_cost(unit, h) is None:
-            code, message = "zoi.prohibited_terrain", f"{unit.id} may not enter {h}."
-        if code:
-            out.violation = violation(code, message, ["movement"], step=i, hex=h, unit=unit.id)
+        step_refused = retreat_step_refusal(game, unit, previous, h, seen, i)
+        if step_refused is not None:
+            out.violation = step_refused
             return out
         seen.add(h)
         previous = h

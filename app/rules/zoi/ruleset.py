@@ -103,4 +103,4 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
     def available_actions(
         self, board: ZoiBoard, state: ZoiState, options: ZoiOptions, seat: str
     ) -> AvailableActions:
-        return available_actions(board, state, seat)
+        return available_actions(board, state, self.coerce_options(options), seat)
