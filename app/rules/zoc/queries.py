@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from app.rules.base import InvalidQuery
 from app.rules.dispatch import Query
 from app.rules.zoc import results
+from app.rules.zoc.catalog import CATALOG
 from app.rules.zoc.models import EzocMapParams, ReachableParams, SupplyParams, Unit
 from app.rules.zoc.movement import reachable
 from app.rules.zoc.supply import trace
 from app.rules.zoc.zones import Context, unit_ids
 
+_CATALOG_RANK = {sid: i for i, sid in enumerate(CATALOG.ids())}
+
+
+def in_catalog_order(section_ids: Iterable[str]) -> list[str]:
+    """Section ids in the catalog's order, each once."""
+    return sorted(set(section_ids), key=_CATALOG_RANK.__getitem__)
+
 
 def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
-    """Every hex in EZOC for a side (see :data:`QUERIES`)."""
+    """Every hex in EZOC for a side (see :data:`QUERIES`). Its ``citations`` are in the
+    catalog's order, not in first-cited order: which section a map cites first depends on
+    the hexes it lists, so only a fixed order makes an area's citations the whole map's cut
+    to the same sections."""
     side = p.side
     if side not in {s.id for s in ctx.board.sides}:
         raise InvalidQuery(f"unknown side {side!r}")
@@ -84,7 +95,7 @@ def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
         "hexes": hexes,
         "blocked": blocked,
         "no_zoc": silent,
-        "citations": ctx.cited_ids(),
+        "citations": in_catalog_order(ctx.cited_ids()),
         "interpretations": [i.id for i in ctx.interpretations()],
     }
 
