@@ -21,8 +21,8 @@ Children: ``MUTATE_CHILDREN`` (default 2). Property tests run on the fixed CI pr
 
 The scratch copy is refreshed from the worktree on every run and keeps its results: a module
 whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
-``--again`` re-tests the part's last survivors (e.g. after adding a rule case that should kill
-them); ``--fresh`` throws the scratch copy away first.
+``--again`` re-tests the part's last survivors but those listed as equivalent (e.g. after adding
+a rule case that should kill them); ``--fresh`` throws the scratch copy away first.
 
 Known equivalent mutants (a mutation no ruling can tell apart, with the reason) are listed in
 ``bench/mutation_equivalents/<part>.toml``; the score is killed / (judged - equivalent). The
@@ -221,8 +221,11 @@ def run(part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int)
     work = prepare(part, fresh=fresh)
     step(work, "tool", "generate")
     names: list[str] = []
-    if again:
-        names = [n for n, r in results(work).items() if r["status"] not in KILLED]
+    if again:  # the last survivors, except those listed as equivalent (already explained)
+        listed = equivalents(part.name)
+        names = [
+            n for n, r in results(work).items() if r["status"] not in KILLED and n not in listed
+        ]
         if screen_only:  # forget the survivors' verdicts: the screen judges them again
             step(work, "tool", "forget", *names)
     if not again or screen_only:
