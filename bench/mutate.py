@@ -22,7 +22,8 @@ Children: ``MUTATE_CHILDREN`` (default 2). Property tests run on the fixed CI pr
 The scratch copy is refreshed from the worktree on every run and keeps its results: a module
 whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
 ``--again`` re-tests the part's last survivors but those listed as equivalent (e.g. after adding
-a rule case that should kill them); ``--fresh`` throws the scratch copy away first.
+a rule case that should kill them): the screen first, then mutmut's pytest run on what it
+leaves; ``--fresh`` throws the scratch copy away first.
 
 Known equivalent mutants (a mutation no ruling can tell apart, with the reason) are listed in
 ``bench/mutation_equivalents/<part>.toml``; the score is killed / (judged - equivalent). The
@@ -226,9 +227,16 @@ def run(part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int)
         names = [
             n for n, r in results(work).items() if r["status"] not in KILLED and n not in listed
         ]
-        if screen_only:  # forget the survivors' verdicts: the screen judges them again
-            step(work, "tool", "forget", *names)
-    if not again or screen_only:
+        # forget the survivors' verdicts: the screen judges them again first (a new rule case
+        # kills in a fork what mutmut's pytest run would need a session for), then mutmut
+        # judges only what the screen left
+        step(work, "tool", "forget", *names)
+        step(work, "tool", "screen", part.cases, str(sample))
+        left = results(work)
+        names = [n for n in names if left[n]["status"] not in KILLED]
+        if not names:
+            return
+    else:
         step(work, "tool", "screen", part.cases, str(sample))
     if sample and not again:  # mutmut judges the sample's survivors only
         names = [n for n, r in results(work).items() if r["status"] not in KILLED]
