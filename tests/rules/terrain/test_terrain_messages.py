@@ -1,5 +1,6 @@
 """Exact refusal messages of the terrain rules core that a rule case only checks by phrase
-(``error_has``): a refused query's whole message."""
+(``error_has``, ``msg_has``): a refused query's and a refused scenario's whole message; and the
+board setup makes keeps the scenario's title (read by no rule, but part of the stored board)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.rules import InvalidQuery, registry
+from app.rules import InvalidQuery, InvalidScenario, registry
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "scenarios" / "terrain" / "example.json"
 
@@ -23,3 +24,24 @@ def test_terrain_at_off_the_table_says_exactly_so(at: str) -> None:
     with pytest.raises(InvalidQuery) as caught:
         spec.run(board, state, options, params)
     assert str(caught.value) == "that point is off the table"
+
+
+def test_a_refused_scenario_says_it_is_inconsistent() -> None:
+    rs = registry.get("terrain")
+    options = rs.parse_options({})
+    data = json.loads(EXAMPLE.read_text())
+    data["sides"].append(dict(data["sides"][0]))
+    with pytest.raises(InvalidScenario) as caught:
+        rs.setup(rs.parse_scenario(data), options)
+    assert str(caught.value) == (
+        "the terrain scenario is inconsistent: 1 problem(s), first: duplicate side id"
+    )
+
+
+def test_the_board_keeps_the_scenario_title() -> None:
+    rs = registry.get("terrain")
+    options = rs.parse_options({})
+    data = json.loads(EXAMPLE.read_text())
+    board, _ = rs.setup(rs.parse_scenario(data), options)
+    assert data["title"]
+    assert board.title == data["title"]
