@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import ValidationError
 
 from app.rules import InvalidQuery, InvalidScenario, registry
 
@@ -45,3 +46,21 @@ def test_the_board_keeps_the_scenario_title() -> None:
     board, _ = rs.setup(rs.parse_scenario(data), options)
     assert data["title"]
     assert board.title == data["title"]
+
+
+@pytest.mark.parametrize("at", ["1,2,3", "100"])
+def test_a_point_not_written_x_comma_y_is_refused_with_its_format(at: str) -> None:
+    spec = registry.get("terrain").queries()["terrain-at"]
+    with pytest.raises(ValidationError) as caught:
+        spec.params.model_validate({"at": at})
+    assert [e["msg"] for e in caught.value.errors()] == ["Value error, a point is 'x,y' in yards"]
+
+
+def test_a_scenario_without_obstacle_yards_has_exactly_the_defaults() -> None:
+    rs = registry.get("terrain")
+    data = json.loads(EXAMPLE.read_text())
+    data.pop("obstacle_yards", None)
+    scenario = rs.parse_scenario(data)
+    assert scenario.obstacle_yards == {"fence": 10.0, "stone_wall": 20.0}
+    board, _ = rs.setup(scenario, rs.parse_options({}))
+    assert board.obstacle_yards == {"fence": 10.0, "stone_wall": 20.0}
