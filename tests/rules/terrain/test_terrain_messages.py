@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -60,7 +61,7 @@ def test_a_scenario_without_obstacle_yards_has_exactly_the_defaults() -> None:
     rs = registry.get("terrain")
     data = json.loads(EXAMPLE.read_text())
     data.pop("obstacle_yards", None)
-    scenario = rs.parse_scenario(data)
+    scenario: Any = rs.parse_scenario(data)
     assert scenario.obstacle_yards == {"fence": 10.0, "stone_wall": 20.0}
     board, _ = rs.setup(scenario, rs.parse_options({}))
     assert board.obstacle_yards == {"fence": 10.0, "stone_wall": 20.0}
