@@ -50,3 +50,21 @@ def test_an_unknown_unit_is_refused_before_its_dice_are_read() -> None:
     ruling = rs.adjudicate(board, state, move, options, [11])
     assert not ruling.legal
     assert [v.code for v in ruling.violations] == ["terrain.unknown_unit"]
+
+
+def test_a_destroyed_unit_owes_no_dice() -> None:
+    rs, _options, board, state = _game()
+    move = rs.parse_action({"kind": "move", "unit": "fr-wagon", "path": [[200, 580]]})
+    assert list(rs.dice_needed(board, state, move)) == [10]
+    units = [u.model_copy(update={"destroyed": u.id == "fr-wagon"}) for u in state.units]
+    gone = state.model_copy(update={"units": units})
+    assert list(rs.dice_needed(board, gone, move)) == []
+
+
+def test_a_charge_or_fire_owes_no_dice() -> None:
+    """A.46's wheel check is rolled on a move; a charge through rough is a declaration only."""
+    rs, _options, board, state = _game()
+    charge = rs.parse_action({"kind": "charge", "unit": "fr-wagon", "path": [[200, 580]]})
+    assert list(rs.dice_needed(board, state, charge)) == []
+    fire = rs.parse_action({"kind": "fire", "unit": "fr-bty", "target": "br-inf"})
+    assert list(rs.dice_needed(board, state, fire)) == []
