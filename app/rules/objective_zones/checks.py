@@ -85,4 +85,3 @@ def unit_zone_in_phase(ctx: Ctx, a: EnterZone | Transfer | Bombard) -> tuple[Uni
     if (p := phase_problem(ctx, a)) is not None:
         return p
     return unit, zone
-
