@@ -175,3 +175,16 @@ def test_an_order_is_judged_against_the_game_only_with_a_whole_context() -> None
         ValidationError, match="Sector 2 needs at least one attacking infantry unit"
     ):
         decision.order_model.model_validate(bad, context={**whole, "options": {"x": 1}})
+
+
+def test_an_order_is_judged_under_the_games_options() -> None:
+    """oz.attack-every-sector: with ``attack_every_sector: false`` the attacker may leave a
+    sector of the mill unattacked; under the default it needs infantry in both (B.4)."""
+    board, state, options, decision = assault_on_mill()
+    order = decision.order_model(sectors={1: ["us-1", "us-2"]})
+    strict = OZ.judge_order(board, state, decision, "union", order, options)
+    assert [v.code for v in strict.violations] == ["oz.sector_without_infantry"]
+    lenient = OZ.parse_options({"attack_every_sector": False})
+    ruling = OZ.judge_order(board, state, decision, "union", order, lenient)
+    assert ruling.legal is True
+    assert ruling.summary == "union's allocation for the assault on mill is accepted."
