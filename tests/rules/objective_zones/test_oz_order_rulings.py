@@ -140,7 +140,7 @@ def test_the_open_allocation_names_its_zone_turn_sides_and_rule() -> None:
         "objective-zones",
         "OZ.Assault.B.1",
     )
-    assert decision.order_model.zone_id == "mill"  # type: ignore[attr-defined]
+    assert decision.order_model.zone_id == "mill"
 
 
 def test_an_order_is_judged_against_the_game_only_with_a_whole_context() -> None:
