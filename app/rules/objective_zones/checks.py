@@ -6,15 +6,12 @@ from __future__ import annotations
 
 from app.rules.judgement import Problem
 from app.rules.objective_zones.models import (
-    Action,
     Bombard,
-    ContinueMelee,
     DeclareAssault,
     EnterZone,
     ExitZone,
     GarrisonFire,
     Musketry,
-    State,
     Transfer,
     Unit,
     Withdraw,
@@ -88,13 +85,3 @@ def unit_zone_in_phase(ctx: Ctx, a: EnterZone | Transfer | Bombard) -> tuple[Uni
     if (p := phase_problem(ctx, a)) is not None:
         return p
     return unit, zone
-
-
-def actor_side(state: State, action: Action) -> str | None:
-    """The side whose unit acts (the first named unit of a declaration); None for a melee
-    going on, which either seat may call."""
-    if isinstance(action, ContinueMelee):
-        return None
-    uid = action.units[0] if isinstance(action, DeclareAssault) else action.unit
-    unit = unit_named(state, uid)
-    return unit.side if unit is not None else None

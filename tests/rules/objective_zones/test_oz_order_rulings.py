@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from app.rules import registry
 from app.rules.objective_zones.models import Allocation, allocation_model
@@ -124,3 +125,66 @@ def test_resolving_with_the_wrong_number_of_dice_is_an_error() -> None:
     }
     with pytest.raises(ValueError, match=r"^allocation:mill:t1 needs 10 dice, got 1$"):
         OZ.resolve_sealed(board, state, decision.id, orders, options, (0,))
+
+
+def test_the_open_allocation_names_its_zone_turn_sides_and_rule() -> None:
+    """OZ.Assault.B.1: the declared assault opens one sealed decision, the attacker's and the
+    defender's secret allocations, titled for the zone and turn and citing B.1 (what the
+    service shows the seats)."""
+    _, _, _, decision = assault_on_mill()
+    assert decision.id == "allocation:mill:t1"
+    assert decision.title == "Troop allocation for the assault on mill (turn 1)"
+    assert decision.sides == ("union", "confederate")
+    assert decision.citation is not None
+    assert (decision.citation.ruleset, decision.citation.section) == (
+        "objective-zones",
+        "OZ.Assault.B.1",
+    )
+    assert decision.order_model.zone_id == "mill"
+
+
+def test_an_order_is_judged_against_the_game_only_with_a_whole_context() -> None:
+    """An allocation is checked against the game when the validation context gives the board,
+    the state and the side (the options default to the ruleset's); with any of the three
+    missing only its shape is checked."""
+    board, state, _, decision = assault_on_mill()
+    bad = {"sectors": {"1": ["us-1"]}}  # the attacker leaves sector 2 without infantry (B.4)
+    for partial in (
+        {"side": "union"},
+        {"board": board},
+        {"board": board, "state": state},
+        {"state": state, "side": "union"},
+        {"board": board, "side": "union"},
+    ):
+        assert decision.order_model.model_validate(bad, context=partial).sectors == {1: ["us-1"]}
+    whole = {"board": board, "state": state, "side": "union"}
+    with pytest.raises(
+        ValidationError, match="Sector 2 needs at least one attacking infantry unit"
+    ):
+        decision.order_model.model_validate(bad, context=whole)
+    good = {"sectors": {"1": ["us-1"], "2": ["us-2"]}}
+    assert decision.order_model.model_validate(good, context=whole).sectors == {
+        1: ["us-1"],
+        2: ["us-2"],
+    }
+    # the options of the context decide: with attack_every_sector off one sector is enough
+    lenient = {**whole, "options": OZ.parse_options({"attack_every_sector": False})}
+    assert decision.order_model.model_validate(bad, context=lenient).sectors == {1: ["us-1"]}
+    # options that are not the ruleset's are replaced by its defaults
+    with pytest.raises(
+        ValidationError, match="Sector 2 needs at least one attacking infantry unit"
+    ):
+        decision.order_model.model_validate(bad, context={**whole, "options": {"x": 1}})
+
+
+def test_an_order_is_judged_under_the_games_options() -> None:
+    """oz.attack-every-sector: with ``attack_every_sector: false`` the attacker may leave a
+    sector of the mill unattacked; under the default it needs infantry in both (B.4)."""
+    board, state, options, decision = assault_on_mill()
+    order = decision.order_model(sectors={1: ["us-1", "us-2"]})
+    strict = OZ.judge_order(board, state, decision, "union", order, options)
+    assert [v.code for v in strict.violations] == ["oz.sector_without_infantry"]
+    lenient = OZ.parse_options({"attack_every_sector": False})
+    ruling = OZ.judge_order(board, state, decision, "union", order, lenient)
+    assert ruling.legal is True
+    assert ruling.summary == "union's allocation for the assault on mill is accepted."

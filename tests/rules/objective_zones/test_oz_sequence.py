@@ -56,3 +56,44 @@ def test_a_refused_scenario_says_it_is_inconsistent() -> None:
     assert str(refused.value) == (
         "the objective-zones scenario is inconsistent: 1 problem(s), first: unknown side french"
     )
+
+
+def test_in_the_fire_phases_only_a_garrison_battery_fires_from_the_zone() -> None:
+    """What can I do now in Initial Fire: every unit may be named in a musketry action
+    (OZ.Basic.A judges it), a battery in a zone's garrison fires by section (OZ.Basic.E), a
+    battery on the table bombards (OZ.Basic.G); a battalion in a garrison and a battery
+    In-Transit (limbered, OZ.Basic.D) have neither. Each unit cites the sections that open
+    its kinds."""
+    options = OZ.parse_options({})
+    scenario = example(phase="initial_fire")
+    scenario["units"] = [
+        *scenario["units"],
+        {"id": "cs-lbty", "side": "confederate", "type": "artillery", "sections": 1,
+         "zone": "church", "at": "transit", "entered_turn": 0},
+    ]  # fmt: skip
+    board, state = OZ.setup(OZ.parse_scenario(scenario), options)
+    answer = OZ.available_actions(board, state, options, "confederate")
+    kinds = {u.unit: u.kinds for u in answer.units}
+    assert kinds == {
+        "cs-22va": ("musketry",),
+        "cs-36va": ("musketry",),
+        "cs-bty": ("musketry", "garrison_fire"),
+        "cs-45va": ("musketry",),
+        "cs-lbty": ("musketry",),
+    }
+    cites = {u.unit: [(c.ruleset, c.section) for c in u.citations] for u in answer.units}
+    assert cites["cs-22va"] == [
+        ("objective-zones", "OZ.Sequence"),
+        ("objective-zones", "OZ.Basic.A"),
+    ]
+    assert cites["cs-bty"] == [
+        ("objective-zones", "OZ.Sequence"),
+        ("objective-zones", "OZ.Basic.A"),
+        ("objective-zones", "OZ.Basic.E"),
+    ]
+    union = OZ.available_actions(board, state, options, "union")
+    assert [(c.section) for u in union.units if u.unit == "us-bty" for c in u.citations] == [
+        "OZ.Sequence",
+        "OZ.Basic.A",
+        "OZ.Basic.G",
+    ]
