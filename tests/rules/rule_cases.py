@@ -245,7 +245,6 @@ ATTRIBUTED = ("zoc", "zoi", "terrain")
 """Rulesets whose rulings on a unit's action attribute every violation and effect to it."""
 UNATTRIBUTED = {
     "zoc.unknown_unit": "there is no such unit to name",
-    "zoc.supply_no_line": "the supply search's answer, reused as the refusal, names no unit",
 }
 """Violation codes exempt from :func:`check_attribution`, and why."""
 

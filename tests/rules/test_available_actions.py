@@ -169,3 +169,101 @@ def test_battlefield_plays_the_zone_phases_on_the_table() -> None:
     combat = at("objective_combat", UMPIRE)
     assert combat.units == () and "sealed order" in combat.notes[0]
     assert {c.ruleset for c in declare.citations} == {"objective-zones", "battlefield"}
+
+
+def test_zoc_movement_phase_exact_answers_for_each_seat() -> None:
+    """basic.phase: in a movement phase only the phasing side's ground units on the map that
+    have not moved may move; every unit on the map may trace supply (8.2.supply); a unit off
+    the map is not listed, wherever it stands in the list; the umpire sees both sides and the
+    umpire actions (basic.umpire); in combat only ground units retreat (8.2.retreat)."""
+    from app.rules.zoc.models import Unit
+
+    ruleset, board, state, options = game("zoc", "zoc/seed-example.json")
+    off = Unit(id="de-off", side="axis", type="infantry", movement_allowance=4)
+    air = Unit(id="de-air", side="axis", type="air", ground=False, hex="e3003")
+    units = [off, *state.units, air]
+    state = state.model_copy(update={"units": units, "moved": ["de-inf-1"]})
+    assert state.phase == "operational_movement" and state.phasing_side == "axis"
+
+    def cites(answer: AvailableActions) -> dict[str, list[str]]:
+        return {u.unit: [c.section for c in u.citations] for u in answer.units}
+
+    mover = ["basic.phase", "8.2.supply", "basic.supply"]
+    supply = ["8.2.supply", "basic.supply"]
+    axis = ruleset.available_actions(board, state, options, "axis")
+    assert by_unit(axis) == {
+        "de-inf-y": ("move", "trace_supply"),
+        "de-inf-1": ("trace_supply",),
+        "de-inf-2": ("move", "trace_supply"),
+        "de-air": ("trace_supply",),
+    }
+    assert cites(axis) == {
+        "de-inf-y": mover,
+        "de-inf-1": supply,
+        "de-inf-2": mover,
+        "de-air": supply,
+    }
+    assert axis.kinds == ("move", "trace_supply")
+    assert sections(axis) == ["basic.phase", "8.2.supply", "basic.supply"]
+    assert axis.notes == (
+        "operational movement phase of axis: only the phasing side's ground units that have "
+        "not moved yet may move.",
+    )
+    soviet = ruleset.available_actions(board, state, options, "soviet")
+    assert by_unit(soviet) == {"su-18a": ("trace_supply",), "su-1uk-hq": ("trace_supply",)}
+    assert soviet.kinds == ("trace_supply",)
+    assert sections(soviet) == ["basic.phase", "8.2.supply", "basic.supply"]
+
+    umpire = ruleset.available_actions(board, state, options, UMPIRE)
+    assert list(by_unit(umpire)) == [
+        "su-18a",
+        "su-1uk-hq",
+        "de-inf-y",
+        "de-inf-1",
+        "de-inf-2",
+        "de-air",
+    ]
+    assert by_unit(umpire)["de-inf-2"] == ("move", "trace_supply")
+    assert by_unit(umpire)["su-18a"] == ("trace_supply",)
+    assert umpire.kinds == (
+        "move",
+        "trace_supply",
+        "set_phase",
+        "place_unit",
+        "place_marker",
+        "remove_marker",
+    )
+    assert sections(umpire) == [
+        "basic.phase",
+        "8.2.supply",
+        "basic.supply",
+        "basic.umpire",
+    ]
+
+    combat = state.model_copy(update={"phase": "combat"})
+    answer = ruleset.available_actions(board, combat, options, UMPIRE)
+    assert by_unit(answer)["de-air"] == ("trace_supply",)
+    assert by_unit(answer)["de-inf-1"] == ("retreat", "trace_supply")
+    assert cites(answer)["de-inf-1"] == [
+        "8.2.retreat",
+        "basic.retreat",
+        "8.2.supply",
+        "basic.supply",
+    ]
+    assert answer.kinds == (
+        "retreat",
+        "trace_supply",
+        "set_phase",
+        "place_unit",
+        "place_marker",
+        "remove_marker",
+    )
+    assert sections(answer) == [
+        "basic.phase",
+        "8.2.retreat",
+        "basic.retreat",
+        "8.2.supply",
+        "basic.supply",
+        "basic.umpire",
+    ]
+    assert answer.notes == ("combat phase of axis: no unit moves; retreats follow combat results.",)

@@ -211,6 +211,7 @@ def judge_trace_supply(ctx: Context, action: TraceSupplyAction) -> Ruling:
             assert result.reason is not None
             ezoc_blocks = [p for p in result.blocked.values() if p.code == "zoc.supply_ezoc"]
             reason = result.reason
+            reason.unit = unit.id  # a refusal of an action on a unit names it (basic.supply)
             if ezoc_blocks:
                 reason.details = {"blocked": sorted(result.blocked)}
             return illegal(ctx, reason, details=details)

@@ -118,9 +118,12 @@ def test_queries_reject_unknown_names() -> None:
         queries["supply"].run(board, state, opts, {"unit": "nobody"})
     with pytest.raises(InvalidQuery, match="unknown side 'martians'"):
         queries["supply"].run(board, state, opts, {"side": "martians"})
-    with pytest.raises(InvalidQuery, match=r"give exactly one of 'unit' or 'side'"):
+    with pytest.raises(InvalidQuery, match=r"^give exactly one of 'unit' or 'side'$"):
         queries["supply"].run(board, state, opts, {})
-    with pytest.raises(InvalidQuery, match="both 'near' and 'within'"):
+    with pytest.raises(
+        InvalidQuery,
+        match=r"^give both 'near' and 'within' \(an area\), or neither \(the whole map\)$",
+    ):
         queries["ezoc-map"].run(board, state, opts, {"side": "axis", "near": "e3207"})
     with pytest.raises(InvalidQuery, match="not on the map"):
         queries["ezoc-map"].run(board, state, opts, {"side": "axis", "near": "z9999", "within": 2})
@@ -336,3 +339,15 @@ def test_generated_size_counts_area_hexes() -> None:
     }
     assert RS.generated_size(RS.parse_scenario(data)) == 57
     assert RS.generated_size(data) == 0  # not a parsed scenario: nothing is generated
+
+
+def test_negative_movement_cost_is_refused_by_name() -> None:
+    """A negative terrain or hexside cost is refused, and the message names the entry."""
+    from pydantic import ValidationError
+
+    from app.rules.zoc.models import MovementCosts
+
+    with pytest.raises(ValidationError, match="cost of 'rough' must not be negative"):
+        MovementCosts(terrain={"rough": -1})
+    with pytest.raises(ValidationError, match="cost of 'river' must not be negative"):
+        MovementCosts(hexside={"river": -2})
