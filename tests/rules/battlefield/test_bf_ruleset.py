@@ -117,8 +117,9 @@ def test_the_umpire_is_offered_every_sides_units_and_a_spent_unit_nothing() -> N
 def test_an_inconsistent_scenario_is_refused_as_a_whole() -> None:
     doc = _doc()
     doc["units"].append({"id": "us-lost", "side": "union", "at": [1700, 200]})
-    with pytest.raises(InvalidScenario, match="the battlefield scenario is inconsistent"):
+    with pytest.raises(InvalidScenario, match="the battlefield scenario is inconsistent") as info:
         _game(doc)
+    assert str(info.value).startswith("the battlefield scenario is inconsistent: ")
 
 
 @pytest.mark.parametrize(
@@ -153,8 +154,11 @@ def test_a_scenario_a_part_refuses_says_so() -> None:
     doc = _doc()
     # only a wagon: the zone part's schema refuses a scenario without units
     doc["units"] = [{"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]}]
-    with pytest.raises(InvalidScenario, match="a part of the battlefield refuses the scenario"):
+    with pytest.raises(
+        InvalidScenario, match="a part of the battlefield refuses the scenario"
+    ) as info:
         _game(doc)
+    assert str(info.value).startswith("a part of the battlefield refuses the scenario: ")
 
 
 def test_a_query_about_what_is_not_there_names_it() -> None:
