@@ -119,6 +119,19 @@ OWN_INTERPRETATIONS: tuple[Interpretation, ...] = (
         sections=("OZ.Basic.E",),
     ),
     Interpretation(
+        id="bf.class-a-move-within",
+        question="Does a Class A garrison whose move stays inside its zone leave the zone?",
+        reading="No: a unit leaves a zone by crossing its border. A Class A garrison stands on "
+        "the table and may move about inside the outline keeping its post (box and sector); "
+        "the move is judged on the table only, with no trafficability check. An engaged one "
+        "is refused: it can only withdraw.",
+        alternative="Any move of a Class A garrison leaves the zone: a path that stays inside "
+        "the outline leaves it where it ends (trafficability applies), and the unit stands "
+        "in the outline without garrisoning it.",
+        option="class_a_move_within",
+        sections=("BF.Leave", "OZ.Display", "OZ.Trafficability"),
+    ),
+    Interpretation(
         id="bf.move-advances",
         question="Which orders make a unit stop Holding?",
         reading="Any move or charge makes the unit Advancing until a hold order.",

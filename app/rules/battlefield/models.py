@@ -38,6 +38,7 @@ class Options(tr.Options, oz.Options):
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     road_exit_kill_zone: Literal["advisory", "required"] = "advisory"
+    class_a_move_within: Literal["stays", "leaves"] = "stays"
 
     def terrain(self) -> tr.Options:
         return tr.Options.model_validate(self.model_dump(include=set(tr.Options.model_fields)))

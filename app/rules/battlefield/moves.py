@@ -108,6 +108,32 @@ def _leave(
     return unit.model_copy(update={"at": (float(start[0]), float(start[1]))}), rest
 
 
+def _keeps_post(j: Ctx, unit: tr.Unit, zunit: oz.Unit, path: Sequence[XY]) -> bool:
+    """Whether a Class A garrison's path stays inside its zone and so does not leave it
+    (interpretation ``bf.class-a-move-within``; an engaged one is refused: it can only
+    withdraw). False for every other move out of a zone, which :func:`_leave` judges."""
+    assert zunit.zone is not None
+    zid = zunit.zone
+    if j.board.zones.zones[zid].zone_class != "A":
+        return False
+    if not outline(j.board, zid).covers(LineString([unit.at, *path])):
+        return False
+    j.rely("bf.class-a-move-within")
+    if j.options.class_a_move_within == "leaves":
+        return False
+    j.cite("BF.Leave")
+    if zunit.engaged:
+        j.reject(
+            "oz.engaged",
+            f"{unit.id} is engaged in {zid}: it can only withdraw",
+            ["OZ.PostMelee.D.4"],
+            unit=unit.id,
+            details={"zone": zid},
+        )
+        return False
+    return True
+
+
 def _turn_budget(j: Ctx, unit: tr.Unit, details: dict[str, Any]) -> None:
     """Allowance and prolonge are per turn: add this move to what the unit has already spent
     in this player turn (T.Scenario, A.45)."""
@@ -191,7 +217,9 @@ def _move(j: Ctx, action: Move | Charge) -> str:
     j.cite("BF.Table")
     path: list[XY] = list(action.path)
     leaving = zunit.zone if zunit is not None else None
-    if zunit is not None and zunit.zone is not None:
+    if zunit is not None and zunit.zone is not None and not _keeps_post(j, unit, zunit, path):
+        if j.refused:
+            return ""
         left = _leave(j, unit, zunit, path, charge)
         if left is None:
             return ""

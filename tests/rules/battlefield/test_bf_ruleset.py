@@ -117,8 +117,9 @@ def test_the_umpire_is_offered_every_sides_units_and_a_spent_unit_nothing() -> N
 def test_an_inconsistent_scenario_is_refused_as_a_whole() -> None:
     doc = _doc()
     doc["units"].append({"id": "us-lost", "side": "union", "at": [1700, 200]})
-    with pytest.raises(InvalidScenario, match="the battlefield scenario is inconsistent"):
+    with pytest.raises(InvalidScenario, match="the battlefield scenario is inconsistent") as info:
         _game(doc)
+    assert str(info.value).startswith("the battlefield scenario is inconsistent: ")
 
 
 @pytest.mark.parametrize(
@@ -153,8 +154,11 @@ def test_a_scenario_a_part_refuses_says_so() -> None:
     doc = _doc()
     # only a wagon: the zone part's schema refuses a scenario without units
     doc["units"] = [{"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]}]
-    with pytest.raises(InvalidScenario, match="a part of the battlefield refuses the scenario"):
+    with pytest.raises(
+        InvalidScenario, match="a part of the battlefield refuses the scenario"
+    ) as info:
         _game(doc)
+    assert str(info.value).startswith("a part of the battlefield refuses the scenario: ")
 
 
 def test_a_query_about_what_is_not_there_names_it() -> None:
@@ -163,3 +167,53 @@ def test_a_query_about_what_is_not_there_names_it() -> None:
         RS.queries()["zone"].run(board, state, OPTIONS, {"zone": "mill"})
     with pytest.raises(InvalidQuery, match="unknown unit 'us-99'"):
         RS.queries()["cover"].run(board, state, OPTIONS, {"unit": "us-99"})
+
+
+def test_an_allocation_is_validated_on_the_zone_part_with_the_games_options() -> None:
+    """``models.Allocation.zone_game`` (the service's validation context): the zone part of a
+    battlefield game, the submitting side and the game's options (the board's when the
+    context has none); anything else in the context is no battlefield game."""
+    from app.rules.battlefield.models import Allocation
+
+    board, state = _game()
+    side = "confederate"
+    options = RS.parse_options({"outside_reinforcements": False, "attack_every_sector": False})
+    got = Allocation.zone_game({"board": board, "state": state, "side": side, "options": options})
+    assert got == (board.zones, state.zones, side, options.zones())
+    assert got is not None and got[3] != board.options.zones()
+    fallback = Allocation.zone_game({"board": board, "state": state, "side": side})
+    assert fallback == (board.zones, state.zones, side, board.options.zones())
+    assert Allocation.zone_game({"board": board, "state": state, "side": 1}) is None
+    assert Allocation.zone_game({"board": board, "state": None, "side": side}) is None
+    assert Allocation.zone_game({"board": None, "state": state, "side": side}) is None
+
+
+def test_the_sealed_allocation_is_resolved_and_applied_with_the_games_options() -> None:
+    """``resolve_sealed`` hands the game's options to the zone part (read without
+    ``attack_every_sector`` an attacker may leave a sector unattacked, refused by default), and
+    ``apply_sealed`` the orders it resolved."""
+    from app.rules.battlefield.moves import ZONES
+    from app.rules.battlefield.table import sync_table
+
+    board, state, decision = _allocation()
+    did = "allocation:village:t1"
+    orders = {
+        "confederate": decision.order_model.model_validate(
+            {"sectors": {"1": ["cs-1va", "cs-bty"]}}
+        ),
+        "union": decision.order_model.model_validate({"sectors": {"1": ["us-1"]}}),
+    }
+    dice = [5] * len(RS.sealed_dice_needed(board, state, did, orders))
+    refused = RS.resolve_sealed(board, state, did, orders, OPTIONS, dice)
+    assert [v.code for v in refused.violations] == ["oz.sector_without_infantry"]
+    lenient = RS.parse_options({"attack_every_sector": False})
+    ruling = RS.resolve_sealed(board, state, did, orders, lenient, dice)
+    assert ruling.legal, ruling.summary
+    assert ruling == ZONES.resolve_sealed(
+        board.zones, state.zones, did, orders, lenient.zones(), dice
+    )
+    assert [e.kind for e in ruling.effects][:2] == ["oz.casualties", "oz.engaged"]
+    after = RS.apply_sealed(board, state, did, orders, ruling)
+    zones = ZONES.apply_sealed(board.zones, state.zones, did, orders, ruling)
+    assert after == sync_table(board, state, zones)
+    assert after.zones != state.zones

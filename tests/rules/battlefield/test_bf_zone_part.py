@@ -48,3 +48,28 @@ def test_a_zone_action_is_judged_and_applied_on_the_zone_part(case_name: str) ->
         out = kind.outcome.model_validate(ruling.details)
         zones = ZONES.kinds[action.kind].apply(board.zones, state.zones, action, out)
         assert kind.apply(board, state, action, out) == sync_table(board, state, zones)
+
+
+def test_a_zone_action_is_judged_with_the_games_options() -> None:
+    """A zone kind hands the game's options to the zone part: read as adjacent sectors only
+    (``class_f_adjacent_only``), a transfer from sector 2 to 4 of the West redoubt is refused,
+    which the default reading allows in an uncontested zone (OZ.Basic.C)."""
+    import json
+
+    from app.rules import registry
+    from tests.rules.rule_cases import REPO
+
+    rs = registry.get("battlefield")
+    doc = json.loads((REPO / "scenarios/battlefield/millers-crossing.json").read_text("utf-8"))
+    doc.update(phase="movement", phasing_side="confederate")
+    strict = rs.parse_options({"class_f_adjacent_only": True})
+    board, state = rs.setup(rs.parse_scenario(doc), strict)
+    action = rs.parse_action(
+        {"kind": "transfer", "unit": "cs-2va", "zone": "redoubt-w", "to_sector": 4}
+    )
+    kind = zone_part.zone_kind("transfer")
+    ruling = kind.judge(rs.context(board, state, strict, ()), action)
+    assert ruling == ZONES.adjudicate(board.zones, state.zones, action, strict.zones(), [])
+    assert not ruling.legal
+    lenient = rs.parse_options({})
+    assert kind.judge(rs.context(board, state, lenient, ()), action).legal
