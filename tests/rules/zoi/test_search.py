@@ -206,14 +206,14 @@ def test_a_negative_entry_cost_keeps_the_no_revisit_check() -> None:
     assert checked > 0
 
 
-@pytest.mark.parametrize(("seed", "size", "count"), [(59, 6, 14)])
+@pytest.mark.parametrize(("seed", "size", "count"), [(59, 6, 14), (60, 8, 20)])
 def test_search_on_a_crowded_board_when_entering_costs_a_chance(
     seed: int, size: int, count: int
 ) -> None:
-    """A small crowded board under ``entering_counts_as_expenditure``, where the chance counted
+    """Crowded boards under ``entering_counts_as_expenditure``, where the chance counted
     on entering a zone hex decides the order labels are expanded in, and so which of two equally
     good paths is kept: the search must keep the one walking every path keeps (a chance counted
-    twice there changes the answer on this board)."""
+    twice, or taken off, there changes the answer on these boards)."""
     scenario = _game(seed, size, count)
     board, state = RS.setup(RS.parse_scenario(scenario), RS.parse_options({}))
     options = RS.parse_options({"entering_counts_as_expenditure": True})
