@@ -266,3 +266,31 @@ def test_every_offered_action_is_judged_legal(state: ZoiState) -> None:
     offers, the ruling accepts some action of that kind, and nothing the ruling would accept
     is left out."""
     _offered_are_legal(_BOARD, state, _OPTIONS)
+
+
+def test_a_hemmed_in_carre_is_offered_the_move_out_of_carre() -> None:
+    """fr-4-2 in carré (no facing) in 0608, its six neighbours held by Austrians: it may not
+    enter a hex, nor face (a carré has no facing), but it may form another formation, which
+    needs a facing (the first step given one, 0): a move is offered, and the ruling accepts it."""
+    board, initial, options = _example()
+    ring = _neighbours(board, "0608")
+    austrians = [u for u in initial.units if u.side == "austrian"]
+    extra = [
+        austrians[0].model_copy(update={"id": f"aus-ring-{n}", "hex": h})
+        for n, h in enumerate(ring[len(austrians) :])
+    ]
+    placed = [u.model_copy(update={"hex": h}) for u, h in zip(austrians, ring, strict=False)]
+    others = [u for u in initial.units if u.side != "austrian" and u.hex not in ring]
+    state = initial.model_copy(update={"units": [*others, *placed, *extra]})
+    state = _with_units(state, **{"fr-4-2": {"formation": "carre", "facing": None}})
+    moving = {u.unit for u in RS.available_actions(board, state, options, "french").units}
+    assert "fr-4-2" in moving
+    out = RS.parse_action(
+        {
+            "kind": "move",
+            "unit": "fr-4-2",
+            "steps": [{"do": "formation", "formation": "column", "facing": 0}],
+        }
+    )
+    assert RS.adjudicate(board, state, out, options).legal
+    _offered_are_legal(board, state, options)

@@ -204,3 +204,21 @@ def test_a_negative_entry_cost_keeps_the_no_revisit_check() -> None:
             assert all(unit["hex"] not in p["path"] for h in fast for p in h["paths"])
             checked += sum(len(h["paths"]) for h in fast)
     assert checked > 0
+
+
+@pytest.mark.parametrize(("seed", "size", "count"), [(59, 6, 14), (60, 8, 20)])
+def test_search_on_a_crowded_board_when_entering_costs_a_chance(
+    seed: int, size: int, count: int
+) -> None:
+    """Crowded boards under ``entering_counts_as_expenditure``, where the chance counted
+    on entering a zone hex decides the order labels are expanded in, and so which of two equally
+    good paths is kept: the search must keep the one walking every path keeps (a chance counted
+    twice, or taken off, there changes the answer on these boards)."""
+    scenario = _game(seed, size, count)
+    board, state = RS.setup(RS.parse_scenario(scenario), RS.parse_options({}))
+    options = RS.parse_options({"entering_counts_as_expenditure": True})
+    query = RS.queries()["reachable"]
+    for unit in scenario["units"]:
+        fast = query.run(board, state, options, {"unit": unit["id"]})["hexes"]
+        slow = _reference(Game(board, state, options), unit["id"])
+        assert json.dumps(fast) == json.dumps(slow), (seed, unit["id"])

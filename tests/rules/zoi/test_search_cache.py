@@ -48,3 +48,18 @@ def test_one_state_on_two_boards_is_answered_from_each_board() -> None:
     assert "0302" in _reachable(clear, state)  # clear ground: 1 MP
     assert "0302" not in _reachable(marsh, state)  # marsh costs infantry 3 MP; fr-a has 1
     assert "0302" in _reachable(clear, state)
+
+
+def test_one_state_on_three_boards_is_answered_from_each_board() -> None:
+    """The look-ups kept for a state belong to the board they were made on: judged on a second
+    board and then on a third (clear again, another board object), each answer is that board's
+    (the cached look-ups of the first board are used for it alone)."""
+    options = RS.parse_options({})
+    clear, state = RS.setup(RS.parse_scenario(_scenario({})), options)
+    marsh, _ = RS.setup(RS.parse_scenario(_scenario({"0302": "marsh"})), options)
+    clear_again, _ = RS.setup(RS.parse_scenario(_scenario({})), options)
+    assert "0302" in _reachable(clear, state)
+    assert "0302" not in _reachable(marsh, state)
+    assert "0302" in _reachable(clear_again, state)
+    assert "0302" not in _reachable(marsh, state)
+    assert "0302" in _reachable(clear, state)

@@ -63,3 +63,10 @@ def test_the_sequence_of_play_cites_the_sequence_and_rotates_the_sides() -> None
     assert sequence.citation.section == "sequence"
     assert sequence.sides == ("french", "austrian")
     assert [p.id for p in sequence.phases][:2] == ["charges", "movement"]
+
+
+def test_generated_size_of_what_is_not_a_parsed_scenario_is_none() -> None:
+    """Only a parsed ``ZoiScenario`` has a map rectangle to count; anything else (the raw
+    document, nothing) generates no hexes, as the base ruleset's default says."""
+    assert RS.generated_size(_scenario()) == 0
+    assert RS.generated_size(None) == 0
