@@ -79,7 +79,7 @@ class UnitSpec(_Model):
     movement: float | None = Field(default=None, gt=0, le=10_000)
     frontage: float = Field(default=0.0, ge=0, le=1_000)
     grade: str = Field(default="trained", min_length=1, max_length=32)
-    men: int = Field(default=12, ge=0, le=1000)
+    men: int = Field(default=12, ge=-1000, le=1000, description="At least 1 (refused at setup).")
     sections: int = Field(default=0, ge=0, le=12)
     zone: str | None = None
     box: Literal["garrison", "transit"] | None = None

@@ -30,6 +30,7 @@ from app.rules.battlefield.table import (
 )
 from app.rules.dispatch import NoOutcome
 from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.checks import castings_problem
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
 from app.rules.ruling import Ruling
@@ -303,6 +304,11 @@ def _enter(j: Ctx, zunit: oz.Unit, zid: str, action: Move | Charge, charge: bool
     j.cite("BF.Charge")
     pending = next((a for a in zstate.assaults if a.zone == zid and a.turn == zstate.turn), None)
     if pending is not None and pending.attacker == zunit.side:
+        # OZ.Assault.A, OZ.Assault.C: a unit with no castings left joins no assault (a guard;
+        # a declaration is the zone part's own judge_declare, which refuses it the same way)
+        if (p := castings_problem(zunit, "OZ.Assault.A", "BF.Charge")) is not None:
+            j.reject_problem(p)
+            return
         j.effect(
             "bf.joins_assault",
             f"{zunit.id} joins the assault on {zid}",

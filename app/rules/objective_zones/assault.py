@@ -4,7 +4,13 @@ charge, which batteries support it, and the sealed allocation it opens."""
 from __future__ import annotations
 
 from app.rules.judgement import Problem
-from app.rules.objective_zones.checks import capacity_cites, phase_problem, unit_of, zone_of
+from app.rules.objective_zones.checks import (
+    capacity_cites,
+    castings_problem,
+    phase_problem,
+    unit_of,
+    zone_of,
+)
 from app.rules.objective_zones.combat import decision_id
 from app.rules.objective_zones.models import (
     Assault,
@@ -49,6 +55,9 @@ def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
             )
         )
     for u in units:
+        # OZ.Assault.A, OZ.Assault.C: a unit with no castings left is destroyed (a guard)
+        if (p := castings_problem(u, "OZ.Assault.A")) is not None:
+            return ctx.refuse(p)
         if u.zone not in (None, zone.id) or (u.zone is not None and u.engaged):
             return ctx.refuse(
                 Problem(

@@ -408,6 +408,17 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         option="outside_reinforcements",
         sections=("OZ.Assault.B.3",),
     ),
+    Interpretation(
+        id="oz.withdraw-last-casting",
+        question="Withdrawing an engaged unit costs one casting (D.4): what of a unit that has "
+        "only one left?",
+        reading="It may withdraw: it pays its last casting and is destroyed, removed from play "
+        "as a unit the melee leaves without castings is.",
+        alternative="It cannot pay the cost and remain a unit: the withdrawal is refused and it "
+        "stays engaged (option withdraw_last_casting=refused).",
+        option="withdraw_last_casting",
+        sections=("OZ.PostMelee.D.4",),
+    ),
 )
 
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}

@@ -61,6 +61,22 @@ def unit_of(ctx: Ctx, uid: str) -> Unit | Problem:
     return unit
 
 
+def castings_problem(unit: Unit, *sections: str) -> Problem | None:
+    """A unit with no castings left is destroyed (OZ.Assault.C: it fights with the castings it
+    commits; OZ.PostMelee.D.4): it takes no part in an assault. Setup refuses such a unit and
+    every loss that takes the last casting removes it, so this only guards a state that
+    reaches one anyway."""
+    if unit.men > 0:
+        return None
+    return Problem(
+        "oz.no_castings",
+        f"{unit.id} has no castings left: it is destroyed and takes no part in an assault.",
+        [*sections, "OZ.Assault.C"],
+        unit=unit.id,
+        details={"men": unit.men},
+    )
+
+
 def zone_of(ctx: Ctx, zid: str) -> Zone | Problem:
     zone = ctx.board.zones.get(zid)
     if zone is None:

@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from app.rules.base import SealedDecision
 from app.rules.judgement import Judgement, Problem
 from app.rules.objective_zones.catalog import CATALOG, INTERPRETATION_BY_ID
+from app.rules.objective_zones.checks import castings_problem
 from app.rules.objective_zones.models import (
     RAISE,
     Allocation,
@@ -104,6 +105,11 @@ def order_problems(
                     )
                 )
                 continue
+            # OZ.Assault.B.1, OZ.Assault.C: a unit with no castings left is destroyed (a guard)
+            if (p := castings_problem(unit, "OZ.Assault.B.1")) is not None:
+                p.details["sector"] = sector
+                problems.append(p)
+                continue
             if uid in seen:
                 problems.append(
                     Problem(
@@ -164,7 +170,7 @@ def _defender_problems(
         return problems
     allocated = {uid for ids in order.sectors.values() for uid in ids}
     for unit in battalions(garrison(state, zone.id, side)):
-        if unit.id not in allocated:
+        if unit.id not in allocated and unit.men > 0:
             problems.append(
                 Problem(
                     "oz.garrison_unallocated",
@@ -346,7 +352,7 @@ def effective_orders(
     else:
         fill: dict[int, list[str]] = {}
         for u in battalions(garrison(state, assault.zone, assault.defender)):
-            if u.sector is not None:
+            if u.sector is not None and u.men > 0:
                 fill.setdefault(u.sector, []).append(u.id)
         out[assault.defender] = fill
     return out

@@ -49,6 +49,7 @@ class Options(_Strict):
     half_dice_rounding: Literal["down", "up"] = "down"
     class_a_skirmish: bool = True
     outside_reinforcements: bool = True
+    withdraw_last_casting: Literal["destroyed", "refused"] = "destroyed"
 
 
 class SideSpec(_Strict):
@@ -83,7 +84,13 @@ class UnitSpec(_Strict):
     side: str = Id
     type: UnitType = "infantry"
     grade: str = Field(default="trained", min_length=1, max_length=32)
-    men: int = Field(default=12, ge=0, le=1000, description="Castings (figures) in the unit.")
+    men: int = Field(
+        default=12,
+        ge=-1000,
+        le=1000,
+        description="Castings (figures) in the unit: at least 1 (fewer is refused at setup, "
+        "objective-zones.scenario.no_castings).",
+    )
     sections: int = Field(default=0, ge=0, le=12, description="Firing sections (batteries).")
     zone: str | None = None
     at: Location = "board"

@@ -7,6 +7,7 @@ from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.objective_zones.checks import (
     capacity_cites,
+    castings_problem,
     phase_problem,
     unit_of,
     unit_zone_in_phase,
@@ -343,6 +344,24 @@ def judge_withdraw(ctx: Ctx, a: Withdraw) -> Ruling:
                 unit=unit.id,
             )
         )
+    # OZ.PostMelee.D.4: a unit with no casting left cannot pay the attrition (a guard)
+    if (p := castings_problem(unit, "OZ.PostMelee.D.4")) is not None:
+        return ctx.refuse(p)
+    last = unit.men == 1
+    if last:
+        ctx.rely("oz.withdraw-last-casting")
+    # OZ.PostMelee.D.4 (oz.withdraw-last-casting, option refused): no casting to spare
+    if last and ctx.options.withdraw_last_casting == "refused":
+        return ctx.refuse(
+            Problem(
+                "oz.withdraw_last_casting",
+                f"{unit.id} has one casting left: it cannot pay a casting of attrition and "
+                "still withdraw, so it stays engaged.",
+                ["OZ.PostMelee.D.4"],
+                unit=unit.id,
+                details={"men": unit.men},
+            )
+        )
     ctx.effect(
         "oz.withdrawn",
         f"{unit.id} leaves {unit.zone}",
@@ -350,6 +369,14 @@ def judge_withdraw(ctx: Ctx, a: Withdraw) -> Ruling:
         unit=unit.id,
         details={"zone": unit.zone, "attrition": 1},
     )
+    if last:  # oz.withdraw-last-casting: paying its last casting destroys it
+        ctx.effect(
+            "oz.destroyed", f"{unit.id} has no castings left", ["OZ.PostMelee.D.4"], unit=unit.id
+        )
+        return ctx.finish(
+            f"{unit.id} withdraws from {unit.zone} at its last casting: it is destroyed.",
+            {"zone": unit.zone, "attrition": 1},
+        )
     return ctx.finish(
         f"{unit.id} withdraws from {unit.zone} at one casting of attrition.",
         {"zone": unit.zone, "attrition": 1},
@@ -381,9 +408,15 @@ def apply_transfer(board: Board, state: State, a: Transfer, out: Placement) -> S
 
 
 def apply_withdraw(board: Board, state: State, a: Withdraw, out: NoOutcome) -> State:
-    """One casting of attrition; the unit is back on the table (OZ.PostMelee.D.4)."""
+    """One casting of attrition; the unit is back on the table, or, having paid its last
+    casting, destroyed and removed (OZ.PostMelee.D.4, oz.withdraw-last-casting)."""
     new = state.model_copy(deep=True)
     u = next(u for u in new.units if u.id == a.unit)
-    u.men = max(u.men - 1, 0)
+    u.men -= 1
+    if u.men <= 0:
+        new.units = [x for x in new.units if x.id != u.id]
+        new.removed = [*new.removed, u.id]
+        new.morale_due = {k: v for k, v in new.morale_due.items() if k != u.id}
+        return new
     u.zone, u.at, u.sector, u.engaged, u.entered_turn = None, "board", None, False, None
     return new

@@ -86,7 +86,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.5.0"
+    version = "1.5.1"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "

@@ -76,6 +76,15 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 "OZ.Scenario",
                 code="objective-zones.scenario.no_morale_pass",
             )
+        # OZ.Scenario, OZ.Assault.C: a unit fights with its castings; one with none is gone
+        if u.men < 1:
+            check.invalid(
+                [*loc, "men"],
+                f"{u.id} has {u.men} castings: a unit on the table or in a zone has at least one",
+                "OZ.Scenario",
+                "OZ.Assault.C",
+                code="objective-zones.scenario.no_castings",
+            )
         if u.type == "artillery" and u.sections < 1:
             check.invalid([*loc, "sections"], "a battery needs firing sections", "OZ.Scenario")
         if (u.zone is None) != (u.at == "board"):

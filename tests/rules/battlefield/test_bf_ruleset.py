@@ -90,9 +90,14 @@ def test_a_sealed_order_is_judged_by_the_zone_rules() -> None:
 
 def test_the_umpire_is_offered_every_sides_units_and_a_spent_unit_nothing() -> None:
     doc = _doc()
-    doc["units"].append({"id": "cs-spent", "side": "confederate", "men": 0, "at": [1400, 100]})
+    doc["units"].append({"id": "cs-spent", "side": "confederate", "men": 1, "at": [1400, 100]})
     doc["units"].append({"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]})
     board, state = _game(doc)
+    # setup refuses a unit with no men (objective-zones.scenario.no_castings): spend it by hand
+    zunits = [
+        u.model_copy(update={"men": 0}) if u.id == "cs-spent" else u for u in state.zones.units
+    ]
+    state = state.model_copy(update={"zones": state.zones.model_copy(update={"units": zunits})})
     state = RS.advance_phase(board, state)  # movement
     offered = RS.available_actions(board, state, OPTIONS, UMPIRE)
     units = {u.unit: u for u in offered.units}

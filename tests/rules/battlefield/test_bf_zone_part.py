@@ -73,3 +73,19 @@ def test_a_zone_action_is_judged_with_the_games_options() -> None:
     assert not ruling.legal
     lenient = rs.parse_options({})
     assert kind.judge(rs.context(board, state, lenient, ()), action).legal
+
+
+def test_a_unit_with_no_castings_joins_no_assault() -> None:
+    """OZ.Assault.A / C, BF.Charge: us-2 would join the assault us-1 declared on the village
+    (case second-charge-joins-the-assault), but it has no castings left: refused. Setup and the
+    zone part remove such a unit, so this guard is asked on a state built by hand."""
+    [case] = [c for c in load_cases("battlefield") if c.name == "second-charge-joins-the-assault"]
+    rs, options, board, state = _setup(case)
+    units = [u.model_copy(update={"men": 0}) if u.id == "us-2" else u for u in state.zones.units]
+    state = state.model_copy(update={"zones": state.zones.model_copy(update={"units": units})})
+    action = rs.parse_action(case.data["action"])
+    ruling = rs.adjudicate(board, state, action, options)
+    assert not ruling.legal
+    assert [(v.code, v.unit) for v in ruling.violations] == [("oz.no_castings", "us-2")]
+    assert {"OZ.Assault.A", "OZ.Assault.C", "BF.Charge"} <= {c.section for c in ruling.citations}
+    assert not [e for e in ruling.effects if e.kind == "bf.joins_assault"]

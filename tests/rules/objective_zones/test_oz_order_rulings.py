@@ -188,3 +188,95 @@ def test_an_order_is_judged_under_the_games_options() -> None:
     ruling = OZ.judge_order(board, state, decision, "union", order, lenient)
     assert ruling.legal is True
     assert ruling.summary == "union's allocation for the assault on mill is accepted."
+
+
+# -- a unit with no castings (OZ.Assault.C, OZ.PostMelee.D.4): setup refuses one and every loss
+# of the last casting removes it, so these guards are asked on a state built by hand ----------
+
+
+def _with_men(state: Any, **men: int) -> Any:
+    units = [u.model_copy(update={"men": men[u.id]}) if u.id in men else u for u in state.units]
+    return state.model_copy(update={"units": units})
+
+
+def test_an_allocation_refuses_a_unit_with_no_castings() -> None:
+    """OZ.Assault.B.1 / C: the attacker's us-1 and the defender's cs-22va have no castings
+    left: each is refused where it is allocated; a garrison battalion with none need not be
+    allocated (it is no longer a battalion that can hold a sector)."""
+    board, state, options, decision = assault_on_mill()
+    state = _with_men(state, **{"us-1": 0, "cs-22va": 0})
+    att = OZ.judge_order(
+        board,
+        state,
+        decision,
+        "union",
+        decision.order_model(sectors={1: ["us-1"], 2: ["us-2"]}),
+        options,
+    ).model_dump(mode="json")
+    assert att["legal"] is False
+    [v] = att["violations"]
+    assert (v["code"], v["unit"], v["location"]) == ("oz.no_castings", "us-1", "/sectors/1")
+    assert sections(v["citations"]) == ["OZ.Assault.B.1", "OZ.Assault.C"]
+    assert "no castings left" in v["message"]
+    dfd = OZ.judge_order(
+        board,
+        state,
+        decision,
+        "confederate",
+        decision.order_model(sectors={1: ["cs-22va"], 2: ["cs-36va"]}),
+        options,
+    ).model_dump(mode="json")
+    assert [(v["code"], v["unit"]) for v in dfd["violations"]] == [("oz.no_castings", "cs-22va")]
+    without = OZ.judge_order(
+        board,
+        state,
+        decision,
+        "confederate",
+        decision.order_model(sectors={2: ["cs-36va"]}),
+        options,
+    )
+    assert without.legal, without.violations
+
+
+def test_the_reveal_refuses_a_unit_with_no_castings() -> None:
+    """The reveal re-checks the orders: a unit with no castings rolls no melee dice."""
+    board, state, options, decision = assault_on_mill()
+    state = _with_men(state, **{"us-2": 0})
+    orders = {
+        "union": decision.order_model(sectors={1: ["us-1"], 2: ["us-2"]}),
+        "confederate": decision.order_model(sectors={1: ["cs-22va"], 2: ["cs-36va"]}),
+    }
+    need = OZ.sealed_dice_needed(board, state, decision.id, orders)
+    ruling = OZ.resolve_sealed(board, state, decision.id, orders, options, [9] * len(need))
+    assert not ruling.legal
+    assert [(v.code, v.unit) for v in ruling.violations] == [("oz.no_castings", "us-2")]
+
+
+def test_a_declaration_refuses_a_unit_with_no_castings() -> None:
+    """OZ.Assault.A / C: us-3 has no castings left: it cannot be named in an assault."""
+    options = OZ.parse_options({})
+    board, state = OZ.setup(OZ.parse_scenario(json.loads(EXAMPLE.read_text())), options)
+    state = _with_men(state, **{"us-3": 0})
+    action = OZ.parse_action({"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-3"]})
+    ruling = OZ.adjudicate(board, state, action, options).model_dump(mode="json")
+    assert ruling["legal"] is False
+    assert [(v["code"], v["unit"]) for v in ruling["violations"]] == [("oz.no_castings", "us-3")]
+    assert sections(ruling["citations"]) == ["OZ.Assault.A", "OZ.Assault.C"]
+
+
+def test_a_withdrawal_refuses_a_unit_with_no_castings() -> None:
+    """OZ.PostMelee.D.4: an engaged unit with no casting cannot pay the withdrawal's one."""
+    options = OZ.parse_options({})
+    board, state = OZ.setup(OZ.parse_scenario(json.loads(EXAMPLE.read_text())), options)
+    state = OZ.advance_phase(board, state)
+    units = [
+        u.model_copy(update={"men": 0, "engaged": True}) if u.id == "cs-22va" else u
+        for u in state.units
+    ]
+    state = state.model_copy(update={"units": units})
+    action = OZ.parse_action({"kind": "withdraw", "unit": "cs-22va"})
+    ruling = OZ.adjudicate(board, state, action, options).model_dump(mode="json")
+    assert ruling["legal"] is False
+    assert [v["code"] for v in ruling["violations"]] == ["oz.no_castings"]
+    assert sections(ruling["citations"]) == ["OZ.PostMelee.D.4", "OZ.Assault.C"]
+    assert ruling["interpretations"] == []
