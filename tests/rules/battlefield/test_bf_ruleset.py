@@ -222,3 +222,42 @@ def test_the_sealed_allocation_is_resolved_and_applied_with_the_games_options() 
     zones = ZONES.apply_sealed(board.zones, state.zones, did, orders, ruling)
     assert after == sync_table(board, state, zones)
     assert after.zones != state.zones
+
+
+def test_a_sealed_order_is_judged_under_the_games_options() -> None:
+    """oz.attack-every-sector: union's allocation for the village names infantry in sector 1
+    only; under the default reading every sector needs attacking infantry (OZ.Assault.B.4),
+    under the game's ``attack_every_sector: false`` the order stands."""
+    board, state, decision = _allocation()
+    order = decision.order_model.model_validate({"sectors": {"1": ["us-1"]}})
+    strict = RS.judge_order(board, state, decision, "union", order, OPTIONS)
+    assert [(v.code, v.location) for v in strict.violations] == [
+        ("oz.sector_without_infantry", "/sectors/2")
+    ]
+    lenient = RS.parse_options({"attack_every_sector": False})
+    assert RS.judge_order(board, state, decision, "union", order, lenient).legal
+
+
+def test_a_unit_with_nothing_to_do_now_does_not_hide_the_others() -> None:
+    """What a seat may do, phase by phase: a wagon listed first has nothing to do in the fire
+    phases (it is no part of the zone rules and fires not), the units after it are still
+    offered their fire; a unit with one casting left still acts; Objective Combat offers no
+    unit action and says the allocations are sealed orders (OZ.Assault.B.1)."""
+    doc = _doc()
+    doc["units"].insert(0, {"id": "us-wagon", "side": "union", "type": "wagon", "at": [1300, 200]})
+    doc["units"].append({"id": "cs-last", "side": "confederate", "men": 1, "at": [1400, 100]})
+    board, state = _game(doc)
+    phases = {}
+    for _ in range(5):
+        phases[state.zones.phase] = RS.available_actions(board, state, OPTIONS, UMPIRE)
+        state = RS.advance_phase(board, state)
+    fire = {u.unit: u.kinds for u in phases["initial_fire"].units}
+    assert "us-wagon" not in fire
+    assert fire["cs-cav"] == ("fire",) and fire["us-1"] == ("fire",)
+    assert fire["cs-last"] == ("fire",)
+    moving = {u.unit: u.kinds for u in phases["movement"].units}
+    assert moving["us-wagon"] == ("move", "hold") and moving["cs-last"] == ("move", "hold")
+    combat = phases["objective_combat"]
+    assert combat.units == () and combat.kinds == ()
+    assert combat.notes == ("Objective Combat: each assault's troop allocation is a sealed order.",)
+    assert [c.section for c in combat.citations] == ["OZ.Sequence", "OZ.Assault.B.1"]
