@@ -280,3 +280,61 @@ def test_a_withdrawal_refuses_a_unit_with_no_castings() -> None:
     assert [v["code"] for v in ruling["violations"]] == ["oz.no_castings"]
     assert sections(ruling["citations"]) == ["OZ.PostMelee.D.4", "OZ.Assault.C"]
     assert ruling["interpretations"] == []
+
+
+def test_an_allocation_goes_on_checking_after_a_unit_with_no_castings() -> None:
+    """OZ.Assault.B.1 / C: the refusal of us-1 (no castings left) says how many it has and in
+    which sector, and the units after it in the sector are still checked (cs-22va is not the
+    union's)."""
+    board, state, options, decision = assault_on_mill()
+    state = _with_men(state, **{"us-1": 0})
+    order = decision.order_model(sectors={1: ["us-1", "cs-22va"], 2: ["us-2"]})
+    ruling = OZ.judge_order(board, state, decision, "union", order, options)
+    assert [v.code for v in ruling.violations] == ["oz.no_castings", "oz.not_your_unit"]
+    assert ruling.violations[0].details == {"men": 0, "sector": 1}
+
+
+def test_a_garrison_battalion_with_one_casting_must_be_allocated() -> None:
+    """OZ.Assault.B: cs-22va has one casting left: it still holds a sector and must be placed."""
+    board, state, options, decision = assault_on_mill()
+    state = _with_men(state, **{"cs-22va": 1})
+    order = decision.order_model(sectors={2: ["cs-36va"]})
+    ruling = OZ.judge_order(board, state, decision, "confederate", order, options)
+    assert [(v.code, v.unit) for v in ruling.violations] == [
+        ("oz.garrison_unallocated", "cs-22va")
+    ]
+
+
+def test_a_missing_defender_order_fills_only_battalions_that_hold_a_sector_and_castings() -> None:
+    """oz.missing-allocation: without the defender's order each garrison battalion fights in the
+    sector it holds; one with no castings left, or holding no sector, is not filled in."""
+    from app.rules.objective_zones.combat import effective_orders
+
+    board, state, options, decision = assault_on_mill()
+    [assault] = state.assaults
+    union = {"union": decision.order_model(sectors={1: ["us-1"], 2: ["us-2"]})}
+    one = _with_men(state, **{"cs-22va": 0, "cs-36va": 1})
+    assert effective_orders(one, assault, union)["confederate"] == {2: ["cs-36va"]}
+    units = [u.model_copy(update={"sector": None}) if u.id == "cs-22va" else u for u in state.units]
+    loose = state.model_copy(update={"units": units})
+    assert effective_orders(loose, assault, union)["confederate"] == {2: ["cs-36va"]}
+
+
+def test_a_unit_destroyed_by_its_withdrawal_leaves_the_other_morale_tests_due() -> None:
+    """OZ.PostMelee.D.4 (oz.withdraw-last-casting): cs-22va pays its last casting and is
+    removed; only its own pending morale test goes with it."""
+    options = OZ.parse_options({})
+    board, state = OZ.setup(OZ.parse_scenario(json.loads(EXAMPLE.read_text())), options)
+    state = OZ.advance_phase(board, state)
+    units = [
+        u.model_copy(update={"men": 1, "engaged": True}) if u.id == "cs-22va" else u
+        for u in state.units
+    ]
+    due = {"cs-22va": "melee", "cs-36va": "melee"}
+    state = state.model_copy(update={"units": units, "morale_due": due})
+    action = OZ.parse_action({"kind": "withdraw", "unit": "cs-22va"})
+    ruling = OZ.adjudicate(board, state, action, options)
+    assert ruling.legal, ruling.summary
+    after = OZ.apply(board, state, action, ruling)
+    assert "cs-22va" in after.removed
+    assert after.morale_due == {"cs-36va": "melee"}
