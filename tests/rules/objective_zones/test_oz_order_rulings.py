@@ -310,7 +310,7 @@ def test_a_missing_defender_order_fills_only_battalions_that_hold_a_sector_and_c
     sector it holds; one with no castings left, or holding no sector, is not filled in."""
     from app.rules.objective_zones.combat import effective_orders
 
-    board, state, options, decision = assault_on_mill()
+    _board, state, _options, decision = assault_on_mill()
     [assault] = state.assaults
     union = {"union": decision.order_model(sectors={1: ["us-1"], 2: ["us-2"]})}
     one = _with_men(state, **{"cs-22va": 0, "cs-36va": 1})
