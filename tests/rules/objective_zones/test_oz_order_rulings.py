@@ -300,9 +300,7 @@ def test_a_garrison_battalion_with_one_casting_must_be_allocated() -> None:
     state = _with_men(state, **{"cs-22va": 1})
     order = decision.order_model(sectors={2: ["cs-36va"]})
     ruling = OZ.judge_order(board, state, decision, "confederate", order, options)
-    assert [(v.code, v.unit) for v in ruling.violations] == [
-        ("oz.garrison_unallocated", "cs-22va")
-    ]
+    assert [(v.code, v.unit) for v in ruling.violations] == [("oz.garrison_unallocated", "cs-22va")]
 
 
 def test_a_missing_defender_order_fills_only_battalions_that_hold_a_sector_and_castings() -> None:
