@@ -72,3 +72,8 @@ class Catalog:
 
     def ids(self) -> list[str]:
         return list(self._sections)
+
+    def in_order(self, section_ids: Iterable[str]) -> list[str]:
+        """The listed sections among ``section_ids``, each once, in the catalog's order."""
+        wanted = set(section_ids)
+        return [s for s in self._sections if s in wanted]

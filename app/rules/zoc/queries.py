@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from app.rules.base import InvalidQuery
@@ -13,13 +13,6 @@ from app.rules.zoc.models import EzocMapParams, ReachableParams, SupplyParams, U
 from app.rules.zoc.movement import reachable
 from app.rules.zoc.supply import trace
 from app.rules.zoc.zones import Context, unit_ids
-
-_CATALOG_RANK = {sid: i for i, sid in enumerate(CATALOG.ids())}
-
-
-def in_catalog_order(section_ids: Iterable[str]) -> list[str]:
-    """Section ids in the catalog's order, each once."""
-    return sorted(set(section_ids), key=_CATALOG_RANK.__getitem__)
 
 
 def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
@@ -95,7 +88,7 @@ def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:
         "hexes": hexes,
         "blocked": blocked,
         "no_zoc": silent,
-        "citations": in_catalog_order(ctx.cited_ids()),
+        "citations": CATALOG.in_order(ctx.cited_ids()),
         "interpretations": [i.id for i in ctx.interpretations()],
     }
 

@@ -239,7 +239,7 @@ def ruling(
     for cited in (*(v.citations for v in violations), *(e.citations for e in effects)):
         wanted.update(c.section for c in cited)
     j = Judgement(CATALOG, INTERPRETATIONS, game.options)
-    j.cite(*(s for s in CATALOG.ids() if s in wanted))
+    j.cite(*CATALOG.in_order(wanted))
     relied = set(consulted)
     j.rely(*(i.id for i in INTERPRETATIONS if i.id in relied))
     j.violations.extend(violations)
@@ -278,8 +278,7 @@ def unit_in_phase(game: Game, unit_id: str, section: str, phase: str, doing: str
 
 def cites(sections: Iterable[str]) -> tuple[Citation, ...]:
     """Citations for section ids, de-duplicated, in catalog order."""
-    wanted = set(sections)
-    return tuple(CATALOG.cite(s) for s in CATALOG.ids() if s in wanted)
+    return tuple(CATALOG.cite(s) for s in CATALOG.in_order(sections))
 
 
 def violation(
