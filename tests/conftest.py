@@ -25,6 +25,11 @@ from tests.support.tiny import TINY
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 
+# Every write of every test checks that the state it keeps for the next request, as the
+# ruleset made it, is the state a reader would parse from the database (app.service.pipeline
+# remember_state): a ruleset whose states do not survive their own dump fails loudly here.
+os.environ.setdefault("REFEREE_CHECK_KEPT_STATE", "1")
+
 # Property tests: a fixed seed in CI (the same examples every run, so a red run is a real
 # regression and reproducible), random locally, many more examples under `make test-long`
 # (tests/support/props.py scales the per-test example counts). No deadline anywhere: a

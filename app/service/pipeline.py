@@ -21,6 +21,7 @@ documents it stores are checked storable and bounded first (``jsonsafe``).
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -326,7 +327,7 @@ def append_event(
             visible_to=visible_to,
         )
         uow.games.append_event(event)
-        remember_state(uow, game, expected + 1, state_json, state_text)
+        remember_state(uow, game, expected + 1, state_json, state_text, new_state)
         with guard("state"):  # webhook notifications: outbox rows in this same transaction
             notify.enqueue(
                 uow,
@@ -345,25 +346,50 @@ def append_event(
 
 
 def remember_state(
-    uow: AbstractUnitOfWork, game: Game, version: int, state_json: Any, text: str | None
+    uow: AbstractUnitOfWork,
+    game: Game,
+    version: int,
+    state_json: Any,
+    text: str | None,
+    new_state: Any = None,
 ) -> None:
     """Once the write commits, keep the state it stored as the parsed state of ``version``,
-    so the next request neither reads nor parses it. What is kept is the stored document as
-    the database will hand it back (``jsonb`` reorders keys), parsed as a reader would parse
-    it: the same state, in every process, whether it was cached or read."""
+    so the next request neither reads nor parses it. What is kept is the state a reader
+    would parse from the database, in every process, whether it was cached or read:
+
+    * where the database hands the document back as it was written (SQLite keeps the text),
+      ``new_state`` itself -- the object the ruleset made, whose per-state look-ups the
+      ruleset may have handed on from the state before. Every ruleset's states give back an
+      equal state, dumped byte for byte alike, when parsed from their dump
+      (``tests/service/test_kept_state.py`` checks it for every rule case, and with
+      ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write checks it);
+    * otherwise (PostgreSQL's ``jsonb`` reorders keys) the stored document as the database
+      will hand it back, parsed as a reader would parse it."""
     cache = game.cache
     if cache is None:
         return
     key = (game.row.id, version, game.ruleset.id, game.row.ruleset_version)
     stored = uow.games.as_stored(state_json)
     size = len(text) if text is not None else len(canonical_json(state_json))
+    as_made = new_state is not None and stored is state_json
+    checking = as_made and bool(os.environ.get("REFEREE_CHECK_KEPT_STATE"))
 
     def keep() -> None:
+        if as_made and not checking:
+            cache.keep_state(key, new_state, size)
+            return
         try:
             state = game.ruleset.load_state(stored)
         except Exception:  # the write has committed: a cache fill must not make it an error
             return  # the next reader parses the state from the database and says what is wrong
-        cache.keep_state(key, state, size)
+        if checking and (
+            state != new_state or state.model_dump_json() != new_state.model_dump_json()
+        ):
+            raise AssertionError(
+                f"{game.ruleset.id}: the state a write made differs from the state parsed "
+                "from its stored document; it cannot be kept as made"
+            )
+        cache.keep_state(key, new_state if as_made else state, size)
 
     uow.after_commit(keep)
 

@@ -1,0 +1,68 @@
+"""Issue 11: after a write on SQLite the service keeps, for the next request, the state object
+the ruleset made (``app.service.pipeline.remember_state``) instead of parsing the stored
+document again. That is only right if parsing a state's dump gives back an equal state that
+dumps byte for byte alike: checked here for the state after every legal action and sealed
+decision of every ruleset's rule cases, and after every phase advance of their setups. (The
+test suite also sets ``REFEREE_CHECK_KEPT_STATE``, so every write of every test checks it.)
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import pytest
+
+from tests.rules.rule_cases import PACKAGES, Case, _setup, load_cases
+
+RULESETS = sorted(PACKAGES)
+
+
+def _made(case: Case) -> list[tuple[str, Any, Any]]:
+    """(what, ruleset, state) for the states the case's action, sealed decision or a phase
+    advance makes."""
+    data = case.data
+    if "invalid_scenario" in data or "query" in data:
+        return []
+    try:
+        rs, options, board, state = _setup(case)
+    except Exception:  # a scenario the case expects refused
+        return []
+    made: list[tuple[str, Any, Any]] = []
+    if rs.sequence_of_play(board) is not None:
+        with contextlib.suppress(Exception):  # the last phase, or one that may not end yet
+            made.append(("advance_phase", rs, rs.advance_phase(board, state)))
+    if "sealed" in data:
+        sealed = data["sealed"]
+        decision = rs.sealed_decisions(board, state)[sealed["decision"]]
+        orders = {
+            side: decision.order_model.model_validate(doc) for side, doc in sealed["orders"].items()
+        }
+        need = list(rs.sealed_dice_needed(board, state, decision.id, orders))
+        dice = sealed["dice"] if "dice" in sealed else [sealed.get("fill", 1)] * len(need)
+        ruling = rs.resolve_sealed(board, state, decision.id, orders, options, dice)
+        if ruling.legal:
+            made.append(("sealed", rs, rs.apply_sealed(board, state, decision.id, orders, ruling)))
+        return made
+    if "action" not in data:
+        return made
+    try:
+        action = rs.parse_action(data["action"])
+    except Exception:
+        return made
+    ruling = rs.adjudicate(board, state, action, options, list(data.get("dice") or []))
+    if ruling.legal:
+        made.append(("apply", rs, rs.apply(board, state, action, ruling)))
+    return made
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_made_state_survives_its_own_dump(ruleset_id: str) -> None:
+    checked = 0
+    for case in load_cases(ruleset_id):
+        for what, rs, state in _made(case):
+            again = rs.load_state(state.model_dump(mode="json"))
+            assert again == state, f"{case.id}: {what}"
+            assert again.model_dump_json() == state.model_dump_json(), f"{case.id}: {what}"
+            checked += 1
+    assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
