@@ -244,6 +244,11 @@ class GameRepository:
             .values(response=body)
         )
 
+    def keeps_documents(self) -> bool:
+        """True when a JSON document comes back from this database as it was written
+        (SQLite keeps the text); False on PostgreSQL (``jsonb`` reorders object keys)."""
+        return self.session.get_bind().dialect.name != "postgresql"
+
     def as_stored(self, doc: dict[str, Any]) -> dict[str, Any]:
         """A JSON document as this database will hand it back once stored: the same on
         SQLite (the text is kept), keys reordered on PostgreSQL (``jsonb``)."""

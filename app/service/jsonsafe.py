@@ -12,10 +12,12 @@ names the field first.
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
 import pydantic_core
+from pydantic import BaseModel
 
 from app.service.errors import FieldError, pointer
 
@@ -120,6 +122,41 @@ def checked_text(data: Any) -> str | None:
     except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
         return None
     return raw.decode("utf-8") if fine_text(raw) else None
+
+
+def checked_state_text(state: Any) -> str | None:
+    """The JSON text of a (pydantic) state, encoded from the model itself -- what
+    ``state.model_dump_json()`` gives, with non-finite numbers as tokens :func:`fine_text`
+    refuses -- when :func:`fine_text` passes it; None otherwise (then dump and walk it)."""
+    if not isinstance(state, BaseModel):
+        return None
+    try:
+        raw = encode_state(state)
+    except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
+        return None
+    return raw.decode("utf-8") if fine_text(raw) else None
+
+
+class StoredText:
+    """A document already encoded: stands for its text where a JSON column is written inside
+    :func:`app.db.engine.json_reuse` (which maps it to ``text``), so a large state is never
+    turned into Python objects just to be written. Outside that block it cannot be encoded."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def document(self) -> Any:
+        """The document itself, parsed from the text."""
+        return json.loads(self.text)
+
+
+def json_text(doc: Any) -> str:
+    """The JSON text of a document the walk found storable (no non-finite number in it)."""
+    if isinstance(doc, StoredText):
+        return doc.text
+    return pydantic_core.to_json(doc).decode("utf-8")
 
 
 def fine(value: Any) -> bool:

@@ -21,6 +21,7 @@ documents it stores are checked storable and bounded first (``jsonsafe``).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -57,7 +58,14 @@ from app.service.errors import (
     field_errors,
 )
 from app.service.identity import Identity, identify, identity_of, require_seat
-from app.service.jsonsafe import checked_text, fine, unsafe_values
+from app.service.jsonsafe import (
+    StoredText,
+    checked_state_text,
+    checked_text,
+    fine,
+    json_text,
+    unsafe_values,
+)
 from app.service.policies import cite
 from app.service.results import ActionOutcome, ActionResult
 from app.service.tokens import hash_token
@@ -279,17 +287,22 @@ def append_event(
     idempotency_key: str | None = None,
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
-    response: Callable[[int, int, dict[str, Any]], str] | None = None,
+    response: Callable[[int, int, str], str] | None = None,
 ) -> EventRow:
     """Move the game from version ``expected`` to the next and append the event that did it,
     in the open write transaction (one conditional UPDATE; 412 if another write came first).
     Every write appends through here, so each bumps the version by exactly one
-    (seq = version - 1). ``response(seq, version, state document)`` gives the answer stored
-    for replays (the new state's JSON document, dumped once, is handed on for its view)."""
-    with guard("state"):
-        state_json = new_state.model_dump(mode="json")
+    (seq = version - 1). ``response(seq, version, state's JSON text)`` gives the answer stored
+    for replays (the new state's JSON text, encoded once, is handed on for its view)."""
     ruling_json = ruling.model_dump(mode="json")
-    state_text = checked_text(state_json)
+    with guard("state"):
+        state_text = checked_state_text(new_state)
+    if state_text is not None:  # the common case: encoded once, from the model, and checked
+        state_json: Any = StoredText(state_text)
+    else:
+        with guard("state"):
+            state_json = new_state.model_dump(mode="json")
+        state_text = checked_text(state_json)
     if state_text is None or not fine(ruling_json):
         unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
         if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
@@ -320,7 +333,11 @@ def append_event(
             version=expected + 1,
             idempotency_key=idempotency_key,
             request_digest=request_digest,
-            response=response(seq, expected + 1, state_json) if response is not None else None,
+            response=(
+                response(seq, expected + 1, state_text or json_text(state_json))
+                if response is not None
+                else None
+            ),
             created_at=utc_now(),
             payload=dict(payload) if payload is not None else None,
             state_after=state_json,
@@ -361,25 +378,27 @@ def remember_state(
       ``new_state`` itself -- the object the ruleset made, whose per-state look-ups the
       ruleset may have handed on from the state before. Every ruleset's states give back an
       equal state, dumped byte for byte alike, when parsed from their dump
-      (``tests/service/test_kept_state.py`` checks it for every rule case, and with
+      (``tests/db/test_kept_state.py`` checks it for every rule case, and with
       ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write checks it);
     * otherwise (PostgreSQL's ``jsonb`` reorders keys) the stored document as the database
-      will hand it back, parsed as a reader would parse it."""
+      will hand it back, parsed as a reader would parse it.
+
+    ``state_json`` is the stored document, or its :class:`StoredText`."""
     cache = game.cache
     if cache is None:
         return
     key = (game.row.id, version, game.ruleset.id, game.row.ruleset_version)
-    stored = uow.games.as_stored(state_json)
-    size = len(text) if text is not None else len(canonical_json(state_json))
-    as_made = new_state is not None and stored is state_json
-    checking = as_made and bool(os.environ.get("REFEREE_CHECK_KEPT_STATE"))
+    size = len(text) if text is not None else len(json_text(state_json))
+    as_made = new_state is not None and uow.games.keeps_documents()
+    checking = as_made and checking_writes()
 
     def keep() -> None:
         if as_made and not checking:
             cache.keep_state(key, new_state, size)
             return
+        doc = state_json.document() if isinstance(state_json, StoredText) else state_json
         try:
-            state = game.ruleset.load_state(stored)
+            state = game.ruleset.load_state(uow.games.as_stored(doc))
         except Exception:  # the write has committed: a cache fill must not make it an error
             return  # the next reader parses the state from the database and says what is wrong
         if checking and (
@@ -392,6 +411,30 @@ def remember_state(
         cache.keep_state(key, new_state if as_made else state, size)
 
     uow.after_commit(keep)
+
+
+def checking_writes() -> bool:
+    """``REFEREE_CHECK_KEPT_STATE`` (the test suite sets it): every write checks that what it
+    keeps and answers by the short way is what the long way gives."""
+    return bool(os.environ.get("REFEREE_CHECK_KEPT_STATE"))
+
+
+def action_result_text(
+    seq: int,
+    version: int,
+    ruling: Ruling,
+    state_text: str,
+    position: Any,
+    clock: Any,
+) -> str:
+    """``ActionResult(...).model_dump_json()`` with the state's JSON text put in as it is
+    (a large state is not decoded into Python objects to be encoded again)."""
+    return (
+        f'{{"event":{seq},"version":{version},"ruling":{ruling.model_dump_json()},'
+        f'"state":{state_text},'
+        f'"position":{"null" if position is None else position.model_dump_json()},'
+        f'"clock":{"null" if clock is None else clock.model_dump_json()}}}'
+    )
 
 
 def record_event(
@@ -422,15 +465,31 @@ def record_event(
         turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
 
-    def answer(seq: int, version: int, dumped: dict[str, Any]) -> str:
-        return ActionResult(
-            event=seq,
-            version=version,
-            ruling=ruling,
-            state=state_view(game, new_state, seat, dumped),
-            position=mt.position_view(turn),
-            clock=mt.clock_view(game.row, now, columns.get("clock", game.row.clock)),
-        ).model_dump_json()
+    def answer(seq: int, version: int, state_text: str) -> str:
+        position = mt.position_view(turn)
+        clock = mt.clock_view(game.row, now, columns.get("clock", game.row.clock))
+        if type(game.ruleset).view is not Ruleset.view:  # a ruleset that hides something
+            return ActionResult(
+                event=seq,
+                version=version,
+                ruling=ruling,
+                state=state_view(game, new_state, seat),
+                position=position,
+                clock=clock,
+            ).model_dump_json()
+        text = action_result_text(seq, version, ruling, state_text, position, clock)
+        if checking_writes():
+            slow = ActionResult(
+                event=seq,
+                version=version,
+                ruling=ruling,
+                state=json.loads(state_text),
+                position=position,
+                clock=clock,
+            ).model_dump_json()
+            if slow != text:
+                raise AssertionError(f"the answer put together differs:\n{text}\n{slow}")
+        return text
 
     event = append_event(
         uow,
