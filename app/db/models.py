@@ -142,7 +142,9 @@ class EventRow(Base):
     idempotency_key: Mapped[str | None] = mapped_column(String(255), nullable=True)
     request_digest: Mapped[str | None] = mapped_column(String(64), nullable=True)
     response: Mapped[str | None] = mapped_column(Text, nullable=True)
-    """The exact JSON text answered when the event was accepted (replayed byte for byte)."""
+    """The exact JSON text answered when the event was accepted, replayed byte for byte to a
+    retry with the same Idempotency-Key; null when the request carried no key (nothing can
+    replay it)."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     payload: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     """Details of a non-action event (phase reached, rollback target, commitment…)."""

@@ -89,11 +89,16 @@ def fine_text(text: str | bytes) -> bool:
         raw = text.encode("ascii")
     else:
         raw = text
-    if b"\\u0000" in raw or b"\\ud" in raw or b"NaN" in raw or b"Infinity" in raw:
+    if b"NaN" in raw or b"Infinity" in raw:
+        return False
+    escapes = b"\\" in raw  # most states have no escape at all: one scan instead of three
+    if escapes and (b"\\u0000" in raw or b"\\ud" in raw):
         return False
     if _LONG_INT in raw.translate(_DIGITS):
         return False
-    if len(raw) > MAX_TEXT and (b'\\"' in raw or b"a" * (MAX_TEXT + 1) in raw.translate(_QUOTES)):
+    if len(raw) > MAX_TEXT and (
+        (escapes and b'\\"' in raw) or b"a" * (MAX_TEXT + 1) in raw.translate(_QUOTES)
+    ):
         return False
     brackets = raw.translate(None, _NOT_BRACKETS)
     for _ in range(MAX_DEPTH):  # each pass removes the innermost level of nesting

@@ -322,6 +322,13 @@ def append_event(
         ):
             raise PreconditionFailed("another write was accepted first; reload the game")
         seq = expected - INITIAL_VERSION + 1
+        answer = (
+            response(seq, expected + 1, state_text or json_text(state_json))
+            if response is not None
+            else None
+        )
+        # the answer is stored for a retry with the same Idempotency-Key to replay; a
+        # request without one can never be replayed, so its (state-sized) answer is not kept
         event = EventRow(
             game_id=game.row.id,
             seq=seq,
@@ -333,17 +340,14 @@ def append_event(
             version=expected + 1,
             idempotency_key=idempotency_key,
             request_digest=request_digest,
-            response=(
-                response(seq, expected + 1, state_text or json_text(state_json))
-                if response is not None
-                else None
-            ),
+            response=answer if idempotency_key is not None else None,
             created_at=utc_now(),
             payload=dict(payload) if payload is not None else None,
             state_after=state_json,
             visible_to=visible_to,
         )
         uow.games.append_event(event)
+        event.response = answer  # the body of this request (the row is written, not tracked)
         remember_state(uow, game, expected + 1, state_json, state_text, new_state)
         with guard("state"):  # webhook notifications: outbox rows in this same transaction
             notify.enqueue(
