@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 from pydantic import BaseModel
 
 from app.rules.catalog import Catalog, Interpretation
-from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
+from app.rules.ruling import (
+    Citation,
+    Effect,
+    InterpretationRef,
+    Ruling,
+    Violation,
+    effect_of,
+    ruling_of,
+)
 
 if TYPE_CHECKING:
     from app.rules.base import InvalidScenario
@@ -201,15 +209,15 @@ class Judgement:
     ) -> Effect:
         """Record a consequence (cited) and return it; with ``record=False`` only cite its
         sections (a judge that lists its effects itself at the end)."""
-        e = Effect(
-            kind=kind,
-            message=message,
-            unit=unit,
-            hex=hex,
-            step=step,
-            by=tuple(by),
-            citations=self.cite(*sections),
-            details=dict(details or {}),
+        e = effect_of(
+            kind,
+            message,
+            unit,
+            hex,
+            step,
+            tuple(by),
+            self.cite(*sections),
+            dict(details) if details else {},
         )
         if record:
             self.effects.append(e)
@@ -353,14 +361,14 @@ class Judgement:
         merged = dict(self.details)
         if details:
             merged.update(details)
-        return Ruling(
-            legal=legal,
-            summary=summary,
-            violations=tuple(self.violations),
-            effects=tuple(self.effects),
-            citations=self.citations(),
-            interpretations=self.interpretations(),
-            details=merged,
+        return ruling_of(
+            legal,
+            summary,
+            tuple(self.violations),
+            tuple(self.effects),
+            self.citations(),
+            self.interpretations(),
+            merged,
         )
 
 
