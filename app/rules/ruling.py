@@ -80,22 +80,28 @@ class Ruling(_Value):
 # -- building values whose fields are already of their types -----------------------------------
 
 V = TypeVar("V", bound=_Value)
+_new = object.__new__
 _set = object.__setattr__
 
 
-def _as_validated(model: type[V], values: dict[str, Any]) -> V:
+def _as_validated(model: type[V], values: dict[str, Any], fields: set[str]) -> V:
     """``model`` holding ``values`` as they are: what validating them would build when each
     value is already exactly of its field's type (validation returns such a value unchanged,
     a tuple or a dict as an equal copy). ``values`` name every field, in the order the model
-    declares them (the order of the dump); so the fields set are all of them, as when a caller
-    passes every field. ``model_construct`` does the same with a look-up of aliases and
-    defaults per field, which costs more than validating."""
-    m = model.__new__(model)
+    declares them (the order of the dump), and ``fields`` is the set of their names: the
+    fields set are all of them, as when a caller passes every field. ``model_construct`` does
+    the same with a look-up of aliases and defaults per field, which costs more than
+    validating."""
+    m = _new(model)
     _set(m, "__dict__", values)
-    _set(m, "__pydantic_fields_set__", set(values))
+    _set(m, "__pydantic_fields_set__", fields.copy())
     _set(m, "__pydantic_extra__", None)
     _set(m, "__pydantic_private__", None)
     return m
+
+
+_EFFECT_FIELDS = set(Effect.model_fields)
+_RULING_FIELDS = set(Ruling.model_fields)
 
 
 def _only(kind: type, values: Iterable[Any]) -> bool:
@@ -105,10 +111,6 @@ def _only(kind: type, values: Iterable[Any]) -> bool:
         if type(v) is not kind:
             return False
     return True
-
-
-def _opt_str(value: Any) -> bool:
-    return value is None or type(value) is str
 
 
 def effect_of(
@@ -125,18 +127,18 @@ def effect_of(
     exactly of their fields' types (anything else is validated, with the same result or
     error as the constructor). ``by``, ``citations`` and ``details`` are kept, not copied:
     pass values nobody else changes."""
-    if (
+    if (  # checked inline, a helper call only for a non-empty collection: this runs per effect
         type(kind) is str
         and type(message) is str
-        and _opt_str(unit)
-        and _opt_str(hex)
+        and (unit is None or type(unit) is str)
+        and (hex is None or type(hex) is str)
         and (step is None or type(step) is int)
         and type(by) is tuple
-        and _only(str, by)
+        and (not by or _only(str, by))
         and type(citations) is tuple
         and _only(Citation, citations)
         and type(details) is dict
-        and _only(str, details)
+        and (not details or _only(str, details))
     ):
         return _as_validated(
             Effect,
@@ -150,6 +152,7 @@ def effect_of(
                 "citations": citations,
                 "details": details,
             },
+            _EFFECT_FIELDS,
         )
     return Effect(
         kind=kind,
@@ -178,7 +181,7 @@ def ruling_of(
         type(legal) is bool
         and type(summary) is str
         and type(violations) is tuple
-        and _only(Violation, violations)
+        and (not violations or _only(Violation, violations))
         and type(effects) is tuple
         and _only(Effect, effects)
         and type(citations) is tuple
@@ -186,7 +189,7 @@ def ruling_of(
         and type(interpretations) is tuple
         and _only(InterpretationRef, interpretations)
         and type(details) is dict
-        and _only(str, details)
+        and (not details or _only(str, details))
     ):
         return _as_validated(
             Ruling,
@@ -199,6 +202,7 @@ def ruling_of(
                 "interpretations": interpretations,
                 "details": details,
             },
+            _RULING_FIELDS,
         )
     return Ruling(
         legal=legal,
