@@ -25,6 +25,16 @@ class Citation(_Value):
     title: str = Field(default="", description="Section title from the catalog.")
 
 
+CiteKey = tuple[str, str, str]
+"""A citation's fields (ruleset, section, title): two citations are equal iff their keys are.
+A tuple of strings hashes in C, where a model's hash is a Python call."""
+
+
+def citation_key(c: Citation) -> CiteKey:
+    d = c.__dict__
+    return (d["ruleset"], d["section"], d["title"])
+
+
 class Violation(_Value):
     """One reason an action is illegal. `code` is a stable machine-readable string."""
 

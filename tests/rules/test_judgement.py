@@ -131,3 +131,24 @@ def test_values_not_exactly_of_their_types_are_validated_as_before() -> None:
         effect_of("k", "m", None, None, None, (1,), (), {})  # type: ignore[arg-type]
     with pytest.raises(ValidationError):
         ruling_of(True, "ok", (), (), (), (), {1: "x"})  # type: ignore[dict-item]
+
+
+class _Plain:
+    """A source with only ``cite`` (the :class:`Citable` protocol)."""
+
+    def cite(self, section_id: str) -> Citation:
+        return ONE.cite(section_id)
+
+
+def test_equal_citations_are_one_entry_whatever_their_source() -> None:
+    for source in (ONE, Catalogs(ONE, TWO), _Plain()):
+        j = Judgement(source)
+        first = j.cite("2", "1")
+        j.cite_all([Citation.model_validate(first[0].model_dump())])  # equal, not the same
+        j.cite("1", "2")
+        assert j.citations() == first and j.citations()[0] is first[0]
+        assert j.cited_ids() == ["2", "1"]
+        mark = j.checkpoint()
+        j.cite_all([Citation(ruleset="two", section="X", title="Extra")])
+        j.restore(mark)
+        assert j.cited_ids() == ["2", "1"]
