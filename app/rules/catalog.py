@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 
 from pydantic import BaseModel, ConfigDict
 
-from app.rules.ruling import Citation
+from app.rules.ruling import Citation, CiteKey, citation_key
 
 
 class RuleSection(BaseModel):
@@ -52,6 +52,7 @@ class Catalog:
             s.id: Citation(ruleset=ruleset, section=s.id, title=s.title)
             for s in self._sections.values()
         }
+        self._keyed = {sid: (citation_key(c), c) for sid, c in self._citations.items()}
 
     def __iter__(self) -> Iterator[RuleSection]:
         return iter(self._sections.values())
@@ -69,6 +70,10 @@ class Catalog:
     def cite(self, section_id: str) -> Citation:
         """A citation to a listed section (KeyError if it is not listed: no dangling cites)."""
         return self._citations[section_id]
+
+    def cite_keyed(self, section_id: str) -> tuple[CiteKey, Citation]:
+        """:meth:`cite` with the citation's key (built once, with the citation)."""
+        return self._keyed[section_id]
 
     def ids(self) -> list[str]:
         return list(self._sections)

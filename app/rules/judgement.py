@@ -17,14 +17,24 @@ Pure: no I/O, clock or randomness.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from app.rules.catalog import Catalog, Interpretation
-from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
+from app.rules.ruling import (
+    Citation,
+    CiteKey,
+    Effect,
+    InterpretationRef,
+    Ruling,
+    Violation,
+    citation_key,
+    effect_of,
+    ruling_of,
+)
 
 if TYPE_CHECKING:
     from app.rules.base import InvalidScenario
@@ -54,10 +64,29 @@ class Catalogs:
         return any(section_id in c for c in self.catalogs)
 
     def cite(self, section_id: str) -> Citation:
+        return self.cite_keyed(section_id)[1]
+
+    def cite_keyed(self, section_id: str) -> tuple[CiteKey, Citation]:
+        """:meth:`cite` with the citation's key."""
         for catalog in self.catalogs:
             if section_id in catalog:
-                return catalog.cite(section_id)
+                return catalog.cite_keyed(section_id)
         raise KeyError(section_id)
+
+
+def _keyed(source: Citable) -> Callable[[str], tuple[CiteKey, Citation]]:
+    """A source's citations with their keys: its own ``cite_keyed`` (a catalog's, built once
+    per section) or, for another :class:`Citable`, each citation's key computed."""
+    keyed: Callable[[str], tuple[CiteKey, Citation]] | None = getattr(source, "cite_keyed", None)
+    if keyed is not None:
+        return keyed
+    cite = source.cite
+
+    def compute(section_id: str) -> tuple[CiteKey, Citation]:
+        c = cite(section_id)
+        return citation_key(c), c
+
+    return compute
 
 
 def pointer(parts: Iterable[Any]) -> str:
@@ -104,7 +133,7 @@ class Problem:
     details: dict[str, Any] = field(default_factory=dict)
 
 
-Mark = tuple[dict[Citation, None], dict[str, InterpretationRef]]
+Mark = tuple[dict[CiteKey, Citation], dict[str, InterpretationRef]]
 """What a judgement had cited and relied on at a :meth:`Judgement.checkpoint`."""
 
 
@@ -124,13 +153,15 @@ class Judgement:
         options: BaseModel | None = None,
     ) -> None:
         self.source = source
+        self._cite_keyed = _keyed(source)
         self.interpretation_by_id: Mapping[str, Interpretation] = (
             interpretations
             if type(interpretations) is dict or isinstance(interpretations, Mapping)
             else {i.id: i for i in interpretations}
         )
         self.options = options
-        self._cited: dict[Citation, None] = {}
+        self._cited: dict[CiteKey, Citation] = {}
+        """The citations in first-cited order, by key (equal citations, one entry: the first)."""
         self._relied: dict[str, InterpretationRef] = {}
         self.violations: list[Violation] = []
         self.effects: list[Effect] = []
@@ -141,17 +172,20 @@ class Judgement:
 
     def cite(self, *sections: str) -> tuple[Citation, ...]:
         """Cite sections (in first-cited order); returns their citations."""
-        cite = self.source.cite
-        out = tuple([cite(s) for s in sections])
+        keyed = self._cite_keyed
         cited = self._cited
-        for c in out:
-            cited[c] = None  # a key already there keeps its place (and its object)
-        return out
+        out = []
+        for s in sections:
+            key, c = keyed(s)
+            cited.setdefault(key, c)  # one already there keeps its place (and its object)
+            out.append(c)
+        return tuple(out)
 
     def cite_all(self, citations: Iterable[Citation]) -> None:
         """Record citations already built (e.g. those of a part's ruling)."""
+        cited = self._cited
         for c in citations:
-            self._cited.setdefault(c, None)
+            cited.setdefault(citation_key(c), c)
 
     def rely(self, *interpretation_ids: str) -> None:
         """Record that the outcome depends on these readings (KeyError if unknown)."""
@@ -173,10 +207,10 @@ class Judgement:
         self._relied.setdefault(ref.id, ref)
 
     def citations(self) -> tuple[Citation, ...]:
-        return tuple(self._cited)
+        return tuple(self._cited.values())
 
     def cited_ids(self) -> list[str]:
-        return [c.section for c in self._cited]
+        return [key[1] for key in self._cited]
 
     def interpretations(self) -> tuple[InterpretationRef, ...]:
         return tuple(self._relied.values())
@@ -201,15 +235,15 @@ class Judgement:
     ) -> Effect:
         """Record a consequence (cited) and return it; with ``record=False`` only cite its
         sections (a judge that lists its effects itself at the end)."""
-        e = Effect(
-            kind=kind,
-            message=message,
-            unit=unit,
-            hex=hex,
-            step=step,
-            by=tuple(by),
-            citations=self.cite(*sections),
-            details=dict(details or {}),
+        e = effect_of(
+            kind,
+            message,
+            unit,
+            hex,
+            step,
+            tuple(by),
+            self.cite(*sections),
+            dict(details) if details else {},
         )
         if record:
             self.effects.append(e)
@@ -353,14 +387,14 @@ class Judgement:
         merged = dict(self.details)
         if details:
             merged.update(details)
-        return Ruling(
-            legal=legal,
-            summary=summary,
-            violations=tuple(self.violations),
-            effects=tuple(self.effects),
-            citations=self.citations(),
-            interpretations=self.interpretations(),
-            details=merged,
+        return ruling_of(
+            legal,
+            summary,
+            tuple(self.violations),
+            tuple(self.effects),
+            self.citations(),
+            self.interpretations(),
+            merged,
         )
 
 

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from app.rules.catalog import Catalog, Interpretation, RuleSection
 from app.rules.judgement import Catalogs, Judgement
-from app.rules.ruling import Citation
+from app.rules.ruling import (
+    Citation,
+    Effect,
+    InterpretationRef,
+    Ruling,
+    Violation,
+    effect_of,
+    ruling_of,
+)
 
 ONE = Catalog(
     "one",
@@ -82,3 +90,65 @@ def test_composed_catalogs_keep_each_citations_home_and_parts_fold_in() -> None:
     assert [(c.ruleset, c.section) for c in ruling.citations] == [("one", "1"), ("two", "X")]
     assert [v.code for v in ruling.violations] == ["two.no"]
     assert "two" in ruling.details
+
+
+def _same(built: BaseModel, validated: BaseModel) -> None:
+    assert built == validated
+    assert built.model_dump_json() == validated.model_dump_json()
+    assert list(built.__dict__) == list(type(built).model_fields)  # the dump's field order
+    assert built.model_fields_set == validated.model_fields_set
+    assert built.__pydantic_extra__ == validated.__pydantic_extra__
+    assert built.__pydantic_private__ == validated.__pydantic_private__
+
+
+def test_effects_and_rulings_built_unvalidated_are_what_validation_builds() -> None:
+    cite = Citation(ruleset="one", section="1", title="Moving")
+    args = ("stop", "Stops.", "u1", "0101", 2, ("u2",), (cite,), {"cost": 3})
+    fields = ("kind", "message", "unit", "hex", "step", "by", "citations", "details")
+    effect = effect_of(*args)
+    _same(effect, Effect(**dict(zip(fields, args, strict=True))))
+    ref = InterpretationRef(id="r", text="This way.", option="o", value=[1])
+    violation = Violation(code="c", message="No.", citations=(cite,))
+    rargs = (False, "No.", (violation,), (effect,), (cite,), (ref,), {"n": 1})
+    rfields = ("legal", "summary", "violations", "effects", "citations", "interpretations")
+    ruling = ruling_of(*rargs)
+    _same(ruling, Ruling(**dict(zip((*rfields, "details"), rargs, strict=True))))
+
+
+class _Id(str):
+    """A str subclass: validation turns it into a plain str."""
+
+
+def test_values_not_exactly_of_their_types_are_validated_as_before() -> None:
+    cite = Citation(ruleset="one", section="1", title="Moving")
+    odd = effect_of("k", "m", _Id("u1"), None, None, (_Id("u2"),), (cite,), {_Id("x"): 1})
+    assert type(odd.unit) is str and type(odd.by[0]) is str
+    assert [type(k) for k in odd.details] == [str]
+    assert effect_of("k", "m", None, None, 1.0, (), (), {}).step == 1  # type: ignore[arg-type]
+    as_dict = effect_of("k", "m", None, None, None, (), (cite.model_dump(),), {})  # type: ignore[arg-type]
+    assert as_dict.citations == (cite,) and type(as_dict.citations[0]) is Citation
+    with pytest.raises(ValidationError):
+        effect_of("k", "m", None, None, None, (1,), (), {})  # type: ignore[arg-type]
+    with pytest.raises(ValidationError):
+        ruling_of(True, "ok", (), (), (), (), {1: "x"})  # type: ignore[dict-item]
+
+
+class _Plain:
+    """A source with only ``cite`` (the :class:`Citable` protocol)."""
+
+    def cite(self, section_id: str) -> Citation:
+        return ONE.cite(section_id)
+
+
+def test_equal_citations_are_one_entry_whatever_their_source() -> None:
+    for source in (ONE, Catalogs(ONE, TWO), _Plain()):
+        j = Judgement(source)
+        first = j.cite("2", "1")
+        j.cite_all([Citation.model_validate(first[0].model_dump())])  # equal, not the same
+        j.cite("1", "2")
+        assert j.citations() == first and j.citations()[0] is first[0]
+        assert j.cited_ids() == ["2", "1"]
+        mark = j.checkpoint()
+        j.cite_all([Citation(ruleset="two", section="X", title="Extra")])
+        j.restore(mark)
+        assert j.cited_ids() == ["2", "1"]

@@ -28,7 +28,12 @@ def unit_named(state: State, uid: str) -> Unit | None:
 
 
 def other_side(board: Board, side: str) -> str:
-    return next(s.id for s in board.sides if s.id != side)
+    """The board's other side (a loop: ``next()`` over a generator left unfinished costs an
+    exception when the generator is closed)."""
+    for s in board.sides:
+        if s.id != side:
+            return s.id
+    raise StopIteration  # as next() did; a board's two sides are distinct (setup checks)
 
 
 def rely_capacity(ctx: Ctx, zone: Zone) -> None:
