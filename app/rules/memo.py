@@ -31,10 +31,12 @@ class ByIdentity(Generic[T]):
         return self.get(obj, self._compute)
 
     def peek(self, obj: Any) -> T | None:
-        """The value kept for ``obj``, if any (nothing is computed)."""
+        """The value kept for ``obj``, if any (nothing is computed; a value found is kept as
+        if it had been asked for)."""
         with self._lock:
             entry = self._items.get(id(obj))
             if entry is not None and entry[0]() is obj:
+                self._items.move_to_end(id(obj))
                 return entry[1]
         return None
 

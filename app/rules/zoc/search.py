@@ -157,7 +157,9 @@ class SideFacts:
         found = self.steps[i] = tuple(out)
         return found
 
-    def handed_on(self, cells: list[str], near: set[str], unit_id: str) -> SideFacts:
+    def handed_on(
+        self, cells: list[str], near: set[str], unit_id: str, unit_side: str
+    ) -> SideFacts:
         """These facts for the state after a unit moved from or to the hexes ``cells``
         (:meth:`app.rules.zoc.zones._StateIndex.handed_on`), whose zones changed in the hexes
         ``near`` (their neighbours). Dropped, to be found again: whether a hex of ``near`` is
@@ -167,12 +169,22 @@ class SideFacts:
         ends, the notes and negators of the hex entered, in Reserve Movement the negators of
         the hex left); every verdict for the moved unit itself. The other verdicts are kept
         per unit, options and whether the unit started the phase in EZOC (which the move may
-        change: :func:`search` keys them by it)."""
+        change: :func:`search` keys them by it).
+
+        When the moved unit is of this side (``unit_side``), it is in no EZOC, no-ZOC note or
+        enemy occupation this side meets (8.1: each is of the other sides' units), so only
+        the verdicts on steps into or out of ``cells`` are dropped (friendly units negate
+        there, and the moved list names the unit) with the moved unit's own."""
         graph = self.graph
         index, nbrs = graph.index, graph.topo.neighbors
-        changed = {index[h] for h in near if h in index}
-        touched = changed | {index[h] for h in cells if h in index}
-        ring = touched | {index[n] for h in near for n, _ in nbrs.get(h, ()) if n in index}
+        if unit_side == self.side:
+            changed: set[int] = set()
+            touched = {index[h] for h in cells if h in index}
+            ring: set[int] = set()
+        else:
+            changed = {index[h] for h in near if h in index}
+            touched = changed | {index[h] for h in cells if h in index}
+            ring = touched | {index[n] for h in near for n, _ in nbrs.get(h, ()) if n in index}
         new = SideFacts.__new__(SideFacts)
         new.side = self.side
         new.graph = graph

@@ -482,7 +482,12 @@ class _StateIndex:
         ):
             return None  # units by hex off the map are not in the zones' table: build afresh
         unit = state.units[i]
-        if unit.id != unit_id or unit.hex != new_hex or self.units.get(unit_id) is not move.unit:
+        if (
+            unit.id != unit_id
+            or unit.hex != new_hex
+            or unit.side != move.unit.side
+            or self.units.get(unit_id) is not move.unit
+        ):
             return None
         old_zones = self.zones
         at = old_zones._at.copy()
@@ -516,8 +521,14 @@ class _StateIndex:
         zones._into = old_zones._into.copy()
         for h in near:
             zones._into.pop(h, None)
-        zones._ezoc = {k: v for k, v in old_zones._ezoc.copy().items() if k[0] not in near}
-        zones._no_zoc = {k: v for k, v in old_zones._no_zoc.copy().items() if k[0] not in near}
+        # the EZOC and no-ZOC notes met by the moved unit's own side hold none of its units
+        side = unit.side
+        zones._ezoc = {
+            k: v for k, v in old_zones._ezoc.copy().items() if k[0] not in near or k[1] == side
+        }
+        zones._no_zoc = {
+            k: v for k, v in old_zones._no_zoc.copy().items() if k[0] not in near or k[1] == side
+        }
         zones._via = {p for p in old_zones._via.copy() if p[0] != unit_id and p[1] not in near}
         new = _StateIndex.__new__(_StateIndex)
         new.board = self.board
@@ -530,10 +541,10 @@ class _StateIndex:
         new.markers_at = self.markers_at
         new.zone_map = None
         new.search = {}
-        for side, facts in self.search.copy().items():
+        for facts_side, facts in self.search.copy().items():
             handed = getattr(facts, "handed_on", None)
             if handed is not None:
-                new.search[side] = handed(cells, near, unit_id)
+                new.search[facts_side] = handed(cells, near, unit_id, side)
         return new
 
 
