@@ -120,6 +120,7 @@ def zoc_rows() -> list[Row]:
         )
         rows.append(_row(f"zoc reachable {label} (new state)", fresh, f, "floor", 3, note))
         rows.append(_row(f"zoc reachable {label} (same state)", warm, f, "floor", 3))
+        rows.append(_after_move_row(zoc, board, state, opts, sc, f"zoc reachable {label}", f))
         rows.append(_row(f"zoc reachable {label} vs rustworkx", warm, rx, "rustworkx", None))
         ezoc = measure(lambda: em.run(board, state, opts, em.params(side="axis")))
         rows.append(
@@ -146,6 +147,84 @@ def zoc_rows() -> list[Row]:
             )
         )
     return rows
+
+
+def _nearest_friend(sc: dict[str, Any], digits: int) -> dict[str, Any]:
+    """The mover's side's unit (not the mover) nearest the mover, by offset coordinates."""
+    units = sc["units"]
+    mover = units[0]
+
+    def coords(hex_id: str) -> tuple[int, int]:
+        return int(hex_id[:digits]), int(hex_id[digits:])
+
+    mc, mr = coords(mover["hex"])
+    friends = [u for u in units[1:] if u["side"] == mover["side"]]
+    return min(
+        friends, key=lambda u: max(abs(coords(u["hex"])[0] - mc), abs(coords(u["hex"])[1] - mr))
+    )
+
+
+def _after_move_row(
+    rs: Any,
+    board: Any,
+    state: Any,
+    opts: Any,
+    sc: dict[str, Any],
+    name: str,
+    floor: tuple[float, float, float],
+    move: Callable[[str, str, str], dict[str, Any]] | None = None,
+) -> Row:
+    """The first query at the game version after a one-hex move of the mover's nearest
+    friend: the warm state ``state`` (queried before), ``apply`` of that legal move, then
+    ``reachable`` of the mover on the new state object. Each timed call applies again (a
+    fresh new state each call, as the service gets one per write), so the time includes
+    ``apply``; the note gives ``apply`` alone."""
+    q = rs.queries()["reachable"]
+    params = q.params(unit="mover")
+    q.run(board, state, opts, params)  # warm: the state's index as a query left it
+    digits = len(sc["units"][0]["hex"]) // 2
+    friend = _nearest_friend(sc, digits)
+    options = q.run(board, state, opts, q.params(unit=friend["id"]))
+    steps = sorted(
+        h
+        for h, r in options.get("reachable", options.get("hexes", {})).items()
+        if len(r["path"]) == 1
+    )
+    assert steps, f"{friend['id']} has no one-hex move"
+    doc = (move or _move_doc)(friend["id"], friend["hex"], steps[0])
+    action = rs.parse_action(doc)
+    ruling = rs.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    expected = q.run(
+        board,
+        rs.load_state(rs.apply(board, state, action, ruling).model_dump(mode="json")),
+        opts,
+        params,
+    )
+
+    def first_query() -> Any:
+        return q.run(board, rs.apply(board, state, action, ruling), opts, params)
+
+    assert json.dumps(first_query()) == json.dumps(expected), "handed-on index answers differently"
+    value = measure(first_query)
+    apply_only = measure(lambda: rs.apply(board, state, action, ruling))
+    away = max(
+        abs(int(friend["hex"][:digits]) - int(sc["units"][0]["hex"][:digits])),
+        abs(int(friend["hex"][digits:]) - int(sc["units"][0]["hex"][digits:])),
+    )
+    return _row(
+        f"{name} (first query after a move)",
+        value,
+        floor,
+        "floor",
+        3,
+        f"apply ({friend['id']} {friend['hex']} -> {steps[0]}, {away} hexes from the mover) "
+        f"+ reachable on its new state; apply alone {ms(apply_only[0])}",
+    )
+
+
+def _move_doc(unit: str, start: str, to: str) -> dict[str, Any]:
+    return {"kind": "move", "unit": unit, "path": [start, to]}
 
 
 def zoi_rows() -> list[Row]:

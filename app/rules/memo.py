@@ -30,6 +30,33 @@ class ByIdentity(Generic[T]):
         assert self._compute is not None
         return self.get(obj, self._compute)
 
+    def peek(self, obj: Any) -> T | None:
+        """The value kept for ``obj``, if any (nothing is computed; a value found is kept as
+        if it had been asked for)."""
+        with self._lock:
+            entry = self._items.get(id(obj))
+            if entry is not None and entry[0]() is obj:
+                self._items.move_to_end(id(obj))
+                return entry[1]
+        return None
+
+    def put(self, obj: Any, value: T) -> None:
+        """Keep ``value`` for ``obj`` (replacing what was kept)."""
+        with self._lock:
+            self._items[id(obj)] = (weakref.ref(obj), value)
+            self._items.move_to_end(id(obj))
+            while len(self._items) > self._maxsize:
+                self._items.popitem(last=False)
+
+    def pop(self, obj: Any) -> T | None:
+        """The value kept for ``obj``, if any, no longer kept."""
+        with self._lock:
+            entry = self._items.get(id(obj))
+            if entry is not None and entry[0]() is obj:
+                del self._items[id(obj)]
+                return entry[1]
+        return None
+
     def get(self, obj: Any, compute: Callable[[Any], T]) -> T:
         """The value kept for ``obj``, or ``compute(obj)`` kept from now on."""
         key = id(obj)

@@ -115,6 +115,8 @@ class SideFacts:
         self.no_zoc: dict[int, tuple[str, ...]] = {}
         self.steps: dict[int, tuple[Step, ...]] = {}
         self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
+        """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
+        8.2's verdict on that step."""
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         found = self.ezoc.get(i)
@@ -154,6 +156,54 @@ class SideFacts:
                 out.append((nbr, cost, NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN, ""))
         found = self.steps[i] = tuple(out)
         return found
+
+    def handed_on(
+        self, cells: list[str], near: set[str], unit_id: str, unit_side: str
+    ) -> SideFacts:
+        """These facts for the state after a unit moved from or to the hexes ``cells``
+        (:meth:`app.rules.zoc.zones._StateIndex.handed_on`), whose zones changed in the hexes
+        ``near`` (their neighbours). Dropped, to be found again: whether a hex of ``near`` is
+        in EZOC and its no-ZOC notes; the steps out of any hex next to ``cells`` or ``near``
+        (a step's kind is the occupation, the EZOC and the notes of the hex entered); every
+        verdict on a step out of or into ``cells`` or ``near`` (8.2 reads the EZOC at both
+        ends, the notes and negators of the hex entered, in Reserve Movement the negators of
+        the hex left); every verdict for the moved unit itself. The other verdicts are kept
+        per unit, options and whether the unit started the phase in EZOC (which the move may
+        change: :func:`search` keys them by it).
+
+        When the moved unit is of this side (``unit_side``), it is in no EZOC, no-ZOC note or
+        enemy occupation this side meets (8.1: each is of the other sides' units), so only
+        the verdicts on steps into or out of ``cells`` are dropped (friendly units negate
+        there, and the moved list names the unit) with the moved unit's own."""
+        graph = self.graph
+        index, nbrs = graph.index, graph.topo.neighbors
+        if unit_side == self.side:
+            changed: set[int] = set()
+            touched = {index[h] for h in cells if h in index}
+            ring: set[int] = set()
+        else:
+            changed = {index[h] for h in near if h in index}
+            touched = changed | {index[h] for h in cells if h in index}
+            ring = touched | {index[n] for h in near for n, _ in nbrs.get(h, ()) if n in index}
+        new = SideFacts.__new__(SideFacts)
+        new.side = self.side
+        new.graph = graph
+        new.ezoc = self.ezoc.copy()
+        new.no_zoc = self.no_zoc.copy()
+        for i in changed:
+            new.ezoc.pop(i, None)
+            new.no_zoc.pop(i, None)
+        new.steps = self.steps.copy()
+        for i in ring:
+            new.steps.pop(i, None)
+        new.verdicts = {}
+        for key, table in self.verdicts.copy().items():
+            if key[0] == unit_id:
+                continue
+            new.verdicts[key] = {
+                k: v for k, v in table.copy().items() if k[0] not in touched and k[1] not in touched
+            }
+        return new
 
 
 def side_facts(ctx: Context, side: str) -> SideFacts:
@@ -223,7 +273,7 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     row = graph.row
     steps_from = facts.steps_from
     in_ezoc = facts.in_ezoc
-    verdicts = facts.verdicts.setdefault((unit.id, options), {})
+    verdicts = facts.verdicts.setdefault((unit.id, options, mover.started_in_ezoc), {})
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite

@@ -459,15 +459,129 @@ class _StateIndex:
         self.search: dict[str, Any] = {}
         """What the ``reachable`` search keeps per side (``app.rules.zoc.search``)."""
 
+    def handed_on(
+        self, board: Board, topo: Topology, state: State, move: _Moved
+    ) -> _StateIndex | None:
+        """The index of ``state``, which is this index's state with one unit moved (what
+        :func:`moved_to` made), derived from this one: what the moved unit's old and new hexes
+        can change is dropped (to be found again when asked for), the rest is shared or
+        copied. None when the move cannot be handed on (a hex off the map): build afresh.
+
+        What a unit in hex ``h`` changes: who stands in ``h`` (units by hex, enemy
+        occupation, negators); the projections into, the EZOC of and the no-ZOC notes of
+        each neighbour of ``h`` (zones are found from the units in the six neighbours); and,
+        in the search's facts, each step judged into or out of those hexes and the steps
+        out of their neighbours (:meth:`app.rules.zoc.search.SideFacts.handed_on`). The
+        markers, weather, phase and start positions are the old state's own (:func:`moved_to`
+        changes nothing else), so what depends on them alone is shared; the moved list is
+        read afresh, the whole-map zone map dropped."""
+        i, unit_id, old_hex, new_hex = move.position, move.unit_id, move.old_hex, move.new_hex
+        on_map = board.hexes
+        if (old_hex is not None and old_hex not in on_map) or (
+            new_hex is not None and new_hex not in on_map
+        ):
+            return None  # units by hex off the map are not in the zones' table: build afresh
+        unit = state.units[i]
+        if (
+            unit.id != unit_id
+            or unit.hex != new_hex
+            or unit.side != move.unit.side
+            or self.units.get(unit_id) is not move.unit
+        ):
+            return None
+        old_zones = self.zones
+        at = old_zones._at.copy()
+        occupants = self.occupants.copy()
+        if old_hex is not None:
+            here = at.get(old_hex, [])
+            left = [(j, u) for j, u in here if j != i]
+            if len(left) != len(here) - 1:
+                return None
+            if left:
+                at[old_hex] = left
+                occupants[old_hex] = [u for _, u in left]
+            else:
+                del at[old_hex]
+                del occupants[old_hex]
+        if new_hex is not None:
+            here = sorted([*at.get(new_hex, ()), (i, unit)], key=lambda p: p[0])
+            at[new_hex] = here
+            occupants[new_hex] = [u for _, u in here]
+        cells = [h for h in (old_hex, new_hex) if h is not None]
+        near = {n for h in cells for n, _ in topo.neighbors.get(h, ())}
+        """The hexes whose projections (zones, EZOC, no-ZOC notes) the move can change."""
+        zones = Zones.__new__(Zones)
+        zones.board = old_zones.board
+        zones.topo = old_zones.topo
+        zones.beachheads = old_zones.beachheads
+        zones.all_beachhead_sides = old_zones.all_beachhead_sides
+        zones._at = at
+        zones._silence = old_zones._silence.copy()
+        zones._silence.pop(unit_id, None)
+        zones._into = old_zones._into.copy()
+        for h in near:
+            zones._into.pop(h, None)
+        # the EZOC and no-ZOC notes met by the moved unit's own side hold none of its units
+        side = unit.side
+        zones._ezoc = {
+            k: v for k, v in old_zones._ezoc.copy().items() if k[0] not in near or k[1] == side
+        }
+        zones._no_zoc = {
+            k: v for k, v in old_zones._no_zoc.copy().items() if k[0] not in near or k[1] == side
+        }
+        zones._via = {p for p in old_zones._via.copy() if p[0] != unit_id and p[1] not in near}
+        new = _StateIndex.__new__(_StateIndex)
+        new.board = self.board
+        new.units = self.units.copy()
+        new.units[unit_id] = unit
+        new.occupants = occupants
+        new.zones = zones
+        new.beachhead_sides = self.beachhead_sides
+        new.moved = frozenset(state.moved)
+        new.markers_at = self.markers_at
+        new.zone_map = None
+        new.search = {}
+        for facts_side, facts in self.search.copy().items():
+            handed = getattr(facts, "handed_on", None)
+            if handed is not None:
+                new.search[facts_side] = handed(cells, near, unit_id, side)
+        return new
+
+
+@dataclass(frozen=True)
+class _Moved:
+    """What :func:`moved_to` changed in a state whose index existed: the index of the state
+    before, and the one unit (its place in the unit list, its old object, both hexes)."""
+
+    old: _StateIndex
+    position: int
+    unit_id: str
+    unit: Unit
+    old_hex: str | None
+    new_hex: str | None
+
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
+_HANDED_ON: ByIdentity[_Moved] = ByIdentity(maxsize=128)
+"""New state (made by :func:`moved_to`) -> the move, until the new state's index is made."""
 
 
 def _index(board: Board, topo: Topology, state: State) -> _StateIndex:
-    found = _INDEX_OF.get(state, lambda s: _StateIndex(board, topo, s))
+    found = _INDEX_OF.get(state, lambda s: _new_index(board, topo, s))
     if found.board() is not board:  # the same state judged on another board
         found = _StateIndex(board, topo, state)
     return found
+
+
+def _new_index(board: Board, topo: Topology, state: State) -> _StateIndex:
+    """The index of a state not indexed yet: handed on from the state it was moved from
+    (:func:`moved_to`) when that one's index is there for this board, else built."""
+    move = _HANDED_ON.pop(state)
+    if move is not None and move.old.board() is board:
+        found = move.old.handed_on(board, topo, state, move)
+        if found is not None:
+            return found
+    return _StateIndex(board, topo, state)
 
 
 # -- the per-ruling context -----------------------------------------------------------------
@@ -725,7 +839,11 @@ def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = Fa
     update: dict[str, object] = {"units": units}
     if moved and unit_id not in state.moved:
         update["moved"] = [*state.moved, unit_id]
-    return state.model_copy(update=update)
+    new = state.model_copy(update=update)
+    old = _INDEX_OF.peek(state)
+    if old is not None:  # the new state's index will be derived from this one when asked for
+        _HANDED_ON.put(new, _Moved(old, i, unit_id, unit, unit.hex, hex_id))
+    return new
 
 
 def unit_ids(units: Iterable[Unit]) -> list[str]:
