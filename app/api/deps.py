@@ -60,30 +60,47 @@ def _token(request: Request, credentials: HTTPAuthorizationCredentials | None) -
     return credentials.credentials.strip()
 
 
-async def if_match(
-    value: Annotated[
-        str | None,
-        Header(
-            alias="If-Match",
-            description='The ETag of `GET /games/{id}` (`W/"<version>"` or `"<version>"`).',
-        ),
-    ] = None,
-) -> IfMatch | None:
+IfMatchHeader = Annotated[
+    str | None,
+    Header(
+        alias="If-Match",
+        description='The ETag of `GET /games/{id}` (`W/"<version>"` or `"<version>"`).',
+    ),
+]
+IdempotencyKeyHeader = Annotated[
+    str | None,
+    Header(
+        alias="Idempotency-Key",
+        min_length=1,
+        max_length=255,
+        pattern=r"^[\x21-\x7e]+$",
+        description="Retrying with the same key and body returns the stored response.",
+    ),
+]
+ClientSeedHeader = Annotated[
+    str | None,
+    Header(
+        alias="Referee-Client-Seed",
+        description="Optional: 1-64 visible ASCII characters mixed into every die this "
+        "request rolls (see docs/match-flow.md, Dice).",
+    ),
+]
+EnteredDiceHeader = Annotated[
+    str | None,
+    Header(
+        alias="Referee-Dice",
+        description="Physical dice entered by the umpire (match option physical_dice), "
+        "comma-separated in the order the action needs them, e.g. `4,2`.",
+    ),
+]
+BearerCredentials = Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+
+
+async def if_match(value: IfMatchHeader = None) -> IfMatch | None:
     return parse_etags(value)
 
 
-async def idempotency_key(
-    value: Annotated[
-        str | None,
-        Header(
-            alias="Idempotency-Key",
-            min_length=1,
-            max_length=255,
-            pattern=r"^[\x21-\x7e]+$",
-            description="Retrying with the same key and body returns the stored response.",
-        ),
-    ] = None,
-) -> str | None:
+async def idempotency_key(value: IdempotencyKeyHeader = None) -> str | None:
     return value
 
 
@@ -92,29 +109,11 @@ async def get_now(request: Request) -> float:
     return float(request.app.state.clock())
 
 
-async def client_seed(
-    value: Annotated[
-        str | None,
-        Header(
-            alias="Referee-Client-Seed",
-            description="Optional: 1-64 visible ASCII characters mixed into every die this "
-            "request rolls (see docs/match-flow.md, Dice).",
-        ),
-    ] = None,
-) -> str | None:
+async def client_seed(value: ClientSeedHeader = None) -> str | None:
     return value
 
 
-async def entered_dice(
-    value: Annotated[
-        str | None,
-        Header(
-            alias="Referee-Dice",
-            description="Physical dice entered by the umpire (match option physical_dice), "
-            "comma-separated in the order the action needs them, e.g. `4,2`.",
-        ),
-    ] = None,
-) -> str | None:
+async def entered_dice(value: EnteredDiceHeader = None) -> str | None:
     return value
 
 
@@ -147,10 +146,7 @@ class Call:
     now: float
 
 
-async def call(
-    request: Request,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-) -> Call:
+async def call(request: Request, credentials: BearerCredentials) -> Call:
     """:class:`Call` in one dependency (see :func:`seat_token` for the token)."""
     return Call(
         await get_uow(request),

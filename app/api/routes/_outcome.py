@@ -7,11 +7,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict
 
-from fastapi import Depends
+from fastapi import Depends, Request
 from fastapi.responses import Response
 
-from app.api.deps import CallDep, IdempotencyKeyDep, IfMatchDep
-from app.api.etags import format_etag
+from app.api.deps import (
+    BearerCredentials,
+    ClientSeedHeader,
+    EnteredDiceHeader,
+    IdempotencyKeyHeader,
+    IfMatchHeader,
+    call,
+)
+from app.api.etags import format_etag, parse_etags
 from app.api.problems import responses
 from app.db.uow import AbstractUnitOfWork
 from app.service.boards import BoardCache
@@ -40,13 +47,19 @@ class Write:
 
 
 async def write_request(
-    game: CallDep, if_match: IfMatchDep, idempotency_key: IdempotencyKeyDep
+    request: Request,
+    credentials: BearerCredentials,
+    if_match: IfMatchHeader = None,
+    idempotency_key: IdempotencyKeyHeader = None,
 ) -> Write:
+    """The bundle in one dependency: its headers are parameters of this function, not
+    dependencies of their own (FastAPI's cost per request grows with the dependencies)."""
+    game = await call(request, credentials)
     return Write(
         game.uow,
         WriteArgs(
             token=game.token,
-            if_match=if_match,
+            if_match=parse_etags(if_match),
             idempotency_key=idempotency_key,
             boards=game.boards,
             now=game.now,
@@ -55,6 +68,38 @@ async def write_request(
 
 
 WriteDep = Annotated[Write, Depends(write_request)]
+
+
+@dataclass(frozen=True)
+class Roll:
+    """A write's dice headers: ``Referee-Client-Seed`` and ``Referee-Dice``."""
+
+    client_seed: str | None
+    dice: str | None
+
+
+@dataclass(frozen=True)
+class RollingWrite:
+    """A write that may roll dice: :class:`Write` and its dice headers."""
+
+    write: Write
+    roll: Roll
+
+
+async def rolling_write_request(
+    request: Request,
+    credentials: BearerCredentials,
+    if_match: IfMatchHeader = None,
+    idempotency_key: IdempotencyKeyHeader = None,
+    client_seed: ClientSeedHeader = None,
+    dice: EnteredDiceHeader = None,
+) -> RollingWrite:
+    """:data:`WriteDep` and the dice headers, in one dependency (see :func:`write_request`)."""
+    write = await write_request(request, credentials, if_match, idempotency_key)
+    return RollingWrite(write, Roll(client_seed, dice))
+
+
+RollingWriteDep = Annotated[RollingWrite, Depends(rolling_write_request)]
 
 
 def appended_responses(

@@ -7,15 +7,11 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Body
 from fastapi.responses import Response
 
-from app.api.deps import (
-    CallDep,
-    ClientSeedDep,
-    EnteredDiceDep,
-)
+from app.api.deps import CallDep
 from app.api.etags import format_etag
 from app.api.examples import ruling_examples
 from app.api.problems import responses
-from app.api.routes._outcome import WriteDep, appended, appended_responses
+from app.api.routes._outcome import RollingWriteDep, appended, appended_responses
 from app.rules.ruling import Ruling
 from app.service import actions as uc
 from app.service.match import parse_entered_dice
@@ -74,13 +70,7 @@ def dry_run(game_id: str, action: DryRunBody, call: CallDep) -> Any:
         *(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 503),
     ),
 )
-def submit_action(
-    game_id: str,
-    action: ActionBody,
-    write: WriteDep,
-    client_seed: ClientSeedDep,
-    dice: EnteredDiceDep,
-) -> Any:
+def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) -> Any:
     """Needs a seat token (the seat comes from the token, never from the body) and If-Match.
     Checks, in order: token, game, seat, If-Match present, action well-formed, the seat owns
     the action (its side, or the umpire; umpire-only actions need the umpire), the ruling is
@@ -92,11 +82,11 @@ def submit_action(
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
     with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
     outcome = uc.submit_action(
-        write.uow,
+        request.write.uow,
         game_id,
         action,
-        **write.args,
-        client_seed=client_seed,
-        entered_dice=parse_entered_dice(dice),
+        **request.write.args,
+        client_seed=request.roll.client_seed,
+        entered_dice=parse_entered_dice(request.roll.dice),
     )
     return appended(game_id, outcome)
