@@ -171,3 +171,57 @@ async def test_sequence_of_play_through_the_api(client: httpx.AsyncClient) -> No
 
 def view_etag(view: dict[str, Any]) -> str:
     return f'W/"{view["version"]}"'
+
+
+SWAMP_GAME: dict[str, Any] = {
+    "title": "5x5, swamp in 0302",
+    "layout": {"orientation": "flat", "offset": "odd"},
+    "areas": [
+        {"cols": [1, 5], "rows": [1, 5], "terrain": "clear", "country": "x", "weather_zone": "w"}
+    ],
+    "hexes": {"0302": {"terrain": "swamp"}},
+    "countries": {"x": {"name": "X"}},
+    "sides": [{"id": "axis", "label": "Axis"}, {"id": "soviet", "label": "Soviet"}],
+    "units": [
+        {"id": "de-a", "side": "axis", "country": "x", "movement_allowance": 2, "hex": "0202"},
+        {"id": "su-a", "side": "soviet", "country": "x", "movement_allowance": 2, "hex": "0505"},
+    ],
+    "weather": {"w": "clear"},
+    "phase": "operational_movement",
+    "phasing_side": "axis",
+}
+
+
+async def test_allowance_spent_before_the_last_hex_is_a_ruling_not_a_crash(
+    client: httpx.AsyncClient,
+) -> None:
+    """The swamp (3) is over de-a's 2 MP at step 1 and the path goes on to 0402: both the dry
+    run and the submission answer with the refusal (basic.movement-points), never a 500, and
+    the submission writes nothing (zoc 1.3.3)."""
+    r = await client.post("/games", json={"ruleset": "zoc", "scenario": SWAMP_GAME})
+    assert r.status_code == 201, r.text
+    gid, axis = r.json()["id"], r.json()["seats"]["axis"]
+    move = {"kind": "move", "unit": "de-a", "path": ["0302", "0402"]}
+
+    r = await client.post(f"/games/{gid}/rulings", json=move)
+    assert r.status_code == 200, r.text
+    ruling = r.json()
+    assert ruling["legal"] is False
+    assert [(v["code"], v["step"], v["hex"]) for v in ruling["violations"]] == [
+        ("zoc.insufficient_mp", 1, "0302")
+    ]
+    assert _sections(ruling["violations"][0]["citations"]) == {"basic.movement-points"}
+    assert _sections(ruling["citations"]) == {"basic.movement-points"}
+
+    before = (await client.get(f"/games/{gid}")).json()
+    r = await client.post(
+        f"/games/{gid}/actions",
+        json=move,
+        headers={"Authorization": f"Bearer {axis}", "If-Match": f'W/"{before["version"]}"'},
+    )
+    assert r.status_code == 422, r.text
+    assert r.headers["content-type"].startswith("application/problem+json")
+    assert r.json()["ruling"] == ruling
+    after = (await client.get(f"/games/{gid}")).json()
+    assert after["version"] == before["version"] and after["state"] == before["state"]
+    assert (await client.get(f"/games/{gid}/events")).json()["items"] == []

@@ -426,7 +426,7 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
             )
         )
     total = 0
-    costs: list[int] = []
+    costs: list[int] = []  # the steps priced: up to the first one over the allowance
     judged = len(path)  # steps 8.2 judges: those up to a hex the unit may not enter at all
     prev = start
     for i, hex_id in enumerate(path, start=1):
@@ -490,7 +490,7 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
             {
                 "step": i,
                 "hex": hex_id,
-                "cost": costs[i - 1],
+                "cost": costs[i - 1] if i <= len(costs) else None,  # past the allowance
                 "ezoc_by": outcome.ezoc_by,
                 "negated_by": outcome.negated_by,
                 "no_zoc": outcome.no_zoc,
