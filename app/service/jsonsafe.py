@@ -12,8 +12,8 @@ names the field first.
 
 from __future__ import annotations
 
-import json
 import math
+import re
 from typing import Any
 
 import pydantic_core
@@ -71,6 +71,7 @@ _DIGITS = bytes(48 if 48 <= c <= 57 else 32 for c in range(256))  # digits -> 0,
 _QUOTES = bytes(34 if c == 34 else 97 for c in range(256))  # quotes kept, else a
 _NOT_BRACKETS = bytes(c for c in range(256) if c not in b"[]{}")
 _LONG_INT = b"0" * 16  # 2**53 has 16 digits
+_EMPTY_PAIR = re.compile(rb"\[\]|\{\}")
 
 
 def fine_text(text: str | bytes) -> bool:
@@ -101,10 +102,10 @@ def fine_text(text: str | bytes) -> bool:
     ):
         return False
     brackets = raw.translate(None, _NOT_BRACKETS)
-    for _ in range(MAX_DEPTH):  # each pass removes the innermost level of nesting
-        if not brackets:
+    for _ in range(MAX_DEPTH):  # each pass removes the innermost level of nesting, one only:
+        if not brackets:  # a single substitution, so `{[]}` loses `[]` now and `{}` next pass
             return True
-        brackets = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        brackets = _EMPTY_PAIR.sub(b"", brackets)
     return not brackets
 
 
@@ -151,10 +152,6 @@ class StoredText:
 
     def __init__(self, text: str) -> None:
         self.text = text
-
-    def document(self) -> Any:
-        """The document itself, parsed from the text."""
-        return json.loads(self.text)
 
 
 def json_text(doc: Any) -> str:

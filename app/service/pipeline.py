@@ -400,9 +400,13 @@ def remember_state(
         if as_made and not checking:
             cache.keep_state(key, new_state, size)
             return
-        doc = state_json.document() if isinstance(state_json, StoredText) else state_json
         try:
-            state = game.ruleset.load_state(uow.games.as_stored(doc))
+            stored = (
+                uow.games.stored_text_as_read(state_json.text)
+                if isinstance(state_json, StoredText)
+                else uow.games.as_stored(state_json)
+            )
+            state = game.ruleset.load_state(stored)
         except Exception:  # the write has committed: a cache fill must not make it an error
             return  # the next reader parses the state from the database and says what is wrong
         if checking and (
