@@ -15,7 +15,10 @@ once per hex:
   neighbours, so a query pays for the hexes it reaches, not for every unit (each unit's front
   directions are kept per state too);
 * rule objects (citations, effects) are not built during the search: the answer lists the
-  sections once, and a refused step is simply not taken.
+  sections once, and a refused step is simply not taken;
+* a state made by ``apply`` from a move or a melee retreat (one unit changed) gets its
+  look-ups from the state before (:func:`moved_to`, :meth:`_StateIndex.handed_on`), less what
+  the unit's old and new hexes can change; anything else is built afresh.
 """
 
 from __future__ import annotations
