@@ -185,11 +185,12 @@ def _after_move_row(
     digits = len(sc["units"][0]["hex"]) // 2
     friend = _nearest_friend(sc, digits)
     options = q.run(board, state, opts, q.params(unit=friend["id"]))
-    steps = sorted(
-        h
-        for h, r in options.get("reachable", options.get("hexes", {})).items()
-        if len(r["path"]) == 1
-    )
+    if "reachable" in options:  # zoc: hex -> its path (the start hex included)
+        steps = sorted(h for h, r in options["reachable"].items() if len(r["path"]) == 1)
+    else:  # zoi: a list of hexes, each with its paths (the start hex not included)
+        steps = sorted(
+            r["hex"] for r in options["hexes"] if any(len(p["path"]) == 1 for p in r["paths"])
+        )
     assert steps, f"{friend['id']} has no one-hex move"
     doc = (move or _move_doc)(friend["id"], friend["hex"], steps[0])
     action = rs.parse_action(doc)
@@ -251,14 +252,24 @@ def zoi_rows() -> list[Row]:
         result = q.run(board, state, opts, q.params(unit="mover"))
         assert len(result["hexes"]) == len(floor()) - 1, "core and floor disagree"
         params = q.params(unit="mover")
+        label = f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}"
+        f = measure(floor)
         rows += _state_rows(
-            f"zoi reachable {size}x{size}, {enemies} enemies, MA {ma}",
+            label,
             lambda s: q.run(board, s, opts, params),
             state,
-            measure(floor),
+            f,
             f"{len(result['hexes'])} hexes reached; floor stops in enemy front zones",
         )
+        # the same scenario with one more French column, two hexes from the mover, to move
+        sc2 = zoi_scenario(size, enemies, ma=ma, friends=1)
+        board2, state2 = zoi.setup(zoi.parse_scenario(sc2), opts)
+        rows.append(_after_move_row(zoi, board2, state2, opts, sc2, label, f, _zoi_move_doc))
     return rows
+
+
+def _zoi_move_doc(unit: str, start: str, to: str) -> dict[str, Any]:
+    return {"kind": "move", "unit": unit, "path": [to]}
 
 
 def _state_rows(

@@ -131,9 +131,13 @@ def mover_step(scenario: dict[str, Any]) -> list[str]:
     return [start, f"{start[:d]}{int(start[d:]) + 1:0{d}d}"]
 
 
-def zoi_scenario(size: int, enemies: int, *, ma: int = 8, seed: int = 11) -> dict[str, Any]:
+def zoi_scenario(
+    size: int, enemies: int, *, ma: int = 8, seed: int = 11, friends: int = 0
+) -> dict[str, Any]:
     """La Bataille map ``size`` x ``size`` with ``enemies`` Austrian line units and a French
-    column ``mover`` in the middle."""
+    column ``mover`` in the middle; with ``friends``, that many more French columns
+    (``fr-0``...) on free hexes two columns or rows from the mover, placed after the enemies
+    (the rest of the scenario is the one without them)."""
     rng = Lcg(seed)
     mid = (size + 1) // 2
     taken = {(mid, mid)}
@@ -170,6 +174,22 @@ def zoi_scenario(size: int, enemies: int, *, ma: int = 8, seed: int = 11) -> dic
             }
         )
         placed += 1
+    spots = [(mid + dc, mid + dr) for dc, dr in ((2, 0), (-2, 0), (0, 2), (0, -2), (2, 2))]
+    free = [p for p in spots if p not in taken and min(p) >= 1 and max(p) <= size]
+    for i, (col, row) in enumerate(free[:friends]):
+        units.append(
+            {
+                "id": f"fr-{i}",
+                "side": "french",
+                "type": "infantry",
+                "subtype": "line",
+                "hex": hex_id(col, row, size),
+                "increments": 6,
+                "ma": ma,
+                "formation": "column",
+                "facing": 3,
+            }
+        )
     return {
         "ruleset": "zoi",
         "name": f"bench {size}x{size}",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.ruling import Effect, Ruling, Violation
+from app.rules.zoi import search
 from app.rules.zoi.catalog import (
     I_CARRE_START,
     I_CHANGES_AFTER_STOP,
@@ -746,4 +747,5 @@ def apply_move(
         update={"hex": final.hex, "facing": final.facing, "formation": final.formation}
     )
     units = [moved if u.id == unit.id else u for u in state.units]
-    return state.model_copy(update={"units": units, "moved": [*state.moved, unit.id]})
+    new = state.model_copy(update={"units": units, "moved": [*state.moved, unit.id]})
+    return search.moved_to(state, new, unit.id)  # the search's look-ups handed on

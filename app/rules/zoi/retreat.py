@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.ruling import Effect, Ruling, Violation
+from app.rules.zoi import search
 from app.rules.zoi.catalog import I_RETREAT_HEXES
 from app.rules.zoi.models import (
     MeleeEntry,
@@ -275,9 +276,10 @@ def apply_melee_retreat(
     left it is eliminated."""
     if outcome.increments_after <= 0:
         units = [u for u in state.units if u.id != action.unit]
-        return state.model_copy(
+        new = state.model_copy(
             update={"units": units, "eliminated": [*state.eliminated, action.unit]}
         )
+        return search.moved_to(state, new, action.unit)  # the search's look-ups handed on
     update = {"hex": outcome.final_hex, "increments": outcome.increments_after}
     units = [u.model_copy(update=update) if u.id == action.unit else u for u in state.units]
-    return state.model_copy(update={"units": units})
+    return search.moved_to(state, state.model_copy(update={"units": units}), action.unit)

@@ -15,7 +15,10 @@ once per hex:
   neighbours, so a query pays for the hexes it reaches, not for every unit (each unit's front
   directions are kept per state too);
 * rule objects (citations, effects) are not built during the search: the answer lists the
-  sections once, and a refused step is simply not taken.
+  sections once, and a refused step is simply not taken;
+* a state made by ``apply`` from a move or a melee retreat (one unit changed) gets its
+  look-ups from the state before (:func:`moved_to`, :meth:`_StateIndex.handed_on`), less what
+  the unit's old and new hexes can change; anything else is built afresh.
 """
 
 from __future__ import annotations
@@ -78,15 +81,133 @@ class _StateIndex:
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
         self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
 
+    def handed_on(self, board: ZoiBoard, state: ZoiState, move: _Moved) -> _StateIndex | None:
+        """The index of ``state``, which is this index's state with one unit moved, turned,
+        re-formed or re-sized (:func:`moved_to`), derived from this one; None when there is
+        any doubt (build afresh). What one unit ``u`` of side ``S`` standing in hex ``h``
+        changes, for each other side (its enemies): the entry cost of ``h`` (enemy units close
+        it), the zone and the adjacent carrés of each neighbour of ``h`` (found from the units
+        in the six neighbours), the steps out of every hex within two of ``h`` (a step reads
+        the cost and the zone of the hex entered), and ``u``'s own front directions. For ``S``
+        itself nothing changes (zones, carrés and costs are of enemy units only), so its
+        look-ups are kept whole. Both the old and the new hex are dropped around."""
+        old_unit, new_unit = move.old_unit, move.new_unit
+        on_map = board.hexes
+        if old_unit.hex not in on_map or (new_unit is not None and new_unit.hex not in on_map):
+            return None
+        if self.units.get(old_unit.id) is not old_unit:
+            return None
+        if new_unit is not None and (
+            new_unit.id != old_unit.id
+            or new_unit.side != old_unit.side
+            or new_unit.type != old_unit.type
+            or new_unit.subtype != old_unit.subtype
+        ):
+            return None
+        adjacent = adjacency(board)
+        side = old_unit.side
+        cells = {old_unit.hex} | ({new_unit.hex} if new_unit is not None else set())
+        near = {n for h in cells for _, n in adjacent.get(h, ())}
+        """The hexes whose zone and adjacent carrés the unit can change."""
+        ring = {n for h in cells | near for _, n in adjacent.get(h, ())}
+        """The hexes whose steps out read the cost or the zone of a hex of ``cells | near``."""
+        new = _StateIndex.__new__(_StateIndex)
+        new.board = self.board
+        units_at = self.units_at.copy()
+        for h in cells:
+            here = tuple(u for u in state.units if u.hex == h)
+            if here:
+                units_at[h] = here
+            else:
+                units_at.pop(h, None)
+        new.units_at = units_at
+        new.units = self.units.copy()
+        if new_unit is None:
+            del new.units[old_unit.id]
+        else:
+            new.units[old_unit.id] = new_unit
+        new.zones = {
+            key: _kept(table, key[0] == side, near) for key, table in self.zones.copy().items()
+        }
+        new.carres = {
+            key: _kept(table, key == side, near) for key, table in self.carres.copy().items()
+        }
+        new.costs = {
+            key: _kept(table, key[0] == side, cells) for key, table in self.costs.copy().items()
+        }
+        new.steps = {
+            key: _kept(table, key[0] == side, ring) for key, table in self.steps.copy().items()
+        }
+        new.fronts = {}
+        for key, table in self.fronts.copy().items():
+            kept = table.copy()
+            kept.pop(old_unit.id, None)
+            new.fronts[key] = kept
+        return new
+
+
+def _kept(table: dict[str, Any], whole: bool, dropped: set[str]) -> dict[str, Any]:
+    """A copy of one look-up table, whole or without the hexes ``dropped``."""
+    kept = table.copy()
+    if not whole:
+        for h in dropped:
+            kept.pop(h, None)
+    return kept
+
+
+class _Moved:
+    """What :func:`moved_to` changed: the index of the state before, the unit as it was and
+    as it is now (None: eliminated)."""
+
+    __slots__ = ("new_unit", "old", "old_unit")
+
+    def __init__(self, old: _StateIndex, old_unit: Unit, new_unit: Unit | None) -> None:
+        self.old = old
+        self.old_unit = old_unit
+        self.new_unit = new_unit
+
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
+_HANDED_ON: ByIdentity[_Moved] = ByIdentity(maxsize=128)
+"""New state (made by :func:`moved_to`) -> the change, until the new state's index is made."""
 
 
 def _index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
-    found = _INDEX_OF.get(state, lambda s: _StateIndex(board, s))
+    found = _INDEX_OF.get(state, lambda s: _new_index(board, s))
     if found.board() is not board:  # the same state judged on another board
         found = _StateIndex(board, state)
     return found
+
+
+def _new_index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
+    """The index of a state not indexed yet: handed on from the state it was made from
+    (:func:`moved_to`) when that one's index is there for this board, else built."""
+    move = _HANDED_ON.pop(state)
+    if move is not None and move.old.board() is board:
+        found = move.old.handed_on(board, state, move)
+        if found is not None:
+            return found
+    return _StateIndex(board, state)
+
+
+def moved_to(state: ZoiState, new: ZoiState, unit_id: str) -> ZoiState:
+    """``new``, the state ``apply`` made from ``state`` by changing the one unit ``unit_id``
+    (its hex, facing, formation or increments) or removing it, and nothing else the search
+    reads (units by hex, fronts): when ``state`` was indexed, ``new``'s index will be derived
+    from it when first asked for (:meth:`_StateIndex.handed_on`)."""
+    old = _INDEX_OF.peek(state)
+    if old is None:
+        return new
+    was = [u for u in state.units if u.id == unit_id]
+    now = [u for u in new.units if u.id == unit_id]
+    if len(was) != 1 or len(now) > 1:
+        return new
+    before = [u for u in state.units if u.id != unit_id]
+    after = [u for u in new.units if u.id != unit_id]
+    if len(before) != len(after) or any(a is not b for a, b in zip(before, after, strict=True)):
+        return new  # another unit changed too: build afresh
+    _HANDED_ON.put(new, _Moved(old, was[0], now[0] if now else None))
+    return new
 
 
 class Label:

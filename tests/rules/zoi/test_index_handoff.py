@@ -1,0 +1,199 @@
+"""Issue 11: the search's look-ups of a state made by ``move`` or ``melee_retreat`` are derived
+from the look-ups of the state before (``search._StateIndex.handed_on``: what the changed
+unit's old and new hexes can change dropped, the rest kept), not built afresh. It must never
+change an answer: after random chains of legal actions on generated games, each state's
+queries (on handed-on look-ups, then filled by queries in a random order) and rulings answer
+byte for byte as the same state round-tripped through its JSON dump (fresh look-ups)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from app.rules.zoi import search
+from app.rules.zoi.zones import Game
+from tests.rules.zoi.test_search import READINGS, RS, _game
+from tests.support.props import examples
+
+SIDES = ("french", "austrian")
+
+
+def _asks(board: Any, state: Any, opts: Any) -> list[tuple[str, Any]]:
+    """Every query of the state (reachable for each unit, zone map and defensive fire for each
+    side) and a few rulings for each unit (a one-hex move, a turn then a move, a retreat)."""
+    game = Game(board, state, opts)
+    asks: list[tuple[str, Any]] = []
+    for unit in state.units:
+        asks.append(("reachable", {"unit": unit.id}))
+        nbrs = game.adjacent_on_map(unit.hex)
+        for _, n in nbrs[:2]:
+            asks.append(("act", {"kind": "move", "unit": unit.id, "path": [n]}))
+        if nbrs and unit.facing is not None:
+            face = {"do": "face", "facing": (unit.facing + 1) % 6}
+            enter = {"do": "enter", "hex": nbrs[-1][1]}
+            asks.append(("act", {"kind": "move", "unit": unit.id, "steps": [face, enter]}))
+        if nbrs:
+            retreat = {"kind": "melee_retreat", "unit": unit.id, "path": [nbrs[0][1]]}
+            asks.append(("act", {**retreat, "result": "R1"}))
+    for side in SIDES:
+        asks.append(("zone-map", {"side": side}))
+        asks.append(("defensive-fire", {"side": side}))
+    asks.append(("defensive-fire", {}))
+    return asks
+
+
+def _ask(board: Any, state: Any, opts: Any, name: str, params: Any) -> str:
+    if name == "act":
+        return RS.adjudicate(board, state, RS.parse_action(params), opts).model_dump_json()
+    return json.dumps(RS.queries()[name].run(board, state, opts, params))
+
+
+def _candidates(board: Any, state: Any, opts: Any) -> dict[str, list[dict[str, Any]]]:
+    """Actions to try, by kind: moves of one or two hexes, with turns and formation changes
+    before or after; melee retreats of one to three hexes; phases (indexed afresh)."""
+    game = Game(board, state, opts)
+    out: dict[str, list[dict[str, Any]]] = {"move": [], "change": [], "melee_retreat": []}
+    for unit in state.units:
+        nbrs = [n for _, n in game.adjacent_on_map(unit.hex)]
+        for n in nbrs:
+            out["move"].append({"kind": "move", "unit": unit.id, "path": [n]})
+            for _, far in game.adjacent_on_map(n):
+                out["move"].append({"kind": "move", "unit": unit.id, "path": [n, far]})
+            for f in range(6):
+                enter, face = {"do": "enter", "hex": n}, {"do": "face", "facing": f}
+                out["change"].append({"kind": "move", "unit": unit.id, "steps": [face, enter]})
+                out["change"].append({"kind": "move", "unit": unit.id, "steps": [enter, face]})
+        for f in range(6):
+            out["change"].append(
+                {"kind": "move", "unit": unit.id, "steps": [{"do": "face", "facing": f}]}
+            )
+        for form in game.formations(unit):
+            for facing in (None, 0, 3):
+                step: dict[str, Any] = {"do": "formation", "formation": form}
+                if facing is not None:
+                    step["facing"] = facing
+                out["change"].append({"kind": "move", "unit": unit.id, "steps": [step]})
+                if nbrs:
+                    enter = {"do": "enter", "hex": nbrs[0]}
+                    out["change"].append({"kind": "move", "unit": unit.id, "steps": [enter, step]})
+        for do in ("limber", "unlimber"):
+            out["change"].append({"kind": "move", "unit": unit.id, "steps": [{"do": do}]})
+        for n in nbrs:
+            for result, length in (("R1", 1), ("R1L1", 1), ("R2", 2), ("R3L2", 3)):
+                path = [n]
+                while len(path) < length:
+                    ahead = [m for _, m in game.adjacent_on_map(path[-1]) if m not in path]
+                    if not ahead:
+                        break
+                    path.append(ahead[len(path) % len(ahead)])
+                out["melee_retreat"].append(
+                    {"kind": "melee_retreat", "unit": unit.id, "path": path, "result": result}
+                )
+    out["other"] = [
+        {"kind": "set_phase", "phase": "melee"},
+        {"kind": "set_phase", "phase": "movement", "phasing": "austrian"},
+        {"kind": "set_phase", "phase": "movement", "phasing": "french"},
+    ]
+    return out
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 10_000),
+    st.sampled_from([(6, 10), (7, 14), (8, 12), (8, 20)]),
+    st.sampled_from(range(len(READINGS))),
+    st.sampled_from(range(len(READINGS))),
+    st.sampled_from(["movement", "melee"]),
+    st.data(),
+)
+def test_handed_on_lookups_answer_as_fresh_ones(
+    seed: int,
+    size_count: tuple[int, int],
+    reading: int,
+    other_reading: int,
+    phase: str,
+    data: st.DataObject,
+) -> None:
+    size, count = size_count
+    scenario = _game(seed, size, count)
+    scenario["phase"] = phase
+    opts = RS.parse_options(READINGS[reading])
+    other = RS.parse_options(READINGS[other_reading])  # look-ups of a second reading handed on
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    for _ in range(data.draw(st.integers(1, 4), label="actions")):
+        asks = _asks(board, state, opts)
+        warm = [i for i, (name, _) in enumerate(asks) if name == "reachable"]
+        warm += data.draw(st.lists(st.sampled_from(range(len(asks))), max_size=6), label="warm")
+        for i in data.draw(st.permutations(warm), label="warm order"):
+            _ask(board, state, opts, *asks[i])  # fill the look-ups of the state before
+            if asks[i][0] == "reachable":
+                _ask(board, state, other, *asks[i])
+        candidates = _candidates(board, state, opts)
+        found = None
+        kinds = ["move", "move", "change"] if state.phase == "movement" else ["melee_retreat"] * 3
+        for _ in range(24):
+            kind = data.draw(st.sampled_from([*kinds, "other"]), label="kind")
+            if not candidates[kind]:
+                continue
+            action = RS.parse_action(data.draw(st.sampled_from(candidates[kind]), label="action"))
+            ruling = RS.adjudicate(board, state, action, opts)
+            if ruling.legal:
+                found = action, ruling
+                break
+        if found is None:
+            event("no legal action found")
+            return
+        action, ruling = found
+        new = RS.apply(board, state, action, ruling)
+        handed = search._HANDED_ON.peek(new) is not None
+        event(f"{action.kind}: handed on {handed}")
+        if action.kind == "set_phase":
+            assert not handed
+        dumped = new.model_dump(mode="json")
+        asks = _asks(board, new, opts)
+        searches = [i for i, (name, _) in enumerate(asks) if name == "reachable"]
+        others = [i for i in range(len(asks)) if i not in searches]
+        picked = searches + data.draw(
+            st.lists(st.sampled_from(others), max_size=10, unique=True), label="asks"
+        )
+        order = data.draw(st.permutations(picked), label="order")
+        readings = (opts, other)
+        alone = {
+            (r, i): _ask(board, RS.load_state(json.loads(json.dumps(dumped))), o, *asks[i])
+            for i in picked
+            for r, o in enumerate(readings)
+        }
+        for i in [*order, *order]:  # on the handed-on look-ups, then again on them warm
+            for r, o in enumerate(readings):
+                assert _ask(board, new, o, *asks[i]) == alone[(r, i)], (action, asks[i])
+        assert new.model_dump(mode="json") == dumped  # nothing changed the state
+        state = new
+
+
+def test_a_move_hands_the_lookups_on() -> None:
+    """A move on a state already queried hands its look-ups on (nothing built afresh), and
+    the handed-on index is that of the new state; a phase change does not hand them on."""
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(RS.example_scenario()), opts)
+    query = RS.queries()["reachable"]
+    query.run(board, state, opts, {"unit": "fr-4-2"})
+    action = RS.parse_action(
+        {"kind": "move", "unit": "fr-4-2", "steps": [{"do": "enter", "hex": "0607"}]}
+    )
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    move = search._HANDED_ON.peek(new)
+    assert move is not None and move.old is search._INDEX_OF.peek(state)
+    query.run(board, new, opts, {"unit": "fr-4-2"})
+    index = search._INDEX_OF.peek(new)
+    assert index is not None and search._HANDED_ON.peek(new) is None
+    moved = next(u for u in new.units if u.id == "fr-4-2")
+    assert index.units["fr-4-2"] is moved
+    assert moved in index.units_at[moved.hex]
+    phase = RS.parse_action({"kind": "set_phase", "phase": "melee"})
+    after = RS.apply(board, new, phase, RS.adjudicate(board, new, phase, opts))
+    assert search._HANDED_ON.peek(after) is None
