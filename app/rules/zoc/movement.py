@@ -664,7 +664,7 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
                 continue
             noted = reasons.get(hex_id)
             if noted:
-                unreachable[hex_id] = sorted(noted.values(), key=lambda r: str(r["code"]))
+                unreachable[hex_id] = _why_not(noted)
                 continue
             if out_of_reach is None:
                 out_of_reach = [c.section for c in ctx.cite("basic.movement-points")]
@@ -681,7 +681,7 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
             if i == found.start or hex_id in result:
                 continue
             if graph.distance(found.start, i) <= unit.movement_allowance:
-                unreachable[hex_id] = sorted(noted.values(), key=lambda r: str(r["code"]))
+                unreachable[hex_id] = _why_not(noted)
     return {
         **base,
         "can_move": True,
@@ -691,6 +691,14 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
         "citations": ctx.cited_ids(),
         "interpretations": [i.id for i in ctx.interpretations()],
     }
+
+
+def _why_not(noted: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """A hex's reasons in code order, copied (the search's are kept with the state)."""
+    return [
+        {**r, "citations": list(r["citations"])}
+        for r in sorted(noted.values(), key=lambda r: str(r["code"]))
+    ]
 
 
 def apply_move(board: object, state: State, action: MoveAction, outcome: MoveOutcome) -> State:

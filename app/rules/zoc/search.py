@@ -117,6 +117,9 @@ class SideFacts:
         self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
         8.2's verdict on that step."""
+        self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
+        """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
+        what it cited and relied on (in first-cited order, to be replayed)."""
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         found = self.ezoc.get(i)
@@ -196,6 +199,7 @@ class SideFacts:
         new.steps = self.steps.copy()
         for i in ring:
             new.steps.pop(i, None)
+        new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         new.verdicts = {}
         for key, table in self.verdicts.copy().items():
             if key[0] == unit_id:
@@ -265,9 +269,37 @@ class Found:
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
-    """Every node the unit can reach within its allowance, and why each refused step was."""
-    assert unit.hex is not None
+    """Every node the unit can reach within its allowance, and why each refused step was.
+
+    Kept per state, unit, options and whether the unit started the phase in EZOC (all the
+    search reads: the phase and the allowance are the state's): a later search of the same
+    game version replays what the first cited and relied on, in its order, and returns what
+    it found (which nothing changes afterwards)."""
     facts = side_facts(ctx, unit.side)
+    key = (unit.id, options, mover.started_in_ezoc)
+    kept = facts.searches.get(key)
+    if kept is not None:
+        found, events = kept
+        for is_cite, args in events:
+            if is_cite:
+                ctx.cite(*args)
+            else:
+                for interpretation_id in args:
+                    ctx.rely(interpretation_id)
+        return found
+    recorder = _Recorder(ctx.judgement)
+    ctx.judgement = cast(Judgement, recorder)
+    try:
+        found = _search(ctx, facts, mover, unit, options)
+    finally:
+        ctx.judgement = recorder.inner
+    # citing a group again, or relying on a reading again, changes nothing: each once
+    facts.searches[key] = (found, tuple(dict.fromkeys(recorder.log)))
+    return found
+
+
+def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: ZocOptions) -> Found:
+    assert unit.hex is not None
     graph = facts.graph
     ids = graph.ids
     row = graph.row
