@@ -23,7 +23,7 @@ from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
-from app.rules.zoc.search import reached, search
+from app.rules.zoc.search import in_code_order, reached, search, why_nots
 from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, moved_to, unit_ids
 
 STORMY = ("storms", "snow")
@@ -664,7 +664,7 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
                 continue
             noted = reasons.get(hex_id)
             if noted:
-                unreachable[hex_id] = _why_not(noted)
+                unreachable[hex_id] = why_nots(in_code_order(noted))
                 continue
             if out_of_reach is None:
                 out_of_reach = [c.section for c in ctx.cite("basic.movement-points")]
@@ -675,30 +675,19 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
                     "citations": list(out_of_reach),
                 }
             ]
-    else:
-        for i, noted in found.reasons.items():
-            hex_id = ids[i]
-            if i == found.start or hex_id in result:
-                continue
-            if graph.distance(found.start, i) <= unit.movement_allowance:
-                unreachable[hex_id] = _why_not(noted)
+        unreachable = dict(sorted(unreachable.items()))
+    else:  # already in hex id order
+        for hex_id, in_order in found.frontier(unit.movement_allowance):
+            unreachable[hex_id] = why_nots(in_order)
     return {
         **base,
         "can_move": True,
         "started_in_ezoc": mover.started_in_ezoc,
-        "reachable": dict(sorted(result.items())),
-        "unreachable": dict(sorted(unreachable.items())),
+        "reachable": result,  # in hex id order
+        "unreachable": unreachable,
         "citations": ctx.cited_ids(),
         "interpretations": [i.id for i in ctx.interpretations()],
     }
-
-
-def _why_not(noted: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
-    """A hex's reasons in code order, copied (the search's are kept with the state)."""
-    return [
-        {**r, "citations": list(r["citations"])}
-        for r in sorted(noted.values(), key=lambda r: str(r["code"]))
-    ]
 
 
 def apply_move(board: object, state: State, action: MoveAction, outcome: MoveOutcome) -> State:

@@ -25,7 +25,7 @@ recorded in the same first-cited order.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from app.rules.judgement import Judgement, Problem
@@ -266,6 +266,93 @@ class Found:
     stops: dict[int, Any]
     reasons: dict[int, dict[str, dict[str, Any]]]
     graph: BoardGraph
+    _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
+        default=None, init=False, repr=False
+    )
+    _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def reached_rows(self) -> tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]]:
+        """Each reached hex's answer in hex id order (its cheapest node; at equal cost the
+        one not ending the move), and the stops' groups of sections in the order answering
+        them cites them (once each, a stop replaced by a cheaper one's included)."""
+        if self._rows is not None:
+            return self._rows
+        ids = self.graph.ids
+        prev = self.prev
+        stops = self.stops
+        paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
+
+        def path_to(node: int) -> tuple[str, ...]:
+            """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
+            chain: list[int] = []
+            walk = node
+            while walk not in paths:
+                chain.append(walk)
+                parent = prev[walk]
+                assert parent is not None
+                walk = parent
+            path = paths[walk]
+            for n in reversed(chain):
+                path = paths[n] = (*path, ids[n >> 1])
+            return path
+
+        chosen: dict[str, ReachedRow] = {}
+        groups: dict[tuple[str, ...], None] = {}
+        for node, total in self.best.items():
+            i = node >> 1
+            if i == self.start:
+                continue
+            hex_id = ids[i]
+            terminal = bool(node & 1)
+            entry = chosen.get(hex_id)
+            if entry is not None and (entry[1] < total or (entry[1] == total and terminal)):
+                continue
+            stop = stops.get(node)
+            sections: tuple[str, ...] = ()
+            if stop is not None:
+                sections = tuple(stop.sections)
+                groups.setdefault(sections)
+            chosen[hex_id] = (hex_id, total, path_to(node), terminal, stop, sections)
+        self._rows = (tuple(chosen[h] for h in sorted(chosen)), tuple(groups))
+        return self._rows
+
+    def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
+        """The hexes a step was refused into, not reached, within ``allowance`` of the start,
+        in hex id order, each with its reasons in code order (the ``frontier`` why-nots)."""
+        kept = self._frontier
+        if kept is not None and kept[0] == allowance:
+            return kept[1]
+        ids = self.graph.ids
+        distance = self.graph.distance
+        reached = {row[0] for row in self.reached_rows()[0]}
+        rows: list[FrontierRow] = []
+        for i, noted in self.reasons.items():
+            hex_id = ids[i]
+            if i == self.start or hex_id in reached:
+                continue
+            if distance(self.start, i) <= allowance:
+                rows.append((hex_id, in_code_order(noted)))
+        rows.sort(key=lambda row: row[0])
+        self._frontier = (allowance, tuple(rows))
+        return self._frontier[1]
+
+
+ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
+"""(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
+
+FrontierRow = tuple[str, tuple[dict[str, Any], ...]]
+"""(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
+
+
+def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    return tuple(sorted(noted.values(), key=lambda r: str(r["code"])))
+
+
+def why_nots(reasons: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """A hex's reasons for an answer: copies (the search's are kept with the state)."""
+    return [{**r, "citations": list(r["citations"])} for r in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
@@ -408,49 +495,24 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
-    """Each reached hex: its cheapest cost, the path to it, whether the unit must stop."""
-    ids = found.graph.ids
-    prev = found.prev
-    paths: dict[int, list[str]] = {found.start * 2: []}
-
-    def path_to(node: int) -> list[str]:
-        """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
-        chain: list[int] = []
-        walk = node
-        while walk not in paths:
-            chain.append(walk)
-            parent = prev[walk]
-            assert parent is not None
-            walk = parent
-        path = paths[walk]
-        for n in reversed(chain):
-            path = paths[n] = [*path, ids[n >> 1]]
-        return path
-
+    """Each reached hex, in hex id order: its cheapest cost, the path to it, whether the unit
+    must stop (built afresh for each answer from :meth:`Found.reached_rows`)."""
+    rows, groups = found.reached_rows()
+    cite = ctx.cite
+    cited = {sections: [c.section for c in cite(*sections)] for sections in groups}
     result: dict[str, dict[str, Any]] = {}
-    cited: dict[tuple[str, ...], list[str]] = {}  # a group of sections is cited once
-    for node, total in found.best.items():
-        i = node >> 1
-        if i == found.start:
-            continue
-        hex_id = ids[i]
-        terminal = bool(node & 1)
-        entry = result.get(hex_id)
-        if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
-            continue
-        path = path_to(node)
-        found_stop = found.stops.get(node)
-        stop = None
-        if found_stop is not None:
-            sections = tuple(found_stop.sections)
-            citations = cited.get(sections)
-            if citations is None:
-                citations = cited[sections] = [c.section for c in ctx.cite(*sections)]
-            stop = {
-                "reason": found_stop.reason,
-                "by": list(found_stop.by),
-                "message": found_stop.message,
-                "citations": list(citations),
-            }
-        result[hex_id] = {"cost": total, "path": path, "must_stop": terminal, "stop": stop}
+    for hex_id, total, path, terminal, stop, sections in rows:
+        result[hex_id] = {
+            "cost": total,
+            "path": list(path),
+            "must_stop": terminal,
+            "stop": None
+            if stop is None
+            else {
+                "reason": stop.reason,
+                "by": list(stop.by),
+                "message": stop.message,
+                "citations": list(cited[sections]),
+            },
+        }
     return result
