@@ -14,7 +14,11 @@ whether the unit must stop there), run over hexes numbered once per board:
   :meth:`Mover.zoc_step` itself, and its verdict is kept per state, unit and options with the
   sections it cited and the readings it relied on, in order (:class:`StepVerdict`), so a
   later search of the same game version replays them instead of judging again;
-* citations are recorded once per group of sections (a group already recorded is skipped).
+* citations are recorded once per group of sections (a group already recorded is skipped);
+* a whole search is kept too, per state, unit, options and whether the unit started the phase
+  in EZOC (the last :data:`SEARCHES_KEPT`), with what it cited and relied on, and the rows of
+  its answer (:meth:`Found.reached_rows`, :meth:`Found.frontier`): the same query again at
+  the same game version replays the citations and copies the rows into a fresh answer.
 
 It answers exactly what the search it replaced answered (the test reference in
 ``tests/rules/zoc/test_zoc_search.py``): the same nodes are expanded in the same order with the
@@ -95,6 +99,10 @@ class StepVerdict:
     events: tuple[Event, ...]
 
 
+SEARCHES_KEPT = 16
+"""Searches kept per state and side (:attr:`SideFacts.searches`): one on a 200x200 map with
+an allowance of 40 holds about a megabyte; the verdicts behind an evicted one stay kept."""
+
 PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 """What a step into a hex meets, for a unit of one side: nothing of 8.2 (PLAIN), nothing but
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
@@ -119,7 +127,8 @@ class SideFacts:
         8.2's verdict on that step."""
         self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
         """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
-        what it cited and relied on (in first-cited order, to be replayed)."""
+        what it cited and relied on (in first-cited order, to be replayed): the
+        :data:`SEARCHES_KEPT` last asked for, oldest first."""
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         found = self.ezoc.get(i)
@@ -364,8 +373,10 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     it found (which nothing changes afterwards)."""
     facts = side_facts(ctx, unit.side)
     key = (unit.id, options, mover.started_in_ezoc)
-    kept = facts.searches.get(key)
+    searches = facts.searches
+    kept = searches.pop(key, None)
     if kept is not None:
+        searches[key] = kept  # now the last asked for
         found, events = kept
         for is_cite, args in events:
             if is_cite:
@@ -381,7 +392,9 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     finally:
         ctx.judgement = recorder.inner
     # citing a group again, or relying on a reading again, changes nothing: each once
-    facts.searches[key] = (found, tuple(dict.fromkeys(recorder.log)))
+    searches[key] = (found, tuple(dict.fromkeys(recorder.log)))
+    if len(searches) > SEARCHES_KEPT:
+        del searches[next(iter(searches))]
     return found
 
 
