@@ -29,6 +29,7 @@ recorded in the same first-cited order.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -281,6 +282,9 @@ class Found:
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
         default=None, init=False, repr=False
     )
+    _everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = field(
+        default=None, init=False, repr=False
+    )
 
     def reached_rows(self) -> tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]]:
         """Each reached hex's answer in hex id order (its cheapest node; at equal cost the
@@ -347,12 +351,38 @@ class Found:
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
 
+    def everywhere(
+        self, allowance: int, within: Callable[[], Iterable[str]]
+    ) -> tuple[WhyNotRow, ...]:
+        """Every hex of ``within()`` (the map's hexes within ``allowance`` of the start) not
+        reached, in hex id order: with its reasons in code order, or None when no step was
+        refused into it (the ``all`` why-nots; :func:`app.rules.zoc.movement.reachable`)."""
+        kept = self._everywhere
+        if kept is not None and kept[0] == allowance:
+            return kept[1]
+        ids = self.graph.ids
+        reasons = {ids[i]: r for i, r in self.reasons.items()}
+        reached = {row[0] for row in self.reached_rows()[0]}
+        start = ids[self.start]
+        rows: list[WhyNotRow] = []
+        for hex_id in within():
+            if hex_id == start or hex_id in reached:
+                continue
+            noted = reasons.get(hex_id)
+            rows.append((hex_id, in_code_order(noted) if noted else None))
+        rows.sort(key=lambda row: row[0])
+        self._everywhere = (allowance, tuple(rows))
+        return self._everywhere[1]
+
 
 ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
 """(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
 
 FrontierRow = tuple[str, tuple[dict[str, Any], ...]]
 """(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
+
+WhyNotRow = tuple[str, tuple[dict[str, Any], ...] | None]
+"""(hex, its reasons in code order, or None: out of reach)."""
 
 
 def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
