@@ -23,7 +23,7 @@ from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
-from app.rules.zoc.search import reached, search
+from app.rules.zoc.search import reached, search, why_nots
 from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, moved_to, unit_ids
 
 STORMY = ("storms", "snow")
@@ -651,22 +651,20 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
     start = unit.hex
     found = search(ctx, mover, unit, ctx.options)
     result = reached(ctx, found)
-    graph = found.graph
-    ids = graph.ids
     unreachable: dict[str, list[dict[str, Any]]] = {}
     if why_not == "all":
-        reasons = {ids[i]: r for i, r in found.reasons.items()}
-        out_of_reach: list[str] | None = None
         layout = ctx.board.layout.layout()
         on_map = ctx.board.hexes
-        for hex_id in layout.within(start, unit.movement_allowance):
-            if hex_id == start or hex_id in result or hex_id not in on_map:
+        allowance = unit.movement_allowance
+        rows = found.everywhere(
+            allowance, lambda: (h for h in layout.within(start, allowance) if h in on_map)
+        )
+        out_of_reach: list[str] | None = None
+        for hex_id, in_order in rows:
+            if in_order is not None:
+                unreachable[hex_id] = why_nots(in_order)
                 continue
-            noted = reasons.get(hex_id)
-            if noted:
-                unreachable[hex_id] = sorted(noted.values(), key=lambda r: str(r["code"]))
-                continue
-            if out_of_reach is None:
+            if out_of_reach is None:  # nothing else cites in between: as at the first such hex
                 out_of_reach = [c.section for c in ctx.cite("basic.movement-points")]
             unreachable[hex_id] = [
                 {
@@ -675,19 +673,15 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
                     "citations": list(out_of_reach),
                 }
             ]
-    else:
-        for i, noted in found.reasons.items():
-            hex_id = ids[i]
-            if i == found.start or hex_id in result:
-                continue
-            if graph.distance(found.start, i) <= unit.movement_allowance:
-                unreachable[hex_id] = sorted(noted.values(), key=lambda r: str(r["code"]))
+    else:  # already in hex id order
+        for hex_id, in_order in found.frontier(unit.movement_allowance):
+            unreachable[hex_id] = why_nots(in_order)
     return {
         **base,
         "can_move": True,
         "started_in_ezoc": mover.started_in_ezoc,
-        "reachable": dict(sorted(result.items())),
-        "unreachable": dict(sorted(unreachable.items())),
+        "reachable": result,  # in hex id order
+        "unreachable": unreachable,
         "citations": ctx.cited_ids(),
         "interpretations": [i.id for i in ctx.interpretations()],
     }

@@ -14,7 +14,11 @@ whether the unit must stop there), run over hexes numbered once per board:
   :meth:`Mover.zoc_step` itself, and its verdict is kept per state, unit and options with the
   sections it cited and the readings it relied on, in order (:class:`StepVerdict`), so a
   later search of the same game version replays them instead of judging again;
-* citations are recorded once per group of sections (a group already recorded is skipped).
+* citations are recorded once per group of sections (a group already recorded is skipped);
+* a whole search is kept too, per state, unit, options and whether the unit started the phase
+  in EZOC (the last :data:`SEARCHES_KEPT`), with what it cited and relied on, and the rows of
+  its answer (:meth:`Found.reached_rows`, :meth:`Found.frontier`): the same query again at
+  the same game version replays the citations and copies the rows into a fresh answer.
 
 It answers exactly what the search it replaced answered (the test reference in
 ``tests/rules/zoc/test_zoc_search.py``): the same nodes are expanded in the same order with the
@@ -25,7 +29,8 @@ recorded in the same first-cited order.
 from __future__ import annotations
 
 import heapq
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 from app.rules.judgement import Judgement, Problem
@@ -95,6 +100,10 @@ class StepVerdict:
     events: tuple[Event, ...]
 
 
+SEARCHES_KEPT = 16
+"""Searches kept per state and side (:attr:`SideFacts.searches`): one on a 200x200 map with
+an allowance of 40 holds about a megabyte; the verdicts behind an evicted one stay kept."""
+
 PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 """What a step into a hex meets, for a unit of one side: nothing of 8.2 (PLAIN), nothing but
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
@@ -117,6 +126,10 @@ class SideFacts:
         self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
         8.2's verdict on that step."""
+        self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
+        """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
+        what it cited and relied on (in first-cited order, to be replayed): the
+        :data:`SEARCHES_KEPT` last asked for, oldest first."""
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         found = self.ezoc.get(i)
@@ -196,6 +209,7 @@ class SideFacts:
         new.steps = self.steps.copy()
         for i in ring:
             new.steps.pop(i, None)
+        new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         new.verdicts = {}
         for key, table in self.verdicts.copy().items():
             if key[0] == unit_id:
@@ -262,12 +276,160 @@ class Found:
     stops: dict[int, Any]
     reasons: dict[int, dict[str, dict[str, Any]]]
     graph: BoardGraph
+    _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
+        default=None, init=False, repr=False
+    )
+    _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
+        default=None, init=False, repr=False
+    )
+    _everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def reached_rows(self) -> tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]]:
+        """Each reached hex's answer in hex id order (its cheapest node; at equal cost the
+        one not ending the move), and the stops' groups of sections in the order answering
+        them cites them (once each, a stop replaced by a cheaper one's included)."""
+        if self._rows is not None:
+            return self._rows
+        ids = self.graph.ids
+        prev = self.prev
+        stops = self.stops
+        paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
+
+        def path_to(node: int) -> tuple[str, ...]:
+            """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
+            chain: list[int] = []
+            walk = node
+            while walk not in paths:
+                chain.append(walk)
+                parent = prev[walk]
+                assert parent is not None
+                walk = parent
+            path = paths[walk]
+            for n in reversed(chain):
+                path = paths[n] = (*path, ids[n >> 1])
+            return path
+
+        chosen: dict[str, ReachedRow] = {}
+        groups: dict[tuple[str, ...], None] = {}
+        for node, total in self.best.items():
+            i = node >> 1
+            if i == self.start:
+                continue
+            hex_id = ids[i]
+            terminal = bool(node & 1)
+            entry = chosen.get(hex_id)
+            if entry is not None and (entry[1] < total or (entry[1] == total and terminal)):
+                continue
+            stop = stops.get(node)
+            sections: tuple[str, ...] = ()
+            if stop is not None:
+                sections = tuple(stop.sections)
+                groups.setdefault(sections)
+            chosen[hex_id] = (hex_id, total, path_to(node), terminal, stop, sections)
+        self._rows = (tuple(chosen[h] for h in sorted(chosen)), tuple(groups))
+        return self._rows
+
+    def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
+        """The hexes a step was refused into, not reached, within ``allowance`` of the start,
+        in hex id order, each with its reasons in code order (the ``frontier`` why-nots)."""
+        kept = self._frontier
+        if kept is not None and kept[0] == allowance:
+            return kept[1]
+        ids = self.graph.ids
+        distance = self.graph.distance
+        reached = {row[0] for row in self.reached_rows()[0]}
+        rows: list[FrontierRow] = []
+        for i, noted in self.reasons.items():
+            hex_id = ids[i]
+            if i == self.start or hex_id in reached:
+                continue
+            if distance(self.start, i) <= allowance:
+                rows.append((hex_id, in_code_order(noted)))
+        rows.sort(key=lambda row: row[0])
+        self._frontier = (allowance, tuple(rows))
+        return self._frontier[1]
+
+    def everywhere(
+        self, allowance: int, within: Callable[[], Iterable[str]]
+    ) -> tuple[WhyNotRow, ...]:
+        """Every hex of ``within()`` (the map's hexes within ``allowance`` of the start) not
+        reached, in hex id order: with its reasons in code order, or None when no step was
+        refused into it (the ``all`` why-nots; :func:`app.rules.zoc.movement.reachable`)."""
+        kept = self._everywhere
+        if kept is not None and kept[0] == allowance:
+            return kept[1]
+        ids = self.graph.ids
+        reasons = {ids[i]: r for i, r in self.reasons.items()}
+        reached = {row[0] for row in self.reached_rows()[0]}
+        start = ids[self.start]
+        rows: list[WhyNotRow] = []
+        for hex_id in within():
+            if hex_id == start or hex_id in reached:
+                continue
+            noted = reasons.get(hex_id)
+            rows.append((hex_id, in_code_order(noted) if noted else None))
+        rows.sort(key=lambda row: row[0])
+        self._everywhere = (allowance, tuple(rows))
+        return self._everywhere[1]
+
+
+ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
+"""(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
+
+FrontierRow = tuple[str, tuple[dict[str, Any], ...]]
+"""(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
+
+WhyNotRow = tuple[str, tuple[dict[str, Any], ...] | None]
+"""(hex, its reasons in code order, or None: out of reach)."""
+
+
+def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    return tuple(sorted(noted.values(), key=lambda r: str(r["code"])))
+
+
+def why_nots(reasons: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+    """A hex's reasons for an answer: copies (the search's are kept with the state)."""
+    return [{**r, "citations": list(r["citations"])} for r in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
-    """Every node the unit can reach within its allowance, and why each refused step was."""
-    assert unit.hex is not None
+    """Every node the unit can reach within its allowance, and why each refused step was.
+
+    Kept per state, unit, options and whether the unit started the phase in EZOC (all the
+    search reads: the phase and the allowance are the state's): a later search of the same
+    game version replays what the first cited and relied on, in its order, and returns what
+    it found (which nothing changes afterwards)."""
     facts = side_facts(ctx, unit.side)
+    key = (unit.id, options, mover.started_in_ezoc)
+    searches = facts.searches
+    kept = searches.pop(key, None)
+    if kept is not None:
+        searches[key] = kept  # now the last asked for
+        found, events = kept
+        for is_cite, args in events:
+            if is_cite:
+                ctx.cite(*args)
+            else:
+                for interpretation_id in args:
+                    ctx.rely(interpretation_id)
+        return found
+    recorder = _Recorder(ctx.judgement)
+    ctx.judgement = cast(Judgement, recorder)
+    try:
+        found = _search(ctx, facts, mover, unit, options)
+    finally:
+        ctx.judgement = recorder.inner
+    # citing a group again, or relying on a reading again, changes nothing: each once
+    searches[key] = (found, tuple(dict.fromkeys(recorder.log)))
+    if len(searches) > SEARCHES_KEPT:
+        del searches[next(iter(searches))]
+    return found
+
+
+def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: ZocOptions) -> Found:
+    assert unit.hex is not None
     graph = facts.graph
     ids = graph.ids
     row = graph.row
@@ -376,49 +538,24 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
-    """Each reached hex: its cheapest cost, the path to it, whether the unit must stop."""
-    ids = found.graph.ids
-    prev = found.prev
-    paths: dict[int, list[str]] = {found.start * 2: []}
-
-    def path_to(node: int) -> list[str]:
-        """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
-        chain: list[int] = []
-        walk = node
-        while walk not in paths:
-            chain.append(walk)
-            parent = prev[walk]
-            assert parent is not None
-            walk = parent
-        path = paths[walk]
-        for n in reversed(chain):
-            path = paths[n] = [*path, ids[n >> 1]]
-        return path
-
+    """Each reached hex, in hex id order: its cheapest cost, the path to it, whether the unit
+    must stop (built afresh for each answer from :meth:`Found.reached_rows`)."""
+    rows, groups = found.reached_rows()
+    cite = ctx.cite
+    cited = {sections: [c.section for c in cite(*sections)] for sections in groups}
     result: dict[str, dict[str, Any]] = {}
-    cited: dict[tuple[str, ...], list[str]] = {}  # a group of sections is cited once
-    for node, total in found.best.items():
-        i = node >> 1
-        if i == found.start:
-            continue
-        hex_id = ids[i]
-        terminal = bool(node & 1)
-        entry = result.get(hex_id)
-        if entry is not None and (entry["cost"] < total or (entry["cost"] == total and terminal)):
-            continue
-        path = path_to(node)
-        found_stop = found.stops.get(node)
-        stop = None
-        if found_stop is not None:
-            sections = tuple(found_stop.sections)
-            citations = cited.get(sections)
-            if citations is None:
-                citations = cited[sections] = [c.section for c in ctx.cite(*sections)]
-            stop = {
-                "reason": found_stop.reason,
-                "by": list(found_stop.by),
-                "message": found_stop.message,
-                "citations": list(citations),
-            }
-        result[hex_id] = {"cost": total, "path": path, "must_stop": terminal, "stop": stop}
+    for hex_id, total, path, terminal, stop, sections in rows:
+        result[hex_id] = {
+            "cost": total,
+            "path": list(path),
+            "must_stop": terminal,
+            "stop": None
+            if stop is None
+            else {
+                "reason": stop.reason,
+                "by": list(stop.by),
+                "message": stop.message,
+                "citations": list(cited[sections]),
+            },
+        }
     return result

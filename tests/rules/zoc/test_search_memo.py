@@ -1,0 +1,57 @@
+"""The whole-search memo of ``reachable`` (``SideFacts.searches``): a search kept, replayed or
+evicted answers what a fresh state answers, and an answer handed out shares nothing with it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from app.rules import registry
+from app.rules.base import shipped_scenario
+from app.rules.zoc import search as zoc_search
+from app.rules.zoc.ruleset import ZocRuleset
+
+RS = registry.get("zoc")
+QUERY = RS.queries()["reachable"]
+
+
+def _ask(board: Any, state: Any, opts: Any, unit: str, why_not: str) -> str:
+    return json.dumps(QUERY.run(board, state, opts, {"unit": unit, "why_not": why_not}))
+
+
+def test_kept_replayed_and_evicted_searches_answer_as_a_fresh_state(monkeypatch: Any) -> None:
+    monkeypatch.setattr(zoc_search, "SEARCHES_KEPT", 2)  # every unit evicts an older one
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), opts)
+    units = [u.id for u in state.units if u.hex is not None]
+    assert len(units) > 2
+    fresh = {
+        (u, w): _ask(board, state.model_copy(), opts, u, w)
+        for u in units
+        for w in ("frontier", "all")
+    }
+    for _ in range(3):  # kept, replayed, evicted and searched again
+        for u in units:
+            for w in ("frontier", "all"):
+                assert _ask(board, state, opts, u, w) == fresh[(u, w)], (u, w)
+
+
+def test_an_answer_shares_nothing_with_the_kept_search() -> None:
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), opts)
+    first = QUERY.run(board, state, opts, {"unit": "de-inf-y"})
+    expected = json.dumps(first)
+    assert first["unreachable"]
+    assert any(e["stop"] is not None for e in first["reachable"].values())
+    for entry in first["reachable"].values():  # a caller scribbling over its answer
+        entry["path"].append("x")
+        if entry["stop"] is not None:
+            entry["stop"]["by"].append("x")
+            entry["stop"]["citations"].append("x")
+    for reasons in first["unreachable"].values():
+        for r in reasons:
+            r["citations"].append("x")
+            r["code"] = "x"
+    assert json.dumps(QUERY.run(board, state, opts, {"unit": "de-inf-y"})) == expected
