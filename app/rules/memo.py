@@ -25,6 +25,25 @@ class ByIdentity(Generic[T]):
         self._items: OrderedDict[int, tuple[weakref.ref[Any], T]] = OrderedDict()
         self._lock = threading.Lock()
         self._computing = threading.Lock()
+        self._dead: list[int] = []
+        """Keys whose object was collected: dropped at the next put or get, so what was kept
+        for a state no longer alive (a game's older version) does not wait to be evicted."""
+
+    def _ref(self, obj: Any) -> weakref.ref[Any]:
+        dead, key = self._dead, id(obj)  # not self: the callback must not keep the memo alive
+
+        def gone(_ref: weakref.ref[Any]) -> None:
+            dead.append(key)
+
+        return weakref.ref(obj, gone)
+
+    def _purge(self) -> None:
+        """Drop the entries of collected objects (the lock held)."""
+        while self._dead:
+            key = self._dead.pop()
+            entry = self._items.get(key)
+            if entry is not None and entry[0]() is None:  # not a new object of the same id
+                del self._items[key]
 
     def __call__(self, obj: Any) -> T:
         assert self._compute is not None
@@ -43,7 +62,8 @@ class ByIdentity(Generic[T]):
     def put(self, obj: Any, value: T) -> None:
         """Keep ``value`` for ``obj`` (replacing what was kept)."""
         with self._lock:
-            self._items[id(obj)] = (weakref.ref(obj), value)
+            self._purge()
+            self._items[id(obj)] = (self._ref(obj), value)
             self._items.move_to_end(id(obj))
             while len(self._items) > self._maxsize:
                 self._items.popitem(last=False)
@@ -72,7 +92,8 @@ class ByIdentity(Generic[T]):
                     return entry[1]
             value = compute(obj)
         with self._lock:
-            self._items[key] = (weakref.ref(obj), value)
+            self._purge()
+            self._items[key] = (self._ref(obj), value)
             self._items.move_to_end(key)
             while len(self._items) > self._maxsize:
                 self._items.popitem(last=False)

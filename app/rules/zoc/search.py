@@ -100,9 +100,10 @@ class StepVerdict:
     events: tuple[Event, ...]
 
 
-SEARCHES_KEPT = 16
+SEARCHES_KEPT = 4
 """Searches kept per state and side (:attr:`SideFacts.searches`): one on a 200x200 map with
-an allowance of 40 holds about a megabyte; the verdicts behind an evicted one stay kept."""
+an allowance of 40 holds about a megabyte; the verdicts behind an evicted one stay kept. (A
+state's index is dropped once the state is gone: :class:`app.rules.memo.ByIdentity`.)"""
 
 PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 """What a step into a hex meets, for a unit of one side: nothing of 8.2 (PLAIN), nothing but
