@@ -33,16 +33,11 @@ def JSON_SERIALIZER(value: Any) -> str:
     return text
 
 
-def encode_json(value: Any) -> str:
-    """The text a JSON column stores for ``value`` (ValueError for NaN or Infinity)."""
-    return _dumps(value)
-
-
 @contextmanager
 def json_reuse(*known: tuple[Any, str]) -> Iterator[None]:
     """Within the block (this thread), the same document object written to several JSON
     columns is encoded once: a write stores the new state in the game row and as its event's
-    snapshot. ``known`` are (document, its :func:`encode_json` text) pairs already encoded.
+    snapshot. ``known`` are (document, its JSON text) pairs already encoded.
     The documents must not change inside the block."""
     outer = getattr(_reuse, "texts", None)
     _reuse.texts = {} if outer is None else outer

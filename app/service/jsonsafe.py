@@ -117,30 +117,29 @@ def encode_state(data: Any) -> bytes:
     return pydantic_core.to_json(data, inf_nan_mode="constants")
 
 
+def _checked(value: Any) -> str | None:
+    """:func:`encode_state` of ``value`` when :func:`fine_text` passes it, else None."""
+    try:
+        raw = encode_state(value)
+    except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
+        return None
+    return raw.decode("utf-8") if fine_text(raw) else None
+
+
 def checked_text(data: Any) -> str | None:
     """The JSON text a column stores for ``data`` when :func:`fine_text` passes it; None
     when it does not (or the encoder refuses a value): then walk it (:func:`unsafe_values`).
     The text parses back to ``data`` (it need not be the text ``json.dumps`` would give)."""
     if type(data) is not dict:
         return None  # documents only (a state is an object): anything else goes the long way
-    try:
-        raw = encode_state(data)
-    except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
-        return None
-    return raw.decode("utf-8") if fine_text(raw) else None
+    return _checked(data)
 
 
 def checked_state_text(state: Any) -> str | None:
     """The JSON text of a (pydantic) state, encoded from the model itself -- what
     ``state.model_dump_json()`` gives, with non-finite numbers as tokens :func:`fine_text`
     refuses -- when :func:`fine_text` passes it; None otherwise (then dump and walk it)."""
-    if not isinstance(state, BaseModel):
-        return None
-    try:
-        raw = encode_state(state)
-    except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
-        return None
-    return raw.decode("utf-8") if fine_text(raw) else None
+    return _checked(state) if isinstance(state, BaseModel) else None
 
 
 class StoredText:
@@ -156,8 +155,6 @@ class StoredText:
 
 def json_text(doc: Any) -> str:
     """The JSON text of a document the walk found storable (no non-finite number in it)."""
-    if isinstance(doc, StoredText):
-        return doc.text
     return pydantic_core.to_json(doc).decode("utf-8")
 
 

@@ -311,8 +311,10 @@ def append_event(
                 unstorable,
                 code="result.unstorable",
             )
+        if state_text is None:  # the quick text check was only wary: the walk passed it
+            state_text = json_text(state_json)
     # the state is stored twice (game row, event snapshot) and encoded once
-    with json_reuse(*([(state_json, state_text)] if state_text is not None else [])):
+    with json_reuse((state_json, state_text)):
         if not uow.games.advance(
             game.row.id,
             expected_version=expected,
@@ -322,11 +324,7 @@ def append_event(
         ):
             raise PreconditionFailed("another write was accepted first; reload the game")
         seq = expected - INITIAL_VERSION + 1
-        answer = (
-            response(seq, expected + 1, state_text or json_text(state_json))
-            if response is not None
-            else None
-        )
+        answer = response(seq, expected + 1, state_text) if response is not None else None
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
         event = EventRow(
@@ -371,7 +369,7 @@ def remember_state(
     game: Game,
     version: int,
     state_json: Any,
-    text: str | None,
+    text: str,
     new_state: Any = None,
 ) -> None:
     """Once the write commits, keep the state it stored as the parsed state of ``version``,
@@ -392,7 +390,7 @@ def remember_state(
     if cache is None:
         return
     key = (game.row.id, version, game.ruleset.id, game.row.ruleset_version)
-    size = len(text) if text is not None else len(json_text(state_json))
+    size = len(text)
     as_made = new_state is not None and uow.games.keeps_documents()
     checking = as_made and checking_writes()
 
@@ -566,13 +564,8 @@ def clock_now(now: float | None) -> float:
     return time.time() if now is None else now
 
 
-def state_view(
-    game: Game, state: Any, seat: str | None, dumped: dict[str, Any] | None = None
-) -> dict[str, Any]:
-    """What ``seat`` may see of ``state``; ``dumped`` is the state's JSON document when the
-    caller has it, which is the view of a ruleset that hides nothing (the default view)."""
-    if dumped is not None and type(game.ruleset).view is Ruleset.view:
-        return dumped
+def state_view(game: Game, state: Any, seat: str | None) -> dict[str, Any]:
+    """What ``seat`` may see of ``state``."""
     with guard("state"):
         return dict(game.ruleset.view(game.board, state, seat))
 
