@@ -95,6 +95,35 @@ class AccessRepository:
         )
         self.session.execute(stmt)
 
+    def access_changed(self, game_id: str) -> None:
+        """A credential of the game was revoked, rotated or reissued: bump the game's access
+        epoch and announce it, so open streams re-check their credential once this commits
+        (:func:`app.db.notify.stage_access_change`)."""
+        stmt = (
+            update(GameRow)
+            .where(GameRow.id == game_id)
+            .values(access_epoch=GameRow.access_epoch + 1)
+            .execution_options(synchronize_session=False)
+        )
+        self.session.execute(stmt)
+        notify.stage_access_change(self.session, game_id)
+
+    def revoke_tokens_of(self, game_id: str, seat: str, now: datetime) -> int:
+        """Revoke every live spectator token ``seat`` minted at the game; how many."""
+        stmt = (
+            update(AccessTokenRow)
+            .where(
+                AccessTokenRow.game_id == game_id,
+                AccessTokenRow.created_by == seat,
+                AccessTokenRow.revoked_at.is_(None),
+            )
+            .values(revoked_at=now)
+            .execution_options(synchronize_session=False)
+        )
+        result = self.session.execute(stmt)
+        assert isinstance(result, CursorResult)
+        return int(result.rowcount or 0)
+
     # -- webhooks -------------------------------------------------------------------------
 
     def webhooks(self, game_id: str, seat: str | None = None) -> list[WebhookRow]:
@@ -115,6 +144,14 @@ class AccessRepository:
         self.session.flush()
         if isinstance(row, WebhookDeliveryRow):
             notify.stage_outbox(self.session)
+
+    def delete_webhooks_of(self, game_id: str, seat: str) -> int:
+        """Remove every webhook ``seat`` registered at the game, with its pending and past
+        deliveries; how many webhooks."""
+        ids = [w.id for w in self.webhooks(game_id, seat)]
+        for webhook_id in ids:
+            self.delete_webhook(webhook_id)
+        return len(ids)
 
     def delete_webhook(self, webhook_id: str) -> None:
         self.session.execute(

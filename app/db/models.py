@@ -101,6 +101,9 @@ class GameRow(Base):
     """The state at creation: where audit replay and a rollback to version 1 start."""
     winner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """The winning side of a finished game, when there is one (e.g. after a clock forfeit)."""
+    access_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Incremented by every revocation, rotation or reissue of one of the game's credentials
+    (the streams' shared poller reads it, so open streams re-check their credential)."""
 
 
 class SeatRow(Base):

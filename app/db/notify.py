@@ -67,6 +67,13 @@ def stage(session: Session, game_id: str, seq: int) -> None:
         )
 
 
+def stage_access_change(session: Session, game_id: str) -> None:
+    """Announce that a credential of the game was revoked, rotated or reissued: delivered like
+    an appended event (``<game id>:0``: no event), only if the transaction commits, so every
+    open stream of the game wakes and re-checks its credential at once."""
+    stage(session, game_id, 0)
+
+
 def add_commit_listener(callback: Callable[[str, int], None]) -> None:
     """Call ``callback(game_id, seq)`` after any session of this process commits an event."""
     with _lock:
@@ -197,12 +204,17 @@ VERSIONS_CHUNK = 500
 """Game ids per ``IN (...)`` of :func:`game_versions` (SQLite allows 999 parameters)."""
 
 
-def game_versions(engine: Engine, game_ids: list[str]) -> dict[str, int]:
-    """The current version of each game (one short read; the shared poller's only query)."""
-    out: dict[str, int] = {}
+def game_versions(engine: Engine, game_ids: list[str]) -> dict[str, tuple[int, int]]:
+    """The current version and access epoch of each game (one short read; the shared
+    poller's only query): a change of either wakes the game's streams -- a new event, or a
+    credential revoked, rotated or reissued (the streams then re-check their credential)."""
+    out: dict[str, tuple[int, int]] = {}
     with engine.connect() as conn:
         for i in range(0, len(game_ids), VERSIONS_CHUNK):
             chunk = game_ids[i : i + VERSIONS_CHUNK]
-            rows = conn.execute(select(GameRow.id, GameRow.version).where(GameRow.id.in_(chunk)))
-            out.update({str(r[0]): int(r[1]) for r in rows})
+            stmt = select(GameRow.id, GameRow.version, GameRow.access_epoch).where(
+                GameRow.id.in_(chunk)
+            )
+            rows = conn.execute(stmt)
+            out.update({str(r[0]): (int(r[1]), int(r[2])) for r in rows})
     return out

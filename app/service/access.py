@@ -6,6 +6,13 @@
   A seat lists and revokes the tokens it minted; the umpire lists and revokes them all.
 * A seat **rotates** its own token: a new one is issued and the old one is refused (401) from
   the commit on. The umpire may **reissue** any seat's token (a lost or leaked token).
+* A reissue (by default) also revokes what the old credential may have left behind: every
+  spectator token the seat minted and every webhook the seat registered, since whoever held
+  the leaked token may have made them (``revoke_minted``; a rotation keeps them by default,
+  the seat's own choice, and takes ``revoke_minted=true`` too).
+* Every revocation, rotation and reissue bumps the game's access epoch and wakes its open
+  streams in every process, which re-check their credential and end (an ``event: revoked``)
+  when it no longer holds (:mod:`app.service.stream`).
 
 Every token is 256 random bits, shown once and stored only as SHA-256 (see
 :mod:`app.service.identity` for the constant-time comparison).
@@ -57,6 +64,12 @@ class IssuedSeatToken(BaseModel):
     game: str
     seat: str
     token: str = Field(description="Shown once; only its hash is stored.")
+    revoked_tokens: int = Field(
+        0, description="Spectator tokens the seat had minted, revoked with the old token."
+    )
+    removed_webhooks: int = Field(
+        0, description="Webhooks the seat had registered, removed with the old token."
+    )
 
 
 def _record(row: AccessTokenRow) -> SpectatorToken:
@@ -130,31 +143,57 @@ def revoke(uow: AbstractUnitOfWork, game_id: str, token_id: str, *, token: str |
             )
         if row.revoked_at is None:
             row.revoked_at = datetime.now(UTC)
+            repo = access(uow)
+            repo.session.flush()
+            repo.access_changed(gid)
         uow.commit()
 
 
-def rotate(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> IssuedSeatToken:
-    """Replace the presented seat token with a new one."""
+def rotate(
+    uow: AbstractUnitOfWork, game_id: str, *, token: str | None, revoke_minted: bool = False
+) -> IssuedSeatToken:
+    """Replace the presented seat token with a new one (``revoke_minted``: also revoke the
+    spectator tokens this seat minted and remove the webhooks it registered)."""
     with uow.begin(write=True):
         gid, seat = writer_seat(uow, game_id, token, "rotating a token")
-        return _issue(uow, gid, seat)
+        return _issue(uow, gid, seat, revoke_minted=revoke_minted)
 
 
 def reissue(
-    uow: AbstractUnitOfWork, game_id: str, seat: str, *, token: str | None
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    seat: str,
+    *,
+    token: str | None,
+    revoke_minted: bool = True,
 ) -> IssuedSeatToken:
-    """The umpire replaces any seat's token (e.g. one a player lost or leaked)."""
+    """The umpire replaces any seat's token (e.g. one a player lost or leaked); by default
+    what the old token may have minted and registered goes with it (``revoke_minted``)."""
     with uow.begin(write=True):
         gid, caller = writer_seat(uow, game_id, token, "reissuing a seat token")
         if caller != UMPIRE:
             raise Forbidden("only the umpire may reissue a seat's token", code="token.umpire_only")
         if seat not in {r.seat for r in uow.games.seats(gid)}:
             raise NotFound(f"game {gid!r} has no seat {seat!r}", code="seat.not_found")
-        return _issue(uow, gid, seat)
+        return _issue(uow, gid, seat, revoke_minted=revoke_minted)
 
 
-def _issue(uow: AbstractUnitOfWork, game_id: str, seat: str) -> IssuedSeatToken:
+def _issue(
+    uow: AbstractUnitOfWork, game_id: str, seat: str, *, revoke_minted: bool
+) -> IssuedSeatToken:
     secret = new_token()
-    access(uow).set_seat_hash(game_id, seat, hash_token(secret))
+    repo = access(uow)
+    repo.set_seat_hash(game_id, seat, hash_token(secret))
+    revoked = removed = 0
+    if revoke_minted:
+        revoked = repo.revoke_tokens_of(game_id, seat, datetime.now(UTC))
+        removed = repo.delete_webhooks_of(game_id, seat)
+    repo.access_changed(game_id)
     uow.commit()
-    return IssuedSeatToken(game=game_id, seat=seat, token=secret)
+    return IssuedSeatToken(
+        game=game_id,
+        seat=seat,
+        token=secret,
+        revoked_tokens=revoked,
+        removed_webhooks=removed,
+    )

@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
+from sqlalchemy.exc import DBAPIError
+
+from app.db.access import access
 from app.db.uow import AbstractUnitOfWork
 from app.service.errors import INT4_MAX, FieldError, InvalidInput
 from app.service.holdings import holdings
 from app.service.results import EventView
-from app.service.stream import StreamReader, read_batch
+from app.service.stream import DatabaseAway, StreamReader, views
 
 FeedReaders = dict[str, StreamReader]
 """Holding key -> the reader of that game as that seat."""
@@ -27,7 +30,7 @@ def open_feed(uow: AbstractUnitOfWork, tokens: Sequence[str], *, limit: int) -> 
     """Who reads what: 401/422 before any byte is streamed."""
     with uow.begin():
         return {
-            h.key: StreamReader(game_id=h.game.id, seat=h.seat)
+            h.key: StreamReader(game_id=h.game.id, seat=h.seat, token_hash=h.token_hash)
             for h in holdings(uow, tokens, limit=limit)
         }
 
@@ -61,15 +64,41 @@ def format_cursor(cursor: Mapping[str, int]) -> str:
     return ",".join(f"{key}={seq}" for key, seq in sorted(cursor.items()))
 
 
+def revoked(uow: AbstractUnitOfWork, readers: FeedReaders) -> list[str]:
+    """Inside an open transaction: the holdings whose token no longer holds them (revoked,
+    rotated or reissued), found for every holding at once (two index look-ups)."""
+    hashes = {r.token_hash for r in readers.values() if r.token_hash}
+    repo = access(uow)
+    held: set[tuple[str, str | None, str]] = set()
+    for seat, game, _ in repo.seats_by_hashes(hashes):
+        held.add((game.id, seat.seat, seat.token_hash))
+    for token, game, _ in repo.spectators_by_hashes(hashes):
+        held.add((game.id, None, token.token_hash))
+    return [
+        key
+        for key, r in readers.items()
+        if r.token_hash is not None and (r.game_id, r.seat, r.token_hash) not in held
+    ]
+
+
 def read_feed(
     uow: AbstractUnitOfWork, readers: FeedReaders, cursor: Mapping[str, int], *, limit: int
-) -> list[tuple[str, EventView]]:
-    """The next events of every holding after the cursor (at most ``limit`` per holding)."""
+) -> tuple[list[tuple[str, EventView]], list[str]]:
+    """The next events of every holding after the cursor (at most ``limit`` per holding),
+    and the holdings whose credential no longer holds (read nothing of them), in one short
+    transaction; :class:`DatabaseAway` when the database cannot be read."""
     out: list[tuple[str, EventView]] = []
-    for key, reader in readers.items():
-        for view in read_batch(uow, reader, after=cursor[key], limit=limit):
-            out.append((key, view))
-    return out
+    try:
+        with uow.begin():
+            gone = revoked(uow, readers)
+            for key, reader in readers.items():
+                if key in gone:
+                    continue
+                for view in views(uow, reader, after=cursor[key], limit=limit):
+                    out.append((key, view))
+    except DBAPIError as exc:
+        raise DatabaseAway(str(exc.orig or exc)) from exc
+    return out, gone
 
 
 def sse_feed_event(reader: StreamReader, view: EventView, cursor: str) -> str:

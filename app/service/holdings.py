@@ -39,6 +39,8 @@ class Holding:
     """A side or ``umpire``; None for a spectator token."""
     digest: str
     """The game's board digest (the board cache key)."""
+    token_hash: str = ""
+    """The hash of the token that holds it (streams re-check it on every batch)."""
 
     @property
     def key(self) -> str:
@@ -101,12 +103,12 @@ def holdings(uow: AbstractUnitOfWork, tokens: Sequence[str], *, limit: int) -> l
         for seat, game, digest in seats:
             if same_hash(seat.token_hash, presented):
                 matched.add(index)
-                h = Holding(game, seat.seat, digest)
+                h = Holding(game, seat.seat, digest, presented)
                 found[h.key] = h
         for token, game, digest in spectators:
             if same_hash(token.token_hash, presented):
                 matched.add(index)
-                h = Holding(game, None, digest)
+                h = Holding(game, None, digest, presented)
                 found[h.key] = h
     missing = [i + 1 for i in range(len(hashes)) if i not in matched]
     if missing:

@@ -1,10 +1,18 @@
 """Live events: the per-reader event log as Server-Sent Events, woken by the database.
 
-* :func:`open_stream` checks the reader once (401/404 before any byte is streamed) and returns
+* :func:`open_stream` checks the reader (401/404 before any byte is streamed) and returns
   its seat; :func:`read_batch` reads the next events after a cursor, each filtered for that
   seat exactly as ``GET /games/{id}/events`` filters it (hidden events are redacted, so the
   stream's ids are gap-free). Each read is its own short transaction: nothing is held open
   while a stream is idle.
+* **Every batch re-checks the credential** the stream was opened with, in the same
+  transaction as the read: once the token is revoked, rotated or reissued, the batch raises
+  :class:`StreamRevoked` and the stream ends (``event: revoked``) before it sends anything
+  more. A revocation wakes the game's streams like a new event does (the access epoch, see
+  :meth:`app.db.access.AccessRepository.access_changed`), so this happens at once.
+* A read that fails because the database is away raises :class:`DatabaseAway`; the stream
+  stays open, says so in a comment and reads again after a back-off (nothing is lost: the
+  cursor did not move).
 * :class:`EventHub` (one per application) wakes waiting streams: after-commit callbacks for
   writes made by this process, ``LISTEN referee_events`` on PostgreSQL for writes made by any
   process (see :mod:`app.db.notify`), and a poll interval as the fallback (the only cross-
@@ -19,19 +27,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import Engine
+from sqlalchemy.exc import DBAPIError
 
 from app.db import notify
 from app.db.uow import AbstractUnitOfWork
 from app.service.boards import BoardCache
-from app.service.errors import INT4_MAX, FieldError, InvalidInput, ServiceError
+from app.service.errors import (
+    INT4_MAX,
+    FieldError,
+    InvalidInput,
+    ServiceError,
+    Unauthenticated,
+)
 from app.service.events import event_view
+from app.service.identity import identity_of
 from app.service.pipeline import find_game, reader_seat, settle_clock
 from app.service.results import EventView
+from app.service.tokens import hash_token
 
 log = logging.getLogger("referee.stream")
 
@@ -44,24 +62,78 @@ BATCH = 100
 
 @dataclass(frozen=True)
 class StreamReader:
+    """One reader of one game's events: its seat (None: a spectator or an anonymous reader)
+    and the hash of the token it presented (None: no token, a public game)."""
+
     game_id: str
     seat: str | None
+    token_hash: str | None = None
+
+
+class StreamRevoked(Exception):
+    """The credential a stream was opened with no longer holds (revoked, rotated, reissued):
+    the stream must end before it sends anything more."""
+
+    def __init__(self, reader: StreamReader) -> None:
+        super().__init__(f"the token of this stream no longer holds at {reader.game_id}")
+        self.reader = reader
+
+
+class DatabaseAway(Exception):
+    """A stream's read failed because the database is unreachable (it retries later)."""
+
+
+REVOKED_DETAIL = (
+    "the token this stream was opened with was revoked, rotated or reissued: "
+    "the stream ends here, and a new one with that token gets 401"
+)
 
 
 def open_stream(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> StreamReader:
     """Who is reading: the same rules as every read (private games need a seat token)."""
     with uow.begin():
         row, _ = find_game(uow, game_id)
-        return StreamReader(game_id=row.id, seat=reader_seat(uow, row, token))
+        seat = reader_seat(uow, row, token)
+        token_hash = None if token is None else hash_token(token)
+        return StreamReader(game_id=row.id, seat=seat, token_hash=token_hash)
+
+
+def still_holds(uow: AbstractUnitOfWork, reader: StreamReader) -> bool:
+    """Inside an open transaction: does the reader's token still hold the seat (or the
+    spectator's read) it held when the stream opened? (An index look-up, as every read's.)"""
+    if reader.token_hash is None:
+        return True
+    found = uow.games.get_as(reader.game_id, reader.token_hash)
+    if found is None:
+        return False
+    try:
+        who = identity_of(reader.token_hash, found[2])
+    except Unauthenticated:
+        return False
+    return who.seat == reader.seat
 
 
 def read_batch(
     uow: AbstractUnitOfWork, reader: StreamReader, *, after: int, limit: int = BATCH
 ) -> list[EventView]:
-    """The next events after ``after`` as the reader may see them (one short transaction)."""
-    with uow.begin():
-        rows = uow.games.events(reader.game_id, after=after, limit=limit)
-        return [event_view(r, reader.seat) for r in rows]
+    """The next events after ``after`` as the reader may see them (one short transaction),
+    after checking that the reader's credential still holds (:class:`StreamRevoked`)."""
+    try:
+        with uow.begin():
+            if not still_holds(uow, reader):
+                raise StreamRevoked(reader)
+            return views(uow, reader, after=after, limit=limit)
+    except DBAPIError as exc:
+        raise DatabaseAway(str(exc.orig or exc)) from exc
+
+
+def views(
+    uow: AbstractUnitOfWork, reader: StreamReader, *, after: int, limit: int
+) -> list[EventView]:
+    """Inside an open transaction: the next events after ``after`` as the reader sees them
+    (the caller has checked the reader's credential in the same transaction)."""
+    rows = uow.games.events(reader.game_id, after=after, limit=limit)
+    return [event_view(r, reader.seat) for r in rows]
 
 
 def settle(
@@ -75,6 +147,10 @@ def settle(
     except ServiceError:
         if strict:
             raise
+    except DBAPIError:
+        if strict:
+            raise
+        log.warning("a stream could not settle the clock of %s: database away", game_id)
 
 
 def parse_cursor(last_event_id: str | None, after: int | None) -> int:
@@ -116,6 +192,21 @@ def sse_comment(text: str) -> str:
 
 def sse_retry(milliseconds: int) -> str:
     return f"retry: {milliseconds}\n\n"
+
+
+def sse_revoked(reader: StreamReader) -> str:
+    """The last message of a stream whose credential no longer holds: ``event: revoked``, no
+    ``id`` (the client's cursor stays where it was), ``data`` naming the game and seat."""
+    data = json.dumps(
+        {
+            "code": "auth.revoked",
+            "game": reader.game_id,
+            "seat": reader.seat,
+            "detail": REVOKED_DETAIL,
+        },
+        separators=(",", ":"),
+    )
+    return f"event: revoked\ndata: {data}\n\n"
 
 
 # -- wake-ups ------------------------------------------------------------------------------
@@ -162,7 +253,7 @@ class EventHub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listener: notify.PgListener | None = None
         self._poller: asyncio.Task[None] | None = None
-        self._versions: dict[str, int] = {}
+        self._versions: dict[str, tuple[int, int]] = {}
         self.polls = 0
 
     # called from any thread (the committing one, or the listener task)

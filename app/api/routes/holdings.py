@@ -123,11 +123,18 @@ async def feed(
         await to_thread.run_sync(_settle, uow, game_id, clock, boards)
 
     def catch_up() -> tuple[list[str], bool]:
+        events, gone = svc.read_feed(uow, readers, start, limit=streams.BATCH)
         texts = []
-        for key, view in svc.read_feed(uow, readers, start, limit=streams.BATCH):
+        for key, view in events:
             start[key] = view.seq
             texts.append(svc.sse_feed_event(readers[key], view, svc.format_cursor(start)))
-        return texts, bool(texts)
+        for key in gone:  # a token revoked, rotated or reissued: that game's events stop here
+            reader = readers.pop(key)
+            start.pop(key, None)
+            if not readers:
+                raise streams.StreamRevoked(reader)
+            texts.append(streams.sse_revoked(reader))
+        return texts, bool(events)
 
     return StreamingResponse(
         live(

@@ -36,6 +36,10 @@ SSE_HEADERS = {
 LISTEN_WAIT_SECONDS = 5.0
 """How long a new stream waits for the PostgreSQL LISTEN to be up before its first read."""
 
+DB_RETRY_FIRST_SECONDS = 0.25
+DB_RETRY_MAX_SECONDS = 5.0
+"""While the database is away an open stream reads again after 0.25 s, doubling up to 5 s."""
+
 
 @router.get(
     "/games/{game_id}/events/stream",
@@ -142,7 +146,13 @@ async def live(
     then forever send what ``catch_up()`` (run in a worker thread; it returns the next wire
     events and whether more may be waiting) finds, sleep until a commit of one of
     ``game_ids`` wakes it, keep idle connections alive, settle clocks on keep-alive ticks and
-    end after ``pacing.lifetime`` (the client resumes with Last-Event-ID)."""
+    end after ``pacing.lifetime`` (the client resumes with Last-Event-ID).
+
+    ``catch_up`` re-checks the stream's credential with every read: when it no longer holds
+    (:class:`~app.service.stream.StreamRevoked`; a revocation wakes the stream like a commit)
+    the stream sends ``event: revoked`` and ends. While the database is away
+    (:class:`~app.service.stream.DatabaseAway`) the stream stays open, says so in a comment
+    and reads again after a back-off, up to ``DB_RETRY_MAX_SECONDS`` apart."""
     keepalive, poll = pacing.keepalive, pacing.poll
     with hub.subscribe_many(game_ids) as sub:
         # `stream open` means live: from here on, no commit by any process is missed
@@ -150,13 +160,29 @@ async def live(
         yield svc.sse_retry(RETRY_MS) + svc.sse_comment("stream open")
         last_write = time.monotonic()
         end = last_write + pacing.lifetime
+        away = 0.0
         while True:
             more = True
-            while more:  # catch up, a batch at a time
-                texts, more = await to_thread.run_sync(catch_up)
-                for text in texts:
-                    yield text
-                    last_write = time.monotonic()
+            try:
+                while more:  # catch up, a batch at a time
+                    texts, more = await to_thread.run_sync(catch_up)
+                    for text in texts:
+                        yield text
+                        last_write = time.monotonic()
+                away = 0.0
+            except svc.StreamRevoked as revoked:
+                yield svc.sse_revoked(revoked.reader)
+                return
+            except svc.DatabaseAway:
+                # the cursor did not move: read again once the database is back
+                away = min(DB_RETRY_MAX_SECONDS, away * 2 if away else DB_RETRY_FIRST_SECONDS)
+                if time.monotonic() >= end:
+                    yield svc.sse_comment("stream end: reconnect with Last-Event-ID")
+                    return
+                yield svc.sse_comment("database unavailable: retrying")
+                last_write = time.monotonic()
+                await sub.wait(away)
+                continue
             # Notifications wake us at once; without them (SQLite across processes, or while
             # the LISTEN connection is down) the hub's one shared poller does; only a hub
             # with neither makes this stream re-read every `poll` seconds itself.

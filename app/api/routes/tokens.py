@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Body, Response
+from fastapi import APIRouter, Body, Query, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import SeatDep, UowDep
@@ -73,10 +73,22 @@ def revoke(game_id: str, token_id: str, uow: UowDep, token: SeatDep) -> Response
     response_model=IssuedSeatToken,
     responses=responses(400, 401, 403, 404, 413, 422),
 )
-def rotate(game_id: str, uow: UowDep, token: SeatDep) -> IssuedSeatToken:
+def rotate(
+    game_id: str,
+    uow: UowDep,
+    token: SeatDep,
+    revoke_minted: Annotated[
+        bool,
+        Query(
+            description="Also revoke the spectator tokens this seat minted and remove the "
+            "webhooks it registered (as a reissue does by default)."
+        ),
+    ] = False,
+) -> IssuedSeatToken:
     """Issue a new token for the presented seat token's seat; the old token gets 401 from
-    now on. Not idempotent: if the answer is lost, the umpire can reissue the seat's token."""
-    return uc.rotate(uow, game_id, token=token)
+    now on, and open streams opened with it end. Not idempotent: if the answer is lost, the
+    umpire can reissue the seat's token."""
+    return uc.rotate(uow, game_id, token=token, revoke_minted=revoke_minted)
 
 
 @router.post(
@@ -85,6 +97,21 @@ def rotate(game_id: str, uow: UowDep, token: SeatDep) -> IssuedSeatToken:
     response_model=IssuedSeatToken,
     responses=responses(400, 401, 403, 404, 413, 422),
 )
-def reissue(game_id: str, seat: str, uow: UowDep, token: SeatDep) -> IssuedSeatToken:
-    """The umpire replaces a seat's token (lost or leaked); the old one gets 401 from now on."""
-    return uc.reissue(uow, game_id, seat, token=token)
+def reissue(
+    game_id: str,
+    seat: str,
+    uow: UowDep,
+    token: SeatDep,
+    revoke_minted: Annotated[
+        bool,
+        Query(
+            description="Also revoke the spectator tokens the seat minted and remove the "
+            "webhooks it registered: whoever held the old token may have made them. "
+            "`false` keeps them (a token merely lost)."
+        ),
+    ] = True,
+) -> IssuedSeatToken:
+    """The umpire replaces a seat's token (lost or leaked); the old one gets 401 from now on
+    and open streams opened with it end; by default the spectator tokens and webhooks that
+    seat made go with it (`revoke_minted`)."""
+    return uc.reissue(uow, game_id, seat, token=token, revoke_minted=revoke_minted)
