@@ -92,6 +92,12 @@ export class Api {
             signal: abort.signal,
             cache: "no-store",
           });
+          if (resp.status === 401) {
+            // the token no longer holds (revoked, rotated, reissued): retrying cannot help
+            ctl.stopped = true;
+            onStatus && onStatus("closed: this token no longer holds (401)");
+            return;
+          }
           if (!resp.ok || !resp.body) throw new ApiError(resp.status, null);
           onStatus && onStatus("live");
           const reader = resp.body.getReader();
@@ -106,6 +112,11 @@ export class Api {
               const block = buf.slice(0, cut);
               buf = buf.slice(cut).replace(/^\r?\n\r?\n/, "");
               const msg = parseSse(block);
+              if (msg && msg.event === "revoked") {
+                ctl.stopped = true;
+                onStatus && onStatus("closed: this token was revoked, rotated or reissued");
+                return;
+              }
               if (msg && msg.data) {
                 if (msg.id) ctl.last = Number(msg.id);
                 try {
