@@ -606,10 +606,49 @@ class Walk:
 # -- judging a move -------------------------------------------------------------------------
 
 
-def mover_refusals(game: Game, unit: Unit) -> list[Violation]:
+def stop_holding(game: Game, unit: Unit, consulted: set[str] | None = None) -> Violation | None:
+    """Rule 14 on a unit that has moved this phase and stands where an enemy zone stopped it:
+    infantry and foot artillery in any enemy zone (14.stop.infantry-artillery), cavalry and
+    horse artillery in a zone of enemy cavalry (14.stop.cavalry; a mixed zone as the
+    mixed-zone reading says). Its move ended there, so it may not move on this phase."""
+    if unit.id not in game.state.moved or not is_combat(unit):
+        return None
+    src = game.enemy_zone(unit.hex, unit.side, consulted)
+    if not src:
+        return None
+    if is_foot(unit):
+        section = "14.stop.infantry-artillery"
+        by = _ids(src)
+    elif is_mounted(unit):
+        cavalry = [z for z in src if z.cavalry]
+        if not cavalry:
+            return None
+        if len(cavalry) < len(src):
+            if consulted is not None:
+                consulted.add(I_MIXED)
+            if game.options.mixed_zone_stops_cavalry != "any_cavalry":
+                return None
+        section = "14.stop.cavalry"
+        by = _ids(cavalry)
+    else:
+        return None
+    return violation(
+        "zoi.must_stop",
+        f"{unit.id} ended its move this phase in {unit.hex}, in the zone of {', '.join(by)}, "
+        "where it had to stop; it may not move on.",
+        ["14.zone", section],
+        hex=unit.hex,
+        unit=unit.id,
+        by=list(by),
+    )
+
+
+def mover_refusals(game: Game, unit: Unit, consulted: set[str] | None = None) -> list[Violation]:
     """Every rule that forbids ``unit`` any move this phase, whatever its steps: only the
-    phasing side moves (sequence), each unit once a phase (movement). Shared by the ruling
-    and "what can I do now" (``available.py``)."""
+    phasing side moves (sequence), each unit once a phase (movement) and, when its move
+    ended in an enemy zone that stopped it, rule 14's stop (:func:`stop_holding`; the
+    readings it relied on go to ``consulted``). Shared by the ruling and "what can I do
+    now" (``available.py``)."""
     pre: list[Violation] = []
     if unit.side != game.state.phasing:
         pre.append(
@@ -629,6 +668,9 @@ def mover_refusals(game: Game, unit: Unit) -> list[Violation]:
                 unit=unit.id,
             )
         )
+        held = stop_holding(game, unit, consulted)
+        if held is not None:
+            pre.append(held)
     return pre
 
 
@@ -661,8 +703,9 @@ def judge_move(game: Game, action: MoveAction) -> Ruling:
     unit = unit_in_phase(game, action.unit, "movement", "movement", "Units move")
     if isinstance(unit, Ruling):
         return unit
-    pre = mover_refusals(game, unit)  # every rule that forbids the move, not only the first
     walk = Walk.start(game, unit)
+    # every rule that forbids the move, not only the first
+    pre = mover_refusals(game, unit, walk.consulted)
     vs: tuple[Violation, ...] = ()
     for i, step in enumerate(action.steps):
         vs = walk.advance(i, step)
@@ -670,7 +713,14 @@ def judge_move(game: Game, action: MoveAction) -> Ruling:
             break
     if pre and not vs:
         # the steps break no rule: only the unit's own checks refuse the move
-        return ruling(game, " ".join(v.message for v in pre), violations=pre)
+        held = any(v.code == "zoi.must_stop" for v in pre)
+        return ruling(
+            game,
+            " ".join(v.message for v in pre),
+            violations=pre,
+            sections=["14"] if held else (),
+            consulted=walk.consulted if held else (),
+        )
     if vs:
         refused = (*pre, *vs)
         return ruling(

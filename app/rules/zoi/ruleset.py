@@ -60,7 +60,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
     """
 
     id: ClassVar[str] = "zoi"
-    version: ClassVar[str] = "1.1.0"
+    version: ClassVar[str] = "1.2.0"
     title: ClassVar[str] = "La Bataille: Zone d'Influence (rule 14)"
     description: ClassVar[str] = (
         "Napoleonic hex rules where a unit's zone of influence follows its facing and "
