@@ -89,6 +89,15 @@ def _keyed(source: Citable) -> Callable[[str], tuple[CiteKey, Citation]]:
     return compute
 
 
+def count_of(n: int, noun: str) -> str:
+    """``1 hex``, ``2 hexes``: a count with its noun in the right number (regular plurals;
+    nouns ending in s, x, z, ch or sh take ``es``)."""
+    if n == 1:
+        return f"{n} {noun}"
+    plural = noun + ("es" if noun.endswith(("s", "x", "z", "ch", "sh")) else "s")
+    return f"{n} {plural}"
+
+
 def pointer(parts: Iterable[Any]) -> str:
     """``("units", 1, "side")`` -> ``/units/1/side``: an RFC 6901 JSON pointer."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)

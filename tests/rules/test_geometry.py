@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from app.rules.geometry import DEFAULT_LAYOUT, Hex, HexIdError, HexLayout, Hexside
@@ -112,6 +112,10 @@ def test_within_is_the_ball(layout: HexLayout, a: str, radius: int) -> None:
 
 @settings(max_examples=examples(100))
 @given(layouts, hex_ids(), hex_ids())
+@example(DEFAULT_LAYOUT, "e0199", "e2599")  # along the bottom edge: ties fell on row 100
+@example(HexLayout("flat", "even"), "e0101", "e2501")  # along the top edge
+@example(HexLayout("pointy", "odd"), "e0101", "e0125")  # along the left edge
+@example(HexLayout("pointy", "even"), "e9901", "e9925")  # along the right edge
 def test_line_is_contiguous(layout: HexLayout, a: str, b: str) -> None:
     line = layout.line(a, b)
     assert line[0] == a and line[-1] == b

@@ -241,14 +241,21 @@ class HexLayout:
         """The hexes of a straight line from ``a`` to ``b`` (both included).
 
         Uses cube interpolation with a tiny nudge so that lines along a hexside pick
-        a consistent side.
+        a consistent side. Where that side leaves the numbered grid (a line along the
+        map's edge, e.g. ``e0199`` to ``e2599``: its ties would fall on row 100), the line
+        takes the other side throughout, which is on the grid.
         """
+        try:
+            return self._line(a, b, 1e-6)
+        except HexIdError:
+            return self._line(a, b, -1e-6)
+
+    def _line(self, a: str, b: str, eps: float) -> list[str]:
         ha, hb = self.parse(a), self.parse(b)
         n = self.distance(a, b)
         qa, ra = self.to_axial(ha)
         qb, rb = self.to_axial(hb)
         out: list[str] = []
-        eps = 1e-6
         for i in range(n + 1):
             t = i / n if n else 0.0
             q = qa + eps + (qb - qa) * t

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.dispatch import NoOutcome
-from app.rules.judgement import Problem
+from app.rules.judgement import Problem, count_of
 from app.rules.ruling import Ruling
 from app.rules.zoc.models import State, TraceSupplyAction, Unit
 from app.rules.zoc.paths import check_path, find_unit, names, without_start
@@ -217,7 +217,8 @@ def judge_trace_supply(ctx: Context, action: TraceSupplyAction) -> Ruling:
             return illegal(ctx, reason, details=details)
         return legal(
             ctx,
-            f"{unit.id} is in supply from {result.source} ({len(result.path) - 1} hexes).",
+            f"{unit.id} is in supply from {result.source} "
+            f"({count_of(len(result.path) - 1, 'hex')}).",
             [
                 effect(
                     ctx,
@@ -271,7 +272,7 @@ def judge_trace_supply(ctx: Context, action: TraceSupplyAction) -> Ruling:
     _negation_sections(ctx, unit, full)
     return legal(
         ctx,
-        f"{unit.id} is in supply from {end} ({len(path)} hexes).",
+        f"{unit.id} is in supply from {end} ({count_of(len(path), 'hex')}).",
         [
             effect(
                 ctx,

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.judgement import count_of
 from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi import search
 from app.rules.zoi.catalog import (
@@ -45,7 +46,6 @@ from app.rules.zoi.zones import (
     Game,
     ZoneSource,
     cites,
-    count_of,
     is_combat,
     is_foot,
     is_mounted,

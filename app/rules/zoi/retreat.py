@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.judgement import count_of
 from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi import search
 from app.rules.zoi.catalog import I_RETREAT_HEXES
@@ -20,7 +21,6 @@ from app.rules.zoi.zones import (
     Game,
     cites,
     class_keys,
-    count_of,
     is_combat,
     ruling,
     unit_in_phase,

@@ -303,11 +303,6 @@ def violation(
     )
 
 
-def count_of(n: int, noun: str) -> str:
-    """``1 increment``, ``2 increments``."""
-    return f"{n} {noun}" + ("" if n == 1 else "s")
-
-
 def unit_of(state: ZoiState, unit_id: str) -> Unit:
     """The unit of a state (KeyError if unknown)."""
     for unit in state.units:
