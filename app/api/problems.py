@@ -28,7 +28,6 @@ log = logging.getLogger("referee.api")
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 DEFAULT_PROBLEM_BASE = "https://referee.dev/problems/"
-DATABASE_UNAVAILABLE = "service.database_unavailable"
 DEFAULT_DATABASE_RETRY_AFTER = 2
 
 
@@ -312,7 +311,7 @@ def database_problem(request: Request, **extra: Any) -> JSONResponse:
     return problem(
         request,
         503,
-        DATABASE_UNAVAILABLE,
+        "service.database_unavailable",
         f"the database cannot be reached; retry in {wait} s",
         headers={"Retry-After": str(wait)},
         retry_after=wait,

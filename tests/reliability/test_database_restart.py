@@ -17,8 +17,8 @@ write. Each round:
   acknowledged note is in the log exactly once, every retry of one gets the same answer, and
   the audit replays.
 
-The short form (one round, two clients) runs in ``make test``; ``REFEREE_RELIABILITY=long``
-runs 5 rounds with four clients.
+The short form (one round, two clients, down until each client has seen a 503) runs in ``make
+test``; ``REFEREE_RELIABILITY=long`` runs 5 rounds with four clients, down for 3 s each.
 """
 
 from __future__ import annotations
@@ -45,6 +45,8 @@ ROUNDS = 5 if LONG else 1
 CLIENTS = 4 if LONG else 2
 RETRY_AFTER = 3
 """REFEREE_DATABASE_RETRY_AFTER_SECONDS for the server under test (the default is 2)."""
+OUTAGE = 3.0 if LONG else 0.0
+"""Seconds the cluster stays down at least (the writers keep trying meanwhile)."""
 RECOVERY_LIMIT = 10.0
 """Seconds after ``pg_ctl start`` within which a read must succeed again."""
 
@@ -128,8 +130,10 @@ def _create(url: str) -> tuple[str, dict[str, str]]:
     return r.json()["id"], r.json()["seats"]
 
 
-def _outage_answers(c: httpx.Client, game: str, seats: dict[str, str]) -> None:
-    """While the database is down: a write, reads, a creation and /healthz are all 503."""
+def _outage_answers(c: httpx.Client, game: str, seats: dict[str, str]) -> float:
+    """While the database is down: a write, reads, a creation and /healthz are all 503.
+    Returns the slowest of those answers (seconds)."""
+    started = time.monotonic()
     umpire = {"Authorization": f"Bearer {seats['umpire']}"}
     write = c.post(
         f"/games/{game}/actions",
@@ -146,6 +150,10 @@ def _outage_answers(c: httpx.Client, game: str, seats: dict[str, str]) -> None:
         assert _is_unavailable(r), (r.request.url, r.status_code, r.text)
     health = c.get("/healthz")
     assert _is_unavailable(health) and health.json()["database"] == "unreachable"
+    return max(
+        (time.monotonic() - started) / 6,
+        *(r.elapsed.total_seconds() for r in (write, health)),
+    )
 
 
 def test_database_restart_is_503_then_recovers_and_loses_nothing(
@@ -155,6 +163,8 @@ def test_database_restart_is_503_then_recovers_and_loses_nothing(
     upgrade(url)
     env = {"REFEREE_DATABASE_RETRY_AFTER_SECONDS": str(RETRY_AFTER)}
     recoveries: list[float] = []
+    slowest_503: list[float] = []
+    outages: list[float] = []
     with server_process(url, tmp_path, env=env) as server:
         server.wait_healthy()
         game, seats = _create(server.url)
@@ -171,14 +181,19 @@ def test_database_restart_is_503_then_recovers_and_loses_nothing(
                     assert all(w.is_alive() for w in batch), [w.failure for w in batch]
                     time.sleep(0.01)
                 cluster.halt("fast")
+                down = time.monotonic()
                 try:
-                    _outage_answers(c, game, seats)
-                    while sum(w.refused for w in batch) < CLIENTS:  # each writer saw it
+                    slowest_503.append(_outage_answers(c, game, seats))
+                    while (
+                        sum(w.refused for w in batch) < CLIENTS  # each writer saw it
+                        or time.monotonic() - down < OUTAGE
+                    ):
                         assert all(w.is_alive() for w in batch), [w.failure for w in batch]
                         time.sleep(0.01)
                 finally:
                     cluster.restart()
                 started = time.monotonic()
+                outages.append(started - down)
                 while True:
                     r = c.get(f"/games/{game}")
                     if r.status_code == 200:
@@ -214,4 +229,10 @@ def test_database_restart_is_503_then_recovers_and_loses_nothing(
             assert sorted(notes) == sorted(answers), "a note is missing or applied twice"
             audit = c.get(f"/games/{game}/audit", headers=umpire, timeout=120)
             assert audit.status_code == 200 and audit.json()["ok"] is True, audit.text
-    print(f"recovery after pg_ctl start (s): {[round(t, 3) for t in recoveries]}")
+    print(
+        f"outages (s): {[round(t, 2) for t in outages]}; slowest 503 (s): "
+        f"{max(slowest_503):.3f}; first read after pg_ctl start (s): "
+        f"{[round(t, 3) for t in recoveries]}; notes acknowledged "
+        f"{sum(len(w.acked) for w in writers)}, refused 503 {sum(w.refused for w in writers)}, "
+        f"retried {len(answers)}"
+    )
