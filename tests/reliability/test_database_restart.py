@@ -23,6 +23,7 @@ test``; ``REFEREE_RELIABILITY=long`` runs 5 rounds with four clients, down for 3
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -32,14 +33,15 @@ from typing import Any
 import httpx
 import pytest
 
+from app.config import Settings
 from app.db.migrate import upgrade
+from app.main import create_app
 from tests.conftest import IN_CI
 from tests.match.flowkit import tiny_scenario
 from tests.reliability.conftest import LONG
 from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
 from tests.support.process import server_process
-
-pytestmark = pytest.mark.pg
+from tests.support.server import running_server
 
 ROUNDS = 5 if LONG else 1
 CLIENTS = 4 if LONG else 2
@@ -156,6 +158,7 @@ def _outage_answers(c: httpx.Client, game: str, seats: dict[str, str]) -> float:
     )
 
 
+@pytest.mark.pg
 def test_database_restart_is_503_then_recovers_and_loses_nothing(
     cluster: PgCluster, tmp_path: Path
 ) -> None:
@@ -236,3 +239,30 @@ def test_database_restart_is_503_then_recovers_and_loses_nothing(
         f"{sum(len(w.acked) for w in writers)}, refused 503 {sum(w.refused for w in writers)}, "
         f"retried {len(answers)}"
     )
+
+
+def test_sqlite_file_unreachable_is_503_until_it_is_there(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
+    """SQLite ``unable to open database file`` (here: a directory where the file should be,
+    as when a volume is not mounted yet) is 503 with Retry-After; once the file is there, the
+    same server serves."""
+    path = tmp_path / "referee.db"
+    path.mkdir()
+    settings = Settings(
+        database_url=f"sqlite:///{path}",
+        webhook_worker=False,
+        database_retry_after_seconds=RETRY_AFTER,
+    )
+    with running_server(create_app(settings)) as url, httpx.Client(base_url=url) as c:
+        for r in (
+            c.get("/healthz"),
+            c.post("/games", json={"ruleset": "tiny", "scenario": tiny_scenario()}),
+            c.get("/games/00000000-0000-0000-0000-000000000000"),
+        ):
+            assert _is_unavailable(r), (r.request.url, r.status_code, r.text)
+        path.rmdir()
+        shutil.copyfile(sqlite_template, path)
+        game, _ = _create(url)
+        assert c.get(f"/games/{game}").status_code == 200
+        assert c.get("/healthz").json() == {"status": "ok", "database": "ok"}
