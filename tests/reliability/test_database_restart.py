@@ -33,6 +33,7 @@ from typing import Any
 import httpx
 import pytest
 
+from app.client import RefereeClient, ServiceUnavailable
 from app.config import Settings
 from app.db.migrate import upgrade
 from app.main import create_app
@@ -261,6 +262,10 @@ def test_sqlite_file_unreachable_is_503_until_it_is_there(
             c.get("/games/00000000-0000-0000-0000-000000000000"),
         ):
             assert _is_unavailable(r), (r.request.url, r.status_code, r.text)
+        with RefereeClient(url) as referee, pytest.raises(ServiceUnavailable) as caught:
+            referee.healthz()
+        assert caught.value.problem.code == "service.database_unavailable"
+        assert caught.value.retry_after == RETRY_AFTER
         path.rmdir()
         shutil.copyfile(sqlite_template, path)
         game, _ = _create(url)
