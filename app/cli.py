@@ -19,6 +19,9 @@ def _serve(args: argparse.Namespace) -> int:
 
     # a server process tunes its garbage collector (app/runtime.py); the workers inherit it
     os.environ.setdefault("REFEREE_GC_TUNING", "true")
+    if args.forwarded_allow_ips is not None:
+        # through the environment, so worker processes read the same settings
+        os.environ["REFEREE_FORWARDED_ALLOW_IPS"] = args.forwarded_allow_ips
     settings = get_settings()
     host = args.host or settings.host
     port = args.port if args.port is not None else settings.port
@@ -133,6 +136,13 @@ def build_parser() -> argparse.ArgumentParser:
         type=int,
         default=None,
         help="server processes (REFEREE_WORKERS, default 1; more than one needs PostgreSQL)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        default=None,
+        help="proxies whose X-Forwarded-For is believed, comma separated (addresses, "
+        "networks, '*'); REFEREE_FORWARDED_ALLOW_IPS, default none: the client IP is the "
+        "socket peer",
     )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_serve)

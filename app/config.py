@@ -41,7 +41,14 @@
   the app) out of the garbage collector's reach and make its collections rarer
   (``app/runtime.py``; docs/PERFORMANCE.md). Default false; ``referee serve`` sets it true.
 * ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
-  per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``.
+  per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``; ``MAX_KEYS``
+  buckets kept per kind (100,000; the bucket closest to full is dropped first, so a flood of
+  new keys cannot push out a drained one).
+* ``REFEREE_FORWARDED_ALLOW_IPS`` -- addresses (or networks, ``*`` for any) of the proxies whose
+  ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed, comma separated. Default: none
+  (the client IP is always the socket peer; uvicorn's own default would trust loopback).
+* ``REFEREE_DATABASE_RETRY_AFTER_SECONDS`` -- the ``Retry-After`` of the 503
+  ``service.database_unavailable`` answered while the database cannot be reached. Default 2.
 * ``REFEREE_CORS_ORIGINS`` -- origins whose browser pages may call the API (CORS), comma
   separated (``https://a.example,https://b.example``) or a JSON list; ``*`` allows any origin.
   Default: none (no CORS headers; browsers allow only same-origin pages).
@@ -136,6 +143,17 @@ class Settings(BaseSettings):
         default=0.0, ge=0, description="Requests per second per client IP; 0 = off."
     )
     rate_limit_ip_burst: int = Field(default=120, ge=1, description="IP bucket size.")
+    rate_limit_max_keys: int = Field(
+        default=100_000, ge=1, description="Buckets kept per kind (token, IP) in memory."
+    )
+    forwarded_allow_ips: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Proxies whose X-Forwarded-For is believed (addresses, networks, `*`); "
+        "none by default: the client IP is the socket peer.",
+    )
+    database_retry_after_seconds: int = Field(
+        default=2, ge=1, le=3600, description="Retry-After of 503 service.database_unavailable."
+    )
     cors_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
         description="Origins allowed to call the API from a browser (CORS); `*` for any.",
@@ -151,6 +169,17 @@ class Settings(BaseSettings):
             if text.startswith("["):
                 return json.loads(text)
             return [o.strip().rstrip("/") for o in text.split(",") if o.strip()]
+        return value
+
+    @field_validator("forwarded_allow_ips", mode="before")
+    @classmethod
+    def _split_addresses(cls, value: Any) -> Any:
+        """Accept a comma-separated string or a JSON list (from the environment)."""
+        if isinstance(value, str):
+            text = value.strip()
+            if text.startswith("["):
+                return json.loads(text)
+            return [a.strip() for a in text.split(",") if a.strip()]
         return value
 
 

@@ -144,6 +144,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
             per_ip=settings.rate_limit_per_ip,
             ip_burst=settings.rate_limit_ip_burst,
             problem_base=settings.problem_base,
+            max_tokens=settings.games_page_max,
+            max_keys=settings.rate_limit_max_keys,
         )
     app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
     install_docs(app)

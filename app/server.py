@@ -18,8 +18,9 @@ adds, per connection:
   length, a broken request line): 400 ``request.malformed`` instead of uvicorn's text/plain.
 
 Idle keep-alive connections are closed after ``REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS`` (uvicorn's
-own timer). :func:`server_config` builds the uvicorn configuration ``referee serve`` (and so
-the Docker image) runs with.
+own timer). ``X-Forwarded-For`` is believed only from the proxies ``REFEREE_FORWARDED_ALLOW_IPS``
+names (none by default): the client IP is otherwise the socket peer. :func:`server_config`
+builds the uvicorn configuration ``referee serve`` (and so the Docker image) runs with.
 """
 
 from __future__ import annotations
@@ -203,11 +204,23 @@ def raise_file_limit(wanted: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
 
 
+def proxy_options(settings: Settings) -> dict[str, Any]:
+    """uvicorn's proxy-header options from ``REFEREE_FORWARDED_ALLOW_IPS``: proxy headers are
+    read only when the setting names proxies, and only from those. uvicorn's own defaults
+    (``proxy_headers`` on, ``forwarded_allow_ips`` 127.0.0.1 or ``$FORWARDED_ALLOW_IPS``) would
+    let any local client pick the IP its per-IP rate limit is charged to."""
+    allowed = list(settings.forwarded_allow_ips)
+    return {"proxy_headers": bool(allowed), "forwarded_allow_ips": allowed}
+
+
 def server_config(app: Any, settings: Settings, **options: Any) -> uvicorn.Config:
-    """uvicorn's configuration for ``app``: the guarded h11 protocol, the keep-alive timeout
-    and a file limit with room for the connection cap plus the database and the process."""
+    """uvicorn's configuration for ``app``: the guarded h11 protocol, the keep-alive timeout,
+    proxy headers believed only from ``REFEREE_FORWARDED_ALLOW_IPS`` and a file limit with
+    room for the connection cap plus the database and the process."""
     raise_file_limit(settings.max_connections + 256)
     options.setdefault("http", guarded_protocol(settings))
+    for name, value in proxy_options(settings).items():
+        options.setdefault(name, value)
     return uvicorn.Config(
         app,
         timeout_keep_alive=settings.timeout_keep_alive_seconds,  # type: ignore[arg-type]

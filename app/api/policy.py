@@ -10,16 +10,18 @@
 * :class:`RateLimitMiddleware` -- token buckets per bearer token and per client IP, in this
   process's memory (several processes each allow the full rate). Over the limit: 429
   ``rate_limited`` problem+json with ``Retry-After`` (whole seconds until a request would
-  pass). ``/healthz`` is exempt.
+  pass). ``/healthz`` is exempt. The IP is charged first; a request presenting more tokens
+  than ``GET /games`` accepts is refused (422) before any is charged, and the bucket tables
+  drop the bucket closest to full first, so junk keys cannot flush a drained bucket.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import json
 import math
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,13 +30,14 @@ from urllib.parse import parse_qsl
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
+from app.service.holdings import too_many_tokens
 
 API_VERSION = "1"
 PREFIX = "/v1"
 VERSION_HEADER = b"referee-api-version"
 EXEMPT = frozenset({"/healthz"})
 MAX_BUCKETS = 100_000
-"""Buckets kept per kind (least recently used dropped first): bounds memory."""
+"""Buckets kept per kind by default (``REFEREE_RATE_LIMIT_MAX_KEYS``): bounds memory."""
 
 
 class ApiVersionMiddleware:
@@ -76,30 +79,70 @@ class ApiVersionMiddleware:
 class Bucket:
     tokens: float
     stamp: float
+    full_at: float
+    """When the bucket is back to ``burst`` if the key sends nothing more."""
 
 
 class TokenBuckets:
-    """``rate`` requests per second with bursts of ``burst``, per key (LRU-bounded)."""
+    """``rate`` requests per second with bursts of ``burst``, per key; at most ``max_keys``
+    buckets.
 
-    def __init__(self, rate: float, burst: int, clock: Callable[[], float]) -> None:
+    When the table is full, a new key displaces the bucket that refills soonest: a bucket
+    refilled to ``burst`` is the same as no bucket, so dropping one costs nothing, and when
+    none is full the one closest to full goes. A drained bucket is therefore the last to go:
+    to push it out, a client would have to drain ``max_keys`` other buckets at least as
+    deeply -- a flood of fresh junk keys (each charged once) cannot reset a limited key.
+    """
+
+    def __init__(
+        self,
+        rate: float,
+        burst: int,
+        clock: Callable[[], float],
+        max_keys: int = MAX_BUCKETS,
+    ) -> None:
         self.rate = rate
         self.burst = burst
         self.clock = clock
-        self.buckets: OrderedDict[str, Bucket] = OrderedDict()
+        self.max_keys = max_keys
+        self.buckets: dict[str, Bucket] = {}
+        self._by_full_at: list[tuple[float, str]] = []
+        """A heap of (full_at, key); entries whose bucket changed since are skipped."""
 
     def take(self, key: str) -> float:
         """Spend one request for ``key``: 0 if allowed, else seconds until one would be."""
         now = self.clock()
-        bucket = self.buckets.pop(key, None) or Bucket(float(self.burst), now)
-        bucket.tokens = min(float(self.burst), bucket.tokens + (now - bucket.stamp) * self.rate)
-        bucket.stamp = now
-        self.buckets[key] = bucket
-        if len(self.buckets) > MAX_BUCKETS:
-            self.buckets.popitem(last=False)
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            while len(self.buckets) >= self.max_keys:
+                self._evict()
+            bucket = Bucket(float(self.burst), now, now)
+            self.buckets[key] = bucket
+        else:
+            elapsed = max(0.0, now - bucket.stamp)
+            bucket.tokens = min(float(self.burst), bucket.tokens + elapsed * self.rate)
+            bucket.stamp = now
+        wait = 0.0
         if bucket.tokens >= 1.0:
             bucket.tokens -= 1.0
-            return 0.0
-        return (1.0 - bucket.tokens) / self.rate
+        else:
+            wait = (1.0 - bucket.tokens) / self.rate
+        bucket.full_at = now + (self.burst - bucket.tokens) / self.rate
+        heapq.heappush(self._by_full_at, (bucket.full_at, key))
+        if len(self._by_full_at) > 2 * len(self.buckets) + 64:
+            self._by_full_at = [(b.full_at, k) for k, b in self.buckets.items()]
+            heapq.heapify(self._by_full_at)
+        return wait
+
+    def _evict(self) -> None:
+        """Drop the bucket that is (or will be) full soonest."""
+        while self._by_full_at:
+            full_at, key = heapq.heappop(self._by_full_at)
+            bucket = self.buckets.get(key)
+            if bucket is not None and bucket.full_at == full_at:
+                del self.buckets[key]
+                return
+        self.buckets.clear()  # unreachable: every bucket has a current heap entry
 
 
 def _tokens(scope: Scope) -> list[str]:
@@ -118,6 +161,11 @@ def _tokens(scope: Scope) -> list[str]:
 
 
 class RateLimitMiddleware:
+    """The per-IP bucket is charged first, so a flood from one address is stopped before any
+    of its tokens is looked at; then each distinct token the request presents (at most
+    ``max_tokens``, the limit ``GET /games`` applies: more is refused with the same 422
+    ``auth.too_many_tokens``, before any is charged)."""
+
     def __init__(
         self,
         app: ASGIApp,
@@ -127,12 +175,17 @@ class RateLimitMiddleware:
         per_ip: float,
         ip_burst: int,
         problem_base: str,
+        max_tokens: int = 100,
+        max_keys: int = MAX_BUCKETS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.app = app
         self.problem_base = problem_base
-        self.by_token = TokenBuckets(per_token, token_burst, clock) if per_token > 0 else None
-        self.by_ip = TokenBuckets(per_ip, ip_burst, clock) if per_ip > 0 else None
+        self.max_tokens = max_tokens
+        self.by_token = (
+            TokenBuckets(per_token, token_burst, clock, max_keys) if per_token > 0 else None
+        )
+        self.by_ip = TokenBuckets(per_ip, ip_burst, clock, max_keys) if per_ip > 0 else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in EXEMPT:
@@ -140,10 +193,28 @@ class RateLimitMiddleware:
             return
         wait, which = 0.0, ""
         if self.by_ip is not None:
+            # the peer as the server reports it: the socket's, or the one a trusted proxy
+            # named (REFEREE_FORWARDED_ALLOW_IPS; app/server.py proxy_options)
             client = scope.get("client")
             wait, which = self.by_ip.take(client[0] if client else "-"), "IP address"
         if wait == 0.0 and self.by_token is not None:
-            for token in dict.fromkeys(_tokens(scope)):
+            tokens = list(dict.fromkeys(_tokens(scope)))
+            if len(tokens) > self.max_tokens:
+                refusal = too_many_tokens(self.max_tokens)
+                await self._answer(
+                    scope,
+                    send,
+                    problem_body(
+                        422,
+                        refusal.code,
+                        refusal.detail,
+                        instance=str(scope.get("path", "")),
+                        base=self.problem_base,
+                        errors=[e.as_json() for e in refusal.errors],
+                    ),
+                )
+                return
+            for token in tokens:
                 key = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
                 wait, which = self.by_token.take(key), "token"
                 if wait > 0:
@@ -164,15 +235,24 @@ class RateLimitMiddleware:
             limit=which,
             retry_after=retry,
         )
+        await self._answer(scope, send, body, [(b"retry-after", str(retry).encode())])
+
+    async def _answer(
+        self,
+        scope: Scope,
+        send: Send,
+        body: dict[str, Any],
+        headers: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
         payload = json.dumps(body).encode()
         await send(
             {
                 "type": "http.response.start",
-                "status": 429,
+                "status": body["status"],
                 "headers": [
                     (b"content-type", PROBLEM_MEDIA_TYPE.encode()),
                     (b"content-length", str(len(payload)).encode()),
-                    (b"retry-after", str(retry).encode()),
+                    *(headers or []),
                 ],
             }
         )

@@ -15,6 +15,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlalchemy import exc as sa_exc
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.api.etags import format_etag
@@ -27,6 +28,7 @@ log = logging.getLogger("referee.api")
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 DEFAULT_PROBLEM_BASE = "https://referee.dev/problems/"
+DEFAULT_DATABASE_RETRY_AFTER = 2
 
 
 class ProblemFieldError(BaseModel):
@@ -280,6 +282,57 @@ async def rules_error_handler(request: Request, exc: Exception) -> JSONResponse:
     return problem(request, 422, code, str(exc) or "the input could not be judged")
 
 
+def database_unavailable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached (or answer) right now, rather than
+    that a statement is wrong: SQLAlchemy's ``OperationalError`` (connection refused or
+    closed, the server shutting down, SQLite ``database is locked`` / ``unable to open``, a
+    statement cancelled), ``InterfaceError``, any ``DBAPIError`` that invalidated its
+    connection, and a pool checkout that timed out. The pool discards the broken connections
+    (PostgreSQL connections are also pre-pinged), so the next request after the database is
+    back succeeds."""
+    if isinstance(exc, sa_exc.TimeoutError):
+        return True
+    if isinstance(exc, sa_exc.DBAPIError):
+        return exc.connection_invalidated or isinstance(
+            exc, sa_exc.OperationalError | sa_exc.InterfaceError
+        )
+    return False
+
+
+def retry_after(request: Request) -> int:
+    """Seconds a client should wait after a 503 ``service.database_unavailable``."""
+    settings = getattr(request.app.state, "settings", None)
+    return int(getattr(settings, "database_retry_after_seconds", DEFAULT_DATABASE_RETRY_AFTER))
+
+
+def database_problem(request: Request, **extra: Any) -> JSONResponse:
+    """503 ``service.database_unavailable`` with ``Retry-After``."""
+    wait = retry_after(request)
+    return problem(
+        request,
+        503,
+        "service.database_unavailable",
+        f"the database cannot be reached; retry in {wait} s",
+        headers={"Retry-After": str(wait)},
+        retry_after=wait,
+        **extra,
+    )
+
+
+async def database_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """The database went away (503 with Retry-After); any other database error is a bug
+    (500)."""
+    if not database_unavailable(exc):
+        return await internal_error_handler(request, exc)
+    log.warning(
+        "database unavailable on %s %s: %s",
+        request.method,
+        request.url.path,
+        str(exc).splitlines()[0] if str(exc) else type(exc).__name__,
+    )
+    return database_problem(request)
+
+
 async def internal_error_handler(request: Request, exc: Exception) -> JSONResponse:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem(request, 500, "internal", "an internal error occurred; it has been logged")
@@ -293,6 +346,8 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ValidationError, pydantic_error_handler)
     app.add_exception_handler(RulesError, rules_error_handler)
     app.add_exception_handler(ValueError, rules_error_handler)
+    app.add_exception_handler(sa_exc.DBAPIError, database_error_handler)
+    app.add_exception_handler(sa_exc.TimeoutError, database_error_handler)
     app.add_exception_handler(Exception, internal_error_handler)
 
 
@@ -310,7 +365,9 @@ DESCRIPTIONS: dict[int, str] = {
     "(`action.illegal`, with the `ruling`).",
     428: "If-Match is required (`precondition.if_match_required`).",
     429: "Over a rate limit (`rate_limited`); retry after `Retry-After` seconds.",
-    503: "The game's ruleset is not available on this server.",
+    503: "The database cannot be reached right now (`service.database_unavailable`, with "
+    "`Retry-After`), or the game's ruleset is not available on this server "
+    "(`ruleset.unavailable`).",
 }
 
 

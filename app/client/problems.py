@@ -115,11 +115,10 @@ class PreconditionRequired(ProblemError):
     """428: a write without ``If-Match``."""
 
 
-class RateLimited(ProblemError):
-    """429: too many requests; ``retry_after`` is the server's ``Retry-After`` in seconds."""
-
+class _RetryAfter(ProblemError):
     @property
     def retry_after(self) -> float | None:
+        """The server's ``Retry-After`` in seconds, when it sent one."""
         value = self.headers.get("retry-after")
         try:
             return float(value) if value is not None else None
@@ -127,8 +126,13 @@ class RateLimited(ProblemError):
             return None
 
 
-class ServiceUnavailable(ProblemError):
-    """503: the database or the game's ruleset is unavailable."""
+class RateLimited(_RetryAfter):
+    """429: too many requests; ``retry_after`` is the server's ``Retry-After`` in seconds."""
+
+
+class ServiceUnavailable(_RetryAfter):
+    """503: the database cannot be reached right now (``service.database_unavailable``;
+    ``retry_after`` says when to try again) or the game's ruleset is unavailable."""
 
 
 BY_STATUS: dict[int, type[ProblemError]] = {

@@ -76,12 +76,23 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
 
     SQLite: the file's directory is created on first connect, WAL journal, foreign keys on,
     a busy timeout, and write transactions start with ``BEGIN IMMEDIATE`` so a writer never
-    fails half-way on a stale snapshot. PostgreSQL: psycopg 3 with pre-ping.
+    fails half-way on a stale snapshot. PostgreSQL: psycopg 3 with pre-ping (a connection the
+    server dropped -- a restart -- is replaced at checkout) and a 5 s connect timeout (unless
+    the URL sets ``connect_timeout``).
     """
     parsed = normalize_url(url)
     if parsed.drivername.startswith("sqlite"):
         return _sqlite_engine(parsed, echo=echo)
-    return create_engine(parsed, echo=echo, pool_pre_ping=True, json_serializer=JSON_SERIALIZER)
+    # a connection attempt to an unreachable server gives up (503 service.database_unavailable)
+    # instead of holding a worker thread for the TCP timeout
+    connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 5}
+    return create_engine(
+        parsed,
+        echo=echo,
+        pool_pre_ping=True,
+        connect_args=connect_args,
+        json_serializer=JSON_SERIALIZER,
+    )
 
 
 def _sqlite_engine(url: URL, *, echo: bool) -> Engine:

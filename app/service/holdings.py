@@ -75,7 +75,8 @@ class GameList(BaseModel):
     )
 
 
-def _too_many(limit: int) -> InvalidInput:
+def too_many_tokens(limit: int) -> InvalidInput:
+    """The refusal of a request presenting more than ``limit`` tokens (422)."""
     return InvalidInput(
         f"present at most {limit} tokens",
         [FieldError("/Referee-Tokens", f"more than {limit} tokens", "too_long", "header")],
@@ -92,7 +93,7 @@ def holdings(uow: AbstractUnitOfWork, tokens: Sequence[str], *, limit: int) -> l
         )
     unique = list(dict.fromkeys(tokens))
     if len(unique) > limit:
-        raise _too_many(limit)
+        raise too_many_tokens(limit)
     hashes = [hash_token(t) for t in unique]
     repo = access(uow)
     seats = repo.seats_by_hashes(hashes)

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from app.api.policy import TokenBuckets
 from app.main import create_app
 from tests.platform.conftest import Game, new_game, platform_settings
 from tests.support.server import running_server
@@ -100,3 +101,27 @@ def test_rate_limit_per_ip(db_url: str) -> None:
         r = http.get("/rulesets")
         assert r.json()["limit"] == "IP address" and int(r.headers["retry-after"]) >= 900
         assert http.get("/healthz").status_code == 200
+
+
+def test_a_full_bucket_table_drops_the_bucket_closest_to_full() -> None:
+    """Issue 22: junk keys displace each other (and buckets back at their burst), never a
+    drained bucket; the table stays bounded."""
+    now = [0.0]
+    buckets = TokenBuckets(rate=0.01, burst=3, clock=lambda: now[0], max_keys=4)
+    for _ in range(3):
+        assert buckets.take("limited") == 0.0
+    assert buckets.take("limited") > 0  # drained
+    for n in range(1000):  # junk, each charged once, far more keys than the table holds
+        assert buckets.take(f"junk-{n}") == 0.0
+        now[0] += 0.001
+    assert len(buckets.buckets) == 4 and "limited" in buckets.buckets
+    assert buckets.take("limited") > 0  # still limited: no fresh burst
+    # a bucket refilled to its burst is dropped before a drained one, whatever its age
+    now[0] += 1000.0  # every bucket is back at its burst
+    buckets.take("limited")
+    buckets.take("limited")
+    buckets.take("limited")  # drained again, just now
+    for n in range(8):
+        buckets.take(f"fresh-{n}")
+    assert "limited" in buckets.buckets and len(buckets.buckets) == 4
+    assert len(buckets._by_full_at) <= 2 * len(buckets.buckets) + 64

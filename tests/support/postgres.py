@@ -4,6 +4,8 @@
 does), the cluster runs as the ``postgres`` OS user (``runuser``), its temp directory chowned to
 it. It listens on 127.0.0.1 on a free port with its unix socket inside the temp directory, has
 fsync off (it is thrown away), and is stopped with ``pg_ctl stop -m immediate``.
+:meth:`PgCluster.halt` / :meth:`PgCluster.restart` stop and start its server on the same data
+directory and port (database outage tests).
 """
 
 from __future__ import annotations
@@ -107,6 +109,8 @@ class PgCluster:
     port: int
     run_as: str | None
     user: str = "postgres"
+    options: str = ""
+    """The server options ``pg_ctl start -o`` got (port, socket directory, …)."""
     _stopped: bool = field(default=False, repr=False)
 
     @property
@@ -146,6 +150,36 @@ class PgCluster:
         if self.run_as:
             return ["runuser", "-u", self.run_as, "--", *args]
         return list(args)
+
+    def halt(self, mode: str = "fast") -> None:
+        """Stop the server but keep the cluster (``pg_ctl stop -m fast``: sessions are
+        terminated, committed work is kept); :meth:`restart` brings it back."""
+        _run(
+            self._cmd(str(self.bindir / "pg_ctl"), "-D", str(self.data), "stop", "-m", mode, "-w"),
+            "pg_ctl stop",
+        )
+
+    def restart(self) -> None:
+        """Start the server again on the same data directory and port."""
+        self._start()
+
+    def _start(self) -> None:
+        _run(
+            self._cmd(
+                str(self.bindir / "pg_ctl"),
+                "-D",
+                str(self.data),
+                "-l",
+                str(self.root / "server.log"),
+                "-o",
+                self.options,
+                "-w",
+                "-t",
+                "60",
+                "start",
+            ),
+            "pg_ctl start",
+        )
 
     def stop(self) -> None:
         if self._stopped:
@@ -207,7 +241,7 @@ def start_cluster() -> PgCluster:
             ),
             "initdb",
         )
-        options = " ".join(
+        cluster.options = " ".join(
             [
                 f"-p {cluster.port}",
                 f"-k {cluster.sockets}",
@@ -218,22 +252,7 @@ def start_cluster() -> PgCluster:
                 "-c max_connections=200",
             ]
         )
-        _run(
-            cluster._cmd(
-                str(bindir / "pg_ctl"),
-                "-D",
-                str(cluster.data),
-                "-l",
-                str(root / "server.log"),
-                "-o",
-                options,
-                "-w",
-                "-t",
-                "60",
-                "start",
-            ),
-            "pg_ctl start",
-        )
+        cluster._start()
     except Exception as exc:
         log = root / "server.log"
         tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""

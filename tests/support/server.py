@@ -1,4 +1,5 @@
-"""Run an ASGI app under a real uvicorn server, in a thread, on a free loopback port."""
+"""Run an ASGI app under a real uvicorn server, in a thread, on a free loopback port (proxy
+headers believed as the app's settings say, as ``referee serve`` does)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,9 @@ from typing import Any
 
 import uvicorn
 
+from app.config import Settings
+from app.server import proxy_options
+
 
 @contextmanager
 def running_server(app: Any) -> Iterator[str]:
@@ -19,7 +23,9 @@ def running_server(app: Any) -> Iterator[str]:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+    settings = getattr(getattr(app, "state", None), "settings", None)
+    proxy = proxy_options(settings) if isinstance(settings, Settings) else {"proxy_headers": False}
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False, **proxy)
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
