@@ -79,7 +79,6 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
         # what the compose file sets: proxy headers trusted from the proxy's address only
         # (uvicorn's own default today is 127.0.0.1 as well)
         "REFEREE_FORWARDED_ALLOW_IPS": "127.0.0.1",
-        "FORWARDED_ALLOW_IPS": "127.0.0.1",
         "REFEREE_RATE_LIMIT_PER_IP": "0.001",
         "REFEREE_RATE_LIMIT_IP_BURST": str(IP_BURST),
         "REFEREE_SSE_KEEPALIVE_SECONDS": "60",
