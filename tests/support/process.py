@@ -81,6 +81,11 @@ def _limit_files(soft: int) -> None:
 def _listening_socket(port: int = 0) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    # Accepted connections inherit TCP_NODELAY from the listener. uvicorn wraps an inherited
+    # descriptor as AF_UNIX, so asyncio does not set it per connection as it does for
+    # `referee serve`'s own TCP socket; without it every answer written in two parts (head,
+    # then body) waits ~40 ms for the client's delayed ACK.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     sock.bind(("127.0.0.1", port))
     sock.listen(2048)
     return sock
