@@ -111,9 +111,19 @@ def _serve_stderr(tmp_path: Path, sqlite_template: Path, *args: str) -> str:
     port = free_port()
     env = {**os.environ, "REFEREE_DATABASE_URL": f"sqlite:///{db}"}
     env.pop("REFEREE_PUBLIC_URL", None)
+    entry = "from app.cli import main; raise SystemExit(main())"
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from app.cli import main; raise SystemExit(main())", "serve"]
-        + ["--port", str(port), "--log-level", "warning", *args],
+        [
+            sys.executable,
+            "-c",
+            entry,
+            "serve",
+            "--port",
+            str(port),
+            "--log-level",
+            "warning",
+            *args,
+        ],
         env=env,
         stderr=subprocess.PIPE,
         text=True,
@@ -247,8 +257,7 @@ def test_a_created_game_links_under_the_public_url(served: Any) -> None:
         "console": f"{PUBLIC}/#game={gid}",
         "api": f"{PUBLIC}/v1/games/{gid}",
         "invitations": {
-            seat: f"{PUBLIC}/#game={gid}&seat={seat}&token={token}"
-            for seat, token in seats.items()
+            seat: f"{PUBLIC}/#game={gid}&seat={seat}&token={token}" for seat, token in seats.items()
         },
         "spectators": f"{PUBLIC}/#game={gid}&as=spectator",
     }
