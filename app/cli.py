@@ -180,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except ValidationError as exc:
+        if exc.title != "Settings":
+            raise
         # a bad REFEREE_* setting: name it and say why, without a traceback
         for error in exc.errors():
             name = "REFEREE_" + "_".join(str(p) for p in error["loc"]).upper()

@@ -6,8 +6,10 @@ non-loopback address without HTTPS in front warns at startup. Real servers over 
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -313,3 +315,35 @@ def test_webhook_payloads_link_the_game_under_the_public_url(
     links = {"console": f"{PUBLIC}/#game={game['id']}", "api": f"{PUBLIC}/v1/games/{game['id']}"}
     assert payload["links"] == links
     assert logged[0]["payload"] == payload  # the delivery log shows what was sent
+
+
+def _post_with_host(base: str, host: bytes) -> tuple[bytes, Any]:
+    """POST /games over a raw socket with this Host header (httpx would set its own)."""
+    body = json.dumps({"ruleset": "tiny", "scenario": TINY.example_scenario()}).encode()
+    port = int(base.rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(
+            b"POST /games HTTP/1.1\r\nHost: " + host + b"\r\n"
+            b"Content-Type: application/json\r\nConnection: close\r\n"
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, text = answer.partition(b"\r\n\r\n")
+    return head.split(b"\r\n", 1)[0], json.loads(text)
+
+
+def test_without_a_public_url_links_follow_the_host_header(served: Any) -> None:
+    with served() as base:
+        status, game = _post_with_host(base, b"referee.lan:8080")
+        assert status == b"HTTP/1.1 201 Created"
+        assert game["links"]["api"] == f"http://referee.lan:8080/v1/games/{game['id']}"
+        # a Host that is not an address is no error: the server's own address is used
+        status, game = _post_with_host(base, b"odd.example:99999")
+        assert status == b"HTTP/1.1 201 Created"
+        assert game["links"]["api"] == f"{base}/v1/games/{game['id']}"
+    with served(public_url=PUBLIC) as base:
+        status, game = _post_with_host(base, b"referee.lan:8080")
+        assert game["links"]["api"] == f"{PUBLIC}/v1/games/{game['id']}"

@@ -8,7 +8,6 @@ from pydantic import BaseModel, Field
 from app import __version__
 from app.api.deps import SettingsDep
 from app.api.policy import API_VERSION
-from app.links import normalise_public_url
 
 router = APIRouter(tags=["config"])
 
@@ -40,4 +39,5 @@ def link_base(request: Request, public_url: str | None) -> str:
     request came to (its scheme, host and root path)."""
     if public_url:
         return public_url
-    return normalise_public_url(str(request.base_url))
+    # as the client sent it (a hostile Host header only shapes its own answer's links)
+    return str(request.base_url).rstrip("/")
