@@ -2,8 +2,10 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
-HOST   ?= 127.0.0.1
-PORT   ?= 8000
+# where `make run` listens: REFEREE_HOST / REFEREE_PORT from the environment, overridden by
+# `make run HOST=... PORT=...`; `referee serve` reads REFEREE_PUBLIC_URL itself
+HOST   ?= $(or $(REFEREE_HOST),127.0.0.1)
+PORT   ?= $(or $(REFEREE_PORT),8000)
 
 .PHONY: run test test-long mutate install install-dev migrate lint typecheck bench bench-console screenshots clean reliability record-rulings
 

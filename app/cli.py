@@ -6,7 +6,10 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+from pydantic import ValidationError
+
 from app.config import get_settings
+from app.links import clear_text_warning, normalise_public_url
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -22,8 +25,14 @@ def _serve(args: argparse.Namespace) -> int:
     if args.forwarded_allow_ips is not None:
         # through the environment, so worker processes read the same settings
         os.environ["REFEREE_FORWARDED_ALLOW_IPS"] = args.forwarded_allow_ips
+
+    if args.public_url is not None:
+        os.environ["REFEREE_PUBLIC_URL"] = args.public_url  # the workers read it too
     settings = get_settings()
     host = args.host or settings.host
+    warning = clear_text_warning(host, settings.public_url)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     port = args.port if args.port is not None else settings.port
     workers = args.workers if args.workers is not None else settings.workers
     if workers > 1:
@@ -144,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
         "networks, '*'); REFEREE_FORWARDED_ALLOW_IPS, default none: the client IP is the "
         "socket peer",
     )
+    serve.add_argument(
+        "--public-url",
+        type=_public_url,
+        default=None,
+        help="the address players reach the service at, e.g. https://referee.example.org: "
+        "every link built starts with it (REFEREE_PUBLIC_URL)",
+    )
     serve.add_argument("--log-level", default="info")
     serve.set_defaults(func=_serve)
 
@@ -163,9 +179,25 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _public_url(value: str) -> str:
+    try:
+        return normalise_public_url(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return int(args.func(args))
+    try:
+        return int(args.func(args))
+    except ValidationError as exc:
+        if exc.title != "Settings":
+            raise
+        # a bad REFEREE_* setting: name it and say why, without a traceback
+        for error in exc.errors():
+            name = "REFEREE_" + "_".join(str(p) for p in error["loc"]).upper()
+            print(f"referee: invalid setting {name}: {error['msg']}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -20,6 +20,10 @@
 * ``REFEREE_EVENTS_PAGE_MAX`` -- largest page of ``GET /games/{id}/events``. Default 500.
 * ``REFEREE_HOST`` / ``REFEREE_PORT`` -- where ``referee serve`` listens. Default
   ``127.0.0.1:8000``.
+* ``REFEREE_PUBLIC_URL`` -- the address players reach the service at (``https://referee.example``;
+  absolute http(s), trailing slash dropped): every link the service and the console build
+  (invitations, spectator links, ``links`` in answers and webhook payloads) starts with it.
+  Default: unset (links use the address the request came to; ``app/links.py``).
 * ``REFEREE_WORKERS`` -- server processes of ``referee serve`` (PostgreSQL only; SQLite
   refuses more than one). Default 1.
 * ``REFEREE_PROBLEM_BASE`` -- prefix of problem ``type`` URIs.
@@ -64,6 +68,8 @@ from typing import Annotated, Any
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from app.links import normalise_public_url
+
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
 
@@ -99,6 +105,10 @@ class Settings(BaseSettings):
     events_page_max: int = Field(default=500, ge=1, description="Largest events page.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)
+    public_url: str | None = Field(
+        default=None,
+        description="The address players reach the service at; every link built starts with it.",
+    )
     workers: int = Field(
         default=1, ge=1, le=64, description="Server processes (more than one: PostgreSQL only)."
     )
@@ -181,6 +191,16 @@ class Settings(BaseSettings):
                 return json.loads(text)
             return [a.strip() for a in text.split(",") if a.strip()]
         return value
+
+    @field_validator("public_url", mode="before")
+    @classmethod
+    def _public_url(cls, value: Any) -> Any:
+        """An absolute http(s) URL without its trailing slash; empty means unset."""
+        if value is None or (isinstance(value, str) and not value.strip()):
+            return None
+        if not isinstance(value, str):
+            raise ValueError("must be a URL string")
+        return normalise_public_url(value)
 
 
 def get_settings() -> Settings:

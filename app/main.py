@@ -19,6 +19,7 @@ from app.api.routes import (
     actions,
     audit,
     available,
+    config,
     dice,
     events,
     games,
@@ -70,6 +71,7 @@ TAGS = [
     {"name": "tokens", "description": "Spectator (read-only) tokens, rotation, revocation."},
     {"name": "webhooks", "description": "Per-seat webhooks (your turn, reveal, finish)."},
     {"name": "health", "description": "Liveness."},
+    {"name": "config", "description": "The service's public address and versions."},
 ]
 
 
@@ -119,7 +121,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(stream.router)
     app.include_router(holdings.router)
     app.include_router(available.router)
-    for module in (health, rulesets, games, actions, events, queries):
+    for module in (health, config, rulesets, games, actions, events, queries):
         app.include_router(module.router)
     app.include_router(phases.router)
     app.include_router(dice.router)

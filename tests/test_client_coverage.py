@@ -10,6 +10,7 @@ from app.main import create_app
 
 CLIENT_METHODS = {
     ("GET", "/healthz"): "healthz",
+    ("GET", "/config"): "config",
     ("GET", "/rulesets"): "rulesets",
     ("GET", "/rulesets/{ruleset_id}"): "ruleset",
     ("GET", "/rulesets/{ruleset_id}/openapi.json"): "ruleset_openapi",

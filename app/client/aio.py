@@ -67,6 +67,9 @@ class AsyncRefereeClient(ServiceCalls):
     async def healthz(self) -> dict[str, Any]:
         return await self.run(self._healthz())
 
+    async def config(self) -> dict[str, Any]:
+        return await self.run(self._config())
+
     async def rulesets(self) -> list[m.RulesetSummary]:
         return await self.run(self._rulesets())
 

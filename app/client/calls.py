@@ -38,6 +38,9 @@ class ServiceCalls:
     def _healthz(self) -> Op[dict[str, Any]]:
         return ops.read_as(Call("GET", "/healthz"), JSON_OBJECT)
 
+    def _config(self) -> Op[dict[str, Any]]:
+        return ops.read_as(Call("GET", "/config"), JSON_OBJECT)
+
     def _rulesets(self) -> Op[list[m.RulesetSummary]]:
         return ops.read_as(Call("GET", "/rulesets"), RULESETS)
 

@@ -70,6 +70,10 @@ class RefereeClient(ServiceCalls):
         """``{"status": "ok", "database": "ok"}``; ServiceUnavailable when degraded."""
         return self.run(self._healthz())
 
+    def config(self) -> dict[str, Any]:
+        """``{"public_url", "api_version", "version"}``: the address to share links under."""
+        return self.run(self._config())
+
     def rulesets(self) -> list[m.RulesetSummary]:
         return self.run(self._rulesets())
 

@@ -44,6 +44,7 @@ from app.config import Settings
 from app.db import notify as db_notify
 from app.db.access import access
 from app.db.uow import AbstractUnitOfWork
+from app.service.notify import with_links
 
 log = logging.getLogger("referee.webhooks")
 
@@ -75,6 +76,7 @@ class WorkerConfig:
     lease: float = 60.0
     batch: int = 20
     allow_private: bool = False
+    public_url: str | None = None
 
 
 def worker_config(settings: Settings) -> WorkerConfig:
@@ -86,6 +88,7 @@ def worker_config(settings: Settings) -> WorkerConfig:
         backoff=settings.webhook_backoff_seconds,
         backoff_max=settings.webhook_backoff_max_seconds,
         allow_private=settings.webhook_allow_private_addresses,
+        public_url=settings.public_url,
     )
 
 
@@ -189,7 +192,8 @@ class DeliveryWorker:
             if found is None:
                 return  # the webhook was deleted meanwhile
             delivery, hook = found
-            url, secret, payload = hook.url, hook.secret, dict(delivery.payload)
+            url, secret = hook.url, hook.secret
+            payload = with_links(dict(delivery.payload), self.config.public_url)
             hook_id, kind = hook.id, delivery.notification
         status, error = self._post(http, url, secret, hook_id, delivery_id, kind, payload)
         self._record(delivery_id, status, error)

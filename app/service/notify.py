@@ -15,7 +15,10 @@ Notifications (``type``):
 * ``game_finished`` -- the game ended (to every seat).
 
 A payload names the game, the event's sequence number and version and the position; never
-any content the seat could not read: the receiver fetches details with its own token.
+any content the seat could not read: the receiver fetches details with its own token. When
+the public URL is set (``REFEREE_PUBLIC_URL``), the payload sent carries ``links``: the game's
+console page and API resource (:func:`with_links`, added when sent, so a changed public URL
+applies to retries too).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 from app.db.access import access
 from app.db.models import EventRow, WebhookDeliveryRow
 from app.db.uow import AbstractUnitOfWork
+from app.links import game_links
 from app.rules.base import UMPIRE, Ruleset
 from app.service import match as mt
 from app.service.turns import awaited
@@ -53,6 +57,14 @@ class Change:
     active: bool
     webhooks: bool | None = None
     """False when the game is known to have no webhook (read with its row): nothing to do."""
+
+
+def with_links(payload: dict[str, Any], public_url: str | None) -> dict[str, Any]:
+    """``payload`` as sent: with ``links`` to its game under ``public_url`` when it is set."""
+    game = payload.get("game")
+    if not public_url or not isinstance(game, str):
+        return payload
+    return {**payload, "links": game_links(public_url, game)}
 
 
 def notifications(change: Change) -> dict[str, set[str]]:

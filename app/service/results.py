@@ -49,6 +49,29 @@ class RulesetInfo(RulesetSummary):
     example_scenario: dict[str, Any] | None = None
 
 
+class GameLinks(_Out):
+    """Links to a game, under the public URL (``REFEREE_PUBLIC_URL``; unset: the address the
+    request came to)."""
+
+    console: str = Field(
+        description="The console opened on the game (read-only unless a token is held).",
+        examples=["https://referee.example.org/#game=3f1c..."],
+    )
+    api: str = Field(
+        description="The game's resource in the pinned API version.",
+        examples=["https://referee.example.org/v1/games/3f1c..."],
+    )
+    invitations: dict[str, str] | None = Field(
+        default=None,
+        description="Seat -> its invitation link: the console with the seat token in the "
+        "fragment (browsers never send it to a server). Only in the answer that issues the "
+        "tokens.",
+    )
+    spectators: str | None = Field(
+        default=None, description="The read-only link of a public game (`null`: private)."
+    )
+
+
 class CreatedGame(_Out):
     id: str
     ruleset: str
@@ -57,6 +80,11 @@ class CreatedGame(_Out):
     public: bool
     seats: dict[str, str] = Field(
         description="Seat name (each side, and `umpire`) -> bearer token. Shown only once."
+    )
+    links: GameLinks | None = Field(
+        default=None,
+        description="The game's console and API addresses and each seat's invitation link, "
+        "under the public URL.",
     )
 
 

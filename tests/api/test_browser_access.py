@@ -114,3 +114,4 @@ async def test_docs_load_only_packaged_assets(client: httpx.AsyncClient, page: s
     for url in urls:
         asset = await client.get(url)
         assert asset.status_code == 200 and len(asset.content) > 1000, url
+        assert b"cdn.redoc.ly" not in asset.content, url  # ReDoc's remote logo made local

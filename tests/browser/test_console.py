@@ -12,14 +12,17 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.support.chromium import OZ_ORDERS, seat_link
-from tests.support.process import ServerProcess
+from app.db.migrate import upgrade
+from tests.support.chromium import CHROMIUM, CHROMIUM_ARGS, OZ_ORDERS, seat_link
+from tests.support.postgres import free_port
+from tests.support.process import ServerProcess, server_process
 
 pytestmark = pytest.mark.slow
 
@@ -247,3 +250,180 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
     for page in (union, confed, umpire, watcher):
         _no_token_in_urls(page, list(game["seats"].values()))
         assert page.errors == []
+
+
+# -- issue 24: invitations that work across machines -------------------------------------------
+
+PLAYERS_HOST = "players.example"
+"""A name only the test's browser resolves (to the loopback server): another machine's view of
+the service, on an origin that is not loopback and not secure (no Clipboard API there)."""
+
+
+@pytest.fixture(scope="module")
+def mapped_browser(browser: Any) -> Iterator[Any]:
+    """A second Chromium, from the same Playwright as the module's ``browser`` (which skips or
+    fails when Chromium is missing), that resolves ``players.example`` to 127.0.0.1."""
+    mapped = browser.browser_type.launch(
+        executable_path=CHROMIUM,
+        args=[*CHROMIUM_ARGS, f"--host-resolver-rules=MAP {PLAYERS_HOST} 127.0.0.1"],
+    )
+    try:
+        yield mapped
+    finally:
+        mapped.close()
+
+
+@pytest.fixture(scope="module")
+def public_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """The real server with ``REFEREE_PUBLIC_URL`` naming it as other machines reach it."""
+    work = tmp_path_factory.mktemp("public")
+    url = f"sqlite:///{work / 'public.db'}"
+    upgrade(url)
+    port = free_port()
+    env = {"REFEREE_PUBLIC_URL": f"http://{PLAYERS_HOST}:{port}/"}
+    with server_process(url, work, env, port=port) as server:
+        server.wait_healthy()
+        yield server
+
+
+def _page(browser: Any, *, clipboard_origin: str | None = None) -> Any:
+    ctx = browser.new_context(viewport={"width": 1300, "height": 850})
+    if clipboard_origin:
+        ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=clipboard_origin)
+    page = ctx.new_page()
+    page.set_default_timeout(10_000)
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+def _create_in_lobby(page: Any, base: str) -> str:
+    page.goto(f"{base}/")
+    page.select_option("#scenario-select", "shipped:zoc:seed-example")
+    page.click("#create-btn")
+    page.wait_for_selector("#created tr[data-seat=axis] input.invite-url")
+    game_id: str = page.inner_text("#created-id")
+    return game_id
+
+
+def _token_of(link: str) -> str:
+    fragment = dict(part.split("=", 1) for part in link.split("#", 1)[1].split("&"))
+    return fragment["token"]
+
+
+def test_invitation_links_use_the_public_url_and_copy_says_so(
+    mapped_browser: Any, public_server: ServerProcess
+) -> None:
+    public = f"http://{PLAYERS_HOST}:{public_server.port}"
+    umpire = _page(mapped_browser, clipboard_origin=public_server.url)
+    game_id = _create_in_lobby(umpire, public_server.url)  # opened on 127.0.0.1
+    token = umpire.inner_text("#created tr[data-seat=axis] code.token")
+    row = umpire.locator("#created tr[data-seat=axis]")
+    link = row.locator("input.invite-url").input_value()
+    assert link == f"{public}/#game={game_id}&seat=axis&token={token}"
+    assert row.locator("a.invite").get_attribute("href") == link
+    watch = umpire.locator("#created input.spectate-url").input_value()
+    assert watch == f"{public}/#game={game_id}&as=spectator"
+    # the public URL is set: no warning, even on a loopback page
+    assert umpire.locator(".link-warning").count() == 0
+
+    row.get_by_role("button", name="Copy the axis invitation link").click()
+    status = row.locator(".copy-status")
+    status.get_by_text("Copied").wait_for()
+    assert status.get_attribute("role") == "status"
+    assert umpire.evaluate("navigator.clipboard.readText()") == link
+
+    # a player elsewhere opens the link as it was sent
+    player = _page(mapped_browser)
+    player.goto(link)
+    player.wait_for_selector("body[data-ready=true]")
+    assert player.inner_text("#whoami") == "Seat: axis"
+    assert player.url.startswith(f"{public}/")
+    assert umpire.errors == [] and player.errors == []
+
+
+def test_links_built_on_loopback_warn_and_copy_falls_back_to_selecting(
+    mapped_browser: Any, console_server: ServerProcess
+) -> None:
+    # no REFEREE_PUBLIC_URL, page opened on 127.0.0.1: the links only work here, and it says so
+    local = _page(mapped_browser)
+    _create_in_lobby(local, console_server.url)
+    warning = local.locator("#created .link-warning")
+    assert warning.is_visible()
+    assert "Links built from 127.0.0.1 only work on this machine" in warning.inner_text()
+    assert "set REFEREE_PUBLIC_URL" in warning.inner_text()
+
+    # the same server reached by name from elsewhere: not loopback (no warning) and not a
+    # secure origin, so there is no Clipboard API: Copy selects the link for the person
+    remote = _page(mapped_browser)
+    base = f"http://{PLAYERS_HOST}:{console_server.port}"
+    game_id = _create_in_lobby(remote, base)
+    assert remote.evaluate("navigator.clipboard === undefined && !window.isSecureContext")
+    assert remote.locator(".link-warning").count() == 0
+    row = remote.locator("#created tr[data-seat=soviet]")
+    field = row.locator("input.invite-url")
+    link = field.input_value()
+    assert link.startswith(f"{base}/#game={game_id}&seat=soviet&token=")
+    row.get_by_role("button", name="Copy the soviet invitation link").click()
+    status = row.locator(".copy-status")
+    status.wait_for(state="visible")
+    remote.wait_for_function(
+        "el => el.textContent.length > 0", arg=status.element_handle(), timeout=5_000
+    )
+    assert status.inner_text() in ("Copied", "Selected: press Ctrl+C (⌘C on a Mac) to copy")
+    selected = remote.evaluate(
+        "() => { const el = document.activeElement; return el.classList.contains('invite-url')"
+        " ? el.value.slice(el.selectionStart, el.selectionEnd) : null; }"
+    )
+    assert selected == link
+    assert local.errors == [] and remote.errors == []
+
+
+def test_the_umpire_reissues_a_lost_invitation_from_the_page(
+    mapped_browser: Any, public_server: ServerProcess
+) -> None:
+    public = f"http://{PLAYERS_HOST}:{public_server.port}"
+    lobby = _page(mapped_browser)
+    game_id = _create_in_lobby(lobby, public_server.url)
+    umpire_link = lobby.locator("#created tr[data-seat=umpire] input.invite-url").input_value()
+    old_link = lobby.locator("#created tr[data-seat=axis] input.invite-url").input_value()
+    old_token = _token_of(old_link)
+
+    # the axis player opens the link and invites a spectator with it
+    axis = _page(mapped_browser)
+    axis.goto(old_link)
+    axis.wait_for_selector("body[data-ready=true][data-stream=live]")
+    axis.click("#invite-spectator")
+    axis.wait_for_selector("#invite-box a.spectator-invite")
+
+    # the link is lost: the umpire issues a new one from the Umpire tab
+    umpire = _page(mapped_browser)
+    umpire.goto(umpire_link)
+    umpire.wait_for_selector("body[data-ready=true]")
+    umpire.click("#tab-umpire")
+    umpire.select_option("#reissue-seat", "axis")
+    assert umpire.is_checked("#reissue-revoke")
+    umpire.once("dialog", lambda dialog: dialog.accept())
+    umpire.click("#reissue-btn")
+    new_field = umpire.locator("#reissue-result input.reissued-url")
+    new_field.wait_for()
+    new_link = new_field.input_value()
+    assert new_link.startswith(f"{public}/#game={game_id}&seat=axis&token=")
+    assert new_link != old_link
+    note = umpire.inner_text("#reissue-result .reissue-note")
+    assert "The old axis link stopped working" in note
+    assert "Revoked with it: 1 spectator link and 0 webhooks" in note
+
+    # the old link's token is refused; the page still open with it is told
+    auth = {"Authorization": f"Bearer {old_token}"}
+    assert httpx.get(f"{public_server.url}/games/{game_id}", headers=auth).status_code == 401
+    axis.wait_for_function("(document.body.dataset.stream || '').includes('revoked')")
+    # the new link works for the player
+    again = _page(mapped_browser)
+    again.goto(new_link)
+    again.wait_for_selector("body[data-ready=true][data-stream=live]")
+    assert again.inner_text("#whoami") == "Seat: axis"
+    new_auth = {"Authorization": f"Bearer {_token_of(new_link)}"}
+    seat = httpx.get(f"{public_server.url}/games/{game_id}", headers=new_auth).json()["seat"]
+    assert seat == "axis"
+    assert umpire.errors == [] and again.errors == []

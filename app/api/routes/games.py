@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Response
+from fastapi import APIRouter, Body, Header, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.deps import BoardsDep, CallDep, NowDep, SeatDep, SettingsDep, UowDep
 from app.api.etags import format_etag, parse_etags
 from app.api.examples import create_game_examples
 from app.api.problems import responses
+from app.api.routes.config import link_base
 from app.api.schemas import CreateGameRequest
+from app.links import game_links, invitation_link, spectator_link
 from app.service import games as uc
-from app.service.results import CreatedGame, GameView, ScenarioView
+from app.service.results import CreatedGame, GameLinks, GameView, ScenarioView
 
 router = APIRouter(prefix="/games", tags=["games"])
 
@@ -43,11 +45,14 @@ def create_game(
     boards: BoardsDep,
     now: NowDep,
     settings: SettingsDep,
+    request: Request,
 ) -> Any:
     """Validate the scenario with the ruleset (422 names every bad field), set the game up and
     issue one bearer token per side plus one for the umpire. Tokens are stored hashed.
     The service commits to a secret dice seed (its SHA-256 is in the game view) and, for a
-    timed game (`match.clock`), starts the clock of the side expected to act first."""
+    timed game (`match.clock`), starts the clock of the side expected to act first.
+    `links` holds the game's console and API addresses and each seat's invitation link under
+    the public URL (`REFEREE_PUBLIC_URL`; unset: the address this request came to)."""
     created = uc.create_game(
         uow,
         ruleset_id=body.ruleset,
@@ -59,6 +64,16 @@ def create_game(
         now=now,
         budget=settings.scenario_budget,
     )
+    base = link_base(request, settings.public_url)
+    links = GameLinks(
+        **game_links(base, created.id),
+        invitations={
+            seat: invitation_link(base, created.id, seat, token)
+            for seat, token in created.seats.items()
+        },
+        spectators=spectator_link(base, created.id) if created.public else None,
+    )
+    created = created.model_copy(update={"links": links})
     return JSONResponse(
         created.model_dump(mode="json"),
         status_code=201,

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.api.deps import SeatDep, SettingsDep, UowDep
 from app.api.problems import responses
 from app.service import webhooks as uc
-from app.service.notify import NOTIFICATIONS
+from app.service.notify import NOTIFICATIONS, with_links
 from app.service.webhooks import DeliveryLog, RegisteredWebhook, WebhookList
 
 router = APIRouter(prefix="/games/{game_id}/webhooks", tags=["webhooks"])
@@ -90,8 +90,18 @@ def deliveries(
     webhook_id: str,
     uow: UowDep,
     token: SeatDep,
+    settings: SettingsDep,
     limit: Annotated[int, Query(ge=1, le=100, description="Latest deliveries.")] = 50,
 ) -> DeliveryLog:
     """The latest deliveries, newest first: status (`pending`, `delivered`, `failed`), the
-    payload sent and every attempt (time, the receiver's HTTP status, error)."""
-    return uc.deliveries(uow, game_id, webhook_id, token=token, limit=limit)
+    payload sent (with `links` when the public URL is set) and every attempt (time, the
+    receiver's HTTP status, error)."""
+    log = uc.deliveries(uow, game_id, webhook_id, token=token, limit=limit)
+    if not settings.public_url:
+        return log
+    return DeliveryLog(
+        items=[
+            item.model_copy(update={"payload": with_links(item.payload, settings.public_url)})
+            for item in log.items
+        ]
+    )

@@ -6,6 +6,7 @@ import { createZoneBoard } from "./zoneboard.js";
 import { schemaForm } from "./forms.js";
 import { PALETTE } from "./svg.js";
 import { renderSealed, renderDice, renderUmpire } from "./match.js";
+import { loadConfig, invitationLink, spectatorLink, spectatorTokenLink, linkField, linkWarning } from "./invite.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -202,19 +203,20 @@ function showCreated(game) {
   const box = $("created");
   box.hidden = false;
   box.innerHTML = "";
-  const base = `${location.origin}${location.pathname}`;
   const rows = Object.entries(game.seats).map(([seat, tok]) => {
-    const link = `${base}#game=${game.id}&seat=${encodeURIComponent(seat)}&token=${encodeURIComponent(tok)}`;
+    const link = invitationLink(game.id, seat, tok);
     return h("tr", { "data-seat": seat },
       h("th", { scope: "row" }, seat),
       h("td", {}, h("code", { class: "token" }, tok)),
-      h("td", {}, h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Invitation link for ${seat}` }, "invitation link"),
-        " ", h("button", { type: "button", "aria-label": `Copy the ${seat} invitation link`, onclick: () => navigator.clipboard && navigator.clipboard.writeText(link) }, "copy")));
+      h("td", {}, linkField(h, link, { label: `the ${seat} invitation link`, cls: "invite-url" }),
+        " ", h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Open the invitation link for ${seat}` }, "open")));
   });
+  const watch = spectatorLink(game.id);
   box.append(
-    h("p", {}, h("strong", {}, "Game created: "), h("code", { id: "created-id" }, game.id), ". Each token is shown only this once: send each player their link (the token is in the part after #, which never reaches a server)."),
-    h("table", { class: "seats" }, h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Token"), h("th", {}, "Link"))), h("tbody", {}, ...rows)),
-    game.public ? h("p", {}, "Spectators: ", h("a", { href: `${base}#game=${game.id}&as=spectator`, class: "spectate" }, "watch link")) : null,
+    h("p", {}, h("strong", {}, "Game created: "), h("code", { id: "created-id" }, game.id), ". Each token is shown only this once: send each player the link of their seat (the token is in the part after #, which never reaches a server). If a link is lost, the umpire can reissue it from the game's Umpire tab."),
+    linkWarning(h),
+    h("table", { class: "seats" }, h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Token"), h("th", {}, "Invitation link"))), h("tbody", {}, ...rows)),
+    game.public ? h("p", {}, "Spectators: ", linkField(h, watch, { label: "the spectators' watch link", cls: "spectate-url" }), " ", h("a", { href: watch, class: "spectate" }, "watch")) : null,
   );
 }
 
@@ -776,11 +778,12 @@ function setupActions() {
 async function inviteSpectator() {
   try {
     const t = (await S.api.request("POST", `/games/${S.gameId}/tokens`, { body: { label: "console spectator link" } })).body;
-    const link = `${location.origin}${location.pathname}#game=${S.gameId}&seat=spectator&token=${encodeURIComponent(t.token)}`;
+    const link = spectatorTokenLink(S.gameId, t.token);
     const box = $("invite-box");
     box.innerHTML = "";
     box.append("Read-only link (shown once; revoke it with DELETE /games/{id}/tokens/", h("code", {}, t.id), "): ",
-      h("a", { href: link, class: "spectator-invite", target: "_blank", rel: "noopener" }, "spectator link"));
+      linkField(h, link, { label: "the spectator link", cls: "spectator-url" }), " ",
+      h("a", { href: link, class: "spectator-invite", target: "_blank", rel: "noopener" }, "open"), linkWarning(h));
   } catch (err) {
     notify(problemText(err), "error");
   }
@@ -889,6 +892,7 @@ document.addEventListener("keydown", (evt) => {
 
 // ---------------------------------------------------------------- routing
 async function route() {
+  await loadConfig(S.api);
   const params = new URLSearchParams(location.hash.slice(1));
   const id = params.get("game");
   notify("");

@@ -1,4 +1,5 @@
 // Match panels: sealed orders, dice (commitment and a check of every roll), umpire tools.
+import { invitationLink, linkField, linkWarning } from "./invite.js";
 
 const drafts = {};
 
@@ -150,5 +151,50 @@ export function renderUmpire(box, ctx) {
     } }, "Run the audit"), audit),
     h("div", {}, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/dice/reveal`) }, "Reveal the dice seed to me")),
     h("div", {}, h("label", { for: "finish-winner" }, "Finish the game: "), winner, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/finish`, { winner: winner.value || null }) }, "Finish")),
+    reissueSection(ctx),
   );
+}
+
+// A player lost their invitation link (or it leaked): the umpire issues a new token for the
+// seat (POST /games/{id}/seats/{seat}/token); the old link stops working at once.
+function reissueSection(ctx) {
+  const { S, h, api, notify, problemText } = ctx;
+  const seats = (S.view.sides || []).map((s) => s.name || s.id || s);
+  const seat = h("select", { id: "reissue-seat", "aria-label": "Seat whose invitation link to reissue" }, ...seats.map((s) => new Option(s, s)));
+  const revoke = h("input", { type: "checkbox", id: "reissue-revoke", checked: true });
+  const result = h("div", { id: "reissue-result", class: "reissue-result", "aria-live": "polite" });
+  const show = (r) => {
+    result.innerHTML = "";
+    if (!r) return;
+    const made = r.revoke_minted
+      ? `Revoked with it: ${r.revoked_tokens} spectator link${r.revoked_tokens === 1 ? "" : "s"} and ${r.removed_webhooks} webhook${r.removed_webhooks === 1 ? "" : "s"} that ${r.seat}'s old token had made.`
+      : `The spectator links and webhooks that ${r.seat}'s old token made were kept.`;
+    result.append(
+      h("p", {}, h("strong", {}, `New invitation link for ${r.seat}: `), linkField(h, invitationLink(S.gameId, r.seat, r.token), { label: `the new ${r.seat} invitation link`, cls: "reissued-url" })),
+      h("p", { class: "reissue-note" }, `The old ${r.seat} link stopped working: its token is refused from now on (401), and a page still open with it loses access. ${made} Send this new link to the player; it is shown only this once.`),
+      linkWarning(h),
+    );
+  };
+  if (S.reissued && S.reissued.game === S.gameId) show(S.reissued);
+  const reissue = async () => {
+    const which = seat.value;
+    if (!which) return;
+    if (!window.confirm(`Issue a new invitation link for ${which}? The link ${which} has now stops working at once.`)) return;
+    try {
+      const path = `/games/${encodeURIComponent(S.gameId)}/seats/${encodeURIComponent(which)}/token?revoke_minted=${revoke.checked}`;
+      const r = (await api.request("POST", path)).body;
+      S.reissued = { ...r, revoke_minted: revoke.checked };
+      show(S.reissued);
+      notify(`A new invitation link for ${which} was issued; the old one no longer works.`, "ok");
+    } catch (err) {
+      notify(problemText(err), "error");
+    }
+  };
+  return h("div", { class: "reissue" },
+    h("h4", {}, "Invitation links"),
+    h("p", { class: "hint" }, "A player lost their link, or it reached the wrong person: issue a new one for their seat. The old link stops working."),
+    h("label", { for: "reissue-seat" }, "Seat "), seat, " ",
+    h("label", {}, revoke, " also revoke the spectator links and webhooks the old token made"), " ",
+    h("button", { type: "button", id: "reissue-btn", onclick: reissue }, "Issue a new link"),
+    result);
 }
