@@ -144,11 +144,11 @@ def upgrade_game(
             )
         cmd.require_current()
         rows = all_events(cmd.uow, game.row.id)
-        changed, truncated = _changes(game, rows)
+        changed, capped = _changes(game, rows)  # capped: the replay stopped listing
         by_seq = {r.seq: r for r in rows}
-        listed = [_listed(c, by_seq.get(c.seq)) for c in changed[:MAX_CHANGED]]
-        truncated = truncated or len(changed) > MAX_CHANGED
         n = len(changed)
+        listed = [_listed(c, by_seq.get(c.seq)) for c in changed[:MAX_CHANGED]]
+        truncated = capped or n > MAX_CHANGED
         summary = f"The umpire upgraded the game from {game.ruleset.id} {pinned} to {running}: " + (
             "the new version judges every event of the log as it was judged."
             if not changed
