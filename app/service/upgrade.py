@@ -103,7 +103,7 @@ def preview_upgrade(
         )
 
 
-def _listed(change: AuditDifference, row: EventRow | None) -> dict[str, Any]:
+def listed_change(change: AuditDifference, row: EventRow | None) -> dict[str, Any]:
     """One changed ruling as the upgrade event's payload lists it -- every reader sees that
     event, so an event hidden from some seats is named by its number only."""
     hidden = row is None or row.visible_to is not None
@@ -147,12 +147,12 @@ def upgrade_game(
         changed, capped = _changes(game, rows)  # capped: the replay stopped listing
         by_seq = {r.seq: r for r in rows}
         n = len(changed)
-        listed = [_listed(c, by_seq.get(c.seq)) for c in changed[:MAX_CHANGED]]
+        listed = [listed_change(c, by_seq.get(c.seq)) for c in changed[:MAX_CHANGED]]
         truncated = capped or n > MAX_CHANGED
         summary = f"The umpire upgraded the game from {game.ruleset.id} {pinned} to {running}: " + (
             "the new version judges every event of the log as it was judged."
             if not changed
-            else f"the new version judges {n}{'+' if truncated else ''} event"
+            else f"the new version judges {n}{' or more' if capped else ''} event"
             f"{'' if n == 1 else 's'} of the log differently."
         )
         payload = {"from": pinned, "to": running, "changed": listed, "truncated": truncated}

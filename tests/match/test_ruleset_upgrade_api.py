@@ -22,9 +22,9 @@ from sqlalchemy import text
 
 from app.db.models import EventRow
 from app.rules import registry
-from app.service.results import AuditDifference
 from app.service import upgrade
-from app.service.upgrade import _listed
+from app.service.results import AuditDifference
+from app.service.upgrade import listed_change
 from tests.match.flowkit import new_game, problem
 from tests.match.test_audit_api import ShortSteps, played, short_steps, swap_rules
 
@@ -307,5 +307,5 @@ def test_the_upgrade_payload_names_a_hidden_event_by_its_number_only() -> None:
     change = AuditDifference(seq=3, version=4, kind="probe", field="ruling", message="m")
     hidden = EventRow(seq=3, kind="probe", visible_to=["red", "umpire"])
     public = EventRow(seq=3, kind="probe", visible_to=None)
-    assert _listed(change, hidden) == {"seq": 3, "kind": "redacted", "field": "ruling"}
-    assert _listed(change, public) == {"seq": 3, "kind": "probe", "field": "ruling"}
+    assert listed_change(change, hidden) == {"seq": 3, "kind": "redacted", "field": "ruling"}
+    assert listed_change(change, public) == {"seq": 3, "kind": "probe", "field": "ruling"}
