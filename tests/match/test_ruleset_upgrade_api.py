@@ -90,6 +90,13 @@ async def test_a_pinned_game_refuses_every_judging_write_and_still_reads(
     # a stale If-Match still answers 412 first (reload, then see the upgrade)
     stale = await client.post(f"/games/{g.id}/actions", json=step, headers=g.write("red", 1))
     problem(stale, 412, "precondition.stale")
+    # what can I do now: nothing, and why
+    now = (await client.get(f"/games/{g.id}/actions/available", headers=g.auth("red"))).json()
+    assert now["may_act"] is False and now["may_end_phase"] is False
+    assert "until the umpire upgrades it" in now["notes"][0]
+    assert {"ruleset": "referee", "section": "ruleset-version"}.items() <= now["citations"][
+        -1
+    ].items()
     # reads work: the game, its events, its scenario, the audit
     assert len(await g.events()) == 1
     assert (await client.get(f"/games/{g.id}/scenario")).status_code == 200
