@@ -119,6 +119,14 @@ def _audit(args: argparse.Namespace) -> int:
                 f"NOTE: the ruleset version changed ({report.recorded_version} -> "
                 f"{report.replayed_version}); differences below follow from that change"
             )
+        for stretch in report.stretches:
+            judged = stretch.version or "a version not recorded"
+            print(
+                f"events {stretch.from_seq}-{stretch.to_seq}: judged by {judged}, replayed with "
+                f"{stretch.replayed_version}"
+                + ("" if stretch.same_version else " (another version)")
+                + f", {stretch.differences} differences"
+            )
         if report.ok:
             print("OK: every ruling, state and roll replays identically")
         for diff in report.differences:

@@ -32,6 +32,7 @@ from app.api.routes import (
     sealed,
     stream,
     tokens,
+    upgrade,
     webhooks,
 )
 from app.config import Settings, get_settings
@@ -67,6 +68,7 @@ TAGS = [
     {"name": "dice", "description": "Verifiable dice: commitment, rolls, reveal, verify."},
     {"name": "undo", "description": "Umpire rollback and player takeback."},
     {"name": "audit", "description": "Re-adjudicate a game's whole log (umpire)."},
+    {"name": "upgrade", "description": "Move a game to the running ruleset version (umpire)."},
     {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
     {"name": "tokens", "description": "Spectator (read-only) tokens, rotation, revocation."},
     {"name": "webhooks", "description": "Per-seat webhooks (your turn, reveal, finish)."},
@@ -127,6 +129,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(dice.router)
     app.include_router(rollback.router)
     app.include_router(audit.router)
+    app.include_router(upgrade.router)
     app.include_router(sealed.router)
     app.include_router(tokens.router)
     app.include_router(webhooks.router)

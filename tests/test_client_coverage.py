@@ -41,6 +41,8 @@ SEAT_METHODS = {
     ("POST", "/games/{game_id}/sealed/{decision}/check"): "check_sealed",
     ("POST", "/games/{game_id}/sealed/{decision}/open"): "open_sealed",
     ("GET", "/games/{game_id}/audit"): "audit",
+    ("GET", "/games/{game_id}/upgrade"): "upgrade_preview",
+    ("POST", "/games/{game_id}/upgrade"): "upgrade",
     ("GET", "/games/{game_id}/actions/available"): "available",
     ("POST", "/games/{game_id}/tokens"): "mint_spectator",
     ("GET", "/games/{game_id}/tokens"): "tokens",

@@ -178,6 +178,9 @@ class AsyncSeat(SeatCalls):
     async def audit(self) -> m.AuditReport:
         return await self.client.run(self._audit())
 
+    async def upgrade_preview(self) -> m.UpgradePreview:
+        return await self.client.run(self._upgrade_preview())
+
     async def available(self) -> m.AvailableView:
         return await self.client.run(self._available())
 
@@ -243,6 +246,9 @@ class AsyncSeat(SeatCalls):
 
     async def takeback(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._takeback(idempotency_key))
+
+    async def upgrade(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        return await self.client.run(self._upgrade(idempotency_key))
 
     async def reveal_seed(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._reveal_seed(idempotency_key))

@@ -147,6 +147,9 @@ class SeatCalls:
     def _audit(self) -> Op[m.AuditReport]:
         return ops.read(self._call("GET", "/audit"), m.AuditReport)
 
+    def _upgrade_preview(self) -> Op[m.UpgradePreview]:
+        return ops.read(self._call("GET", "/upgrade"), m.UpgradePreview)
+
     def _available(self) -> Op[m.AvailableView]:
         return ops.read(self._call("GET", "/actions/available"), m.AvailableView)
 
@@ -216,6 +219,9 @@ class SeatCalls:
 
     def _takeback(self, key: str | None) -> Op[m.ActionResult]:
         return self._appended("/takeback", options=WriteOptions(key))
+
+    def _upgrade(self, key: str | None) -> Op[m.ActionResult]:
+        return self._appended("/upgrade", options=WriteOptions(key))
 
     def _reveal_seed(self, key: str | None) -> Op[m.ActionResult]:
         return self._appended("/dice/reveal", options=WriteOptions(key))

@@ -21,6 +21,7 @@ from app.service.results import (
     RulesetInfo,
     RulesetSummary,
     ScenarioView,
+    UpgradePreview,
 )
 from app.service.sealed import OrderCheck, RevealView, SealedListing, SubmitResult
 from app.service.webhooks import Delivery, DeliveryLog, RegisteredWebhook, Webhook, WebhookList
@@ -59,6 +60,7 @@ __all__ = [
     "SpectatorToken",
     "SubmitResult",
     "TokenList",
+    "UpgradePreview",
     "Violation",
     "Webhook",
     "WebhookList",

@@ -200,6 +200,10 @@ class Seat(SeatCalls):
         """Umpire only: re-adjudicate the whole log."""
         return self.client.run(self._audit())
 
+    def upgrade_preview(self) -> m.UpgradePreview:
+        """Umpire only: what upgrading to the running ruleset version would change."""
+        return self.client.run(self._upgrade_preview())
+
     def available(self) -> m.AvailableView:
         """What this seat can do now: units, action kinds, ending the phase, sealed orders."""
         return self.client.run(self._available())
@@ -281,6 +285,10 @@ class Seat(SeatCalls):
     def takeback(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Take back this seat's last action (match option ``takeback``)."""
         return self.client.run(self._takeback(idempotency_key))
+
+    def upgrade(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """Umpire only: move the game to the running ruleset version."""
+        return self.client.run(self._upgrade(idempotency_key))
 
     def reveal_seed(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Umpire only: the dice seed is shown to the umpire from now on."""

@@ -2,12 +2,13 @@
 
 * ``scenarios`` -- the immutable part of a game: the scenario as submitted, the board the
   ruleset derived from it, and a SHA-256 digest of the board (the in-process board cache key).
-* ``games`` -- one row per game: ruleset id and version, options, the current state, a version
-  counter for optimistic concurrency, status, public-read flag, timestamps.
+* ``games`` -- one row per game: ruleset id, the version it is pinned to and the version it
+  was created with, options, the current state, a version counter for optimistic
+  concurrency, status, public-read flag, timestamps.
 * ``seats`` -- one per side plus the umpire; only a SHA-256 hash of each token is stored.
-* ``events`` -- append-only log of accepted actions with their ruling, dice and the version
-  they produced; the idempotency key (unique per game and seat) and the stored response make
-  retries safe.
+* ``events`` -- append-only log of accepted actions with their ruling, dice, the version
+  they produced and the ruleset version that judged them; the idempotency key (unique per
+  game and seat) and the stored response make retries safe.
 * ``access_tokens`` -- read-only (spectator) tokens minted by a seat or the umpire; hashed.
 * ``webhooks`` / ``webhook_deliveries`` -- per-seat webhooks and their outbox: a delivery row
   is written in the same transaction as the event that caused it and sent after commit by
@@ -104,6 +105,9 @@ class GameRow(Base):
     access_epoch: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Incremented by every revocation, rotation or reissue of one of the game's credentials
     (the streams' shared poller reads it, so open streams re-check their credential)."""
+    created_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The ruleset version the game was created with (``ruleset_version`` is the version it
+    is pinned to now: the umpire may upgrade it, ``POST /games/{id}/upgrade``)."""
 
 
 class SeatRow(Base):
@@ -155,6 +159,9 @@ class EventRow(Base):
     """Snapshot of the state this event produced (rollbacks restore it; never served raw)."""
     visible_to: Mapped[list[str] | None] = mapped_column(JsonType, nullable=True)
     """Seats that may read this event; None = every reader of the game."""
+    ruleset_version: Mapped[str | None] = mapped_column(String(32), nullable=True)
+    """The version of the ruleset that judged (appended) this event; None for events written
+    before migration 0007 (not recorded)."""
 
 
 class SealedOrderRow(Base):

@@ -39,6 +39,7 @@ from app.service.pipeline import (
     replay_outcome,
     require_active,
     require_current,
+    require_running_version,
     require_storable,
     run_write,
     turn_of,
@@ -86,10 +87,12 @@ def dry_run(
     Anyone who may read the game may ask, whichever side owns the action. A dry run never
     rolls dice: an action that needs dice is judged with none (the ruleset then rules on
     legality only) and ``dice_needed`` lists the dice a real submission would roll, so no
-    future roll can be learnt from a dry run.
+    future roll can be learnt from a dry run. A game pinned to another ruleset version than
+    the one running is refused like a submission (409 ``ruleset.upgrade_required``).
     """
     require_storable(action, code="action.invalid")
     with reading(uow, game_id, token=token, boards=boards, now=clock_now(now)) as (game, _):
+        require_running_version(game)  # judged only under the version the game is pinned to
         parsed = _parse_action(game.ruleset, action)
         sizes = _dice_needed(game, game.state, parsed)
         with guard("action"):

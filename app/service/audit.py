@@ -16,6 +16,14 @@ say), every event is replayed in order with the dice recorded in the log:
 After each event the replayed state must equal the snapshot the event stored
 (``events.state_after``). The report names the first event that differs; after a difference
 the replay goes on from the *recorded* state so every later entry is independent.
+
+Each event records the ruleset version that judged it (``events.ruleset_version``; null for
+events written before migration 0007). A process runs only the current code of each ruleset,
+so every event is replayed with it; the report cuts the log into *stretches* of consecutive
+events with the same recorded version and says of each whether it was replayed by the version
+that judged it. A difference in a stretch judged by another version is labelled as following
+from the rules change (``version_changed``); one in a stretch whose version was not recorded
+says so. The umpire's upgrade preview (:mod:`app.service.upgrade`) is this same replay.
 """
 
 from __future__ import annotations
@@ -32,7 +40,7 @@ from app.service.boards import BoardCache
 from app.service.errors import Conflict, Forbidden, Unauthenticated
 from app.service.events import all_events
 from app.service.pipeline import Game, load_game, seat_of
-from app.service.results import AuditDifference, AuditReport
+from app.service.results import AuditDifference, AuditReport, AuditStretch
 
 MAX_DIFFERENCES = 100
 
@@ -48,6 +56,7 @@ def _diff(row: EventRow, field: str, message: str, recorded: Any, replayed: Any)
         message=message,
         recorded=recorded,
         replayed=replayed,
+        ruleset_version=row.ruleset_version,
     )
 
 
@@ -152,17 +161,11 @@ def replay(game: Game, rows: list[EventRow]) -> AuditReport:
             break
         states[row.version] = current
         state = ruleset.load_state(current)
-    changed = game.row.ruleset_version != ruleset.version
-    if changed:  # say why: the rules changed (a version bump), not the log or the service
-        differences = [
-            d.model_copy(
-                update={
-                    "message": f"{d.message} after the ruleset version changed from "
-                    f"{game.row.ruleset_version} to {ruleset.version}"
-                }
-            )
-            for d in differences
-        ]
+    differences = [_labelled(d, ruleset.version) for d in differences]
+    stretches = _stretches(rows, ruleset.version, differences)
+    changed = game.row.ruleset_version != ruleset.version or any(
+        s.version is not None and not s.same_version for s in stretches
+    )
     return AuditReport(
         game=game.row.id,
         ruleset=ruleset.id,
@@ -173,7 +176,54 @@ def replay(game: Game, rows: list[EventRow]) -> AuditReport:
         ok=not differences,
         first_difference=differences[0] if differences else None,
         differences=differences,
+        stretches=stretches,
     )
+
+
+def _labelled(d: AuditDifference, running: str) -> AuditDifference:
+    """Say why a difference may be expected: the event was judged by another version (a
+    rules change, not a corrupt log), or which version judged it was not recorded."""
+    if d.ruleset_version == running:
+        return d
+    if d.ruleset_version is None:
+        note = (
+            f"; the ruleset version that judged this event was not recorded (replayed with "
+            f"{running})"
+        )
+        return d.model_copy(update={"message": d.message + note})
+    return d.model_copy(
+        update={
+            "message": f"{d.message} after the ruleset version changed from "
+            f"{d.ruleset_version} to {running}",
+            "version_changed": True,
+        }
+    )
+
+
+def _stretches(
+    rows: list[EventRow], running: str, differences: list[AuditDifference]
+) -> list[AuditStretch]:
+    """The log cut into runs of consecutive events with the same recorded ruleset version."""
+    runs: list[list[EventRow]] = []
+    for row in rows:
+        if runs and runs[-1][-1].ruleset_version == row.ruleset_version:
+            runs[-1].append(row)
+        else:
+            runs.append([row])
+    out: list[AuditStretch] = []
+    for run in runs:
+        first, last = run[0].seq, run[-1].seq
+        out.append(
+            AuditStretch(
+                from_seq=first,
+                to_seq=last,
+                version=run[0].ruleset_version,
+                replayed_version=running,
+                same_version=run[0].ruleset_version == running,
+                differences=sum(1 for d in differences if first <= d.seq <= last),
+            )
+        )
+    return out
 
 
 def audit_game(

@@ -21,6 +21,7 @@ from app.service.boards import BoardCache
 from app.service.errors import Unauthenticated
 from app.service.identity import identify, require_seat
 from app.service.pipeline import clock_now, guard, load_game, settle_clock, turn_of
+from app.service.policies import citation
 from app.service.results import PositionView
 from app.service.sealed import current_instance
 
@@ -67,15 +68,19 @@ def available(
         game = load_game(uow, game_id, boards)
         seat = require_seat(identify(uow, game.row, token))
         active = game.row.status == "active"
+        # a game pinned to another ruleset version than the one running: nothing is judged
+        # until the umpire upgrades it (app.service.upgrade)
+        pinned = game.row.ruleset_version != game.ruleset.version
+        playable = active and not pinned
         turn = turn_of(game, game.state)
         enforce = mt.options_of(game.row).enforce_sequence
-        may_act = active and (turn is None or not enforce or mt.may_act(turn, seat, None))
+        may_act = playable and (turn is None or not enforce or mt.may_act(turn, seat, None))
         citations: list[Citation] = [turn.sequence.citation] if turn is not None else []
         answer = AvailableActions()
         with guard("state"):
             if may_act:
                 answer = game.ruleset.available_actions(game.board, game.state, game.options, seat)
-            decisions = game.ruleset.sealed_decisions(game.board, game.state) if active else {}
+            decisions = game.ruleset.sealed_decisions(game.board, game.state) if playable else {}
         sealed: list[SealedChoice] = []
         for decision in decisions.values():
             if seat not in decision.sides and seat != UMPIRE:
@@ -98,6 +103,14 @@ def available(
         notes = list(answer.notes)
         if not active:
             notes.insert(0, f"The game is {game.row.status}: nothing more may be played.")
+        elif pinned:
+            notes.insert(
+                0,
+                f"The game is played under {game.ruleset.id} {game.row.ruleset_version} and "
+                f"this server runs {game.ruleset.version}: nothing can be played until the "
+                "umpire upgrades it (POST /games/{id}/upgrade).",
+            )
+            citations.append(citation("ruleset-version"))
         elif not may_act and turn is not None:
             notes.insert(
                 0,
@@ -111,7 +124,7 @@ def available(
             status=game.row.status,
             position=mt.position_view(turn),
             may_act=may_act,
-            may_end_phase=active and turn is not None and mt.may_end_phase(turn, seat),
+            may_end_phase=playable and turn is not None and mt.may_end_phase(turn, seat),
             kinds=list(answer.kinds),
             units=list(answer.units),
             sealed=sealed,

@@ -54,6 +54,7 @@ def event_view(row: EventRow, seat: str | None = None) -> EventView:
         created_at=aware_utc(row.created_at),
         payload=row.payload,
         visible_to=row.visible_to,
+        ruleset_version=row.ruleset_version,
     )
 
 

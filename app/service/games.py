@@ -61,6 +61,10 @@ def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameVi
         id=game.row.id,
         ruleset=game.row.ruleset_id,
         ruleset_version=game.row.ruleset_version,
+        ruleset_running_version=game.ruleset.version,
+        ruleset_created_version=game.row.created_version,
+        upgrade_available=game.row.status == "active"
+        and game.row.ruleset_version != game.ruleset.version,
         version=game.row.version,
         status=game.row.status,
         public=game.row.public,
@@ -179,6 +183,7 @@ def create_game(
         id=str(uuid.uuid4()),
         ruleset_id=ruleset.id,
         ruleset_version=ruleset.version,
+        created_version=ruleset.version,
         scenario_id=scenario_row.id,
         options=parsed_options.model_dump(mode="json"),
         state=state_json,
@@ -247,7 +252,8 @@ def read_game(
     safe with several processes."""
     now = clock_now(now)
     with reading(uow, game_id, token=token, boards=boards, now=now) as (game, seat):
-        key = (game.row.id, game.row.version, seat)
+        # the running ruleset version is part of the view (upgrade_available)
+        key = (game.row.id, game.row.version, seat, game.ruleset.version)
         head = boards.views.get(key, lambda: _view_head(game, seat, now))
         clock = mt.clock_view(game.row, now)
         tail = b"null" if clock is None else clock.model_dump_json().encode()

@@ -12,7 +12,9 @@ Notifications (``type``):
 * ``your_turn`` -- the seat is now waited for and was not before the event (its phase
   began, or a sealed decision it takes part in opened);
 * ``sealed_revealed`` -- a sealed decision's orders were revealed (to every seat);
-* ``game_finished`` -- the game ended (to every seat).
+* ``game_finished`` -- the game ended (to every seat);
+* ``ruleset_upgraded`` -- the umpire moved the game to another ruleset version (to every
+  seat; the payload names ``from`` and ``to``).
 
 A payload names the game, the event's sequence number and version and the position; never
 any content the seat could not read: the receiver fetches details with its own token. When
@@ -41,7 +43,8 @@ AnyRuleset = Ruleset[Any, Any, Any, Any]
 YOUR_TURN = "your_turn"
 SEALED_REVEALED = "sealed_revealed"
 GAME_FINISHED = "game_finished"
-NOTIFICATIONS = (YOUR_TURN, SEALED_REVEALED, GAME_FINISHED)
+RULESET_UPGRADED = "ruleset_upgraded"
+NOTIFICATIONS = (YOUR_TURN, SEALED_REVEALED, GAME_FINISHED, RULESET_UPGRADED)
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,9 @@ def notifications(change: Change) -> dict[str, set[str]]:
     if change.event.kind == "sealed_revealed":
         for seat in seats:
             out[seat].add(SEALED_REVEALED)
+    if change.event.kind == RULESET_UPGRADED:
+        for seat in seats:
+            out[seat].add(RULESET_UPGRADED)
     if change.was_active and not change.active:
         for seat in seats:
             out[seat].add(GAME_FINISHED)
@@ -122,6 +128,9 @@ def enqueue(uow: AbstractUnitOfWork, change: Change) -> int:
             }
             if kind == SEALED_REVEALED and event.payload:
                 payload["decision"] = event.payload.get("decision")
+            if kind == RULESET_UPGRADED and event.payload:
+                payload["from"] = event.payload.get("from")
+                payload["to"] = event.payload.get("to")
             repo.add(
                 WebhookDeliveryRow(
                     id=delivery_id,

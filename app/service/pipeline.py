@@ -8,7 +8,9 @@ webhooks) -> ``If-Match`` present (428) -> the game's clock settled (only when a
 ran out unrecorded: the expiry is written in its own transaction first, then the write starts
 over) -> idempotent replay of an earlier request with the same ``Idempotency-Key`` -> ``If-Match``
 still current (412 before anything is judged; a finished game is left to the write's own
-409) -> the write's own checks and ruling -> the version still current (one conditional
+409) -> the game pinned to the ruleset version this process runs (409
+``ruleset.upgrade_required``, also before anything is judged) -> the write's own checks and
+ruling -> the version still current (one conditional
 UPDATE, 412, for a write that raced in meanwhile) -> commit.
 
 The replay race is handled here once: when a write loses a race (412 from the conditional
@@ -270,6 +272,27 @@ def require_active(row: GameRow) -> None:
         )
 
 
+def require_running_version(game: Game) -> None:
+    """409 ``ruleset.upgrade_required`` when the game is pinned to another version of its
+    ruleset than the one this process runs (``games.ruleset_version`` vs the registry's):
+    nothing is judged under rules the game was not played under until the umpire upgrades it
+    (``POST /games/{id}/upgrade``, :mod:`app.service.upgrade`). Reads still work."""
+    pinned, running = game.row.ruleset_version, game.ruleset.version
+    if pinned == running:
+        return
+    raise Conflict(
+        f"this game is played under {game.ruleset.id} {pinned} and this server runs "
+        f"{running}: nothing is judged until the umpire upgrades the game "
+        f"(GET /games/{game.row.id}/upgrade previews, POST upgrades)",
+        code="ruleset.upgrade_required",
+        citations=cite("ruleset-version"),
+        ruleset=game.ruleset.id,
+        ruleset_version=pinned,
+        ruleset_running_version=running,
+        upgrade=f"/games/{game.row.id}/upgrade",
+    )
+
+
 def append_event(
     uow: AbstractUnitOfWork,
     game: Game,
@@ -293,7 +316,8 @@ def append_event(
     in the open write transaction (one conditional UPDATE; 412 if another write came first).
     Every write appends through here, so each bumps the version by exactly one
     (seq = version - 1). ``response(seq, version, state's JSON text)`` gives the answer stored
-    for replays (the new state's JSON text, encoded once, is handed on for its view)."""
+    for replays (the new state's JSON text, encoded once, is handed on for its view). The
+    event records the version of the ruleset that judged it (the one this process runs)."""
     ruling_json = ruling.model_dump(mode="json")
     with guard("state"):
         state_text = checked_state_text(new_state)
@@ -343,6 +367,7 @@ def append_event(
             payload=dict(payload) if payload is not None else None,
             state_after=state_json,
             visible_to=visible_to,
+            ruleset_version=game.ruleset.version,
         )
         uow.games.append_event(event)
         event.response = answer  # the body of this request (the row is written, not tracked)
@@ -749,13 +774,18 @@ def run_write(
     body: Callable[[Write], _T],
     replay: Callable[[EventRow, str], _T],
     hint: str = "",
+    upgrading: bool = False,
 ) -> _T:
     """Run one write in the shared frame (see the module docstring).
 
     ``what`` names the write in the 401 without a token; ``request_digest(seat)`` is what the
     Idempotency-Key is bound to; ``body`` does the write's own checks and appends its event
     (:meth:`Write.record` or :func:`append_event`) in the open transaction, committed here;
-    ``replay(prior event, digest)`` answers a retry from the stored event (or refuses it)."""
+    ``replay(prior event, digest)`` answers a retry from the stored event (or refuses it).
+
+    An active game pinned to another version of its ruleset than the one running is refused
+    here, before anything is judged (409 ``ruleset.upgrade_required``,
+    :func:`require_running_version`); only the upgrade itself (``upgrading``) passes."""
     if req.token is None:
         raise Unauthenticated(f"{what} needs a seat token", code="auth.required")
     token, uow, at = req.token, req.uow, clock_now(req.now)
@@ -776,6 +806,8 @@ def run_write(
                 # 412 before judging: never rule on a position the client has not seen (a
                 # finished game lets the write answer 409 game.finished, whatever the version)
                 require_current(game.row, if_match)
+                if not upgrading:  # judged only under the version the game is pinned to
+                    require_running_version(game)
             outcome = body(Write(uow, game, seat, if_match, req.idempotency_key, digest_, at))
             uow.commit()
             return outcome

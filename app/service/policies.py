@@ -37,6 +37,10 @@ POLICIES: dict[str, Policy] = {
         Policy("physical-dice", "Physical dice: the umpire enters each die the action needs"),
         Policy("dice-seed", "Committed dice seed: sealed until the game ends or is revealed"),
         Policy("sealed-orders", "Sealed orders: one per listed side, opened by the umpire"),
+        Policy(
+            "ruleset-version",
+            "A game is judged under the ruleset version it is pinned to; the umpire upgrades it",
+        ),
     )
 }
 

@@ -141,7 +141,22 @@ class DiceView(_Out):
 class GameView(_Out):
     id: str
     ruleset: str
-    ruleset_version: str
+    ruleset_version: str = Field(
+        description="The ruleset version the game is played under (pinned at creation; "
+        "moved only by the umpire's upgrade, `POST /games/{id}/upgrade`)."
+    )
+    ruleset_running_version: str | None = Field(
+        default=None, description="The version of the ruleset this server runs."
+    )
+    ruleset_created_version: str | None = Field(
+        default=None, description="The ruleset version the game was created with."
+    )
+    upgrade_available: bool = Field(
+        default=False,
+        description="True when the game is active and pinned to another version than the "
+        "one running: every write is refused (409 `ruleset.upgrade_required`) until the "
+        "umpire upgrades it.",
+    )
     version: int
     status: str
     public: bool
@@ -219,6 +234,11 @@ class EventView(_Out):
     )
     redacted: bool = Field(
         default=False, description="True when this reader may not see the event's content."
+    )
+    ruleset_version: str | None = Field(
+        default=None,
+        description="The ruleset version that judged this event; null when not recorded "
+        "(events written before Referee recorded it) or redacted.",
     )
 
 
@@ -321,6 +341,33 @@ class AuditDifference(_Out):
     message: str
     recorded: Any = None
     replayed: Any = None
+    ruleset_version: str | None = Field(
+        default=None,
+        description="The ruleset version recorded as having judged this event; null when "
+        "not recorded.",
+    )
+    version_changed: bool = Field(
+        default=False,
+        description="The event was judged by another ruleset version than the one that "
+        "replayed it: the difference follows from a rules change (the message says so).",
+    )
+
+
+class AuditStretch(_Out):
+    """Consecutive events of the log judged by the same recorded ruleset version."""
+
+    from_seq: int = Field(description="The first event of the stretch.")
+    to_seq: int = Field(description="The last event of the stretch.")
+    version: str | None = Field(
+        description="The ruleset version that judged these events; null: not recorded "
+        "(events written before Referee recorded it)."
+    )
+    replayed_version: str = Field(description="The ruleset version that replayed them.")
+    same_version: bool = Field(
+        description="True when the stretch was replayed by the version recorded as having "
+        "judged it (false when that version differs or was not recorded)."
+    )
+    differences: int = Field(description="Differences found in the stretch (listed ones).")
 
 
 class AuditReport(_Out):
@@ -328,13 +375,21 @@ class AuditReport(_Out):
 
     game: str
     ruleset: str
-    recorded_version: str = Field(description="Ruleset version the game was created with.")
+    recorded_version: str = Field(
+        description="Ruleset version the game is played under (pinned; the umpire's upgrade "
+        "moves it)."
+    )
     replayed_version: str = Field(description="Ruleset version used for the replay.")
     version_changed: bool = Field(
         default=False,
-        description="The ruleset's version changed since the game was recorded: differences "
-        "are then expected consequences of a rules change (each message says so), not a "
-        "corrupt log.",
+        description="The ruleset's version changed since (part of) the game was recorded: "
+        "differences in a stretch judged by another version are then expected consequences "
+        "of a rules change (each says so), not a corrupt log.",
+    )
+    stretches: list[AuditStretch] = Field(
+        default_factory=list,
+        description="The log cut into stretches of events judged by one recorded ruleset "
+        "version, each replayed by the running version.",
     )
     events: int = Field(description="Events replayed.")
     ok: bool
@@ -345,3 +400,27 @@ class AuditReport(_Out):
         description="Every differing event (after a difference, replay continues from the "
         "recorded state, so each entry is independent)."
     )
+
+
+# -- ruleset upgrade --------------------------------------------------------------------------
+
+
+class UpgradePreview(_Out):
+    """What upgrading a game to the ruleset version this server runs would change
+    (``GET /games/{id}/upgrade``, umpire): the log replayed under the running version, and
+    every event it judges differently (as the audit's differences)."""
+
+    game: str
+    ruleset: str
+    from_version: str = Field(description="The version the game is played under (pinned).")
+    to_version: str = Field(description="The version this server runs.")
+    upgrade_available: bool = Field(
+        description="True when the game is active and pinned to another version: "
+        "`POST /games/{id}/upgrade` would upgrade it."
+    )
+    events: int = Field(description="Events replayed (0 when there is nothing to upgrade).")
+    changed: list[AuditDifference] = Field(
+        description="The events of the log the running version judges differently: seq, "
+        "kind, the recorded ruling (or state, dice) and the replayed one."
+    )
+    truncated: bool = Field(description="True when more differences exist than are listed.")

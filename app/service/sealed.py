@@ -81,6 +81,7 @@ from app.service.pipeline import (
     load_game,
     reader_seat,
     require_active,
+    require_running_version,
     require_storable,
     run_write,
     settle_clock,
@@ -535,6 +536,7 @@ def check_order(
         game = load_game(uow, game_id, boards)
         seat = reader_seat(uow, game.row, token)
         require_active(game.row)
+        require_running_version(game)  # judged only under the version the game is pinned to
         decision = _decision(game, decision_id)
         if seat is None or seat not in decision.sides:
             raise Forbidden(

@@ -105,3 +105,40 @@ def test_referee_console_script_migrate(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert _tables(f"sqlite:///{db}") == TABLES
+
+
+def test_a_game_made_at_revision_0005_migrates_with_its_versions(empty_db_url: str) -> None:
+    """Issue 22 item 10: a game and its events written by a release at revision 0005 come
+    through migration 0007 readable; its pinned version is its creation version, recorded
+    in ``games.created_version``; its old events' ruleset version is unknown (null)."""
+    from sqlalchemy import text
+
+    from app.db.engine import make_session_factory
+    from app.db.uow import SqlAlchemyUnitOfWork
+    from app.service import events as event_service
+    from app.service import games as game_service
+    from app.service.boards import BoardCache
+    from tests.support.old_release import OLD_VERSION, old_release_game
+    from tests.support.tiny import TINY
+
+    old = old_release_game(empty_db_url)
+    engine = make_engine(empty_db_url)
+    try:
+        with engine.connect() as conn:
+            pinned, created, epoch = conn.execute(
+                text("SELECT ruleset_version, created_version, access_epoch FROM games")
+            ).one()
+            versions = conn.execute(text("SELECT ruleset_version FROM events")).scalars().all()
+        assert (pinned, created, epoch) == (OLD_VERSION, OLD_VERSION, 0)
+        assert versions == [None] * old.events
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+        boards = BoardCache()
+        view = game_service.get_game(uow, old.id, token=old.seats["red"], boards=boards)
+        assert view.ruleset_version == view.ruleset_created_version == OLD_VERSION
+        assert view.ruleset_running_version == TINY.version
+        assert view.upgrade_available is True
+        assert view.version == old.events + 1
+        page = event_service.list_events(uow, old.id, token=None)
+        assert [(e.seq, e.ruleset_version) for e in page.items] == [(1, None), (2, None), (3, None)]
+    finally:
+        engine.dispose()

@@ -146,6 +146,7 @@ async def test_referee_audit_command(
     assert main(["audit", g.id, "--database-url", db_url]) == 1
     out = capsys.readouterr().out
     assert "DIFFERS at event 4 (step, version 5): ruling" in out
+    assert "events 1-11: judged by 1.0, replayed with 1.1 (another version), 2 differences" in out
     assert "first differing event: 4" in out
     assert main(["audit", g.id, "--database-url", db_url, "--json"]) == 1
     report = json.loads(capsys.readouterr().out)

@@ -261,6 +261,7 @@ def test_hidden_events_are_redacted_not_dropped_on_every_read_path(
                     "payload": None,
                     "visible_to": None,
                     "redacted": True,
+                    "ruleset_version": None,
                 }
 
 

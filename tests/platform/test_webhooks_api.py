@@ -60,7 +60,7 @@ def test_your_turn_is_signed_and_retried_after_a_failing_first_delivery(http: ht
     with webhook_receiver(statuses=[500]) as receiver:
         hook = register(game, "blue", receiver.url)
         assert len(hook["secret"]) == 64 and hook["events"] == sorted(
-            ["your_turn", "sealed_revealed", "game_finished"]
+            ["your_turn", "sealed_revealed", "game_finished", "ruleset_upgraded"]
         )
         assert (
             "secret"

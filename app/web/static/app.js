@@ -471,6 +471,19 @@ function renderPosition() {
     ? `${S.meta ? S.meta.id : S.view.ruleset} · Turn ${p.turn} · ${p.phase_title || p.phase} · phasing: ${p.phasing_side} (${p.acts})${status} · v${S.view.version}`
     : `${S.view.ruleset} · no sequence of play${status} · v${S.view.version}`;
   renderClock();
+  renderRules();
+}
+
+// The ruleset version the game is played under and, when the server runs another, a notice:
+// nothing can be played until the umpire upgrades the game (the Umpire tab).
+function renderRules() {
+  const v = S.view;
+  $("rules").textContent = `rules: ${v.ruleset} ${v.ruleset_version}`;
+  const notice = $("upgrade-notice");
+  notice.hidden = !v.upgrade_available;
+  notice.textContent = v.upgrade_available
+    ? `This game is played under ${v.ruleset} ${v.ruleset_version}; this server runs ${v.ruleset_running_version}. Nothing can be played until the umpire upgrades the game${S.seat === "umpire" ? " (Umpire tab)" : ""}.`
+    : "";
 }
 
 function renderClock() {

@@ -149,6 +149,7 @@ export function renderUmpire(box, ctx) {
         notify(problemText(err), "error");
       }
     } }, "Run the audit"), audit),
+    ...(S.view.upgrade_available ? [upgradeTools(ctx)] : []),
     h("div", {}, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/dice/reveal`) }, "Reveal the dice seed to me")),
     h("div", {}, h("label", { for: "finish-winner" }, "Finish the game: "), winner, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/finish`, { winner: winner.value || null }) }, "Finish")),
     reissueSection(ctx),
@@ -197,4 +198,28 @@ function reissueSection(ctx) {
     h("label", {}, revoke, " also revoke the spectator links and webhooks the old token made"), " ",
     h("button", { type: "button", id: "reissue-btn", onclick: reissue }, "Issue a new link"),
     result);
+}
+
+const DIFFERS = { ruling: "the ruling differs", state: "the resulting state differs", dice: "the dice differ", error: "the replay fails" };
+
+// The umpire's ruleset upgrade: preview what the running version judges differently, then upgrade.
+function upgradeTools(ctx) {
+  const { S, h, api, submit, notify, problemText } = ctx;
+  const out = h("div", { class: "upgrade", id: "upgrade-result", "aria-live": "polite" });
+  const perform = h("button", { type: "button", id: "upgrade-perform", hidden: true, onclick: () => submit(`/games/${S.gameId}/upgrade`) }, `Upgrade to ${S.view.ruleset_running_version}`);
+  const preview = h("button", { type: "button", id: "upgrade-preview", onclick: async () => {
+    try {
+      const p = (await api.get(`/games/${S.gameId}/upgrade`)).body;
+      out.innerHTML = "";
+      const changed = p.changed || [];
+      out.append(h("p", {}, changed.length
+        ? `${p.to_version} judges ${changed.length}${p.truncated ? " or more" : ""} event${changed.length === 1 ? "" : "s"} of the log differently from ${p.from_version}:`
+        : `${p.to_version} judges every event of the log as ${p.from_version} did.`));
+      if (changed.length) out.append(h("ul", { class: "upgrade-list" }, ...changed.map((c) => h("li", {}, `event ${c.seq} (${c.kind}): ${DIFFERS[c.field] || c.message}`))));
+      perform.hidden = !p.upgrade_available;
+    } catch (err) {
+      notify(problemText(err), "error");
+    }
+  } }, "Preview the upgrade");
+  return h("div", {}, h("p", {}, `Ruleset upgrade: ${S.view.ruleset_version} → ${S.view.ruleset_running_version}`), preview, perform, out);
 }
