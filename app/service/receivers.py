@@ -20,10 +20,11 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-import unicodedata
 from urllib.parse import SplitResult, urlsplit
 
 import httpx
+
+from app.service.jsonsafe import bad_line
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -38,27 +39,12 @@ class BadURL(ValueError):
     """A receiver URL the service will not call; the message says why."""
 
 
-def bad_character(text: str) -> str | None:
-    """Why ``text`` may not be stored as a single-line text field (None when it may): a
-    control character (NUL included, which PostgreSQL cannot store), a lone surrogate (which
-    UTF-8 cannot carry) or a line or paragraph separator."""
-    for i, ch in enumerate(text):
-        category = unicodedata.category(ch)
-        if category == "Cc":
-            return f"control character U+{ord(ch):04X} at position {i}"
-        if category == "Cs":
-            return f"unpaired surrogate U+{ord(ch):04X} at position {i}"
-        if category in ("Zl", "Zp"):
-            return f"line separator U+{ord(ch):04X} at position {i}"
-    return None
-
-
 def check_url(url: str) -> SplitResult:
     """The parts of a receiver URL the service will call; :class:`BadURL` otherwise. The
     address policy (:func:`refusal`) is the caller's to apply to a literal host."""
-    problem = bad_character(url)
+    problem = bad_line(url)
     if problem:
-        raise BadURL(f"the URL contains a {problem}")
+        raise BadURL(problem)
     if any(ch.isspace() for ch in url):
         raise BadURL("the URL contains whitespace (percent-encode it)")
     if "\\" in url:
