@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 import httpcore
 import httpx
@@ -57,6 +57,8 @@ from app.service import receivers
 log = logging.getLogger("referee.webhooks")
 
 SIGNATURE_HEADER = "Referee-Signature"
+
+_T = TypeVar("_T")
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:
@@ -105,18 +107,34 @@ class DeadlinePassed(httpcore.TimeoutException):
 
 class _Deadline(threading.local):
     at: float = math.inf
+    seconds: float = math.inf
 
 
 _deadline = _Deadline()
 """The deadline (``time.monotonic``) of the attempt the current sender thread is making."""
 
 
+def _passed() -> DeadlinePassed:
+    return DeadlinePassed(f"no answer within the attempt's deadline ({_deadline.seconds:g} s)")
+
+
 def _left(timeout: float | None) -> float:
     """What is left of the current attempt's deadline (at most ``timeout``)."""
     left = _deadline.at - time.monotonic()
     if left <= 0:
-        raise DeadlinePassed("the attempt's deadline passed")
+        raise _passed()
     return left if timeout is None else min(timeout, left)
+
+
+def _bounded(operation: Callable[[float], _T], timeout: float | None) -> _T:
+    """``operation(seconds)`` given at most what is left of the deadline; a timeout once the
+    deadline has passed is reported as :class:`DeadlinePassed`."""
+    try:
+        return operation(_left(timeout))
+    except httpcore.TimeoutException:
+        if time.monotonic() >= _deadline.at:
+            raise _passed() from None
+        raise
 
 
 class _DeadlineStream(httpcore.NetworkStream):
@@ -126,10 +144,10 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._inner = inner
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return self._inner.read(max_bytes, _left(timeout))
+        return _bounded(lambda left: self._inner.read(max_bytes, left), timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._inner.write(buffer, _left(timeout))
+        _bounded(lambda left: self._inner.write(buffer, left), timeout)
 
     def close(self) -> None:
         self._inner.close()
@@ -140,7 +158,11 @@ class _DeadlineStream(httpcore.NetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
-        return _DeadlineStream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+        return _DeadlineStream(
+            _bounded(
+                lambda left: self._inner.start_tls(ssl_context, server_hostname, left), timeout
+            )
+        )
 
     def get_extra_info(self, info: str) -> Any:
         return self._inner.get_extra_info(info)
@@ -160,7 +182,10 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        stream = self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        stream = _bounded(
+            lambda left: self._inner.connect_tcp(host, port, left, local_address, socket_options),
+            timeout,
+        )
         return _DeadlineStream(stream)
 
     def connect_unix_socket(
@@ -308,6 +333,7 @@ class DeliveryWorker:
         payload: dict[str, Any],
     ) -> tuple[int | None, str | None]:
         _deadline.at = time.monotonic() + self.config.timeout
+        _deadline.seconds = self.config.timeout
         try:
             if self.config.allow_private:
                 receivers.check_url(url)  # a stored URL the registration would refuse now
