@@ -1,5 +1,5 @@
 """Hostile and broken webhook receivers (issue 22, items 3 and 4), on loopback, over a real
-server, on both databases: a receiver that answers one byte a second, one that answers
+server, on both databases: a receiver that answers a byte every half second, one that answers
 garbage, one that resets the connection, one that never answers. While one of them is being
 served, another game's delivery still arrives within the attempt deadline plus a margin; a
 batch holding stored rows no worker can call (a port out of range, a CR LF in the URL) has
@@ -39,6 +39,7 @@ TIMEOUT = 1.0
 MARGIN = 3.0
 """What another delivery may take beyond the deadline (a loaded CI machine)."""
 SLOW_SECONDS = 30 if LONG else 10
+SLOW_GAP = TIMEOUT / 2
 PROBES = 3 if LONG else 1
 
 Behaviour = Callable[[socket.socket, threading.Event], None]
@@ -55,13 +56,14 @@ def _read_request(conn: socket.socket) -> None:
 
 
 def slow(conn: socket.socket, stop: threading.Event) -> None:
-    """A whole valid answer, one byte a second."""
+    """A valid answer, a byte every half deadline (so no single read ever times out), for
+    SLOW_SECONDS."""
     _read_request(conn)
-    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n" + b"X: " + b"y" * 200 + b"\r\n\r\n"
-    for i in range(min(SLOW_SECONDS, len(answer))):
-        if stop.wait(1.0):
-            return
+    answer = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX: " + b"y" * 200 + b"\r\n\r\n"
+    for i in range(int(SLOW_SECONDS / SLOW_GAP)):
         conn.sendall(answer[i : i + 1])
+        if stop.wait(SLOW_GAP):
+            return
 
 
 def garbage(conn: socket.socket, stop: threading.Event) -> None:
