@@ -154,6 +154,9 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
           });
         });
       }
+      // the selected counter is drawn last: on top of its stack-mates (same place in the stack)
+      const chosen = layers.units.querySelector(".counter.selected");
+      if (chosen) layers.units.appendChild(chosen);
       for (const m of markers || []) {
         const c = geo.center(m.hex);
         if (!c) continue;
