@@ -20,6 +20,8 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
   defs(svg);
   const layers = {};
   for (const name of ["ground", "features", "grid", "path", "los", "units"]) layers[name] = el("g", { class: `layer-${name}` }, svg);
+  // the grid, the path and sight lines are drawn over the table but never the target of a tap
+  for (const name of ["grid", "path", "los"]) layers[name].setAttribute("pointer-events", "none");
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "#f4f0e0", stroke: "#555", "stroke-width": 2 }, layers.ground);
   for (let x = 0; x <= W; x += 100) {
     el("line", { x1: x, y1: 0, x2: x, y2: H, stroke: "#000", "stroke-opacity": 0.08 }, layers.grid);
