@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
 SMALL_PHONE = {"width": 360, "height": 740}
 NO_SIDEWAYS_SCROLL = "document.scrollingElement.scrollWidth <= window.innerWidth"
+IN_GAME = "(a => a.closest('#game') ? a.id || a.tagName : null)(document.activeElement)"
+FOCUSED = "(a => a.dataset.unit || a.id || a.tagName)(document.activeElement)"
 VIEWBOX = "document.querySelector('#board svg').getAttribute('viewBox').split(' ').map(Number)"
 
 
@@ -80,7 +82,10 @@ def _centre(page: Any, selector: str) -> tuple[float, float]:
 def _touch(cdp: Any, kind: str, points: list[tuple[float, float]]) -> None:
     cdp.send(
         "Input.dispatchTouchEvent",
-        {"type": kind, "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)]},
+        {
+            "type": kind,
+            "touchPoints": [{"x": x, "y": y, "id": i} for i, (x, y) in enumerate(points)],
+        },
     )
 
 
@@ -187,7 +192,7 @@ def test_the_lobby_hides_the_game_and_the_keyboard_never_reaches_it(
     reached = []
     for _ in range(40):
         page.keyboard.press("Tab")
-        reached.append(page.evaluate("document.activeElement.closest('#game') ? document.activeElement.id || document.activeElement.tagName : null"))
+        reached.append(page.evaluate(IN_GAME))
     assert [r for r in reached if r] == []
     assert page.errors == []
 
@@ -267,7 +272,7 @@ def test_the_focus_stays_on_the_counter_selected_and_comes_back_after_submit(
     base = console_server.url
     game = _create(base, "zoc", _scenario("zoc", "seed-example"))
     page = _open(screen({"width": 1300, "height": 850}), base, game, "axis")
-    focused = "document.activeElement.dataset.unit || document.activeElement.id || document.activeElement.tagName"
+    focused = FOCUSED
     page.focus("#board .counter[data-unit=de-inf-y]")
     page.keyboard.press("Enter")
     page.wait_for_selector("#unit-list [data-unit=de-inf-y][aria-selected=true]")
@@ -335,8 +340,10 @@ def test_the_selected_counter_is_drawn_above_its_stack_mate(
     # a point of the lower counter that the upper one covers
     a = page.locator(f"#board .counter[data-unit={under}] rect").bounding_box()
     b = page.locator(f"#board .counter[data-unit={stack[1]}] rect").bounding_box()
-    overlap = ((max(a["x"], b["x"]) + min(a["x"] + a["width"], b["x"] + b["width"])) / 2,
-               (max(a["y"], b["y"]) + min(a["y"] + a["height"], b["y"] + b["height"])) / 2)
+    overlap = (
+        (max(a["x"], b["x"]) + min(a["x"] + a["width"], b["x"] + b["width"])) / 2,
+        (max(a["y"], b["y"]) + min(a["y"] + a["height"], b["y"] + b["height"])) / 2,
+    )
     assert page.evaluate(top, overlap) == stack[1]
     page.click(f"#unit-list [data-unit={under}]")
     page.wait_for_selector(f"#board .counter.selected[data-unit={under}]")
@@ -390,9 +397,11 @@ def test_table_counter_labels_are_readable_and_the_units_that_may_act_are_marked
     ).json()
     may = {u["unit"] for u in available["units"]}
     assert may
-    marked = set(page.eval_on_selector_all(
-        "#unit-list .unit-btn.can-act", "ns => ns.map(n => n.dataset.unit)"
-    ))
+    marked = set(
+        page.eval_on_selector_all(
+            "#unit-list .unit-btn.can-act", "ns => ns.map(n => n.dataset.unit)"
+        )
+    )
     assert marked == may
     assert "does not list the units" not in page.inner_text("#available")
     assert page.errors == []
