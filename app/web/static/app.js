@@ -301,6 +301,7 @@ function buildBoard() {
   $("zoom-in").onclick = () => S.boardApi.pz.zoomIn();
   $("zoom-out").onclick = () => S.boardApi.pz.zoomOut();
   $("zoom-reset").onclick = () => S.boardApi.pz.reset();
+  for (const b of ["zoom-in", "zoom-out", "zoom-reset"]) $(b).hidden = S.kind === "zones"; // cards: nothing to zoom
   renderLegend();
 }
 
