@@ -1,11 +1,12 @@
 """The console in headless Chromium over the real server: screenshots and in-browser timings.
 
 ``python bench/console.py screenshots`` writes one image of each ruleset's board to
-``docs/images/`` (``make screenshots``). ``python bench/console.py perf`` measures, with the
-browser's Performance API, the time to first render (navigation start to the board, units and
-overlays drawn) and from a click on a hex to the dry-run ruling on screen, for the zoc seed
-example and for a generated 2,000-hex map with 300 units (``make bench-console``). Figures go
-to docs/PERFORMANCE.md by hand; nothing here is asserted in tests.
+``docs/images/``, and one of a move tapped on a phone-size screen (``make screenshots``).
+``python bench/console.py perf`` measures, with the browser's Performance API, the time to
+first render (navigation start to the board, units and overlays drawn) and from a click on a
+hex to the dry-run ruling on screen, for the zoc seed example and for a generated 2,000-hex
+map with 300 units (``make bench-console``). Figures go to docs/PERFORMANCE.md by hand;
+nothing here is asserted in tests.
 """
 
 from __future__ import annotations
@@ -96,7 +97,36 @@ def screenshots(base: str, browser: Any) -> list[Path]:
     page.mouse.click(box["x"] + box["width"] * 0.44, box["y"] + box["height"] * 0.52)
     page.wait_for_selector("#hex-info [data-zone-info]")
     out.append(_shot(page, "console-battlefield.png"))
+    out.append(_phone(browser, base))
     return out
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def _phone(browser: Any, base: str) -> Path:
+    """The zoc move on a phone (390 x 844, touch): tap a counter, then tap two hexes."""
+    game = _create(base, "zoc", _scenario("zoc", "seed-example"))
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(seat_link(base, game["id"], "axis", game["seats"]["axis"]))
+    page.wait_for_selector("body[data-ready=true]")
+
+    def tap(selector: str) -> None:
+        box = page.locator(selector).bounding_box()
+        page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    tap("#board .counter[data-unit=de-inf-y]")
+    page.wait_for_selector("text.cost")
+    for i, hex_id in enumerate(["e3307", "e3308"], start=1):
+        tap(f"polygon.hex[data-hex='{hex_id}']")
+        _wait_ruling(page, i)
+    page.wait_for_timeout(300)
+    path = IMAGES / "console-phone.png"
+    page.screenshot(path=str(path), full_page=True)
+    ctx.close()
+    return path
 
 
 def _hex_move(

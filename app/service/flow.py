@@ -140,10 +140,10 @@ def end_phase(
             clock_json = mt.clock_after(game.row, mover, cmd.now, running)
         old_title, new_title = turn.phase.title, after.phase.title if after else "?"
         summary = (
-            f"{seat} {'advanced' if umpire_advance else 'ended'} the {old_title} phase "
+            f"{seat} {'advanced' if umpire_advance else 'ended'} the {mt.phase_name(old_title)} "
             f"(turn {turn.position.turn}, {turn.position.phasing_side}); now "
             + (
-                f"turn {after.position.turn}, {new_title} phase, "
+                f"turn {after.position.turn}, {mt.phase_name(new_title)}, "
                 f"{after.position.phasing_side} phasing."
                 if after
                 else "no phase."

@@ -93,6 +93,11 @@ def where(ruleset: AnyRuleset, board: Any, state: Any) -> Turn | None:
     return Turn(sequence, position, sequence.phase(position.phase), tuple(sides))
 
 
+def phase_name(title: str) -> str:
+    """A phase in a sentence: "the Move phase", but "the Combat Phase" (never "Phase phase")."""
+    return title if title.rstrip().lower().endswith("phase") else f"{title} phase"
+
+
 def position_view(turn: Turn | None) -> PositionView | None:
     if turn is None:
         return None

@@ -669,7 +669,7 @@ def out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequenc
         "both": "only the sides may act",
     }.get(turn.phase.acts, "nobody may act")
     return OutOfSequence(
-        f"turn {turn.position.turn}, {turn.phase.title} phase: {acts}, not {side}",
+        f"turn {turn.position.turn}, {mt.phase_name(turn.phase.title)}: {acts}, not {side}",
         side=side,
         position=mt.position_json(turn),
         acts=turn.phase.acts,

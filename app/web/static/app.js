@@ -36,7 +36,11 @@ export function notify(message, kind) {
 function problemText(err) {
   if (!(err instanceof ApiError)) return String(err && err.message ? err.message : err);
   const p = err.problem;
-  const fields = (p.errors || []).map((e) => `${e.pointer || ""} ${e.message || ""}`.trim()).join("; ");
+  // each field error with where it is (`location`, a JSON pointer such as /scenario/sides)
+  const fields = (p.errors || []).map((e) => {
+    const where = e.location || e.pointer || (Array.isArray(e.loc) ? `/${e.loc.join("/")}` : "");
+    return where ? `${where}: ${e.message || ""}` : e.message || "";
+  }).join("; ");
   return `${err.status} ${err.code}: ${p.detail || p.title || ""}${fields ? ` (${fields})` : ""}`;
 }
 
@@ -123,7 +127,11 @@ export function renderRuling(r, target) {
   if ((r.interpretations || []).length) {
     box.append(h("h4", {}, "Interpretations relied on"), h("ul", { class: "interpretations" }, ...r.interpretations.map((i) => {
       const known = ((S.meta && S.meta.interpretations) || []).find((x) => x.id === i.id) || {};
-      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", h("div", { class: "flip" }, `Other reading: ${known.alternative || "?"} — set game option `, h("code", {}, `${i.option}`), ` (now ${JSON.stringify(i.value)})`));
+      const other = known.alternative ? `Other reading: ${known.alternative}` : "Other reading: see the ruleset's interpretations";
+      const flip = i.option
+        ? h("div", { class: "flip" }, `${other} — set game option `, h("code", {}, i.option), ` (now ${JSON.stringify(i.value)})`)
+        : h("div", { class: "flip", "data-no-option": "" }, `${other} — no per-game option selects it: this reading is how the service plays these rules.`);
+      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", flip);
     })));
   }
 }
@@ -212,12 +220,12 @@ function showCreated(game) {
         " ", h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Open the invitation link for ${seat}` }, "open")));
   });
   const watch = spectatorLink(game.id);
-  box.append(
+  box.append(...[
     h("p", {}, h("strong", {}, "Game created: "), h("code", { id: "created-id" }, game.id), ". Each token is shown only this once: send each player the link of their seat (the token is in the part after #, which never reaches a server). If a link is lost, the umpire can reissue it from the game's Umpire tab."),
     linkWarning(h),
     h("table", { class: "seats" }, h("thead", {}, h("tr", {}, h("th", {}, "Seat"), h("th", {}, "Token"), h("th", {}, "Invitation link"))), h("tbody", {}, ...rows)),
     game.public ? h("p", {}, "Spectators: ", linkField(h, watch, { label: "the spectators' watch link", cls: "spectate-url" }), " ", h("a", { href: watch, class: "spectate" }, "watch")) : null,
-  );
+  ].filter(Boolean));
 }
 
 // ---------------------------------------------------------------- game
@@ -293,6 +301,7 @@ function buildBoard() {
   $("zoom-in").onclick = () => S.boardApi.pz.zoomIn();
   $("zoom-out").onclick = () => S.boardApi.pz.zoomOut();
   $("zoom-reset").onclick = () => S.boardApi.pz.reset();
+  for (const b of ["zoom-in", "zoom-out", "zoom-reset"]) $(b).hidden = S.kind === "zones"; // cards: nothing to zoom
   renderLegend();
 }
 
@@ -421,7 +430,28 @@ function unitById(id) {
   return units().find((u) => u.id === id);
 }
 
+// The unit the keyboard focus is on (a counter on the board or a button of the unit list), so a
+// redraw can put the focus back on the same unit instead of dropping it to the page body.
+function focusedUnit() {
+  const a = document.activeElement;
+  if (!a || !a.dataset || !a.dataset.unit) return null;
+  return { unit: a.dataset.unit, where: a.closest("#board") ? "#board" : a.closest("#unit-list") ? "#unit-list" : null };
+}
+
+function focusUnit(unit, where) {
+  const places = where ? [where, "#board", "#unit-list"] : ["#board", "#unit-list"];
+  for (const place of places) {
+    const node = document.querySelector(`${place} [data-unit="${CSS.escape(unit)}"]`);
+    if (node && node.getClientRects().length) {
+      node.focus({ preventScroll: where === null });
+      return true;
+    }
+  }
+  return false;
+}
+
 function renderAll() {
+  const focused = focusedUnit();
   renderPosition();
   // the panels read the sealed orders and dice again only when the game has moved on
   if (S.panelsVersion !== S.view.version) {
@@ -446,6 +476,8 @@ function renderAll() {
     drawPath();
   }
   renderUnitList();
+  const lost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
+  if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
 
 function drawPath() {
@@ -468,10 +500,21 @@ function renderPosition() {
   const p = S.view.position;
   const status = S.view.status === "finished" ? ` · finished${S.view.winner ? `, winner ${S.view.winner}` : ""}` : "";
   $("position").textContent = p
-    ? `${S.meta ? S.meta.id : S.view.ruleset} · Turn ${p.turn} · ${p.phase_title || p.phase} · phasing: ${p.phasing_side} (${p.acts})${status} · v${S.view.version}`
+    ? `${S.meta ? S.meta.id : S.view.ruleset} · Turn ${p.turn} · ${p.phase_title || p.phase} · ${whoActs(p)}${status} · v${S.view.version}`
     : `${S.view.ruleset} · no sequence of play${status} · v${S.view.version}`;
   renderClock();
   renderRules();
+}
+
+// Who may act in this phase, in words ("phasing: axis; both sides act").
+function whoActs(p) {
+  const acts = {
+    phasing: `only ${p.phasing_side} acts`,
+    non_phasing: `only the side not phasing acts`,
+    both: "both sides act",
+    umpire: "only the umpire acts",
+  }[p.acts];
+  return `phasing: ${p.phasing_side}${acts ? `; ${acts}` : ""}`;
 }
 
 // The ruleset version the game is played under and, when the server runs another, a notice:
@@ -659,12 +702,23 @@ function pathText() {
   return S.path.map((p) => (Array.isArray(p) ? p.join(",") : p)).join(" ");
 }
 
+// The Path box: points in yards ("500,180") on a table, hex ids ("e3207") on a hex map. Returns
+// {path} or {error} saying what is wrong and what to type instead.
 function parsePath(text) {
-  return text.split(/\s+/).filter(Boolean).map((t) => (t.includes(",") ? t.split(",").map(Number) : t));
+  const tokens = text.split(/\s+/).filter(Boolean);
+  if (S.kind === "table") {
+    const bad = tokens.find((t) => !/^-?\d+(\.\d+)?,-?\d+(\.\d+)?$/.test(t));
+    if (bad !== undefined) return { error: `“${bad}” is not a point. On this table type points in yards as x,y (e.g. 500,180), separated by spaces; or click the table.` };
+    return { path: tokens.map((t) => t.split(",").map(Number)) };
+  }
+  const bad = tokens.find((t) => t.includes(","));
+  if (bad !== undefined) return { error: `“${bad}” is not a hex id. On this map type hex ids (e.g. ${Object.keys(S.board.hexes || {})[0] || "e3207"}), separated by spaces; or click the hexes.` };
+  return { path: tokens };
 }
 
 async function pathChanged() {
   $("path-input").value = pathText();
+  $("path-input").removeAttribute("aria-invalid");
   // the path built on the board also fills the path of a retreat, a charge… in the form
   const field = $("action-form").querySelector("[name=path]");
   if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
@@ -684,15 +738,19 @@ async function pathChanged() {
     S.ruling = r;
     renderRuling(r);
     drawPath();
-    $("submit-move").disabled = !S.seat;
+    // only a move the dry run found legal can be submitted (the server would refuse the other)
+    $("submit-move").disabled = !S.seat || !r.legal;
+    $("submit-move").title = r.legal ? "" : "The ruling says this move is illegal: change the path first.";
     if (perf.clickAt) {
       perf.rulings.push(performance.now() - perf.clickAt);
       perf.clickAt = null;
     }
     document.body.dataset.rulingFor = asked;
   } catch (err) {
+    if (S.lastAsked !== asked) return;
     S.ruling = null;
     renderRuling(null);
+    $("submit-move").disabled = true;
     $("ruling").append(h("p", { class: "verdict illegal" }, problemText(err)));
   }
 }
@@ -706,6 +764,7 @@ export async function submit(path, body, extraHeaders, ifMatch) {
     const r = await S.api.write(path, body, ifMatch || S.etag, headers);
     if (r.headers.get("ETag")) S.etag = r.headers.get("ETag");
     notify(r.body && r.body.ruling ? `Done: ${r.body.ruling.summary}` : "Done.", "ok");
+    clearPath();
     await refreshAfterChange();
     return r.body;
   } catch (err) {
@@ -723,6 +782,18 @@ export async function submit(path, body, extraHeaders, ifMatch) {
   }
 }
 
+// Drop the pending path and its dry run (after a write: what was clicked before is history).
+function clearPath() {
+  S.path = [];
+  S.lastAsked = null;
+  S.ruling = null;
+  $("path-input").value = "";
+  $("path-input").removeAttribute("aria-invalid");
+  $("submit-move").disabled = true;
+  const field = $("action-form").querySelector("[name=path]");
+  if (field) field.value = "";
+}
+
 async function refreshAfterChange() {
   await refreshView();
   await refreshOverlays();
@@ -732,7 +803,21 @@ async function refreshAfterChange() {
 
 function setupActions() {
   $("path-input").onchange = () => {
-    S.path = parsePath($("path-input").value);
+    const typed = parsePath($("path-input").value);
+    const input = $("path-input");
+    if (typed.error) {
+      input.setAttribute("aria-invalid", "true");
+      S.path = [];
+      S.lastAsked = null;
+      S.ruling = null;
+      renderRuling(null);
+      drawPath();
+      $("submit-move").disabled = true;
+      $("ruling").append(h("p", { class: "verdict illegal path-error", role: "alert" }, typed.error));
+      return;
+    }
+    input.removeAttribute("aria-invalid");
+    S.path = typed.path;
     pathChanged();
   };
   $("path-clear").onclick = () => {
@@ -741,15 +826,14 @@ function setupActions() {
   };
   $("submit-move").onclick = async () => {
     if (!S.selected || !S.path.length) return;
-    const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit: S.selected, path: S.path });
+    const unit = S.selected;
+    const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit, path: S.path });
     if (res) {
-      S.path = [];
-      S.ruling = null;
-      $("path-input").value = "";
-      $("submit-move").disabled = true;
       await refreshOverlays();
       renderAll();
       renderRuling(res.ruling);
+      // the Submit button is disabled now: the focus goes back to the unit that moved
+      focusUnit(unit, S.kind === "zones" ? "#unit-list" : "#board");
     }
   };
   $("path-box").hidden = !moveSchema();
@@ -776,7 +860,13 @@ function setupActions() {
       return notify(`Not JSON: ${err.message}`, "error");
     }
     const res = await submit(`/games/${S.gameId}/actions`, body);
-    if (res) renderRuling(res.ruling);
+    if (res) {
+      // done with that unit and path: drop them, so nothing stale is judged again
+      S.selected = null;
+      S.reach = null;
+      renderAll();
+      renderRuling(res.ruling);
+    }
   };
   $("end-phase").onclick = () => submit(`/games/${S.gameId}/phase/end`, undefined);
   $("invite-spectator").hidden = !S.seat;
@@ -796,10 +886,18 @@ async function inviteSpectator() {
     box.innerHTML = "";
     box.append("Read-only link (shown once; revoke it with DELETE /games/{id}/tokens/", h("code", {}, t.id), "): ",
       linkField(h, link, { label: "the spectator link", cls: "spectator-url" }), " ",
-      h("a", { href: link, class: "spectator-invite", target: "_blank", rel: "noopener" }, "open"), linkWarning(h));
+      h("a", { href: link, class: "spectator-invite", target: "_blank", rel: "noopener" }, "open"), linkWarning(h) || "");
   } catch (err) {
     notify(problemText(err), "error");
   }
+}
+
+// Text from the schemas' descriptions with ``code`` (reStructuredText) or `code` shown as code.
+export function withCode(textValue) {
+  return String(textValue).split(/``([^`]+)``|`([^`]+)`/).map((part, i) => {
+    if (part === undefined) return null;
+    return i % 3 === 0 ? part : h("code", {}, part);
+  });
 }
 
 function prefillActionForm() {
@@ -812,7 +910,7 @@ function prefillActionForm() {
   S.actionForm = schemaForm(schema, pre, `act-${kind}`);
   const host = $("action-form");
   host.innerHTML = "";
-  if (schema.description) host.append(h("p", { class: "hint" }, schema.description));
+  if (schema.description) host.append(h("p", { class: "hint" }, ...withCode(schema.description)));
   host.append(S.actionForm.node);
 }
 

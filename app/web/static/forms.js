@@ -33,7 +33,9 @@ export function schemaForm(schema, prefill, idPrefix) {
     const label = document.createElement("label");
     label.setAttribute("for", id);
     label.textContent = `${s.title || raw.title || name}${required.has(name) ? " *" : ""}`;
-    if (raw.description || s.description) label.title = raw.description || s.description;
+    const help = raw.description || s.description;
+    // ``code`` in a description reads as plain text in a tooltip
+    if (help) label.title = help.replace(/``([^`]+)``/g, "$1");
     let input;
     const pre = prefill && prefill[name] !== undefined ? prefill[name] : raw.default;
     if (s.enum) {

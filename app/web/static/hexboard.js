@@ -67,6 +67,8 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
   for (const name of ["terrain", "hexsides", "zones", "reach", "supply", "fronts", "path", "units", "labels"]) {
     layers[name] = el("g", { class: `layer-${name}` }, svg);
   }
+  // drawn over the hexes but never the target of a click or a tap (the hex under them is)
+  for (const name of ["reach", "supply", "fronts", "path", "labels"]) layers[name].setAttribute("pointer-events", "none");
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   const terrains = new Set();
   const hexIds = Object.keys(board.hexes || {});
@@ -154,6 +156,9 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
           });
         });
       }
+      // the selected counter is drawn last: on top of its stack-mates (same place in the stack)
+      const chosen = layers.units.querySelector(".counter.selected");
+      if (chosen) layers.units.appendChild(chosen);
       for (const m of markers || []) {
         const c = geo.center(m.hex);
         if (!c) continue;

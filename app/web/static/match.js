@@ -137,7 +137,8 @@ export function renderUmpire(box, ctx) {
   const dice = h("input", { id: "physical-dice", "aria-label": "Physical dice for the next action, comma separated", placeholder: "e.g. 4,2", value: S.physicalDice });
   dice.addEventListener("input", () => { S.physicalDice = dice.value.trim(); });
   const audit = h("div", { class: "audit", "aria-live": "polite" });
-  box.append(
+  // (DOM append writes null as the text "null": absent tools are filtered out)
+  box.append(...[
     h("div", {}, h("button", { type: "button", id: "advance-phase", onclick: () => submit(`/games/${S.gameId}/phase/advance`) }, "Advance phase")),
     h("div", {}, h("label", { for: "rollback-to" }, "Roll back to version "), toVersion, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: Number(toVersion.value) }) }, "Roll back")),
     S.view.dice && S.view.dice.physical ? h("div", {}, h("label", { for: "physical-dice" }, "Physical dice (sent with your next action or open) "), dice) : null,
@@ -153,7 +154,7 @@ export function renderUmpire(box, ctx) {
     h("div", {}, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/dice/reveal`) }, "Reveal the dice seed to me")),
     h("div", {}, h("label", { for: "finish-winner" }, "Finish the game: "), winner, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/finish`, { winner: winner.value || null }) }, "Finish")),
     reissueSection(ctx),
-  );
+  ].filter(Boolean));
 }
 
 // A player lost their invitation link (or it leaked): the umpire issues a new token for the
@@ -173,7 +174,7 @@ function reissueSection(ctx) {
     result.append(
       h("p", {}, h("strong", {}, `New invitation link for ${r.seat}: `), linkField(h, invitationLink(S.gameId, r.seat, r.token), { label: `the new ${r.seat} invitation link`, cls: "reissued-url" })),
       h("p", { class: "reissue-note" }, `The old ${r.seat} link stopped working: its token is refused from now on (401), and a page still open with it loses access. ${made} Send this new link to the player; it is shown only this once.`),
-      linkWarning(h),
+      linkWarning(h) || "",
     );
   };
   if (S.reissued && S.reissued.game === S.gameId) show(S.reissued);

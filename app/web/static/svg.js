@@ -1,4 +1,4 @@
-// Small SVG helpers and pan/zoom by viewBox (mouse drag, wheel, keyboard, buttons).
+// Small SVG helpers and pan/zoom by viewBox (mouse or finger drag, pinch, wheel, keyboard, buttons).
 
 export const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -46,10 +46,20 @@ export function defs(svg) {
   return d;
 }
 
-export function panZoom(svg, box, host) {
+export function panZoom(svg, box, host, onView) {
   const home = { ...box };
   let vb = { ...box };
-  const apply = () => svg.setAttribute("viewBox", `${vb.x} ${vb.y} ${vb.w} ${vb.h}`);
+  // onView(units per screen pixel), after every pan, zoom or resize: boards keep labels readable
+  const perPixel = () => {
+    const r = svg.getBoundingClientRect();
+    return r.width && r.height ? Math.max(vb.w / r.width, vb.h / r.height) : null;
+  };
+  const apply = () => {
+    svg.setAttribute("viewBox", `${vb.x} ${vb.y} ${vb.w} ${vb.h}`);
+    const s = perPixel();
+    if (onView && s) onView(s);
+  };
+  if (onView && window.ResizeObserver) new ResizeObserver(() => { const s = perPixel(); if (s) onView(s); }).observe(svg);
   const zoom = (factor, cx, cy) => {
     const px = cx === undefined ? vb.x + vb.w / 2 : cx;
     const py = cy === undefined ? vb.y + vb.h / 2 : cy;
@@ -75,28 +85,61 @@ export function panZoom(svg, box, host) {
     const p = toUser(evt);
     zoom(evt.deltaY > 0 ? 1.15 : 1 / 1.15, p.x, p.y);
   }, { passive: false });
+  // One pointer drags to pan (mouse, pen or a finger); two fingers pinch to zoom. A drag or a
+  // pinch that moved is not a click, so a tap still selects a unit or extends the path.
   let drag = null;
+  const pointers = new Map();
+  let pinch = null;
+  const spread = () => {
+    const [a, b] = [...pointers.values()];
+    return { d: Math.hypot(a.x - b.x, a.y - b.y) || 1, x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  };
   svg.addEventListener("pointerdown", (evt) => {
     if (evt.button !== 0) return;
+    pointers.set(evt.pointerId, { x: evt.clientX, y: evt.clientY });
+    if (pointers.size === 2) {
+      pinch = spread();
+      if (drag) drag.moved = true;
+      else drag = { x: evt.clientX, y: evt.clientY, moved: true, s: toUser(evt).s };
+      return;
+    }
     drag = { x: evt.clientX, y: evt.clientY, moved: false, s: toUser(evt).s };
   });
   svg.addEventListener("pointermove", (evt) => {
+    if (pointers.has(evt.pointerId)) pointers.set(evt.pointerId, { x: evt.clientX, y: evt.clientY });
+    if (pinch && pointers.size === 2) {
+      const now = spread();
+      const at = toUser({ clientX: now.x, clientY: now.y });
+      zoom(pinch.d / now.d, at.x, at.y);
+      pinch = now;
+      return;
+    }
     if (!drag) return;
     const dx = evt.clientX - drag.x;
     const dy = evt.clientY - drag.y;
-    if (!drag.moved && Math.hypot(dx, dy) < 5) return;
+    if (!drag.moved && Math.hypot(dx, dy) < 8) return;
     drag.moved = true;
     pan(-dx * drag.s, -dy * drag.s);
     drag.x = evt.clientX;
     drag.y = evt.clientY;
+  });
+  const lift = (evt) => {
+    pointers.delete(evt.pointerId);
+    if (pointers.size < 2) pinch = null;
+  };
+  svg.addEventListener("pointerup", lift);
+  svg.addEventListener("pointercancel", (evt) => {
+    lift(evt);
+    drag = null;
   });
   // A drag that moved is not a click.
   svg.addEventListener("click", (evt) => {
     if (drag && drag.moved) evt.stopPropagation();
     drag = null;
   }, true);
-  window.addEventListener("pointerup", () => {
-    setTimeout(() => { drag = null; }, 0);
+  window.addEventListener("pointerup", (evt) => {
+    pointers.delete(evt.pointerId);
+    setTimeout(() => { if (!pointers.size) drag = null; }, 0);
   });
   if (host) {
     host.onkeydown = (evt) => {
@@ -120,5 +163,6 @@ export function panZoom(svg, box, host) {
     zoomOut: () => zoom(1.25),
     reset: () => { vb = { ...home }; apply(); },
     toUser,
+    perPixel,
   };
 }

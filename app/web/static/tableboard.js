@@ -2,6 +2,8 @@
 // lines come from the API's rulings and queries.
 import { el, text, clear, defs, panZoom, PALETTE } from "./svg.js";
 
+const LABEL_PX = 12;
+
 export const FEATURE_COLOURS = {
   heavy_woods: "#5e9c5e", light_woods: "#a6d49b", orchard: "#c4e3a5", high_grass: "#e8e39a",
   rough: "#d7bf94", marsh: "#a9d3cf", building: "#9b9b9b", village: "#bdbdbd", hill: "#e0cda9",
@@ -18,6 +20,8 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
   defs(svg);
   const layers = {};
   for (const name of ["ground", "features", "grid", "path", "los", "units"]) layers[name] = el("g", { class: `layer-${name}` }, svg);
+  // the grid, the path and sight lines are drawn over the table but never the target of a tap
+  for (const name of ["grid", "path", "los"]) layers[name].setAttribute("pointer-events", "none");
   el("rect", { x: 0, y: 0, width: W, height: H, fill: "#f4f0e0", stroke: "#555", "stroke-width": 2 }, layers.ground);
   for (let x = 0; x <= W; x += 100) {
     el("line", { x1: x, y1: 0, x2: x, y2: H, stroke: "#000", "stroke-opacity": 0.08 }, layers.grid);
@@ -46,7 +50,27 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
     el("title", {}, node).textContent = `objective zone ${(names && names[zid]) || zid}`;
     text(layers.features, poly[0][0] + 4, poly[0][1] - 6, (names && names[zid]) || zid, { class: "zone-outline-label" });
   }
-  const pz = panZoom(svg, { x: -20, y: -20, w: W + 40, h: H + 40 }, host);
+  // Counters keep their frontage in yards, but their height and label are sized for the
+  // screen: at least LABEL_PX pixels high whatever the zoom (k = how much larger than 1:1).
+  let k = 1;
+  const sizeCounters = () => {
+    for (const g of layers.units.querySelectorAll(".counter")) {
+      const rect = g.querySelector("rect");
+      rect.setAttribute("y", -8 * k);
+      rect.setAttribute("height", 16 * k);
+      const label = g.querySelector("text");
+      label.setAttribute("y", 3.5 * k);
+      label.style.fontSize = `${9 * k}px`;
+    }
+  };
+  const onView = (perPixel) => {
+    const next = Math.max(1, (perPixel * LABEL_PX) / 9);
+    if (Math.abs(next - k) > 0.01) {
+      k = next;
+      sizeCounters();
+    }
+  };
+  const pz = panZoom(svg, { x: -20, y: -20, w: W + 40, h: H + 40 }, host, onView);
   svg.addEventListener("click", (evt) => {
     const counter = evt.target.closest("[data-unit]");
     if (counter) return onUnit && onUnit(counter.getAttribute("data-unit"));
@@ -80,6 +104,10 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
           }
         });
       }
+      sizeCounters();
+      // the selected counter is drawn last: on top of any counter it overlaps
+      const chosen = layers.units.querySelector(".counter.selected");
+      if (chosen) layers.units.appendChild(chosen);
     },
     drawPath(start, path, _stop, yards) {
       clear(layers.path);
