@@ -39,7 +39,7 @@ from app.service.results import CreatedGame
 from app.service.tokens import hash_token, new_token
 
 
-def _refuse(detail: str, code: str, **extra: Any) -> InvalidInput:
+def _refuse(detail: str, *, code: str, **extra: Any) -> InvalidInput:
     return InvalidInput(detail, [], code=code, **extra)
 
 
@@ -76,14 +76,14 @@ def import_game(uow: AbstractUnitOfWork, document: Any, *, now: float | None = N
         raise _refuse(
             "only the umpire's export file (complete: true) can be imported: a seat's file "
             "withholds what the seat may not see",
-            "import.incomplete",
+            code="import.incomplete",
         )
     report = verify_file(file)
     if report.first_difference is not None:
         d = report.first_difference
         raise _refuse(
             f"the file does not verify: event {d.seq} ({d.kind}) differs: {d.field}: {d.message}",
-            "import.unverified",
+            code="import.unverified",
             difference=d.model_dump(mode="json"),
         )
     if report.unchecked:
@@ -96,7 +96,7 @@ def import_game(uow: AbstractUnitOfWork, document: Any, *, now: float | None = N
                 if gap.kind == "dice"
                 else ""
             ),
-            "import.unverifiable",
+            code="import.unverifiable",
         )
     pending = _pending_sealed(file)
     if pending:
@@ -104,7 +104,7 @@ def import_game(uow: AbstractUnitOfWork, document: Any, *, now: float | None = N
             "the file holds sealed orders not yet revealed, which cannot be carried over: "
             + ", ".join(pending)
             + "; open or reveal the decision before exporting",
-            "import.sealed_pending",
+            code="import.sealed_pending",
         )
     ruleset = registry.get(file.ruleset.id)  # verify_file found it
     options = ruleset.parse_options(dict(file.options))
