@@ -559,18 +559,6 @@ def verify_file(document: Any) -> VerifyReport:
     sealed_diffs, sealed_unchecked, orders_checked = _check_sealed(file.events)
     differences += sealed_diffs
     unchecked += sealed_unchecked
-    if file.sealed != _sealed(file.events):
-        differences.append(
-            _diff(
-                0,
-                1,
-                "sealed",
-                "sealed",
-                "the file's `sealed` summary does not match its sealed events",
-                None,
-                None,
-            )
-        )
     derived = any(
         d.get("entered_by") is None
         for e in file.events
@@ -587,6 +575,18 @@ def verify_file(document: Any) -> VerifyReport:
             )
         )
     differences.sort(key=lambda d: d.seq)
+    if file.sealed != _sealed(file.events):  # a gathering of the events: after what they show
+        differences.append(
+            _diff(
+                0,
+                1,
+                "sealed",
+                "sealed",
+                "the file's `sealed` summary does not match its sealed events",
+                None,
+                None,
+            )
+        )
     versions = sorted({e.ruleset_version for e in file.events if e.ruleset_version})
     note = None
     if report.version_changed:
