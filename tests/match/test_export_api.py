@@ -351,8 +351,19 @@ async def test_import_refuses_what_it_cannot_carry_over(client: httpx.AsyncClien
     assert "dice/reveal" in body["detail"]
     oz = PLAYS[2]  # objective-zones: the union's order is still sealed
     g = await create(client, oz.ruleset, oz.load())
-    for s in oz.steps[:-1]:
+    for s in oz.steps[:-2]:
         await step(g, s)
+    _, _, decision, order = oz.steps[-2]
+    r = await client.post(
+        f"/games/{g.id}/sealed/{decision}", json=order, headers=g.write("union", "*")
+    )
+    assert r.status_code == 201, r.text
+    secrets = (r.json()["nonce"], r.json()["canonical"])
+    for reader in ("confederate", "umpire", None):  # no one else's file holds the order
+        text = (
+            await client.get(f"/games/{g.id}/export", headers=g.auth(reader) if reader else {})
+        ).text
+        assert not [s for s in secrets if s in text], reader
     file = await export(g, "umpire")
     assert "order" not in json.dumps(file["events"][-1]["payload"])
     body = problem(await client.post("/games/import", json=file), 422, "import.sealed_pending")
