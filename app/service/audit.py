@@ -131,14 +131,13 @@ def dice_keys(game_id: str, seed: bytes | None, entries: Sequence[LogEntry]) -> 
     for entry in entries:
         if entry.kind == IMPORTED and not entry.redacted and entry.payload is not None:
             origin = entry.payload.get("dice") or {}
-            known = origin.get("seed")
-            keys.append(
-                DiceKey(
-                    str(origin.get("game") or ""),
-                    bytes.fromhex(known) if isinstance(known, str) else None,
-                    entry.seq,
-                )
-            )
+            known = origin.get("seed") if isinstance(origin, Mapping) else None
+            try:
+                seed_of = bytes.fromhex(known) if isinstance(known, str) else None
+            except ValueError:  # not a seed: the rolls are checked against nothing
+                seed_of = None
+            game_of = origin.get("game") if isinstance(origin, Mapping) else None
+            keys.append(DiceKey(str(game_of or ""), seed_of, entry.seq))
     keys.append(DiceKey(game_id, seed))
     return keys
 
@@ -258,6 +257,17 @@ def replay(game: Game, rows: list[EventRow]) -> AuditReport:
     return replay_log(inp).report
 
 
+def _loaded(ruleset: AnyRuleset, state_json: Any) -> Any:
+    """A recorded state as the ruleset's model; None when there is none or it does not load
+    (a file's snapshot can be anything: the difference is reported by the state check)."""
+    if state_json is None:
+        return None
+    try:
+        return ruleset.load_state(state_json)
+    except Exception:
+        return None
+
+
 def replay_log(inp: ReplayInput) -> ReplayOutcome:
     """Re-adjudicate a log (oldest first) from its initial state: the one replay behind the
     audit, the upgrade preview and the verification of export files."""
@@ -276,13 +286,14 @@ def replay_log(inp: ReplayInput) -> ReplayOutcome:
             )
             unchecked.append((row.seq, row.kind, why))
             current = row.state_after
-            if current is not None:
+            state = _loaded(ruleset, current)
+            if state is not None:
                 states[row.version] = current
-            state = ruleset.load_state(current) if current is not None else None
             continue
-        difference, checked = _check_rolls(inp.dice, row)
-        rolls_checked += checked
+        difference: AuditDifference | None = None
         try:
+            difference, checked = _check_rolls(inp.dice, row)
+            rolls_checked += checked
             new_state, judged = _replay_event(inp, row, state, states)
             difference = difference or judged
             state_json = new_state.model_dump(mode="json")
@@ -299,10 +310,13 @@ def replay_log(inp: ReplayInput) -> ReplayOutcome:
             differences.append(difference)
         # Go on from the recorded state when there is one, so later entries are independent.
         current = row.state_after if row.state_after is not None else state_json
-        if current is None:
+        loaded = _loaded(ruleset, current)
+        if loaded is None and state_json is not None and current is not state_json:
+            current, loaded = state_json, _loaded(ruleset, state_json)  # ours, then
+        if loaded is None:
             break
         states[row.version] = current
-        state = ruleset.load_state(current)
+        state = loaded
     differences = [_labelled(d, ruleset.version) for d in differences]
     stretches = _stretches(inp.entries, ruleset.version, differences)
     changed = inp.recorded_version != ruleset.version or any(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -37,7 +37,7 @@ from app.rules.base import UMPIRE, Ruleset
 from app.service import match as mt
 from app.service.audit import IMPORTED, DiceKey, LogEntry, ReplayInput, dice_keys, replay_log
 from app.service.boards import BoardCache
-from app.service.errors import InvalidInput, field_errors
+from app.service.errors import INT4_MAX, InvalidInput, field_errors
 from app.service.events import all_events, event_view
 from app.service.pipeline import aware_utc, load_game, reader_seat, utc_now
 from app.service.results import AuditDifference, AuditStretch
@@ -52,20 +52,25 @@ class _Doc(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
 
+Name = Annotated[str, Field(min_length=1, max_length=64)]
+
+
 class ExportGame(_Doc):
-    id: str = Field(description="The game's id on the instance that exported it.")
-    status: str = Field(description="`active` or `finished`.")
+    id: str = Field(max_length=64, description="The game's id on the instance that exported it.")
+    status: Literal["active", "finished"]
     public: bool
-    version: int = Field(description="The game version when exported.")
+    version: int = Field(ge=1, le=INT4_MAX, description="The game version when exported.")
     winner: str | None = None
     created_at: datetime
 
 
 class ExportRuleset(_Doc):
-    id: str
-    version: str = Field(description="The ruleset version the game is pinned to.")
+    id: Name
+    version: str = Field(
+        min_length=1, max_length=32, description="The ruleset version the game is pinned to."
+    )
     created_version: str | None = Field(
-        default=None, description="The version the game was created with."
+        default=None, max_length=32, description="The version the game was created with."
     )
     versions: list[str] = Field(
         default_factory=list,
@@ -75,13 +80,13 @@ class ExportRuleset(_Doc):
 
 class ExportDice(_Doc):
     recipe: str = Field(default=dicelib.RECIPE)
-    commitment: str | None = Field(description="SHA-256 of the secret seed (hex).")
+    commitment: str | None = Field(max_length=64, description="SHA-256 of the secret seed (hex).")
     seed: str | None = Field(
         default=None,
         description="The seed (hex), only when the reader may see it: every reader once the "
         "game is over, the umpire once it had it revealed. Null otherwise.",
     )
-    rolled: int = Field(description="How many rolls the game has used.")
+    rolled: int = Field(ge=0, le=INT4_MAX, description="How many rolls the game has used.")
     physical: bool = Field(default=False, description="The umpire entered the dice.")
 
 
@@ -108,17 +113,17 @@ class ExportSealed(_Doc):
 class ExportEvent(_Doc):
     """One event of the log, as in `GET /games/{id}/events`, with its state snapshot."""
 
-    seq: int
-    version: int
-    kind: str = Field(description="An action kind, a match-flow event kind, or `redacted`.")
-    seat: str | None = None
+    seq: int = Field(ge=1, le=INT4_MAX)
+    version: int = Field(ge=2, le=INT4_MAX)
+    kind: Name = Field(description="An action kind, a match-flow event kind, or `redacted`.")
+    seat: Name | None = None
     action: dict[str, Any] = Field(default_factory=dict)
     ruling: dict[str, Any] | None = Field(default=None, description="The Ruling, as recorded.")
     dice: list[dict[str, Any]] = Field(default_factory=list)
     payload: dict[str, Any] | None = None
-    visible_to: list[str] | None = None
+    visible_to: list[Name] | None = None
     redacted: bool = False
-    ruleset_version: str | None = None
+    ruleset_version: str | None = Field(default=None, max_length=32)
     created_at: datetime
     state_after: dict[str, Any] | None = Field(
         default=None,
@@ -143,7 +148,7 @@ class ExportFile(_Doc):
 
     format: Literal["referee-export-1"] = FORMAT
     exported_at: datetime
-    reader: str | None = Field(description="The seat the file was exported for; null: public.")
+    reader: Name | None = Field(description="The seat the file was exported for; null: public.")
     complete: bool = Field(description="True for the umpire's file: nothing withheld.")
     game: ExportGame
     ruleset: ExportRuleset

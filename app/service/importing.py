@@ -23,6 +23,8 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+from pydantic import ValidationError
+
 from app.db.models import EventRow, GameRow, ScenarioRow, SealedOrderRow, SeatRow
 from app.db.sealed import sealed_orders
 from app.db.uow import AbstractUnitOfWork
@@ -32,9 +34,9 @@ from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service.audit import IMPORTED
 from app.service.boards import canonical_json
-from app.service.errors import InvalidInput
+from app.service.errors import InvalidInput, field_errors
 from app.service.export import ExportFile, imported_origin, parse_file, verify_file
-from app.service.pipeline import INITIAL_VERSION, clock_now, utc_now
+from app.service.pipeline import INITIAL_VERSION, clock_now, require_storable, utc_now
 from app.service.results import CreatedGame
 from app.service.tokens import hash_token, new_token
 
@@ -106,12 +108,25 @@ def import_game(uow: AbstractUnitOfWork, document: Any, *, now: float | None = N
             + "; open or reveal the decision before exporting",
             code="import.sealed_pending",
         )
+    require_storable(
+        {"scenario": file.scenario, "options": file.options, "match": file.match},
+        code="export.invalid",
+    )
+    for e in file.events:
+        require_storable(e.model_dump(mode="json"), ("events", e.seq - 1), code="export.invalid")
+    try:
+        match = mt.MatchOptions.model_validate(file.match)
+    except ValidationError as exc:
+        raise InvalidInput(
+            "the file's match settings are not valid here",
+            field_errors(exc, ["match"]),
+            code="export.invalid",
+        ) from None
     ruleset = registry.get(file.ruleset.id)  # verify_file found it
     options = ruleset.parse_options(dict(file.options))
     scenario = ruleset.parse_scenario(file.scenario)
     board, initial = ruleset.setup(scenario, options)
     sides = ruleset.sides(board)
-    match = mt.MatchOptions.model_validate(file.match)
     events = list(file.events)
     last_state = next(
         (e.state_after for e in reversed(events) if e.state_after is not None),
