@@ -395,3 +395,27 @@ def test_the_published_schema_is_the_models() -> None:
     published = json.loads((ROOT / "docs" / "export.schema.json").read_text(encoding="utf-8"))
     assert published == export_schema(), "regenerate docs/export.schema.json (docs/EXPORT.md)"
     assert published["properties"]["format"]["const"] == "referee-export-1"
+
+
+async def test_a_hostile_file_is_reported_not_a_server_error(client: httpx.AsyncClient) -> None:
+    _, file = await _oz_file(client)
+    reveal = next(e for e in file["events"] if e["kind"] == "sealed_revealed")
+    odd = copy.deepcopy(file)
+    odd["events"][reveal["seq"] - 1]["dice"][0]["n"] = "x"  # a roll that is no roll
+    odd["events"][0]["state_after"] = {"not": "a state"}  # a snapshot that is no state
+    report = await verify(client, odd)
+    assert report["ok"] is False
+    assert report["first_difference"]["seq"] == 1
+    assert {d["seq"] for d in report["differences"]} >= {1, reveal["seq"]}
+    gapped = copy.deepcopy(file)
+    del gapped["events"][2]
+    report = await verify(client, gapped)
+    assert report["first_difference"]["field"] == "seq"
+    assert report["first_difference"]["seq"] == 4
+    for bad in (
+        {**file, "game": {**file["game"], "status": "hacked"}},
+        {**file, "match": {"clock": "forever"}},
+        {**file, "events": [{**file["events"][0], "kind": "k" * 65}, *file["events"][1:]]},
+    ):
+        r = await client.post("/games/import", json=bad)
+        assert r.status_code == 422 and r.json()["code"] == "export.invalid", r.text
