@@ -24,6 +24,14 @@ events with the same recorded version and says of each whether it was replayed b
 that judged it. A difference in a stretch judged by another version is labelled as following
 from the rules change (``version_changed``); one in a stretch whose version was not recorded
 says so. The umpire's upgrade preview (:mod:`app.service.upgrade`) is this same replay.
+
+The replay reads a neutral input (:class:`ReplayInput`: the ruleset, board, options, initial
+state, the log as :class:`LogEntry` values and the dice epochs as :class:`DiceKey` values), so
+a stored game (:func:`replay`) and an export file (:func:`app.service.export.verify_file`) go
+through the one :func:`replay_log`. An event an export file hides from its reader is not
+judged but listed (``ReplayOutcome.unchecked``); the replay resumes at the next recorded
+snapshot. An imported game's rolls before its ``imported`` event derive from the exported
+game's id and seed (:func:`dice_keys`).
 """
 
 from __future__ import annotations
@@ -142,7 +150,8 @@ def dice_keys(game_id: str, seed: bytes | None, entries: Sequence[LogEntry]) -> 
     return keys
 
 
-def _key_for(keys: Sequence[DiceKey], seq: int) -> DiceKey | None:
+def dice_key_for(keys: Sequence[DiceKey], seq: int) -> DiceKey | None:
+    """The dice epoch event ``seq`` rolled in."""
     for key in keys:
         if key.through_seq is None or seq <= key.through_seq:
             return key
@@ -164,7 +173,7 @@ def _diff(row: LogEntry, field: str, message: str, recorded: Any, replayed: Any)
 
 def _check_rolls(keys: Sequence[DiceKey], row: LogEntry) -> tuple[AuditDifference | None, int]:
     """Every derived roll of the event re-derives from its game's seed (when known)."""
-    key = _key_for(keys, row.seq)
+    key = dice_key_for(keys, row.seq)
     if key is None or key.seed is None:
         return None, 0
     checked = 0

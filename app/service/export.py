@@ -35,7 +35,15 @@ from app.match import dice as dicelib
 from app.rules import registry
 from app.rules.base import UMPIRE, Ruleset
 from app.service import match as mt
-from app.service.audit import IMPORTED, DiceKey, LogEntry, ReplayInput, dice_keys, replay_log
+from app.service.audit import (
+    IMPORTED,
+    DiceKey,
+    LogEntry,
+    ReplayInput,
+    dice_key_for,
+    dice_keys,
+    replay_log,
+)
 from app.service.boards import BoardCache
 from app.service.errors import INT4_MAX, InvalidInput, field_errors
 from app.service.events import all_events, event_view
@@ -567,7 +575,7 @@ def verify_file(document: Any) -> VerifyReport:
     derived = any(
         d.get("entered_by") is None
         for e in file.events
-        if not e.redacted and (k := _epoch(keys, e.seq)) is not None and k.seed is None
+        if not e.redacted and (k := dice_key_for(keys, e.seq)) is not None and k.seed is None
         for d in e.dice
     )
     if derived:
@@ -632,13 +640,6 @@ def verify_file(document: Any) -> VerifyReport:
         seed=seed_status,
         summary=summary,
     )
-
-
-def _epoch(keys: Sequence[DiceKey], seq: int) -> DiceKey | None:
-    for key in keys:
-        if key.through_seq is None or seq <= key.through_seq:
-            return key
-    return None
 
 
 def imported_origin(file: ExportFile) -> Mapping[str, Any]:
