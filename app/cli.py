@@ -139,6 +139,53 @@ def _audit(args: argparse.Namespace) -> int:
     return 0 if report.ok else 1
 
 
+def _verify(args: argparse.Namespace) -> int:
+    """Verify an export file with this instance's rulesets; exit 0 when nothing differs
+    (a seat's file: in what it shows), 1 when an event differs, 2 when the file is unreadable
+    or not an export file this instance can verify."""
+    import json
+
+    from app.service.errors import ServiceError
+    from app.service.export import verify_file
+
+    try:
+        if args.file == "-":
+            document = json.load(sys.stdin)
+        else:
+            with open(args.file, encoding="utf-8") as fh:
+                document = json.load(fh)
+        report = verify_file(document)
+    except (OSError, ValueError) as exc:
+        print(f"referee verify: cannot read {args.file}: {exc}", file=sys.stderr)
+        return 2
+    except ServiceError as exc:
+        print(f"referee verify: {exc.code}: {exc.detail}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(report.model_dump_json(indent=2))
+        return 0 if report.ok else 1
+    who = report.reader or "a spectator"
+    print(
+        f"game {report.game} ({report.ruleset}; file judged by "
+        f"{', '.join(report.file_versions) or 'versions not recorded'}, replayed with "
+        f"{report.running_version}): {report.events} events, exported for {who}"
+        + ("" if report.complete else " (partial)")
+    )
+    if report.version_note:
+        print(f"NOTE: {report.version_note}")
+    print(
+        f"rolls checked: {report.rolls_checked}, sealed orders checked: "
+        f"{report.orders_checked}, seed: {report.seed}"
+    )
+    for item in report.unchecked:
+        where = f"event {item.seq} ({item.kind})" if item.seq is not None else item.kind
+        print(f"NOT CHECKED {where}: {item.reason}")
+    for diff in report.differences:
+        print(f"DIFFERS at event {diff.seq} ({diff.kind}): {diff.field}: {diff.message}")
+    print(("OK: " if report.ok else "FAILED: ") + report.summary)
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="referee", description="Rules referee for tabletop wargames."
@@ -184,6 +231,15 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--database-url", default=None, help="default: REFEREE_DATABASE_URL")
     audit.add_argument("--json", action="store_true", help="print the full report as JSON")
     audit.set_defaults(func=_audit)
+
+    verify = sub.add_parser(
+        "verify",
+        help="re-adjudicate an export file (GET /games/{id}/export) with this instance's "
+        "rulesets, check its dice and sealed reveals, name the first event that differs",
+    )
+    verify.add_argument("file", help="the export file ('-' reads standard input)")
+    verify.add_argument("--json", action="store_true", help="print the full report as JSON")
+    verify.set_defaults(func=_verify)
     return parser
 
 

@@ -23,6 +23,7 @@ from app.api.routes import (
     config,
     dice,
     events,
+    export,
     games,
     health,
     holdings,
@@ -135,6 +136,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(sealed.router)
     app.include_router(tokens.router)
     app.include_router(webhooks.router)
+    app.include_router(export.router)
     # the console (app/web): the page at /, its static files under /console/static
     app.include_router(console_router)
     app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")

@@ -90,6 +90,14 @@ class AsyncRefereeClient(ServiceCalls):
     ) -> m.CreatedGame:
         return await self.run(self._create_game(ruleset, scenario, options, match, public))
 
+    async def verify_export(self, file: Mapping[str, Any] | m.ExportFile) -> m.VerifyReport:
+        """Re-adjudicate an export file with the server's rulesets (``POST /verify``)."""
+        return await self.run(self._verify_export(file))
+
+    async def import_game(self, file: Mapping[str, Any] | m.ExportFile) -> m.CreatedGame:
+        """A new game continuing the umpire's verified export file; new tokens, shown once."""
+        return await self.run(self._import_game(file))
+
     async def console_scenarios(self) -> list[m.ShippedScenario]:
         return await self.run(self._console_scenarios())
 
@@ -177,6 +185,10 @@ class AsyncSeat(SeatCalls):
 
     async def audit(self) -> m.AuditReport:
         return await self.client.run(self._audit())
+
+    async def export(self) -> m.ExportFile:
+        """The game as one portable file, as this seat may see it (umpire: complete)."""
+        return await self.client.run(self._export())
 
     async def upgrade_preview(self) -> m.UpgradePreview:
         return await self.client.run(self._upgrade_preview())

@@ -86,6 +86,16 @@ class ServiceCalls:
         self.etags.set(created.id, f'W/"{created.version}"')
         return created
 
+    def _verify_export(self, file: Mapping[str, Any] | m.ExportFile) -> Op[m.VerifyReport]:
+        body = file.model_dump(mode="json") if isinstance(file, m.ExportFile) else dict(file)
+        return ops.read(Call("POST", "/verify", json=body), m.VerifyReport)
+
+    def _import_game(self, file: Mapping[str, Any] | m.ExportFile) -> Op[m.CreatedGame]:
+        body = file.model_dump(mode="json") if isinstance(file, m.ExportFile) else dict(file)
+        created = yield from ops.read(Call("POST", "/games/import", json=body), m.CreatedGame)
+        self.etags.set(created.id, f'W/"{created.version}"')
+        return created
+
 
 class SeatCalls:
     """Operations on one game, as one seat (``token``) or an anonymous reader (None)."""
@@ -146,6 +156,9 @@ class SeatCalls:
 
     def _audit(self) -> Op[m.AuditReport]:
         return ops.read(self._call("GET", "/audit"), m.AuditReport)
+
+    def _export(self) -> Op[m.ExportFile]:
+        return ops.read(self._call("GET", "/export"), m.ExportFile)
 
     def _upgrade_preview(self) -> Op[m.UpgradePreview]:
         return ops.read(self._call("GET", "/upgrade"), m.UpgradePreview)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
 from app.service.access import IssuedSeatToken, MintedToken, SpectatorToken, TokenList
 from app.service.available import AvailableView
+from app.service.export import ExportFile, VerifyReport
 from app.service.holdings import GameList, GameSummary
 from app.service.results import (
     ActionResult,
@@ -41,6 +42,7 @@ __all__ = [
     "Effect",
     "EventPage",
     "EventView",
+    "ExportFile",
     "GameList",
     "GameSummary",
     "GameView",
@@ -61,6 +63,7 @@ __all__ = [
     "SubmitResult",
     "TokenList",
     "UpgradePreview",
+    "VerifyReport",
     "Violation",
     "Webhook",
     "WebhookList",

@@ -97,6 +97,14 @@ class RefereeClient(ServiceCalls):
         """A new game: its id and one token per seat (each side and ``umpire``), shown once."""
         return self.run(self._create_game(ruleset, scenario, options, match, public))
 
+    def verify_export(self, file: Mapping[str, Any] | m.ExportFile) -> m.VerifyReport:
+        """Re-adjudicate an export file with the server's rulesets (``POST /verify``)."""
+        return self.run(self._verify_export(file))
+
+    def import_game(self, file: Mapping[str, Any] | m.ExportFile) -> m.CreatedGame:
+        """A new game continuing the umpire's verified export file; new tokens, shown once."""
+        return self.run(self._import_game(file))
+
     def console_scenarios(self) -> list[m.ShippedScenario]:
         """The scenarios the server ships (the console's picker)."""
         return self.run(self._console_scenarios())
@@ -199,6 +207,10 @@ class Seat(SeatCalls):
     def audit(self) -> m.AuditReport:
         """Umpire only: re-adjudicate the whole log."""
         return self.client.run(self._audit())
+
+    def export(self) -> m.ExportFile:
+        """The game as one portable file, as this seat may see it (umpire: complete)."""
+        return self.client.run(self._export())
 
     def upgrade_preview(self) -> m.UpgradePreview:
         """Umpire only: what upgrading to the running ruleset version would change."""

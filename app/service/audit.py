@@ -24,17 +24,26 @@ events with the same recorded version and says of each whether it was replayed b
 that judged it. A difference in a stretch judged by another version is labelled as following
 from the rules change (``version_changed``); one in a stretch whose version was not recorded
 says so. The umpire's upgrade preview (:mod:`app.service.upgrade`) is this same replay.
+
+The replay reads a neutral input (:class:`ReplayInput`: the ruleset, board, options, initial
+state, the log as :class:`LogEntry` values and the dice epochs as :class:`DiceKey` values), so
+a stored game (:func:`replay`) and an export file (:func:`app.service.export.verify_file`) go
+through the one :func:`replay_log`. An event an export file hides from its reader is not
+judged but listed (``ReplayOutcome.unchecked``); the replay resumes at the next recorded
+snapshot. An imported game's rolls before its ``imported`` event derive from the exported
+game's id and seed (:func:`dice_keys`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from app.db.models import EventRow
 from app.db.uow import AbstractUnitOfWork
 from app.match import dice as dicelib
-from app.rules.base import UMPIRE
+from app.rules.base import UMPIRE, Ruleset
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import Conflict, Forbidden, Unauthenticated
@@ -42,12 +51,114 @@ from app.service.events import all_events
 from app.service.pipeline import Game, load_game, seat_of
 from app.service.results import AuditDifference, AuditReport, AuditStretch
 
+AnyRuleset = Ruleset[Any, Any, Any, Any]
+
 MAX_DIFFERENCES = 100
 
 RESTORING = frozenset({"rollback", "takeback"})
+IMPORTED = "imported"
+"""The event an imported game's log starts its own history with (:mod:`app.service.importing`):
+its payload names the game the earlier events came from and that game's dice (the earlier
+rolls derive from that game's id and seed, not this one's)."""
 
 
-def _diff(row: EventRow, field: str, message: str, recorded: Any, replayed: Any) -> AuditDifference:
+@dataclass(frozen=True)
+class LogEntry:
+    """One event as a replay reads it: a stored row or an event of an export file alike."""
+
+    seq: int
+    version: int
+    kind: str
+    seat: str | None
+    action: Mapping[str, Any]
+    ruling: Any
+    dice: Sequence[Any]
+    payload: Mapping[str, Any] | None
+    state_after: Any
+    ruleset_version: str | None
+    redacted: bool = False
+    """True when the reader the log was read for may not see this event (an export file of
+    a side's seat): the replay cannot judge it and says so."""
+
+    @classmethod
+    def of_row(cls, row: EventRow) -> LogEntry:
+        return cls(
+            seq=row.seq,
+            version=row.version,
+            kind=row.kind,
+            seat=row.seat,
+            action=row.action,
+            ruling=row.ruling,
+            dice=row.dice,
+            payload=row.payload,
+            state_after=row.state_after,
+            ruleset_version=row.ruleset_version,
+        )
+
+
+@dataclass(frozen=True)
+class DiceKey:
+    """The dice that derived the rolls of the events up to ``through_seq`` (None: to the end):
+    the game id and seed they derive from (seed None: not known to this replay)."""
+
+    game_id: str
+    seed: bytes | None
+    through_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class ReplayInput:
+    """Everything a replay reads, whatever it came from (a stored game, an export file)."""
+
+    game_id: str
+    ruleset: AnyRuleset
+    board: Any
+    options: Any
+    initial_state: Any
+    recorded_version: str | None
+    """The ruleset version the game is pinned to."""
+    entries: Sequence[LogEntry]
+    dice: Sequence[DiceKey] = ()
+    """Epochs of dice, oldest first; empty: rolls are not checked."""
+
+
+@dataclass
+class ReplayOutcome:
+    """The report and what the replay could not check (events it could not judge)."""
+
+    report: AuditReport
+    unchecked: list[tuple[int, str, str]] = field(default_factory=list)
+    """(seq, kind, why) of each event the replay could not judge."""
+    rolls_checked: int = 0
+
+
+def dice_keys(game_id: str, seed: bytes | None, entries: Sequence[LogEntry]) -> list[DiceKey]:
+    """The dice epochs of a log: each ``imported`` event closes the epoch of the game its
+    earlier events came from (its payload names that game and, when known, its seed)."""
+    keys: list[DiceKey] = []
+    for entry in entries:
+        if entry.kind == IMPORTED and not entry.redacted and entry.payload is not None:
+            origin = entry.payload.get("dice") or {}
+            known = origin.get("seed") if isinstance(origin, Mapping) else None
+            try:
+                seed_of = bytes.fromhex(known) if isinstance(known, str) else None
+            except ValueError:  # not a seed: the rolls are checked against nothing
+                seed_of = None
+            game_of = origin.get("game") if isinstance(origin, Mapping) else None
+            keys.append(DiceKey(str(game_of or ""), seed_of, entry.seq))
+    keys.append(DiceKey(game_id, seed))
+    return keys
+
+
+def dice_key_for(keys: Sequence[DiceKey], seq: int) -> DiceKey | None:
+    """The dice epoch event ``seq`` rolled in."""
+    for key in keys:
+        if key.through_seq is None or seq <= key.through_seq:
+            return key
+    return None
+
+
+def _diff(row: LogEntry, field: str, message: str, recorded: Any, replayed: Any) -> AuditDifference:
     return AuditDifference(
         seq=row.seq,
         version=row.version,
@@ -60,47 +171,53 @@ def _diff(row: EventRow, field: str, message: str, recorded: Any, replayed: Any)
     )
 
 
-def _check_rolls(game: Game, row: EventRow) -> AuditDifference | None:
-    """Every derived roll of the event re-derives from the game's seed."""
-    if game.row.dice_seed is None:
-        return None
-    seed = bytes.fromhex(game.row.dice_seed)
-    for roll in mt.load_rolls(row.dice):
+def _check_rolls(keys: Sequence[DiceKey], row: LogEntry) -> tuple[AuditDifference | None, int]:
+    """Every derived roll of the event re-derives from its game's seed (when known)."""
+    key = dice_key_for(keys, row.seq)
+    if key is None or key.seed is None:
+        return None, 0
+    checked = 0
+    for roll in mt.load_rolls(list(row.dice)):
         if roll.entered_by is not None:
             continue
-        derived = dicelib.derive_roll(seed, game.row.id, roll.n, roll.sides, roll.client_seed)
+        checked += 1
+        derived = dicelib.derive_roll(key.seed, key.game_id, roll.n, roll.sides, roll.client_seed)
         if derived != roll.value:
-            return _diff(
-                row,
-                "dice",
-                f"roll {roll.n} (d{roll.sides}) does not re-derive from the committed seed",
-                roll.value,
-                derived,
+            return (
+                _diff(
+                    row,
+                    "dice",
+                    f"roll {roll.n} (d{roll.sides}) does not re-derive from the committed seed",
+                    roll.value,
+                    derived,
+                ),
+                checked,
             )
-    return None
+    return None, checked
 
 
 def _replay_event(
-    game: Game, row: EventRow, state: Any, states: Mapping[int, Any]
+    inp: ReplayInput, row: LogEntry, state: Any, states: Mapping[int, Any]
 ) -> tuple[Any, AuditDifference | None]:
     """Replay one event: (the replayed state, the ruling/dice difference if any)."""
-    ruleset = game.ruleset
-    values = [r.value for r in mt.load_rolls(row.dice)]
+    ruleset = inp.ruleset
+    rolls = mt.load_rolls(list(row.dice))
+    values = [r.value for r in rolls]
     if row.payload is None:
-        action = ruleset.parse_action(row.action)
-        sizes = [int(s) for s in ruleset.dice_needed(game.board, state, action) if int(s) > 0]
-        recorded_sizes = [r.sides for r in mt.load_rolls(row.dice)]
+        action = ruleset.parse_action(dict(row.action))
+        sizes = [int(s) for s in ruleset.dice_needed(inp.board, state, action) if int(s) > 0]
+        recorded_sizes = [r.sides for r in rolls]
         if sizes != recorded_sizes:
             return state, _diff(
                 row, "dice", "the action now needs other dice", recorded_sizes, sizes
             )
-        ruling = ruleset.adjudicate(game.board, state, action, game.options, tuple(values))
+        ruling = ruleset.adjudicate(inp.board, state, action, inp.options, tuple(values))
         replayed = ruling.model_dump(mode="json")
         if replayed != row.ruling:
             return state, _diff(row, "ruling", "the ruling differs", row.ruling, replayed)
-        return ruleset.apply(game.board, state, action, ruling), None
+        return ruleset.apply(inp.board, state, action, ruling), None
     if row.kind == "phase":
-        return ruleset.advance_phase(game.board, state), None
+        return ruleset.advance_phase(inp.board, state), None
     if row.kind in RESTORING:
         version = int(row.payload["to_version"])
         return ruleset.load_state(states[version]), None
@@ -113,9 +230,9 @@ def _replay_event(
         }
         resolution = resolve_revealed(
             ruleset,
-            game.board,
+            inp.board,
             state,
-            game.options,
+            inp.options,
             str(row.payload["decision"]),
             orders,
             values,
@@ -129,19 +246,64 @@ def _replay_event(
 
 def replay(game: Game, rows: list[EventRow]) -> AuditReport:
     """Re-adjudicate ``rows`` (the whole log, in order) from the game's initial state."""
-    ruleset = game.ruleset
-    differences: list[AuditDifference] = []
     initial = game.row.initial_state
     if initial is None:
         raise Conflict(
             "this game kept no initial state: it cannot be audited", code="audit.unavailable"
         )
-    states: dict[int, Any] = {1: initial}
-    state = ruleset.load_state(initial)
-    for row in rows:
-        difference: AuditDifference | None = _check_rolls(game, row)
+    entries = [LogEntry.of_row(r) for r in rows]
+    seed = bytes.fromhex(game.row.dice_seed) if game.row.dice_seed is not None else None
+    inp = ReplayInput(
+        game_id=game.row.id,
+        ruleset=game.ruleset,
+        board=game.board,
+        options=game.options,
+        initial_state=initial,
+        recorded_version=game.row.ruleset_version,
+        entries=entries,
+        dice=dice_keys(game.row.id, seed, entries),
+    )
+    return replay_log(inp).report
+
+
+def _loaded(ruleset: AnyRuleset, state_json: Any) -> Any:
+    """A recorded state as the ruleset's model; None when there is none or it does not load
+    (a file's snapshot can be anything: the difference is reported by the state check)."""
+    if state_json is None:
+        return None
+    try:
+        return ruleset.load_state(state_json)
+    except Exception:
+        return None
+
+
+def replay_log(inp: ReplayInput) -> ReplayOutcome:
+    """Re-adjudicate a log (oldest first) from its initial state: the one replay behind the
+    audit, the upgrade preview and the verification of export files."""
+    ruleset = inp.ruleset
+    differences: list[AuditDifference] = []
+    unchecked: list[tuple[int, str, str]] = []
+    rolls_checked = 0
+    states: dict[int, Any] = {1: inp.initial_state}
+    state: Any = ruleset.load_state(inp.initial_state)
+    for row in inp.entries:
+        if row.redacted or state is None:
+            why = (
+                "hidden from this file's reader"
+                if row.redacted
+                else "the state before it is hidden from this file's reader"
+            )
+            unchecked.append((row.seq, row.kind, why))
+            current = row.state_after
+            state = _loaded(ruleset, current)
+            if state is not None:
+                states[row.version] = current
+            continue
+        difference: AuditDifference | None = None
         try:
-            new_state, judged = _replay_event(game, row, state, states)
+            difference, checked = _check_rolls(inp.dice, row)
+            rolls_checked += checked
+            new_state, judged = _replay_event(inp, row, state, states)
             difference = difference or judged
             state_json = new_state.model_dump(mode="json")
         except Exception as exc:  # a replay that cannot even run is a difference too
@@ -157,27 +319,31 @@ def replay(game: Game, rows: list[EventRow]) -> AuditReport:
             differences.append(difference)
         # Go on from the recorded state when there is one, so later entries are independent.
         current = row.state_after if row.state_after is not None else state_json
-        if current is None:
+        loaded = _loaded(ruleset, current)
+        if loaded is None and state_json is not None and current is not state_json:
+            current, loaded = state_json, _loaded(ruleset, state_json)  # ours, then
+        if loaded is None:
             break
         states[row.version] = current
-        state = ruleset.load_state(current)
+        state = loaded
     differences = [_labelled(d, ruleset.version) for d in differences]
-    stretches = _stretches(rows, ruleset.version, differences)
-    changed = game.row.ruleset_version != ruleset.version or any(
+    stretches = _stretches(inp.entries, ruleset.version, differences)
+    changed = inp.recorded_version != ruleset.version or any(
         s.version is not None and not s.same_version for s in stretches
     )
-    return AuditReport(
-        game=game.row.id,
+    report = AuditReport(
+        game=inp.game_id,
         ruleset=ruleset.id,
-        recorded_version=game.row.ruleset_version,
+        recorded_version=inp.recorded_version,
         replayed_version=ruleset.version,
         version_changed=changed,
-        events=len(rows),
+        events=len(inp.entries),
         ok=not differences,
         first_difference=differences[0] if differences else None,
         differences=differences,
         stretches=stretches,
     )
+    return ReplayOutcome(report, unchecked, rolls_checked)
 
 
 def _labelled(d: AuditDifference, running: str) -> AuditDifference:
@@ -201,10 +367,10 @@ def _labelled(d: AuditDifference, running: str) -> AuditDifference:
 
 
 def _stretches(
-    rows: list[EventRow], running: str, differences: list[AuditDifference]
+    rows: Sequence[LogEntry], running: str, differences: list[AuditDifference]
 ) -> list[AuditStretch]:
     """The log cut into runs of consecutive events with the same recorded ruleset version."""
-    runs: list[list[EventRow]] = []
+    runs: list[list[LogEntry]] = []
     for row in rows:
         if runs and runs[-1][-1].ruleset_version == row.ruleset_version:
             runs[-1].append(row)

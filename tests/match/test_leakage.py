@@ -106,9 +106,9 @@ def crawl(
             for p, ops in spec.json()["paths"].items()
             if "get" in ops and "{game_id}" in p and not p.endswith("/stream")
         ]
-        assert {"/games/{game_id}", "/games/{game_id}/events", "/games/{game_id}/sealed"} <= set(
-            gets
-        ), gets
+        crawled = {"/games/{game_id}", "/games/{game_id}/events", "/games/{game_id}/sealed"}
+        crawled.add("/games/{game_id}/export")  # a seat's export file (issue 26)
+        assert crawled <= set(gets), gets
         for template in gets:
             for path in _fill(template, game_id, seqs, probe):
                 seen.add(f"GET {path}", c.get(path))
