@@ -7,6 +7,7 @@ import { schemaForm } from "./forms.js";
 import { PALETTE } from "./svg.js";
 import { renderSealed, renderDice, renderUmpire } from "./match.js";
 import { loadConfig, invitationLink, spectatorLink, spectatorTokenLink, linkField, linkWarning } from "./invite.js";
+import { whatIfTools } from "./whatif.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -123,7 +124,7 @@ export function renderRuling(r, target) {
   if ((r.interpretations || []).length) {
     box.append(h("h4", {}, "Interpretations relied on"), h("ul", { class: "interpretations" }, ...r.interpretations.map((i) => {
       const known = ((S.meta && S.meta.interpretations) || []).find((x) => x.id === i.id) || {};
-      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", h("div", { class: "flip" }, `Other reading: ${known.alternative || "?"} — set game option `, h("code", {}, `${i.option}`), ` (now ${JSON.stringify(i.value)})`));
+      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", h("div", { class: "flip" }, `Other reading: ${known.alternative || "?"} — set game option `, h("code", {}, `${i.option}`), ` (now ${JSON.stringify(i.value)})`), whatIfTools(i, { S, h, problemText }));
     })));
   }
 }
