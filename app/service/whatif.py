@@ -34,6 +34,7 @@ player may not read is replayed but not shown -- its changes are only counted
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -56,7 +57,7 @@ from app.service.errors import (
     pointer,
 )
 from app.service.events import all_events
-from app.service.pipeline import Game, load_game, seat_of
+from app.service.pipeline import Game, load_game, require_storable, seat_of
 from app.service.policies import cite
 
 ASPECTS = ("legal", "violations", "effects", "citations", "interpretations", "details", "summary")
@@ -311,8 +312,9 @@ def _summary(events: int, n: int, stopped: WhatIfStop | None) -> str:
 
 
 def _options_under(game: Game, values: Mapping[str, Any]) -> tuple[Any, dict[str, Any]]:
-    """The game's options with ``values`` set, validated by the ruleset's options model
-    (422 naming each bad field), and the values that differ from the game's."""
+    """The game's options with ``values`` set, validated by the ruleset's options model in
+    strict mode (422 naming each bad field), and the values that differ from the game's."""
+    require_storable(dict(values), ("options",), code="whatif.invalid_options")
     model = game.ruleset.options_model
     known = set(model.model_fields) | {
         f.alias for f in model.model_fields.values() if f.alias is not None
@@ -330,7 +332,10 @@ def _options_under(game: Game, values: Mapping[str, Any]) -> tuple[Any, dict[str
     current = game.options.model_dump(mode="json")
     if not errors:
         try:
-            options = game.ruleset.parse_options({**current, **values})
+            # strictly, as JSON: "yes" is not a boolean here (the game's own options are
+            # its stored JSON, which the model wrote)
+            merged = json.dumps({**current, **values}, allow_nan=False)
+            options = model.model_validate_json(merged, strict=True)
         except ValidationError as exc:
             errors = field_errors(exc, ["options"])
     if errors:

@@ -224,6 +224,12 @@ async def test_options_are_validated_by_the_rulesets_model(client: httpx.AsyncCl
         "whatif.invalid_options",
     )
     assert [e["location"] for e in body["errors"]] == ["/options/non_ground_negates"]
+    body = problem(
+        await game.what_if("umpire", {"non_ground_negates": "yes"}),  # strict: not a boolean
+        422,
+        "whatif.invalid_options",
+    )
+    assert [e["location"] for e in body["errors"]] == ["/options/non_ground_negates"]
     r = await game.what_if("umpire", {})
     assert r.status_code == 422, r.text
 

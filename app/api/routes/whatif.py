@@ -16,7 +16,7 @@ router = APIRouter(prefix="/games/{game_id}", tags=["audit"])
     "/what-if",
     summary="Replay the log under other readings (umpire; players once the game is over)",
     response_model=WhatIfReport,
-    responses=responses(401, 403, 404, 409, 422, 503),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422, 503),
 )
 def what_if(
     game_id: str, body: WhatIfRequest, uow: UowDep, boards: BoardsDep, token: SeatDep
