@@ -175,6 +175,20 @@ async def test_a_legal_ruling_that_changes_goes_on_from_the_other_position(
     assert "all 2 events replay" in report["summary"]
 
 
+async def test_a_rollback_restores_the_position_of_the_what_if(
+    client: httpx.AsyncClient,
+) -> None:
+    """A rollback in the log restores the what-if's own state of the version it names: under
+    wrap, r1's second step (legal either way) is judged from square 0 again."""
+    game = await create(client, "tiny", tiny(), {"wrap": False})
+    await game.post("/actions", "red", {"kind": "step", "pawn": "r1", "n": 2})
+    await game.post("/rollback", "umpire", {"to_version": 1})
+    await game.post("/actions", "red", {"kind": "step", "pawn": "r1", "n": 3})
+    report = (await game.what_if("umpire", {"wrap": True})).json()
+    assert report["changed"] == [] and report["stopped"] is None
+    assert report["same_under_other_reading"] == [1, 3] and report["replayed"] == 3
+
+
 async def test_who_may_ask(client: httpx.AsyncClient) -> None:
     game = await create(client, "tiny", tiny(), {"wrap": True})
     await game.post("/actions", "red", {"kind": "step", "pawn": "r1", "n": -1})
