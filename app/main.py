@@ -36,6 +36,7 @@ from app.api.routes import (
     tokens,
     upgrade,
     webhooks,
+    whatif,
 )
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
@@ -133,6 +134,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(rollback.router)
     app.include_router(audit.router)
     app.include_router(upgrade.router)
+    app.include_router(whatif.router)
     app.include_router(sealed.router)
     app.include_router(tokens.router)
     app.include_router(webhooks.router)

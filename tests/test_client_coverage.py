@@ -46,6 +46,7 @@ SEAT_METHODS = {
     ("GET", "/games/{game_id}/export"): "export",
     ("GET", "/games/{game_id}/upgrade"): "upgrade_preview",
     ("POST", "/games/{game_id}/upgrade"): "upgrade",
+    ("POST", "/games/{game_id}/what-if"): "what_if",
     ("GET", "/games/{game_id}/actions/available"): "available",
     ("POST", "/games/{game_id}/tokens"): "mint_spectator",
     ("GET", "/games/{game_id}/tokens"): "tokens",

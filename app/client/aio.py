@@ -193,6 +193,9 @@ class AsyncSeat(SeatCalls):
     async def upgrade_preview(self) -> m.UpgradePreview:
         return await self.client.run(self._upgrade_preview())
 
+    async def what_if(self, options: Mapping[str, Any]) -> m.WhatIfReport:
+        return await self.client.run(self._what_if(options))
+
     async def available(self) -> m.AvailableView:
         return await self.client.run(self._available())
 

@@ -163,6 +163,10 @@ class SeatCalls:
     def _upgrade_preview(self) -> Op[m.UpgradePreview]:
         return ops.read(self._call("GET", "/upgrade"), m.UpgradePreview)
 
+    def _what_if(self, options: Mapping[str, Any]) -> Op[m.WhatIfReport]:
+        call = self._call("POST", "/what-if", json={"options": dict(options)})
+        return ops.read(call, m.WhatIfReport)
+
     def _available(self) -> Op[m.AvailableView]:
         return ops.read(self._call("GET", "/actions/available"), m.AvailableView)
 

@@ -26,6 +26,7 @@ from app.service.results import (
 )
 from app.service.sealed import OrderCheck, RevealView, SealedListing, SubmitResult
 from app.service.webhooks import Delivery, DeliveryLog, RegisteredWebhook, Webhook, WebhookList
+from app.service.whatif import WhatIfChange, WhatIfReport, WhatIfStop
 from app.web.routes import ShippedScenario
 
 __all__ = [
@@ -67,4 +68,7 @@ __all__ = [
     "Violation",
     "Webhook",
     "WebhookList",
+    "WhatIfChange",
+    "WhatIfReport",
+    "WhatIfStop",
 ]

@@ -216,6 +216,11 @@ class Seat(SeatCalls):
         """Umpire only: what upgrading to the running ruleset version would change."""
         return self.client.run(self._upgrade_preview())
 
+    def what_if(self, options: Mapping[str, Any]) -> m.WhatIfReport:
+        """The log replayed under other option values (other readings); nothing written.
+        The umpire at any time, a player once the game is over."""
+        return self.client.run(self._what_if(options))
+
     def available(self) -> m.AvailableView:
         """What this seat can do now: units, action kinds, ending the phase, sealed orders."""
         return self.client.run(self._available())

@@ -41,6 +41,10 @@ POLICIES: dict[str, Policy] = {
             "ruleset-version",
             "A game is judged under the ruleset version it is pinned to; the umpire upgrades it",
         ),
+        Policy(
+            "what-if",
+            "What-if replays: the umpire at any time, players once the game is over",
+        ),
     )
 }
 

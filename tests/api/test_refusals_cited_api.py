@@ -151,6 +151,8 @@ def test_match_flow_refusals_are_cited(server: httpx.Client, ruleset: str) -> No
     walk.refused("takeback.players_only", "POST", "/takeback", UMPIRE)
     walk.refused("takeback.disabled", "POST", "/takeback", player)
     walk.refused("dice.umpire_only", "POST", "/dice/reveal", player)
+    # a player asks before the end (checked before the options are)
+    walk.refused("whatif.not_yet", "POST", "/what-if", player, {"options": {"any": True}})
     r = server.get(f"/games/{walk.id}/dice/verify", headers=walk.auth(player))
     assert r.status_code == 403 and r.json()["code"] == "dice.seed_sealed", r.text
     walk.cited(r.json().get("citations"), f"{ruleset} dice/verify")

@@ -7,6 +7,7 @@ import { schemaForm } from "./forms.js";
 import { PALETTE } from "./svg.js";
 import { renderSealed, renderDice, renderUmpire } from "./match.js";
 import { loadConfig, invitationLink, spectatorLink, spectatorTokenLink, linkField, linkWarning } from "./invite.js";
+import { whatIfTools } from "./whatif.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -131,7 +132,7 @@ export function renderRuling(r, target) {
       const flip = i.option
         ? h("div", { class: "flip" }, `${other} — set game option `, h("code", {}, i.option), ` (now ${JSON.stringify(i.value)})`)
         : h("div", { class: "flip", "data-no-option": "" }, `${other} — no per-game option selects it: this reading is how the service plays these rules.`);
-      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", flip);
+      return h("li", { "data-interpretation": i.id }, h("code", {}, i.id), " ", i.text || known.reading || "", flip, whatIfTools(i, { S, h, problemText }));
     })));
   }
 }
