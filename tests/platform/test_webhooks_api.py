@@ -256,6 +256,7 @@ def test_registration_refuses_urls_no_worker_could_call(http: httpx.Client) -> N
     assert http.get(base, headers=game.auth("umpire")).json()["items"] == []
     assert register(game, "red", "http://127.0.0.1:9/x")["events"] == [
         "game_finished",
+        "ruleset_upgraded",
         "sealed_revealed",
         "your_turn",
     ]
