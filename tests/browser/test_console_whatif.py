@@ -67,6 +67,7 @@ def test_the_umpire_asks_what_the_other_reading_would_have_changed(
     assert umpire.locator("#ruling .verdict").get_attribute("data-legal") == "true"
     umpire.click("#submit-move")
     umpire.wait_for_selector("#notice.ok")
+    umpire.wait_for_selector("body[data-submitting=false]")  # the submitted ruling is drawn
     card = umpire.locator(CARD)
     button = card.get_by_role("button", name="What if the other reading?")
     button.click()

@@ -828,6 +828,7 @@ function setupActions() {
   $("submit-move").onclick = async () => {
     if (!S.selected || !S.path.length) return;
     const unit = S.selected;
+    document.body.dataset.submitting = "true";
     const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit, path: S.path });
     if (res) {
       await refreshOverlays();
@@ -836,6 +837,8 @@ function setupActions() {
       // the Submit button is disabled now: the focus goes back to the unit that moved
       focusUnit(unit, S.kind === "zones" ? "#unit-list" : "#board");
     }
+    // the ruling shown now is the submitted one, drawn once: its buttons stay
+    document.body.dataset.submitting = "false";
   };
   $("path-box").hidden = !moveSchema();
   const kinds = Object.keys((S.meta.schemas && S.meta.schemas.actions) || {});
