@@ -37,6 +37,7 @@ from app.api.routes import (
 )
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
+from app.db.ratelimit import SharedRateLimits
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
 from app.rules import registry
@@ -75,6 +76,15 @@ TAGS = [
     {"name": "health", "description": "Liveness."},
     {"name": "config", "description": "The service's public address and versions."},
 ]
+
+
+def shared_rate_limits(settings: Settings, dialect: str) -> bool:
+    """Whether the rate-limit buckets live in the database (``REFEREE_RATE_LIMIT_SHARED``):
+    only on PostgreSQL (SQLite is one process, whose own buckets are the one limit); ``auto``
+    when more than one worker serves it."""
+    if dialect != "postgresql" or settings.rate_limit_shared == "off":
+        return False
+    return settings.rate_limit_shared == "on" or settings.workers > 1
 
 
 def create_app(settings: Settings | None = None, *, clock: TimeSource | None = None) -> FastAPI:
@@ -142,6 +152,11 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         problem_base=settings.problem_base,
     )
     if settings.rate_limit_per_token > 0 or settings.rate_limit_per_ip > 0:
+        shared = (
+            SharedRateLimits(engine, settings.rate_limit_max_keys)
+            if shared_rate_limits(settings, engine.dialect.name)
+            else None
+        )
         app.add_middleware(
             RateLimitMiddleware,
             per_token=settings.rate_limit_per_token,
@@ -151,6 +166,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
             problem_base=settings.problem_base,
             max_tokens=settings.games_page_max,
             max_keys=settings.rate_limit_max_keys,
+            shared=shared,
         )
     app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
     install_docs(app)
