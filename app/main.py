@@ -108,6 +108,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         app.state.webhook_worker.stop()
         await app.state.events_hub.aclose()
         engine.dispose()
+        if getattr(app.state, "rate_limits", None) is not None:
+            app.state.rate_limits.dispose()
 
     app = FastAPI(
         title="Referee",
@@ -153,10 +155,11 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     )
     if settings.rate_limit_per_token > 0 or settings.rate_limit_per_ip > 0:
         shared = (
-            SharedRateLimits(engine, settings.rate_limit_max_keys)
+            SharedRateLimits(settings.database_url, settings.rate_limit_max_keys)
             if shared_rate_limits(settings, engine.dialect.name)
             else None
         )
+        app.state.rate_limits = shared
         app.add_middleware(
             RateLimitMiddleware,
             per_token=settings.rate_limit_per_token,

@@ -20,6 +20,10 @@ buckets of a kind, the ones closest to full -- a drained bucket is the last to g
 cannot flush it. Between cleanups a kind holds at most ``max_keys`` + processes * ``slack``
 rows.
 
+The charges run on the limiter's own small pool of autocommit connections (at most
+:data:`POOL_SIZE` + :data:`POOL_OVERFLOW` per process), as prepared statements straight on
+psycopg: SQLAlchemy's statement layer cost more than the statement itself.
+
 While the database cannot be reached, each charge falls back to the process's own in-process
 buckets (the limit then holds per process, as before this module) and one warning is logged
 per outage; the request itself goes on (it gets 503 from its route if it needs the database).
@@ -33,10 +37,15 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Protocol
+from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, text
+import psycopg
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from app.db.engine import normalize_url
 
 log = logging.getLogger("referee.ratelimit")
 
@@ -44,30 +53,50 @@ CLEANUP_SECONDS = 10.0
 """How often each process deletes full buckets (and trims a kind over its key cap)."""
 WARN_SECONDS = 60.0
 """At most one warning this often while the database cannot be reached."""
+POOL_SIZE, POOL_OVERFLOW, POOL_TIMEOUT = 2, 4, 2.0
+"""The limiter's own connections per process (a charge holds one for a round trip or two):
+kept open 2, at most 6; a charge that waits 2 s for one falls back to the in-process buckets."""
 
 _NOW = "EXTRACT(EPOCH FROM clock_timestamp())::float8"
-_REFILLED = "LEAST(:burst, b.tokens + GREATEST(0.0, excluded.stamp - b.stamp) * :rate)"
+_REFILLED = "LEAST(%(burst)s, b.tokens + GREATEST(0.0, excluded.stamp - b.stamp) * %(rate)s)"
 _LEFT = f"CASE WHEN {_REFILLED} >= 1.0 THEN {_REFILLED} - 1.0 ELSE {_REFILLED} END"
-CHARGE = text(
+CHARGE = (
     "INSERT INTO rate_buckets AS b (kind, key, tokens, stamp, full_at, allowed) "
-    f"SELECT :kind, :key, :burst - 1.0, t.now, t.now + 1.0 / :rate, true "
+    "SELECT %(kind)s, %(key)s, %(burst)s - 1.0, t.now, t.now + 1.0 / %(rate)s, true "
     f"FROM (SELECT {_NOW} AS now) AS t "
     "ON CONFLICT (kind, key) DO UPDATE SET "
     f"tokens = {_LEFT}, "
     "stamp = excluded.stamp, "
-    f"full_at = excluded.stamp + (:burst - ({_LEFT})) / :rate, "
+    f"full_at = excluded.stamp + (%(burst)s - ({_LEFT})) / %(rate)s, "
     f"allowed = {_REFILLED} >= 1.0 "
     "RETURNING b.allowed, b.tokens, (b.xmax = 0) AS created"
 )
 """Charge one request to (kind, key): allowed, the requests left, whether the row is new."""
-DROP_FULL = text(f"DELETE FROM rate_buckets WHERE kind = :kind AND full_at <= {_NOW}")
+DROP_FULL = f"DELETE FROM rate_buckets WHERE kind = %(kind)s AND full_at <= {_NOW}"
 """A bucket back to its burst is the same as no bucket (the row is re-checked if it moved)."""
-TRIM = text(
-    "DELETE FROM rate_buckets WHERE kind = :kind AND key IN ("
-    "SELECT key FROM rate_buckets WHERE kind = :kind ORDER BY full_at DESC OFFSET :max_keys)"
+TRIM = (
+    "DELETE FROM rate_buckets WHERE kind = %(kind)s AND key IN ("
+    "SELECT key FROM rate_buckets WHERE kind = %(kind)s "
+    "ORDER BY full_at DESC OFFSET %(max_keys)s)"
 )
 """Past ``max_keys`` buckets of a kind, drop those that are full soonest (never a drained one
 while fuller ones remain)."""
+
+
+def limiter_engine(url: str | URL) -> Engine:
+    """The limiter's own small pool: autocommit (each charge is one statement, its own
+    transaction), no pre-ping (a connection a restart broke fails one charge, which falls back,
+    and is replaced)."""
+    parsed = normalize_url(url)
+    connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 5}
+    return create_engine(
+        parsed,
+        isolation_level="AUTOCOMMIT",
+        pool_size=POOL_SIZE,
+        max_overflow=POOL_OVERFLOW,
+        pool_timeout=POOL_TIMEOUT,
+        connect_args=connect_args,
+    )
 
 
 class LocalBuckets(Protocol):
@@ -86,13 +115,13 @@ class SharedRateLimits:
 
     def __init__(
         self,
-        engine: Engine,
+        url: str | URL,
         max_keys: int,
         *,
         cleanup_seconds: float = CLEANUP_SECONDS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.engine = engine
+        self.engine = limiter_engine(url)
         self.max_keys = max_keys
         self.slack = max(64, max_keys // 100)
         """New buckets this process may create before it trims the table again."""
@@ -110,37 +139,40 @@ class SharedRateLimits:
         self.kinds.append(kind)
         return SharedBuckets(self, kind, local)
 
+    def dispose(self) -> None:
+        self.engine.dispose()
+
     @contextmanager
     def charging(self) -> Iterator[None]:
-        """One connection (autocommit: each charge is its own statement and transaction) for
-        the charges of one request; then the cleanup, when it is due."""
+        """One pooled connection for the charges of one request; then the cleanup, when it is
+        due."""
         try:
-            conn: Connection | None = self.engine.connect().execution_options(
-                isolation_level="AUTOCOMMIT"
-            )
-        except DBAPIError as exc:
+            raw: Any = self.engine.raw_connection()
+        except (DBAPIError, PoolTimeout, psycopg.Error) as exc:
             self.unreachable(exc)
-            conn = None
-        self._local.conn = conn
+            raw = None
+        self._local.raw = raw
         try:
             yield
         finally:
-            self._local.conn = None
-            if conn is not None:
+            held, self._local.raw = self._local.raw, None
+            if held is not None:
                 try:
-                    self._maybe_clean(conn)
+                    self._maybe_clean(held)
                 finally:
-                    conn.close()
+                    held.close()
 
-    def connection(self) -> Connection | None:
-        return getattr(self._local, "conn", None)
+    def connection(self) -> psycopg.Connection[Any] | None:
+        raw = getattr(self._local, "raw", None)
+        return None if raw is None else raw.driver_connection
 
     def unreachable(self, exc: BaseException) -> None:
         """The database failed a charge: this request falls back to the in-process buckets."""
-        conn = self.connection()
-        if conn is not None:
-            conn.invalidate()
-            self._local.conn = None
+        raw = getattr(self._local, "raw", None)
+        if raw is not None:
+            raw.invalidate()
+            raw.close()
+            self._local.raw = None
         now = self.clock()
         if self._warned_at is None or now - self._warned_at >= WARN_SECONDS:
             self._warned_at = now
@@ -158,24 +190,33 @@ class SharedRateLimits:
     def created(self) -> None:
         self._created += 1
 
-    def _maybe_clean(self, conn: Connection) -> None:
+    def _maybe_clean(self, raw: Any) -> None:
         due = self._created >= self.slack or self.clock() >= self._next_cleanup
         if not due or not self._cleaning.acquire(blocking=False):
             return
         try:
             self._created = 0
             self._next_cleanup = self.clock() + self.cleanup_seconds
-            self.clean(conn)
-        except DBAPIError as exc:  # a deadlock with another process's cleanup, an outage
+            self.clean(raw.driver_connection)
+        except psycopg.Error as exc:  # a deadlock with another process's cleanup, an outage
             log.warning("rate limits: cleanup failed (%s); retried later", type(exc).__name__)
+            raw.invalidate()
         finally:
             self._cleaning.release()
 
-    def clean(self, conn: Connection) -> None:
+    def clean(self, conn: psycopg.Connection[Any]) -> None:
         """Delete full buckets, then trim each kind to ``max_keys`` buckets."""
         for kind in self.kinds:
             conn.execute(DROP_FULL, {"kind": kind})
             conn.execute(TRIM, {"kind": kind, "max_keys": self.max_keys})
+
+    def clean_now(self) -> None:
+        """Run the cleanup at once on a connection of its own (tests, tools)."""
+        raw: Any = self.engine.raw_connection()
+        try:
+            self.clean(raw.driver_connection)
+        finally:
+            raw.close()
 
 
 class SharedBuckets:
@@ -194,19 +235,15 @@ class SharedBuckets:
         conn = self.limits.connection()
         if conn is not None:
             stored = key if len(key) <= 128 else hashlib.sha256(key.encode()).hexdigest()
+            params = {"kind": self.kind, "key": stored, "burst": float(self.burst)}
+            params["rate"] = self.rate
             try:
-                allowed, tokens, created = conn.execute(
-                    CHARGE,
-                    {
-                        "kind": self.kind,
-                        "key": stored,
-                        "burst": float(self.burst),
-                        "rate": self.rate,
-                    },
-                ).one()
-            except DBAPIError as exc:
+                row = conn.execute(CHARGE, params, prepare=True).fetchone()
+            except psycopg.Error as exc:
                 self.limits.unreachable(exc)
             else:
+                assert row is not None
+                allowed, tokens, created = row
                 self.limits.reached()
                 if created:
                     self.limits.created()
