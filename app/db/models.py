@@ -254,7 +254,6 @@ class RateBucketRow(Base):
     the epoch on the database's clock. Only :mod:`app.db.ratelimit` reads or writes it."""
 
     __tablename__ = "rate_buckets"
-    __table_args__ = (Index("ix_rate_buckets_kind_full_at", "kind", "full_at"),)
 
     kind: Mapped[str] = mapped_column(String(8), primary_key=True)
     key: Mapped[str] = mapped_column(String(128), primary_key=True)
@@ -263,6 +262,7 @@ class RateBucketRow(Base):
     stamp: Mapped[float] = mapped_column(Double)
     """When ``tokens`` was computed."""
     full_at: Mapped[float] = mapped_column(Double)
-    """When the bucket is back to its burst if the key sends nothing more."""
+    """When the bucket is back to its burst if the key sends nothing more (not indexed: a
+    charge then changes no indexed column, so PostgreSQL updates the row in place, HOT)."""
     allowed: Mapped[bool] = mapped_column(Boolean)
     """Whether the last charge was allowed (what the atomic update answers)."""
