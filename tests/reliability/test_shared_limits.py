@@ -6,7 +6,8 @@ Each process used to keep its own token buckets, so N processes allowed N times 
 
 * **per token** -- a client alternating between two real server processes with one token gets
   at most burst + rate x elapsed (+ :data:`TOLERANCE`) requests through, in total;
-* **per IP** -- the same for the client's address;
+* **per IP** -- the same for the client's address, with the default ``auto`` and
+  ``REFEREE_WORKERS=2`` (what ``referee serve --workers 2`` gives its workers);
 * **concurrent hammering** -- threads against both processes at once, one token, a burst and
   (almost) no refill: exactly the burst gets through, never more (the atomic update: two
   processes never both spend the last token);
@@ -128,6 +129,8 @@ def test_two_processes_enforce_one_per_token_limit(pg_url: str, tmp_path: Path) 
 def test_two_processes_enforce_one_per_ip_limit(pg_url: str, tmp_path: Path) -> None:
     rate, burst = 4.0, 10
     env = {"REFEREE_RATE_LIMIT_PER_IP": str(rate), "REFEREE_RATE_LIMIT_IP_BURST": str(burst)}
+    # the default, `auto`, as `referee serve --workers 2` runs its workers
+    env |= {"REFEREE_RATE_LIMIT_SHARED": "auto", "REFEREE_WORKERS": "2"}
     with ExitStack() as stack:
         servers = _two(stack, pg_url, tmp_path, env)
         statuses, elapsed = _alternate(servers, {}, SECONDS)
