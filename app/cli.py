@@ -35,6 +35,8 @@ def _serve(args: argparse.Namespace) -> int:
         print(warning, file=sys.stderr, flush=True)
     port = args.port if args.port is not None else settings.port
     workers = args.workers if args.workers is not None else settings.workers
+    # the workers read it too: REFEREE_RATE_LIMIT_SHARED=auto shares the limits when above 1
+    os.environ["REFEREE_WORKERS"] = str(workers)
     if workers > 1:
         refused = _workers_refused(settings.database_url, workers)
         if refused:

@@ -45,10 +45,13 @@
 * ``REFEREE_GC_TUNING`` -- at startup, freeze the objects the process has built (modules,
   the app) out of the garbage collector's reach and make its collections rarer
   (``app/runtime.py``; docs/PERFORMANCE.md). Default false; ``referee serve`` sets it true.
-* ``REFEREE_RATE_LIMIT_*`` -- per-process token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
+* ``REFEREE_RATE_LIMIT_*`` -- token buckets: ``PER_TOKEN`` / ``PER_IP`` requests
   per second (0 = off, the default) with bursts ``TOKEN_BURST`` / ``IP_BURST``; ``MAX_KEYS``
   buckets kept per kind (100,000; the bucket closest to full is dropped first, so a flood of
-  new keys cannot push out a drained one).
+  new keys cannot push out a drained one); ``SHARED`` -- ``auto`` (default), ``on`` or
+  ``off``: the buckets held in PostgreSQL (``rate_buckets``, ``app/db/ratelimit.py``) so that
+  every process on the database enforces one limit; ``auto`` shares them on PostgreSQL when
+  ``REFEREE_WORKERS`` is above 1. SQLite (one process) always keeps them in memory.
 * ``REFEREE_FORWARDED_ALLOW_IPS`` -- addresses (or networks, ``*`` for any) of the proxies whose
   ``X-Forwarded-For`` / ``X-Forwarded-Proto`` are believed, comma separated. Default: none
   (the client IP is always the socket peer; uvicorn's own default would trust loopback).
@@ -64,7 +67,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -160,7 +163,12 @@ class Settings(BaseSettings):
     )
     rate_limit_ip_burst: int = Field(default=120, ge=1, description="IP bucket size.")
     rate_limit_max_keys: int = Field(
-        default=100_000, ge=1, description="Buckets kept per kind (token, IP) in memory."
+        default=100_000, ge=1, description="Buckets kept per kind (token, IP)."
+    )
+    rate_limit_shared: Literal["auto", "on", "off"] = Field(
+        default="auto",
+        description="Rate-limit buckets in the database, one limit for every process "
+        "(PostgreSQL only): `on`, `off`, or `auto` (on PostgreSQL with more than one worker).",
     )
     forwarded_allow_ips: Annotated[list[str], NoDecode] = Field(
         default_factory=list,

@@ -40,6 +40,7 @@ from app.api.routes import (
 )
 from app.config import Settings, get_settings
 from app.db.engine import make_engine, make_session_factory
+from app.db.ratelimit import SharedRateLimits
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
 from app.rules import registry
@@ -80,6 +81,15 @@ TAGS = [
 ]
 
 
+def shared_rate_limits(settings: Settings, dialect: str) -> bool:
+    """Whether the rate-limit buckets live in the database (``REFEREE_RATE_LIMIT_SHARED``):
+    only on PostgreSQL (SQLite is one process, whose own buckets are the one limit); ``auto``
+    when more than one worker serves it."""
+    if dialect != "postgresql" or settings.rate_limit_shared == "off":
+        return False
+    return settings.rate_limit_shared == "on" or settings.workers > 1
+
+
 def create_app(settings: Settings | None = None, *, clock: TimeSource | None = None) -> FastAPI:
     """Build the application for ``settings`` (default: from the environment).
 
@@ -101,6 +111,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         app.state.webhook_worker.stop()
         await app.state.events_hub.aclose()
         engine.dispose()
+        if getattr(app.state, "rate_limits", None) is not None:
+            app.state.rate_limits.dispose()
 
     app = FastAPI(
         title="Referee",
@@ -148,6 +160,12 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         problem_base=settings.problem_base,
     )
     if settings.rate_limit_per_token > 0 or settings.rate_limit_per_ip > 0:
+        shared = (
+            SharedRateLimits(settings.database_url, settings.rate_limit_max_keys)
+            if shared_rate_limits(settings, engine.dialect.name)
+            else None
+        )
+        app.state.rate_limits = shared
         app.add_middleware(
             RateLimitMiddleware,
             per_token=settings.rate_limit_per_token,
@@ -157,6 +175,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
             problem_base=settings.problem_base,
             max_tokens=settings.games_page_max,
             max_keys=settings.rate_limit_max_keys,
+            shared=shared,
         )
     app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
     install_docs(app)

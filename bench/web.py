@@ -211,13 +211,14 @@ def _free_port() -> int:
 
 
 @contextmanager
-def server(url: str, workers: int = 1) -> Iterator[str]:
+def server(url: str, workers: int = 1, extra: dict[str, str] | None = None) -> Iterator[str]:
     port = _free_port()
     env = {
         **os.environ,
         "REFEREE_DATABASE_URL": url,
         "REFEREE_GC_TUNING": "true",  # as `referee serve` runs
         "PYTHONPATH": str(ROOT),
+        **(extra or {}),
     }
     cmd = [
         sys.executable,

@@ -1,4 +1,4 @@
-"""API policy middleware: the version prefix and per-process rate limits.
+"""API policy middleware: the version prefix and the rate limits.
 
 * :class:`ApiVersionMiddleware` -- the API is versioned by path: ``/v1/...`` is version 1, and
   the unversioned paths are kept as aliases of the current version (so existing clients keep
@@ -8,7 +8,8 @@
   links and ``EventSource`` (which cannot send headers), needs no CORS preflight, shows in
   access logs and is a natural cache key.
 * :class:`RateLimitMiddleware` -- token buckets per bearer token and per client IP, in this
-  process's memory (several processes each allow the full rate). Over the limit: 429
+  process's memory, or on PostgreSQL shared by every process (``REFEREE_RATE_LIMIT_SHARED``,
+  :mod:`app.db.ratelimit`: N processes then enforce one limit). Over the limit: 429
   ``rate_limited`` problem+json with ``Retry-After`` (whole seconds until a request would
   pass). ``/healthz`` is exempt. The IP is charged first; a request presenting more tokens
   than ``GET /games`` accepts is refused (422) before any is charged, and the bucket tables
@@ -23,10 +24,12 @@ import json
 import math
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import parse_qsl
 
+from starlette.concurrency import run_in_threadpool
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
@@ -38,6 +41,20 @@ VERSION_HEADER = b"referee-api-version"
 EXEMPT = frozenset({"/healthz"})
 MAX_BUCKETS = 100_000
 """Buckets kept per kind by default (``REFEREE_RATE_LIMIT_MAX_KEYS``): bounds memory."""
+TOO_MANY_TOKENS = "too many tokens"
+"""What :meth:`RateLimitMiddleware._charge` answers for a request over the token cap."""
+
+if TYPE_CHECKING:
+    from app.db.ratelimit import SharedRateLimits
+
+
+class Buckets(Protocol):
+    """Token buckets of one kind: :class:`TokenBuckets` (in-process) or
+    :class:`app.db.ratelimit.SharedBuckets` (in the database, shared by every process)."""
+
+    def take(self, key: str) -> float:
+        """Spend one request for ``key``: 0 if allowed, else seconds until one would be."""
+        ...
 
 
 class ApiVersionMiddleware:
@@ -164,7 +181,14 @@ class RateLimitMiddleware:
     """The per-IP bucket is charged first, so a flood from one address is stopped before any
     of its tokens is looked at; then each distinct token the request presents (at most
     ``max_tokens``, the limit ``GET /games`` applies: more is refused with the same 422
-    ``auth.too_many_tokens``, before any is charged)."""
+    ``auth.too_many_tokens``, before any is charged).
+
+    With ``shared`` (:class:`app.db.ratelimit.SharedRateLimits`, PostgreSQL) the buckets are
+    rows every process charges atomically, so N processes enforce one limit; the charges then
+    run in a worker thread (they wait for the database), on one connection per request, and
+    the in-process buckets are what a charge falls back to while the database is away. The
+    order of charges, the token cap and the answers are the same either way
+    (:meth:`_charge`)."""
 
     def __init__(
         self,
@@ -178,51 +202,76 @@ class RateLimitMiddleware:
         max_tokens: int = 100,
         max_keys: int = MAX_BUCKETS,
         clock: Callable[[], float] = time.monotonic,
+        shared: SharedRateLimits | None = None,
     ) -> None:
         self.app = app
         self.problem_base = problem_base
         self.max_tokens = max_tokens
-        self.by_token = (
+        self.by_token: Buckets | None = (
             TokenBuckets(per_token, token_burst, clock, max_keys) if per_token > 0 else None
         )
-        self.by_ip = TokenBuckets(per_ip, ip_burst, clock, max_keys) if per_ip > 0 else None
+        self.by_ip: Buckets | None = (
+            TokenBuckets(per_ip, ip_burst, clock, max_keys) if per_ip > 0 else None
+        )
+        self.charging: Callable[[], AbstractContextManager[None]] = nullcontext
+        self.shared = shared
+        if shared is not None:
+            if self.by_ip is not None:
+                self.by_ip = shared.buckets("ip", self.by_ip)
+            if self.by_token is not None:
+                self.by_token = shared.buckets("token", self.by_token)
+            self.charging = shared.charging
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] in EXEMPT:
             await self.app(scope, receive, send)
             return
-        wait, which = 0.0, ""
-        if self.by_ip is not None:
-            # the peer as the server reports it: the socket's, or the one a trusted proxy
-            # named (REFEREE_FORWARDED_ALLOW_IPS; app/server.py proxy_options)
-            client = scope.get("client")
-            wait, which = self.by_ip.take(client[0] if client else "-"), "IP address"
-        if wait == 0.0 and self.by_token is not None:
-            tokens = list(dict.fromkeys(_tokens(scope)))
-            if len(tokens) > self.max_tokens:
-                refusal = too_many_tokens(self.max_tokens)
-                await self._answer(
-                    scope,
-                    send,
-                    problem_body(
-                        422,
-                        refusal.code,
-                        refusal.detail,
-                        instance=str(scope.get("path", "")),
-                        base=self.problem_base,
-                        errors=[e.as_json() for e in refusal.errors],
-                    ),
-                )
-                return
-            for token in tokens:
-                key = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-                wait, which = self.by_token.take(key), "token"
-                if wait > 0:
-                    break
+        # the peer as the server reports it: the socket's, or the one a trusted proxy
+        # named (REFEREE_FORWARDED_ALLOW_IPS; app/server.py proxy_options)
+        client = scope.get("client")
+        ip = client[0] if client else "-"
+        tokens = list(dict.fromkeys(_tokens(scope))) if self.by_token is not None else []
+        if self.shared is not None:
+            wait, which = await run_in_threadpool(self._charge, ip, tokens)
+        else:
+            wait, which = self._charge(ip, tokens)
+        if which == TOO_MANY_TOKENS:
+            refusal = too_many_tokens(self.max_tokens)
+            await self._answer(
+                scope,
+                send,
+                problem_body(
+                    422,
+                    refusal.code,
+                    refusal.detail,
+                    instance=str(scope.get("path", "")),
+                    base=self.problem_base,
+                    errors=[e.as_json() for e in refusal.errors],
+                ),
+            )
+            return
         if wait > 0:
             await self._too_many(scope, send, which, max(1, math.ceil(wait)))
             return
         await self.app(scope, receive, send)
+
+    def _charge(self, ip: str, tokens: list[str]) -> tuple[float, str]:
+        """Charge the request: the IP first, then (if it passed) each token in turn until one
+        is refused. (seconds to wait, which bucket refused); ``TOO_MANY_TOKENS`` when the
+        request presents more than ``max_tokens`` tokens (none of them charged)."""
+        wait, which = 0.0, ""
+        with self.charging():
+            if self.by_ip is not None:
+                wait, which = self.by_ip.take(ip), "IP address"
+            if wait == 0.0 and self.by_token is not None:
+                if len(tokens) > self.max_tokens:
+                    return 0.0, TOO_MANY_TOKENS
+                for token in tokens:
+                    key = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+                    wait, which = self.by_token.take(key), "token"
+                    if wait > 0:
+                        break
+        return wait, which
 
     async def _too_many(self, scope: Scope, send: Send, which: str, retry: int) -> None:
         body: dict[str, Any] = problem_body(

@@ -13,6 +13,8 @@
 * ``webhooks`` / ``webhook_deliveries`` -- per-seat webhooks and their outbox: a delivery row
   is written in the same transaction as the event that caused it and sent after commit by
   the in-process worker (:mod:`app.service.notify`), so deliveries survive a restart.
+* ``rate_buckets`` -- the rate limits' token buckets shared by every process on one
+  PostgreSQL database (:mod:`app.db.ratelimit`); not used on SQLite (one process).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Double,
     ForeignKey,
     Index,
     Integer,
@@ -243,3 +246,23 @@ class WebhookDeliveryRow(Base):
     attempts_log: Mapped[list[Any]] = mapped_column(JsonType)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     delivered_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class RateBucketRow(Base):
+    """One rate-limit token bucket (``kind`` ``token`` or ``ip``; ``key`` a token's SHA-256 or
+    an address), shared by the processes on one PostgreSQL database. Times are seconds since
+    the epoch on the database's clock. Only :mod:`app.db.ratelimit` reads or writes it."""
+
+    __tablename__ = "rate_buckets"
+
+    kind: Mapped[str] = mapped_column(String(8), primary_key=True)
+    key: Mapped[str] = mapped_column(String(128), primary_key=True)
+    tokens: Mapped[float] = mapped_column(Double)
+    """Requests left after the last charge."""
+    stamp: Mapped[float] = mapped_column(Double)
+    """When ``tokens`` was computed."""
+    full_at: Mapped[float] = mapped_column(Double)
+    """When the bucket is back to its burst if the key sends nothing more (not indexed: a
+    charge then changes no indexed column, so PostgreSQL updates the row in place, HOT)."""
+    allowed: Mapped[bool] = mapped_column(Boolean)
+    """Whether the last charge was allowed (what the atomic update answers)."""

@@ -8,9 +8,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
+import pytest
 
 from app.api.policy import TokenBuckets
-from app.main import create_app
+from app.config import Settings
+from app.main import create_app, shared_rate_limits
 from tests.platform.conftest import Game, new_game, platform_settings
 from tests.support.server import running_server
 
@@ -75,8 +77,16 @@ def test_capped_limits_are_signalled(db_url: str) -> None:
         assert [e["seq"] for e in r.json()["items"]] == [3] and r.json()["next"] is None
 
 
-def test_rate_limit_per_token(db_url: str) -> None:
-    with server(db_url, rate_limit_per_token=0.001, rate_limit_token_burst=3) as http:
+SHARED = pytest.mark.parametrize("shared", ["off", "on"])
+"""The in-process buckets and, on PostgreSQL, the shared ones (issue 24 item 5) answer alike
+(on SQLite, `on` keeps the in-process buckets: one process)."""
+
+
+@SHARED
+def test_rate_limit_per_token(db_url: str, shared: str) -> None:
+    with server(
+        db_url, rate_limit_per_token=0.001, rate_limit_token_burst=3, rate_limit_shared=shared
+    ) as http:
         game = new_game(http)
         for _ in range(3):
             assert http.get(f"/games/{game.id}", headers=game.auth("red")).status_code == 200
@@ -94,13 +104,52 @@ def test_rate_limit_per_token(db_url: str) -> None:
         assert http.get("/healthz").status_code == 200
 
 
-def test_rate_limit_per_ip(db_url: str) -> None:
-    with server(db_url, rate_limit_per_ip=0.001, rate_limit_ip_burst=4) as http:
+@SHARED
+def test_rate_limit_per_ip(db_url: str, shared: str) -> None:
+    with server(
+        db_url, rate_limit_per_ip=0.001, rate_limit_ip_burst=4, rate_limit_shared=shared
+    ) as http:
         answers = [http.get("/rulesets").status_code for _ in range(5)]
         assert answers == [200, 200, 200, 200, 429]
         r = http.get("/rulesets")
         assert r.json()["limit"] == "IP address" and int(r.headers["retry-after"]) >= 900
         assert http.get("/healthz").status_code == 200
+
+
+@SHARED
+def test_ip_first_then_tokens_then_the_token_cap(db_url: str, shared: str) -> None:
+    """The order of charges: the IP, then each token until one is refused; a request over the
+    token cap is refused (422) after the IP is charged and before any token is."""
+    with server(
+        db_url,
+        rate_limit_per_ip=0.001,
+        rate_limit_ip_burst=6,
+        rate_limit_per_token=0.001,
+        rate_limit_token_burst=1,
+        games_page_max=2,
+        rate_limit_shared=shared,
+    ) as http:
+        many = {"Referee-Tokens": "a,b,c"}
+        assert http.get("/rulesets", headers=many).status_code == 422  # IP: 5 left
+        assert http.get("/rulesets", headers={"Referee-Tokens": "a,b"}).status_code == 200
+        r = http.get("/rulesets", headers={"Referee-Tokens": "a,c"})  # a refused: c not charged
+        assert r.status_code == 429 and r.json()["limit"] == "token"
+        assert http.get("/rulesets", headers={"Referee-Tokens": "c"}).status_code == 200
+        assert http.get("/rulesets").status_code == 200  # IP: 1 left
+        assert http.get("/rulesets", headers={"Referee-Tokens": "d"}).status_code == 200
+        r = http.get("/rulesets", headers={"Referee-Tokens": "e"})  # the IP is spent first
+        assert r.status_code == 429 and r.json()["limit"] == "IP address"
+
+
+def test_where_the_buckets_live() -> None:
+    """REFEREE_RATE_LIMIT_SHARED: `auto` shares them on PostgreSQL with more than one worker;
+    SQLite always keeps them in the process."""
+    pg, lite = "postgresql", "sqlite"
+    assert not shared_rate_limits(Settings(), pg)
+    assert shared_rate_limits(Settings(workers=2), pg)
+    assert shared_rate_limits(Settings(rate_limit_shared="on"), pg)
+    assert not shared_rate_limits(Settings(rate_limit_shared="off", workers=4), pg)
+    assert not shared_rate_limits(Settings(rate_limit_shared="on", workers=2), lite)
 
 
 def test_a_full_bucket_table_drops_the_bucket_closest_to_full() -> None:
