@@ -184,6 +184,26 @@ class GameJson(_Out):
     body: bytes
 
 
+class GameAtVersion(_Out):
+    """The game as it stood at an earlier (or the current) version, as the reader's seat may
+    see it: ``GET /games/{id}/positions/{version}``. The state goes through the ruleset's
+    per-seat view exactly as ``GET /games/{id}`` did at that version, so nothing a seat may
+    not see is shown, whichever events led there (hidden ones stay redacted in the log)."""
+
+    game: str
+    version: int = Field(description="The version shown (1 = the game as set up).")
+    event: int | None = Field(
+        description="The sequence number of the event that produced this version "
+        "(version - 1); null for version 1."
+    )
+    current_version: int = Field(description="The game's version now.")
+    seat: str | None = Field(description="The seat of the bearer token, null if anonymous.")
+    state: dict[str, Any] = Field(description="The state as the ruleset lets this seat see it.")
+    position: PositionView | None = Field(
+        default=None, description="Turn, phase and phasing side then; null without a sequence."
+    )
+
+
 class ScenarioView(_Out):
     game: str
     ruleset: str
