@@ -79,6 +79,7 @@ def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameVi
         created_at=aware_utc(game.row.created_at),
         updated_at=aware_utc(game.row.updated_at),
         match=mt.options_of(game.row).model_dump(mode="json"),
+        options=dict(game.row.options or {}),
         position=mt.position_view(turn_of(game, game.state)),
         clock=mt.clock_view(game.row, clock_now(now)),
         dice=mt.dice_view(game.row),

@@ -169,6 +169,11 @@ class GameView(_Out):
         default_factory=dict,
         description="Match options: clock, physical_dice, takeback, enforce_sequence.",
     )
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The ruleset options the game was created with: each interpretation of "
+        "`GET /rulesets/{id}` names the option that selects its other reading.",
+    )
     position: PositionView | None = Field(
         default=None, description="Turn, phase and phasing side; null without a sequence."
     )
