@@ -6,6 +6,7 @@ reader, on both databases. Each reader sees of a past position exactly what ``GE
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +16,7 @@ from tests.api.conftest import Game, new_game
 
 pytestmark = pytest.mark.anyio
 
+ROOT = Path(__file__).resolve().parents[2]
 SECRET = "flank them at dawn"
 
 
@@ -135,3 +137,44 @@ async def test_a_sealed_bid_is_in_no_past_position_before_its_reveal(
     assert last["state"]["budgets"] == {"red": 3, "blue": 8}
     before = (await client.get(f"/games/{game.id}/positions/2")).json()
     assert before["state"]["budgets"] == {"red": 10, "blue": 10}
+
+
+async def test_an_objective_zones_allocation_stays_sealed_in_past_positions(
+    client: httpx.AsyncClient,
+) -> None:
+    scenario = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
+    r = await client.post("/games", json={"ruleset": "objective-zones", "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game = Game(id=r.json()["id"], seats=r.json()["seats"], body=r.json())
+    declare = {"kind": "declare_assault", "zone": "mill", "units": ["us-1", "us-2", "us-3"]}
+    r = await client.post(f"/games/{game.id}/actions", json=declare, headers=game.act("union", 1))
+    assert r.status_code == 201, r.text
+    for version in range(2, 6):
+        r = await client.post(
+            f"/games/{game.id}/phase/advance", headers=game.act("umpire", version)
+        )
+        assert r.status_code == 201, r.text
+    url = f"/games/{game.id}/sealed/allocation:mill:t1"
+    order = {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}}
+    r = await client.post(url, json=order, headers=game.act("union", 6))
+    assert r.status_code == 201, r.text
+    spectator = (await client.get(f"/games/{game.id}/positions/7")).json()
+    confederate = await client.get(
+        f"/games/{game.id}/positions/7", headers=game.auth("confederate")
+    )
+    for body in (spectator, confederate.json()):
+        placed = {u["id"]: (u.get("zone"), u.get("sector")) for u in body["state"]["units"]}
+        assert placed["us-1"] == placed["us-2"] == placed["us-bty"] == (None, None)
+        assert "sectors" not in json.dumps(body)
+    r = await client.post(
+        url,
+        json={"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}},
+        headers=game.act("confederate", 7),
+    )
+    assert r.status_code == 201, r.text
+    revealed = (await client.get(f"/games/{game.id}/positions/9")).json()
+    placed = {u["id"]: (u.get("zone"), u.get("sector")) for u in revealed["state"]["units"]}
+    assert placed["us-1"] == ("mill", 1)
+    # and the position before the reveal still shows none of it
+    before = (await client.get(f"/games/{game.id}/positions/8")).json()
+    assert {u["id"]: u.get("zone") for u in before["state"]["units"]}["us-1"] is None

@@ -17,12 +17,14 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.chromium import seat_link
+from tests.support.chromium import OZ_ORDERS, oz_assault, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
 
-SEED = Path(__file__).resolve().parents[2] / "scenarios" / "zoc" / "seed-example.json"
+SCENARIOS = Path(__file__).resolve().parents[2] / "scenarios"
+SEED = SCENARIOS / "zoc" / "seed-example.json"
+OZ = SCENARIOS / "objective-zones" / "example.json"
 
 
 def _ready(page: Any, url: str) -> None:
@@ -173,3 +175,55 @@ def test_replay_steps_through_past_positions_with_rulings_and_citations_open_the
     assert soviet.locator("body[data-replay]").count() == 0
     assert soviet.locator("#replay-banner").is_hidden()
     assert axis.errors == [] and soviet.errors == []
+
+
+def _sector_units(page: Any, zone: str) -> set[str]:
+    return set(
+        page.eval_on_selector_all(
+            f".zone-card[data-zone={zone}] .sector .chip", "ns => ns.map(n => n.dataset.unit)"
+        )
+    )
+
+
+def test_a_sealed_allocation_is_in_no_replayed_position_before_its_reveal(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    base = console_server.url
+    r = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": json.loads(OZ.read_text())}
+    )
+    assert r.status_code == 201, r.text
+    game = r.json()
+    oz_assault(base, game, seal=False)
+    union = {"Authorization": f"Bearer {game['seats']['union']}", "If-Match": "*"}
+    url = f"{base}/games/{game['id']}/sealed/allocation:mill:t1"
+    httpx.post(url, json=OZ_ORDERS["union"], headers=union).raise_for_status()
+
+    confed = new_page()
+    _ready(confed, seat_link(base, game["id"], "confederate", game["seats"]["confederate"]))
+    confed.click("#tab-replay")
+    _at(confed, 6, 7)
+    # the union's sealed order: its receipt and commitment, never the order itself
+    assert "Sealed order of union" in confed.inner_text("#replay-ruling")
+    assert "us-bty" not in confed.inner_text("#pane-replay")
+    assert _sector_units(confed, "mill") == {"cs-22va", "cs-36va"}
+
+    # the confederate order completes the decision: the reveal arrives live while replaying
+    confederate = {"Authorization": f"Bearer {game['seats']['confederate']}", "If-Match": "*"}
+    httpx.post(url, json=OZ_ORDERS["confederate"], headers=confederate).raise_for_status()
+    confed.wait_for_function(
+        "document.getElementById('replay-status').textContent.includes('of 8')"
+    )
+    assert confed.get_attribute("#pane-replay", "data-step") == "6"  # the board stayed put
+    confed.focus("#pane-replay")
+    confed.keyboard.press("End")
+    _at(confed, 8, 9)
+    confed.wait_for_selector(".zone-card[data-zone=mill] .sector .chip[data-unit=us-1]")
+    assert "Assault on mill" in confed.inner_text("#replay-ruling .verdict")
+    assert confed.locator(".zone-card[data-zone=mill] .assault").count() == 1
+    confed.keyboard.press("ArrowLeft")
+    confed.keyboard.press("ArrowLeft")
+    _at(confed, 6, 7)
+    assert _sector_units(confed, "mill") == {"cs-22va", "cs-36va"}
+    assert confed.locator(".zone-card[data-zone=mill] .assault").count() == 0
+    assert confed.errors == []
