@@ -36,10 +36,10 @@ function createReplay({ S, h, renderRuling, notify, problemText, render }) {
   const positions = new Map(); // version -> GET positions answer (past positions never change)
 
   const controls = h("div", { class: "replay-controls", role: "group", "aria-label": "Step through the log" },
-    h("button", { type: "button", id: "replay-first", "aria-label": "First: the game as set up" }, "⏮ First"),
+    h("button", { type: "button", id: "replay-first", "aria-label": "First: the game as set up" }, "« First"),
     h("button", { type: "button", id: "replay-prev", "aria-label": "Previous event" }, "◀ Previous"),
     h("button", { type: "button", id: "replay-next", "aria-label": "Next event" }, "Next ▶"),
-    h("button", { type: "button", id: "replay-last", "aria-label": "Last: the latest event" }, "Last ⏭"));
+    h("button", { type: "button", id: "replay-last", "aria-label": "Last: the latest event" }, "Last »"));
   const status = h("p", { id: "replay-status", class: "replay-status", role: "status", "aria-live": "polite" });
   const where = h("p", { id: "replay-where", class: "hint" });
   const ruling = h("div", { id: "replay-ruling", class: "ruling replay-ruling", "aria-label": "The ruling of this event" });

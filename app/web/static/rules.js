@@ -84,10 +84,16 @@ function createRules({ S, h, notify, problemText }) {
     }
     if (ticket !== asked) return;
     const entry = (meta && meta.catalog.find((c) => c.id === section)) || null;
-    box.append(
-      h("h4", { class: "rules-heading" }, `§${section} `, entry ? entry.title : ""),
-      rs !== S.meta.id ? h("p", { class: "hint" }, rs === "referee" ? "A policy of the service (docs/API.md, Service policies)." : `From the ${rs} ruleset.`) : null,
-      h("p", { class: "rules-summary" }, entry ? entry.summary : (label || "")));
+    box.append(h("h4", { class: "rules-heading" }, `§${section} `, entry ? entry.title : ""));
+    if (rs !== S.meta.id) box.append(h("p", { class: "hint" }, rs === "referee" ? "A policy of the service (docs/API.md, Service policies)." : `From the ${rs} ruleset.`));
+    box.append(h("p", { class: "rules-summary" }, entry ? entry.summary : (label || "")));
+    const citing = log.filter((ev) => !ev.redacted && cites(ev.ruling, rs, section));
+    box.append(h("h5", {}, "Rulings of this game that cite it"),
+      citing.length
+        ? h("ul", { class: "rules-rulings" }, ...citing.map((ev) => h("li", { "data-seq": ev.seq },
+          h("span", { class: "seq" }, `#${ev.seq}`), " ", h("strong", {}, ev.kind), ` by ${ev.seat}: `,
+          h("span", { class: `summary ${ev.ruling.legal ? "legal" : "illegal"}` }, ev.ruling.summary || ""))))
+        : h("p", { class: "hint rules-none" }, "None yet (of the events your seat may read)."));
     const touching = ((meta && meta.interpretations) || []).filter((i) => (i.sections || []).some((x) => x === section || x.startsWith(`${section}.`)));
     if (touching.length) {
       box.append(h("h5", {}, "Interpretations that touch it"), h("ul", { class: "rules-interpretations" }, ...touching.map((i) => {
@@ -99,13 +105,6 @@ function createRules({ S, h, notify, problemText }) {
           r ? h("div", { class: "rules-game-reading", "data-standard": String(r.standard) }, h("strong", {}, "This game: "), `${r.standard ? "the reading" : "the other reading"} (${i.option} = ${JSON.stringify(r.value)})`) : null);
       })));
     }
-    const citing = log.filter((ev) => !ev.redacted && cites(ev.ruling, rs, section));
-    box.append(h("h5", {}, "Rulings of this game that cite it"),
-      citing.length
-        ? h("ul", { class: "rules-rulings" }, ...citing.map((ev) => h("li", { "data-seq": ev.seq },
-          h("span", { class: "seq" }, `#${ev.seq}`), " ", h("strong", {}, ev.kind), ` by ${ev.seat}: `,
-          h("span", { class: `summary ${ev.ruling.legal ? "legal" : "illegal"}` }, ev.ruling.summary || ""))))
-        : h("p", { class: "hint rules-none" }, "None yet (of the events your seat may read)."));
     box.scrollIntoView({ block: "nearest" });
   }
 
