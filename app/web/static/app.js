@@ -79,7 +79,7 @@ export function citeButton(c, ruleset) {
   const entry = rs === (S.meta && S.meta.id) ? S.catalog[section] : null;
   const title = (entry && entry.title) || (typeof c === "object" && c.title) || "";
   const summary = (entry && entry.summary) || "";
-  const b = h("button", { type: "button", class: "cite", "data-section": section, "data-ruleset": rs || null, "aria-label": `Rule ${section}: ${title}. ${summary}` }, `§${section}`);
+  const b = h("button", { type: "button", class: "cite", "data-section": section, "data-ruleset": rs || null, "data-title": title || null, "aria-label": `Rule ${section}: ${title}. ${summary}` }, `§${section}`);
   const show = () => {
     const tip = $("tooltip");
     tip.innerHTML = "";

@@ -18,7 +18,7 @@ export function setupRules(ctx) {
     // every citation is a button.cite (app.js citeButton): one listener serves them all
     document.addEventListener("click", (evt) => {
       const b = evt.target.closest && evt.target.closest("button.cite");
-      if (b && current) current.open(b.dataset.section, b.dataset.ruleset, b.textContent);
+      if (b && current) current.open(b.dataset.section, b.dataset.ruleset, b.dataset.title);
     });
   }
   return current;
@@ -84,9 +84,9 @@ function createRules({ S, h, notify, problemText }) {
     }
     if (ticket !== asked) return;
     const entry = (meta && meta.catalog.find((c) => c.id === section)) || null;
-    box.append(h("h4", { class: "rules-heading" }, `§${section} `, entry ? entry.title : ""));
+    box.append(h("h4", { class: "rules-heading" }, `§${section} `, entry ? entry.title : (label || "")));
     if (rs !== S.meta.id) box.append(h("p", { class: "hint" }, rs === "referee" ? "A policy of the service (docs/API.md, Service policies)." : `From the ${rs} ruleset.`));
-    box.append(h("p", { class: "rules-summary" }, entry ? entry.summary : (label || "")));
+    if (entry) box.append(h("p", { class: "rules-summary" }, entry.summary));
     const citing = log.filter((ev) => !ev.redacted && cites(ev.ruling, rs, section));
     box.append(h("h5", {}, "Rulings of this game that cite it"),
       citing.length
