@@ -73,6 +73,7 @@ function createReplay({ S, h, renderRuling, notify, problemText, render }) {
     } catch (err) {
       notify(problemText(err), "error");
     }
+    if (pane.hidden) return; // left while the log was being read
     await show(steps.length - 1);
   }
 
@@ -102,7 +103,7 @@ function createReplay({ S, h, renderRuling, notify, problemText, render }) {
         return;
       }
     }
-    if (ticket !== asked) return;
+    if (ticket !== asked || pane.hidden) return;
     S.replay = { version: pos.version, state: pos.state, position: pos.position, seq: step.event ? step.event.seq : 0 };
     const p = pos.position;
     where.textContent = p ? `Then: turn ${p.turn} · ${p.phase_title || p.phase} · phasing ${p.phasing_side} · version ${pos.version} of ${pos.current_version}` : `Then: version ${pos.version} of ${pos.current_version}`;
