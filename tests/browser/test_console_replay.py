@@ -227,3 +227,65 @@ def test_a_sealed_allocation_is_in_no_replayed_position_before_its_reveal(
     assert _sector_units(confed, "mill") == {"cs-22va", "cs-36va"}
     assert confed.locator(".zone-card[data-zone=mill] .assault").count() == 0
     assert confed.errors == []
+
+
+def test_a_hidden_event_replays_redacted_and_its_position_never_reaches_the_page(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    """The ``tiny`` test ruleset (the test server registers it): a note is readable by its
+    writer and the umpire only, and the state's view gives others a count of notes."""
+    base = console_server.url
+    secret = "flank them at dawn"
+    scenario = {
+        "length": 10,
+        "sides": ["red", "blue"],
+        "pawns": [{"id": "r1", "side": "red", "at": 0}, {"id": "b1", "side": "blue", "at": 9}],
+    }
+    r = httpx.post(f"{base}/games", json={"ruleset": "tiny", "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game = r.json()
+    moves = [
+        ("red", {"kind": "step", "pawn": "r1", "n": 2}),
+        ("blue", {"kind": "note", "text": secret}),
+        ("blue", {"kind": "step", "pawn": "b1", "n": -3}),
+    ]
+    for version, (seat, action) in enumerate(moves, start=1):
+        headers = {"Authorization": f"Bearer {game['seats'][seat]}", "If-Match": f'W/"{version}"'}
+        httpx.post(
+            f"{base}/games/{game['id']}/actions", json=action, headers=headers
+        ).raise_for_status()
+
+    red = new_page()
+    bodies: list[str] = []
+    red.on(
+        "response",
+        lambda resp: bodies.append(resp.text()) if "/positions/" in resp.url else None,
+    )
+    _ready(red, seat_link(base, game["id"], "red", game["seats"]["red"]))
+    red.click("#tab-replay")
+    _at(red, 3, 4)
+    assert "step by blue" in red.inner_text("#replay-status")
+    red.focus("#pane-replay")
+    red.keyboard.press("ArrowLeft")
+    _at(red, 2, 3)
+    assert "hidden from you" in red.inner_text("#replay-status")
+    assert red.locator("#replay-ruling .verdict.redacted").count() == 1
+    red.keyboard.press("Home")
+    _at(red, 0, 1)
+    red.keyboard.press("End")
+    _at(red, 3, 4)
+    # versions 4, 3 and 1 were read (each once: past positions never change)
+    assert len(bodies) == 3 and all(secret not in b for b in bodies)
+    assert '"notes":1' in "".join(bodies)  # the note counted, not its text
+    assert secret not in red.content()
+
+    # the umpire reads the note's event and its ruling in the same replay
+    umpire = new_page()
+    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    umpire.click("#tab-replay")
+    _at(umpire, 3, 4)
+    umpire.click("#replay-prev")
+    _at(umpire, 2, 3)
+    assert "note by blue" in umpire.inner_text("#replay-status")
+    assert "Note taken." in umpire.inner_text("#replay-ruling .verdict")
+    assert red.errors == [] and umpire.errors == []
