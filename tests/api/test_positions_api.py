@@ -178,3 +178,12 @@ async def test_an_objective_zones_allocation_stays_sealed_in_past_positions(
     # and the position before the reveal still shows none of it
     before = (await client.get(f"/games/{game.id}/positions/8")).json()
     assert {u["id"]: u.get("zone") for u in before["state"]["units"]}["us-1"] is None
+
+
+async def test_the_game_view_names_the_options_that_choose_its_readings(
+    client: httpx.AsyncClient,
+) -> None:
+    plain = await new_game(client)
+    wraps = await new_game(client, options={"wrap": True})
+    assert (await client.get(f"/games/{plain.id}")).json()["options"] == {"wrap": False}
+    assert (await client.get(f"/games/{wraps.id}")).json()["options"] == {"wrap": True}
