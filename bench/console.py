@@ -98,6 +98,7 @@ def screenshots(base: str, browser: Any) -> list[Path]:
     page.wait_for_selector("#hex-info [data-zone-info]")
     out.append(_shot(page, "console-battlefield.png"))
     out.append(_phone(browser, base))
+    out += replay_shots(base, browser)
     return out
 
 
@@ -127,6 +128,28 @@ def _phone(browser: Any, base: str) -> Path:
     page.screenshot(path=str(path), full_page=True)
     ctx.close()
     return path
+
+
+def replay_shots(base: str, browser: Any) -> list[Path]:
+    """The soviet player replays axis's move: the board after it with its ruling beside it;
+    then a section it cites, open in the rules at hand."""
+    game = _create(base, "zoc", _scenario("zoc", "seed-example"))
+    axis = {"Authorization": f"Bearer {game['seats']['axis']}", "If-Match": 'W/"1"'}
+    move = {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]}
+    httpx.post(f"{base}/games/{game['id']}/actions", json=move, headers=axis).raise_for_status()
+    page = _open(browser, base, game, "soviet")
+    page.click("#tab-replay")
+    page.wait_for_selector("body[data-replay='2']")
+    page.click("#replay-first")
+    page.wait_for_selector("body[data-replay='1']")
+    page.click("#replay-next")
+    page.wait_for_selector("body[data-replay='2']")
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(IMAGES / "console-replay.png"))
+    page.click("#replay-ruling .citations .cite[data-section='8.2.operational']")
+    page.wait_for_selector("#rules-section .rules-rulings li")
+    page.eval_on_selector("#rules-section", "n => n.scrollIntoView({block: 'start'})")
+    return [IMAGES / "console-replay.png", _shot(page, "console-rules.png")]
 
 
 def _hex_move(

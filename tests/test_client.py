@@ -116,6 +116,13 @@ def test_client_plays_the_seed_example(base_url: str) -> None:
         assert axis.scenario().scenario["title"] == SEED_EXAMPLE["title"]
         assert [e.kind for e in axis.events()] == ["move"]
         assert axis.event(1).ruling is not None and axis.events_page(0, 1).next is None
+        # the game as it stood before the move, and after it
+        before, after = axis.position(1), referee.seat(game.id).position(2)
+        assert before.event is None and after.event == 1 and after.current_version == 2
+        hexes = [{u["id"]: u["hex"] for u in p.state["units"]}["de-inf-1"] for p in (before, after)]
+        assert hexes == ["e3107", MOVE["path"][-1]]
+        with pytest.raises(NotFound):
+            axis.position(3)
         zmap = referee.seat(game.id).query("ezoc-map", side="axis")
         assert zmap.query == "ezoc-map" and "e3206" not in zmap.result["hexes"]
 
@@ -197,6 +204,7 @@ def test_the_async_client(base_url: str) -> None:
             assert (await axis.dry_run(MOVE)).ruling.legal
             assert (await axis.submit(MOVE)).version == 2
             assert (await umpire.rollback(1)).version == 3
+            assert (await axis.position(2)).event == 1
             with pytest.raises(IllegalAction):
                 await axis.submit({"kind": "move", "unit": "de-inf-2", "path": ["e3306"]})
             seen: list[str] = []

@@ -28,6 +28,7 @@ SEAT_METHODS = {
     ("POST", "/games/{game_id}/actions"): "submit",
     ("GET", "/games/{game_id}/events"): "events_page",
     ("GET", "/games/{game_id}/events/{seq}"): "event",
+    ("GET", "/games/{game_id}/positions/{version}"): "position",
     ("GET", "/games/{game_id}/events/stream"): "stream",
     ("GET", "/games/{game_id}/queries/{name}"): "query",
     ("POST", "/games/{game_id}/phase/end"): "end_phase",

@@ -95,6 +95,7 @@ STATUS: dict[type[svc.ServiceError], int] = {
     svc.RulesetNotFound: 404,
     svc.QueryNotFound: 404,
     svc.EventNotFound: 404,
+    svc.PositionNotFound: 404,
     svc.Unauthenticated: 401,
     svc.Forbidden: 403,
     svc.PreconditionRequired: 428,

@@ -171,6 +171,10 @@ class AsyncSeat(SeatCalls):
     async def event(self, seq: int) -> m.EventView:
         return await self.client.run(self._event(seq))
 
+    async def position(self, version: int) -> m.GameAtVersion:
+        """The game as it stood at ``version``, as this seat may see it (for replays)."""
+        return await self.client.run(self._position(version))
+
     async def query(self, name: str, **params: Any) -> m.QueryResult:
         return await self.client.run(self._query(name, params))
 

@@ -138,6 +138,9 @@ class SeatCalls:
     def _event(self, seq: int) -> Op[m.EventView]:
         return ops.read(self._call("GET", f"/events/{seq}"), m.EventView)
 
+    def _position(self, version: int) -> Op[m.GameAtVersion]:
+        return ops.read(self._call("GET", f"/positions/{version}"), m.GameAtVersion)
+
     def _query(self, name: str, params: Mapping[str, Any]) -> Op[m.QueryResult]:
         return ops.read(self._call("GET", f"/queries/{name}", params=dict(params)), m.QueryResult)
 

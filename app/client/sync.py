@@ -191,6 +191,10 @@ class Seat(SeatCalls):
     def event(self, seq: int) -> m.EventView:
         return self.client.run(self._event(seq))
 
+    def position(self, version: int) -> m.GameAtVersion:
+        """The game as it stood at ``version``, as this seat may see it (for replays)."""
+        return self.client.run(self._position(version))
+
     def query(self, name: str, **params: Any) -> m.QueryResult:
         """A ruleset query; a list value becomes a repeated parameter."""
         return self.client.run(self._query(name, params))

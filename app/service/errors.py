@@ -120,6 +120,12 @@ class EventNotFound(ServiceError):
     code = "event.not_found"
 
 
+class PositionNotFound(ServiceError):
+    """A version the game has not reached (``GET /games/{id}/positions/{version}``)."""
+
+    code = "position.not_found"
+
+
 class Unauthenticated(ServiceError):
     code = "auth.invalid_token"
 

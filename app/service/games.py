@@ -25,8 +25,10 @@ from app.service import match as mt
 from app.service.boards import BoardCache, canonical_json
 from app.service.budget import DEFAULT_BUDGET, check_document, check_generated
 from app.service.errors import (
+    Conflict,
     FieldError,
     InvalidInput,
+    PositionNotFound,
     RulesRejected,
     field_errors,
     rules_errors,
@@ -38,6 +40,8 @@ from app.service.pipeline import (
     clock_now,
     find_game,
     guard,
+    load_game_as,
+    reader_of,
     reader_seat,
     reading,
     require_storable,
@@ -47,6 +51,7 @@ from app.service.pipeline import (
 )
 from app.service.results import (
     CreatedGame,
+    GameAtVersion,
     GameJson,
     GameView,
     ScenarioView,
@@ -74,6 +79,7 @@ def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameVi
         created_at=aware_utc(game.row.created_at),
         updated_at=aware_utc(game.row.updated_at),
         match=mt.options_of(game.row).model_dump(mode="json"),
+        options=dict(game.row.options or {}),
         position=mt.position_view(turn_of(game, game.state)),
         clock=mt.clock_view(game.row, clock_now(now)),
         dice=mt.dice_view(game.row),
@@ -279,4 +285,54 @@ def get_scenario(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) ->
             digest=board_digest,
             scenario=stored.scenario,
             board=stored.board,
+        )
+
+
+def get_position(
+    uow: AbstractUnitOfWork,
+    game_id: str,
+    version: int,
+    *,
+    token: str | None,
+    boards: BoardCache,
+) -> GameAtVersion:
+    """The game as it stood at ``version`` (1 = as set up; version ``v`` is the state event
+    ``v - 1`` produced), as the bearer's seat may see it: the stored snapshot
+    (``games.initial_state``, ``events.state_after``) through the ruleset's per-seat ``view``,
+    the same view ``GET /games/{id}`` gave that seat at that version -- never the raw state.
+    404 ``position.not_found`` for a version the game has not reached; 409
+    ``position.unavailable`` when the snapshot of that version was not kept."""
+    with uow.begin():
+        game, who = load_game_as(uow, game_id, boards, token)
+        seat = reader_of(game.row, who)
+        current = game.row.version
+        if version > current:
+            raise PositionNotFound(
+                f"game {game_id!r} is at version {current}; it has no version {version}",
+                version=version,
+                current_version=current,
+            )
+        if version == current:
+            state = game.state
+        else:
+            if version == INITIAL_VERSION:
+                stored = game.row.initial_state
+            else:
+                event = uow.games.event(game_id, version - INITIAL_VERSION)
+                stored = event.state_after if event is not None else None
+            if stored is None:
+                raise Conflict(
+                    f"the state of version {version} was not kept",
+                    code="position.unavailable",
+                )
+            with guard("state"):
+                state = game.ruleset.load_state(stored)
+        return GameAtVersion(
+            game=game.row.id,
+            version=version,
+            event=version - INITIAL_VERSION if version > INITIAL_VERSION else None,
+            current_version=current,
+            seat=seat,
+            state=state_view(game, state, seat),
+            position=mt.position_view(turn_of(game, state)),
         )

@@ -169,6 +169,11 @@ class GameView(_Out):
         default_factory=dict,
         description="Match options: clock, physical_dice, takeback, enforce_sequence.",
     )
+    options: dict[str, Any] = Field(
+        default_factory=dict,
+        description="The ruleset options the game was created with: each interpretation of "
+        "`GET /rulesets/{id}` names the option that selects its other reading.",
+    )
     position: PositionView | None = Field(
         default=None, description="Turn, phase and phasing side; null without a sequence."
     )
@@ -182,6 +187,26 @@ class GameJson(_Out):
 
     version: int
     body: bytes
+
+
+class GameAtVersion(_Out):
+    """The game as it stood at an earlier (or the current) version, as the reader's seat may
+    see it: ``GET /games/{id}/positions/{version}``. The state goes through the ruleset's
+    per-seat view exactly as ``GET /games/{id}`` did at that version, so nothing a seat may
+    not see is shown, whichever events led there (hidden ones stay redacted in the log)."""
+
+    game: str
+    version: int = Field(description="The version shown (1 = the game as set up).")
+    event: int | None = Field(
+        description="The sequence number of the event that produced this version "
+        "(version - 1); null for version 1."
+    )
+    current_version: int = Field(description="The game's version now.")
+    seat: str | None = Field(description="The seat of the bearer token, null if anonymous.")
+    state: dict[str, Any] = Field(description="The state as the ruleset lets this seat see it.")
+    position: PositionView | None = Field(
+        default=None, description="Turn, phase and phasing side then; null without a sequence."
+    )
 
 
 class ScenarioView(_Out):

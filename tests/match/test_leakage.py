@@ -4,8 +4,8 @@ and before the game ends no read path shows the dice seed to a player or spectat
 A three-sided blind game: red and blue have submitted orders carrying distinctive markers,
 green has not. Every reader -- a spectator (anonymous, public game), green, the umpire, and
 red and blue for each other's order -- tries every read path over a real socket: every GET
-route of the OpenAPI document that takes a game (with each event number, query name and
-decision), the live event stream, dry runs, and error answers of every POST route (a second
+route of the OpenAPI document that takes a game (with each event number, past version, query
+name and decision), the live event stream, dry runs, and error answers of every POST route (a second
 order, a bad order, a reused Idempotency-Key, an unknown decision, opening without the right,
 stale preconditions…). No response body or header may hold an order's marker or nonce, or
 the seed. Then, as a control that the crawl can see them, green completes the set and the
@@ -84,6 +84,8 @@ def _fill(path: str, game_id: str, seqs: list[int], probe: Probe) -> list[str]:
     for p in paths:
         if "{seq}" in p:
             out += [p.replace("{seq}", str(n)) for n in [*seqs, 0, 99]]
+        elif "{version}" in p:  # every past position: version 1, then the one each event made
+            out += [p.replace("{version}", str(n)) for n in [1, *(n + 1 for n in seqs), 0, 99]]
         elif "{name}" in p:
             out += [p.replace("{name}", n) for n in probe.queries]
         elif "{decision}" in p:

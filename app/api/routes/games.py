@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Header, Request, Response
+from fastapi import APIRouter, Body, Header, Path, Request, Response
 from fastapi.responses import JSONResponse
 
 from app.api.deps import BoardsDep, CallDep, NowDep, SeatDep, SettingsDep, UowDep
@@ -15,7 +15,8 @@ from app.api.routes.config import link_base
 from app.api.schemas import CreateGameRequest
 from app.links import game_links, invitation_link, spectator_link
 from app.service import games as uc
-from app.service.results import CreatedGame, GameLinks, GameView, ScenarioView
+from app.service.errors import INT4_MAX
+from app.service.results import CreatedGame, GameAtVersion, GameLinks, GameView, ScenarioView
 
 router = APIRouter(prefix="/games", tags=["games"])
 
@@ -120,3 +121,29 @@ def get_game(
 def get_scenario(game_id: str, uow: UowDep, token: SeatDep) -> ScenarioView:
     """The scenario as validated at creation, the board derived from it and its digest."""
     return uc.get_scenario(uow, game_id, token=token)
+
+
+@router.get(
+    "/{game_id}/positions/{version}",
+    summary="Read the game as it stood at an earlier version",
+    response_model=GameAtVersion,
+    responses=responses(401, 404, 409, 422, 503),
+)
+def get_position(
+    game_id: str,
+    version: Annotated[int, Path(ge=1, le=INT4_MAX)],
+    uow: UowDep,
+    token: SeatDep,
+    boards: BoardsDep,
+) -> Any:
+    """The game as it stood at `version` (1: as set up; version `v` is what event `v - 1`
+    produced), as the bearer's seat may see it: the state through the ruleset's per-seat
+    view -- what `GET /games/{id}` showed this seat at that version, never more -- and the
+    position in the sequence of play then. For replaying the log (`GET /games/{id}/events`
+    gives each event's ruling). 404 `position.not_found` past the current version; 409
+    `position.unavailable` when that version's snapshot was not kept."""
+    view = uc.get_position(uow, game_id, version, token=token, boards=boards)
+    return JSONResponse(
+        view.model_dump(mode="json"),
+        headers={"Vary": "Authorization", "Cache-Control": "private, no-cache"},
+    )

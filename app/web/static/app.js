@@ -9,6 +9,9 @@ import { renderSealed, renderDice, renderUmpire } from "./match.js";
 import { loadConfig, invitationLink, spectatorLink, spectatorTokenLink, linkField, linkWarning } from "./invite.js";
 import { whatIfTools } from "./whatif.js";
 
+import { setupReplay } from "./replay.js";
+import { setupRules } from "./rules.js";
+
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
 
@@ -67,6 +70,7 @@ const S = {
   stream: null,
   physicalDice: "",
   displays: {},
+  replay: null, // {version, state, position} while the replay shows a past position (replay.js)
 };
 export const state = S;
 
@@ -81,7 +85,7 @@ export function citeButton(c, ruleset) {
   const entry = rs === (S.meta && S.meta.id) ? S.catalog[section] : null;
   const title = (entry && entry.title) || (typeof c === "object" && c.title) || "";
   const summary = (entry && entry.summary) || "";
-  const b = h("button", { type: "button", class: "cite", "data-section": section, "aria-label": `Rule ${section}: ${title}. ${summary}` }, `§${section}`);
+  const b = h("button", { type: "button", class: "cite", "data-section": section, "data-ruleset": rs || null, "data-title": title || null, "aria-label": `Rule ${section}: ${title}. ${summary}` }, `§${section}`);
   const show = () => {
     const tip = $("tooltip");
     tip.innerHTML = "";
@@ -267,6 +271,9 @@ async function openGame(id, token) {
   buildBoard();
   setupTools();
   setupActions();
+  const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
+  S.replayApi = setupReplay(extras);
+  S.rulesApi = setupRules(extras);
   await refreshOverlays();
   renderAll();
   perf.firstRender = performance.now();
@@ -418,8 +425,13 @@ async function refreshOverlays() {
   }
 }
 
+// The state on the board: the live one, or the past position the replay shows.
+function shownState() {
+  return (S.replay ? S.replay.state : S.view && S.view.state) || {};
+}
+
 function units() {
-  const st = (S.view && S.view.state) || {};
+  const st = shownState();
   if (st.units) return st.units;
   // battlefield: units on the table and units in the zones
   const all = new Map();
@@ -460,6 +472,10 @@ function renderAll() {
     renderPanels();
   }
   const api = S.boardApi;
+  if (S.replay) {
+    S.replayApi.draw(api, units());
+    return renderUnitList();
+  }
   if (S.kind === "zones") {
     const reveals = {};
     for (const ev of [...S.events.values()].sort((a, b) => a.seq - b.seq)) {
@@ -612,6 +628,7 @@ function moveSchema() {
 }
 
 async function selectUnit(id, at) {
+  if (S.replay) return; // the replay shows the past: leave it to act
   // With a unit selected, a counter in another hex is a step of the path (e.g. through a
   // friendly stack); pick another unit from the list, or press Escape first.
   const current = unitById(S.selected);
@@ -634,6 +651,7 @@ async function selectUnit(id, at) {
 }
 
 function clickHex(hex) {
+  if (S.replay) return;
   if (!S.selected) {
     const here = units().filter((u) => u.hex === hex);
     if (here.length) return selectUnit(here[0].id);
@@ -646,6 +664,7 @@ function clickHex(hex) {
 }
 
 async function clickPoint(p, zoneId) {
+  if (S.replay) return;
   if ($("los-mode").checked) {
     S.los = S.los.length >= 2 ? [p] : [...S.los, p];
     let res = null;
@@ -923,6 +942,7 @@ function onEvent(ev) {
   const fresh = !S.events.has(ev.seq);
   S.events.set(ev.seq, ev);
   appendLog(ev);
+  if (S.replayApi) S.replayApi.onEvent(ev);
   if (fresh && ev.version && S.view && ev.version > S.view.version) scheduleRefresh();
   if (S.kind === "zones" && ev.kind === "sealed_revealed") scheduleRefresh();
 }
