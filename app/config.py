@@ -37,10 +37,11 @@
   Last-Event-ID and lose nothing); bounds idle connections and lets a server stop. Default 3600.
 * ``REFEREE_GAMES_PAGE_MAX`` -- largest page of ``GET /games``; also the most tokens one
   request may present. Default 100.
-* ``REFEREE_WEBHOOK_*`` -- the delivery worker: ``POLL_SECONDS`` (1), ``TIMEOUT_SECONDS`` (5),
-  ``MAX_ATTEMPTS`` (8), ``BACKOFF_SECONDS`` (2; doubles per retry), ``BACKOFF_MAX_SECONDS``
-  (3600), ``ALLOW_PRIVATE_ADDRESSES`` (false: loopback, private and link-local receivers are
-  refused), ``WORKER`` (true: run the worker in this process).
+* ``REFEREE_WEBHOOK_*`` -- the delivery worker: ``POLL_SECONDS`` (1), ``TIMEOUT_SECONDS`` (5:
+  the deadline of one attempt, connection to answer), ``MAX_ATTEMPTS`` (8),
+  ``BACKOFF_SECONDS`` (2; doubles per retry), ``BACKOFF_MAX_SECONDS`` (3600), ``CONCURRENCY``
+  (8: deliveries sent at once), ``ALLOW_PRIVATE_ADDRESSES`` (false: loopback, private and
+  link-local receivers are refused), ``WORKER`` (true: run the worker in this process).
 * ``REFEREE_GC_TUNING`` -- at startup, freeze the objects the process has built (modules,
   the app) out of the garbage collector's reach and make its collections rarer
   (``app/runtime.py``; docs/PERFORMANCE.md). Default false; ``referee serve`` sets it true.
@@ -136,12 +137,17 @@ class Settings(BaseSettings):
         "turns it on.",
     )
     webhook_poll_seconds: float = Field(default=1.0, gt=0, description="Outbox poll interval.")
-    webhook_timeout_seconds: float = Field(default=5.0, gt=0, description="Per delivery try.")
+    webhook_timeout_seconds: float = Field(
+        default=5.0, gt=0, description="Deadline of one delivery try."
+    )
     webhook_max_attempts: int = Field(default=8, ge=1, le=100, description="Tries per delivery.")
     webhook_backoff_seconds: float = Field(
         default=2.0, gt=0, description="Delay before the first retry; doubles each retry."
     )
     webhook_backoff_max_seconds: float = Field(default=3600.0, gt=0, description="Retry cap.")
+    webhook_concurrency: int = Field(
+        default=8, ge=1, le=64, description="Deliveries one process sends at once."
+    )
     webhook_allow_private_addresses: bool = Field(
         default=False, description="Allow loopback/private/link-local receivers (tests, LAN)."
     )

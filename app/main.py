@@ -7,12 +7,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from app import __version__
 from app.api import problems
 from app.api.browser import install_cors, install_docs
+from app.api.deps import plain_parameters
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(plain_parameters)],
     )
     app.state.settings = settings
     app.state.engine = engine

@@ -17,7 +17,8 @@ from app.api.etags import parse_etags
 from app.config import Settings
 from app.db.uow import AbstractUnitOfWork, SqlAlchemyUnitOfWork
 from app.service.boards import BoardCache
-from app.service.errors import Unauthenticated
+from app.service.errors import FieldError, InvalidInput, Unauthenticated
+from app.service.jsonsafe import bad_line
 from app.service.pipeline import IfMatch
 
 _bearer = HTTPBearer(
@@ -25,6 +26,24 @@ _bearer = HTTPBearer(
     scheme_name="SeatToken",
     description="A seat token from `POST /games` (a side's or the umpire's).",
 )
+
+
+async def plain_parameters(request: Request) -> None:
+    """Every route's guard (an app-wide dependency): a path or query parameter holding a
+    control character (NUL among them, which PostgreSQL cannot store or compare), an unpaired
+    surrogate or a line separator is a 422 naming it, whatever the route does with it."""
+    errors: list[FieldError] = []
+    for source, items in (
+        ("path", request.path_params.items()),
+        ("query", request.query_params.multi_items()),
+    ):
+        for name, value in items:
+            problem = bad_line(value) if isinstance(value, str) else None
+            if problem:
+                errors.append(FieldError(f"/{name}", problem, "text.unsupported", source))
+    if errors:
+        names = ", ".join(sorted({e.location for e in errors}))
+        raise InvalidInput(f"invalid request: {names}", errors)
 
 
 async def get_settings(request: Request) -> Settings:

@@ -1,16 +1,23 @@
 """The webhook delivery worker: sends the outbox (``webhook_deliveries``) after commit.
 
 One :class:`DeliveryWorker` thread per server process. It wakes when this process commits an
-event (an after-commit callback) and otherwise every ``poll`` seconds (deliveries written by
-other processes, retries coming due). Each round it claims due deliveries for ``lease``
-seconds in a short write transaction (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so several
-processes share the outbox without sending one twice while the lease holds), then POSTs each
-outside any transaction and records the attempt:
+event (an after-commit callback), when an attempt ends, and otherwise every ``poll`` seconds
+(deliveries written by other processes, retries coming due). It claims due deliveries for
+``lease`` seconds in a short write transaction (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, so
+several processes share the outbox without sending one twice while the lease holds) -- at most
+as many as it has free senders -- and hands each to a bounded pool of ``concurrency`` sender
+threads, which POST outside any transaction and record the attempt:
 
 * a 2xx answer marks it ``delivered``;
-* anything else (status, timeout, refused address) is logged and retried after
-  ``backoff * 2**(attempt-1)`` seconds (capped at ``backoff_max``), until ``max_attempts``
-  tries have failed: then ``failed``.
+* anything else (status, deadline passed, refused address, a URL that cannot be called, any
+  error at all) is logged and retried after ``backoff * 2**(attempt-1)`` seconds (capped at
+  ``backoff_max``), until ``max_attempts`` tries have failed: then ``failed``.
+
+Each attempt has a deadline of ``timeout`` seconds from its start covering the connection, the
+request and the response head: every socket operation gets at most what is left of it (a
+receiver that answers one byte a second is cut off at the deadline, not after each byte). The
+body of the answer is never read. A slow receiver occupies one sender for at most that long;
+the other deliveries go on through the other senders.
 
 A request carries ``Referee-Signature: t=<unix time>,v1=<hex HMAC-SHA256(secret,
 "<t>." + body)>`` -- the receiver recomputes it over the raw body with its secret and compares
@@ -25,18 +32,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import json
 import logging
-import socket
+import math
+import ssl
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, TypeVar
 
+import httpcore
 import httpx
 
 from app import __version__
@@ -44,11 +52,14 @@ from app.config import Settings
 from app.db import notify as db_notify
 from app.db.access import access
 from app.db.uow import AbstractUnitOfWork
+from app.service import receivers
 from app.service.notify import with_links
 
 log = logging.getLogger("referee.webhooks")
 
 SIGNATURE_HEADER = "Referee-Signature"
+
+_T = TypeVar("_T")
 
 
 def sign(secret: str, timestamp: int, body: bytes) -> str:
@@ -74,7 +85,7 @@ class WorkerConfig:
     backoff: float = 2.0
     backoff_max: float = 3600.0
     lease: float = 60.0
-    batch: int = 20
+    concurrency: int = 8
     allow_private: bool = False
     public_url: str | None = None
 
@@ -87,24 +98,121 @@ def worker_config(settings: Settings) -> WorkerConfig:
         max_attempts=settings.webhook_max_attempts,
         backoff=settings.webhook_backoff_seconds,
         backoff_max=settings.webhook_backoff_max_seconds,
+        concurrency=settings.webhook_concurrency,
         allow_private=settings.webhook_allow_private_addresses,
         public_url=settings.public_url,
     )
 
 
-def _address_allowed(url: str) -> str | None:
-    """None when every address ``url``'s host resolves to is global; else why not."""
-    parts = urlsplit(url)
-    host = parts.hostname or ""
+class DeadlinePassed(httpcore.TimeoutException):
+    """The attempt's deadline passed before the receiver answered."""
+
+
+class _Deadline(threading.local):
+    at: float = math.inf
+    seconds: float = math.inf
+
+
+_deadline = _Deadline()
+"""The deadline (``time.monotonic``) of the attempt the current sender thread is making."""
+
+
+def _passed() -> DeadlinePassed:
+    return DeadlinePassed(f"no answer within the attempt's deadline ({_deadline.seconds:g} s)")
+
+
+def _left(timeout: float | None) -> float:
+    """What is left of the current attempt's deadline (at most ``timeout``)."""
+    left = _deadline.at - time.monotonic()
+    if left <= 0:
+        raise _passed()
+    return left if timeout is None else min(timeout, left)
+
+
+def _bounded(operation: Callable[[float], _T], timeout: float | None) -> _T:
+    """``operation(seconds)`` given at most what is left of the deadline; a timeout once the
+    deadline has passed is reported as :class:`DeadlinePassed`."""
     try:
-        infos = socket.getaddrinfo(host, parts.port or 443, proto=socket.IPPROTO_TCP)
-    except OSError as exc:
-        return f"cannot resolve {host}: {exc}"
-    for info in infos:
-        address = ipaddress.ip_address(info[4][0])
-        if not address.is_global:
-            return f"{host} resolves to a non-public address ({address})"
-    return None
+        return operation(_left(timeout))
+    except httpcore.TimeoutException:
+        if time.monotonic() >= _deadline.at:
+            raise _passed() from None
+        raise
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A connection whose every read and write gets at most what is left of the deadline."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return _bounded(lambda left: self._inner.read(max_bytes, left), timeout)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        _bounded(lambda left: self._inner.write(buffer, left), timeout)
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        return _DeadlineStream(
+            _bounded(
+                lambda left: self._inner.start_tls(ssl_context, server_hostname, left), timeout
+            )
+        )
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    """Plain sockets (httpcore's own backend) under the current attempt's deadline."""
+
+    def __init__(self) -> None:
+        self._inner = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        stream = _bounded(
+            lambda left: self._inner.connect_tcp(host, port, left, local_address, socket_options),
+            timeout,
+        )
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        raise httpcore.ConnectError("webhooks are sent over TCP only")
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(seconds)
+
+
+def connection_pool(concurrency: int) -> httpcore.ConnectionPool:
+    """The senders' HTTP/1.1 connections (kept alive between deliveries to a receiver)."""
+    return httpcore.ConnectionPool(
+        ssl_context=httpx.create_ssl_context(),
+        max_connections=2 * concurrency,
+        max_keepalive_connections=concurrency,
+        keepalive_expiry=30.0,
+        network_backend=_DeadlineBackend(),
+    )
+
+
+def _error(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:500]
 
 
 class DeliveryWorker:
@@ -148,23 +256,41 @@ class DeliveryWorker:
             thread.join(timeout)
 
     def _run(self) -> None:
-        with httpx.Client(timeout=self.config.timeout, follow_redirects=False) as http:
+        senders = ThreadPoolExecutor(
+            max_workers=self.config.concurrency, thread_name_prefix="referee-webhook-send"
+        )
+        pool = connection_pool(self.config.concurrency)
+        in_flight: dict[str, Future[None]] = {}
+        try:
             while not self._stop.is_set():
-                try:
-                    sent = self.run_once(http)
-                except Exception:  # the worker must outlive a database hiccup
-                    log.exception("webhook delivery round failed")
-                    sent = 0
-                if sent == 0:
+                self._wake.clear()  # a wake-up from here on is not lost
+                for delivery_id in [d for d, f in in_flight.items() if f.done()]:
+                    del in_flight[delivery_id]
+                free = self.config.concurrency - len(in_flight)
+                claimed: list[str] = []
+                if free > 0:
+                    try:
+                        claimed = self._claim(free)
+                    except Exception:  # the worker must outlive a database hiccup
+                        log.exception("claiming webhook deliveries failed")
+                for delivery_id in claimed:
+                    if delivery_id in in_flight:
+                        continue  # still being sent (its lease ran out first): not twice
+                    future = senders.submit(self.attempt, pool, delivery_id)
+                    future.add_done_callback(lambda _: self._wake.set())
+                    in_flight[delivery_id] = future
+                if len(claimed) < free or free == 0:  # nothing more due, or every sender busy
                     self._wake.wait(self.config.poll)
-                    self._wake.clear()
+        finally:
+            senders.shutdown(wait=True, cancel_futures=True)
+            pool.close()
 
-    # -- one round --------------------------------------------------------------------------
+    # -- one delivery -----------------------------------------------------------------------
 
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.clock(), UTC)
 
-    def _claim(self) -> list[str]:
+    def _claim(self, limit: int) -> list[str]:
         now = self._now()
         uow = self.uow_factory()
         with uow.begin():  # cheap read first: most rounds find nothing
@@ -172,35 +298,37 @@ class DeliveryWorker:
                 return []
         with uow.begin(write=True):
             repo = access(uow)
-            ids = [d.id for d in repo.due(now, limit=self.config.batch)]
+            ids = [d.id for d in repo.due(now, limit=limit)]
             if ids:
                 repo.claim(ids, now + timedelta(seconds=self.config.lease))
             uow.commit()
             return ids
 
-    def run_once(self, http: httpx.Client) -> int:
-        """Claim and send the due deliveries; how many were attempted."""
-        ids = self._claim()
-        for delivery_id in ids:
-            self._send(http, delivery_id)
-        return len(ids)
-
-    def _send(self, http: httpx.Client, delivery_id: str) -> None:
-        uow = self.uow_factory()
-        with uow.begin():
-            found = access(uow).delivery_with_hook(delivery_id)
-            if found is None:
-                return  # the webhook was deleted meanwhile
-            delivery, hook = found
-            url, secret = hook.url, hook.secret
-            payload = with_links(dict(delivery.payload), self.config.public_url)
-            hook_id, kind = hook.id, delivery.notification
-        status, error = self._post(http, url, secret, hook_id, delivery_id, kind, payload)
-        self._record(delivery_id, status, error)
+    def attempt(self, pool: httpcore.ConnectionPool, delivery_id: str) -> None:
+        """One attempt at a claimed delivery, recorded. Whatever goes wrong stays with this
+        delivery: it is logged and recorded as a failed attempt (retried per the policy)."""
+        try:
+            uow = self.uow_factory()
+            with uow.begin():
+                found = access(uow).delivery_with_hook(delivery_id)
+                if found is None:
+                    return  # the webhook was deleted meanwhile
+                delivery, hook = found
+                url, secret = hook.url, hook.secret
+                payload = with_links(dict(delivery.payload), self.config.public_url)
+                hook_id, kind = hook.id, delivery.notification
+            status, error = self._post(pool, url, secret, hook_id, delivery_id, kind, payload)
+        except Exception as exc:
+            log.exception("webhook delivery %s failed unexpectedly", delivery_id)
+            status, error = None, _error(exc)
+        try:
+            self._record(delivery_id, status, error)
+        except Exception:  # its lease runs out and it is tried again
+            log.exception("recording the attempt at webhook delivery %s failed", delivery_id)
 
     def _post(
         self,
-        http: httpx.Client,
+        pool: httpcore.ConnectionPool,
         url: str,
         secret: str,
         hook_id: str,
@@ -208,26 +336,51 @@ class DeliveryWorker:
         kind: str,
         payload: dict[str, Any],
     ) -> tuple[int | None, str | None]:
-        if not self.config.allow_private:
-            refused = _address_allowed(url)
-            if refused is not None:
-                return None, refused
-        body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": f"referee-webhooks/{__version__}",
-            "Referee-Webhook-Id": hook_id,
-            "Referee-Delivery-Id": delivery_id,
-            "Referee-Notification": kind,
-            SIGNATURE_HEADER: sign(secret, int(self.clock()), body),
-        }
+        _deadline.at = time.monotonic() + self.config.timeout
+        _deadline.seconds = self.config.timeout
         try:
-            response = http.post(url, content=body, headers=headers)
-        except httpx.HTTPError as exc:
-            return None, f"{type(exc).__name__}: {exc}"[:500]
-        if 200 <= response.status_code < 300:
-            return response.status_code, None
-        return response.status_code, f"HTTP {response.status_code}"
+            if self.config.allow_private:
+                receivers.check_url(url)  # a stored URL the registration would refuse now
+            else:
+                refused = receivers.resolved_refusal(url)
+                if refused is not None:
+                    return None, refused
+            target = httpx.URL(url)
+            body = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+            headers = {
+                "Host": target.netloc.decode("ascii"),
+                "Content-Type": "application/json",
+                "User-Agent": f"referee-webhooks/{__version__}",
+                "Referee-Webhook-Id": hook_id,
+                "Referee-Delivery-Id": delivery_id,
+                "Referee-Notification": kind,
+                SIGNATURE_HEADER: sign(secret, int(self.clock()), body),
+            }
+            timeout = self.config.timeout
+            with pool.stream(
+                "POST",
+                httpcore.URL(
+                    scheme=target.raw_scheme,
+                    host=target.raw_host,
+                    port=target.port,
+                    target=target.raw_path,
+                ),
+                headers=list(headers.items()),
+                content=body,
+                extensions={
+                    "timeout": dict.fromkeys(("connect", "read", "write", "pool"), timeout)
+                },
+            ) as response:  # the status is all it takes: the body is never read
+                status = response.status
+        except receivers.BadURL as exc:
+            return None, f"BadURL: {exc}"
+        except (httpcore.TimeoutException, httpcore.NetworkError, httpcore.ProtocolError) as exc:
+            return None, _error(exc)
+        finally:
+            _deadline.at = math.inf
+        if 200 <= status < 300:
+            return status, None
+        return status, f"HTTP {status}"
 
     def _record(self, delivery_id: str, status: int | None, error: str | None) -> None:
         now = self._now()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Any
 
 import pydantic_core
@@ -26,6 +27,24 @@ MAX_INT = 2**53
 """Largest magnitude of a stored integer (exactly representable in every JSON reader)."""
 MAX_TEXT = 10_000
 """Longest stored string, in characters (titles, ids, labels; nothing legitimate is longer)."""
+
+
+def bad_line(text: str) -> str | None:
+    """Why ``text`` may not be a single-line text field -- a label, a URL, an id, a name --
+    (None when it may): a control character (the NUL character among them, which PostgreSQL
+    cannot store), an unpaired surrogate (which UTF-8 cannot carry) or a line or paragraph
+    separator. Such fields are refused on every database alike."""
+    if text.isascii() and text.isprintable():
+        return None
+    for i, ch in enumerate(text):
+        category = unicodedata.category(ch)
+        if category == "Cc":
+            return f"text may not contain control characters (U+{ord(ch):04X} at {i})"
+        if category == "Cs":
+            return f"text may not contain unpaired surrogates (U+{ord(ch):04X} at {i})"
+        if category in ("Zl", "Zp"):
+            return f"text may not contain line separators (U+{ord(ch):04X} at {i})"
+    return None
 
 
 def _bad_text(value: str) -> str | None:

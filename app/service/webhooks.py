@@ -8,12 +8,10 @@ webhook sees it and its deliveries; the umpire sees every webhook of the game.
 
 from __future__ import annotations
 
-import ipaddress
 import secrets
 import uuid
 from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field
 
@@ -21,6 +19,7 @@ from app.db.access import access
 from app.db.models import WebhookDeliveryRow, WebhookRow
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
+from app.service import receivers
 from app.service.access import writer_seat
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput, NotFound
 from app.service.notify import NOTIFICATIONS
@@ -83,33 +82,46 @@ def _view(row: WebhookRow) -> Webhook:
     )
 
 
-def _bad(location: str, message: str) -> InvalidInput:
+def _bad(location: str, message: str, kind: str) -> InvalidInput:
     return InvalidInput(
-        f"invalid webhook: {message}", [FieldError(location, message)], code="webhook.invalid"
+        f"invalid webhook: {message}", [FieldError(location, message, kind)], code="webhook.invalid"
     )
 
 
 def check_url(url: str, *, allow_private: bool) -> str:
-    """An absolute http(s) URL; a literal private, loopback or link-local address (or
-    ``localhost``) only when ``allow_private``. (Names are resolved again at delivery.)"""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise _bad("/url", "an absolute http:// or https:// URL is required")
-    if parts.username or parts.password:
-        raise _bad("/url", "credentials in the URL are not allowed")
-    if not allow_private and not public_host(parts.hostname):
-        raise _bad("/url", f"{parts.hostname} is not a public address")
+    """An absolute http(s) URL the delivery worker can call (:func:`receivers.check_url`: a
+    port in 1..65535, no control characters, whitespace or credentials, a canonical literal
+    address); a literal address the policy refuses (or ``localhost``) only when
+    ``allow_private``. (Names are resolved and judged again at each delivery attempt.)"""
+    try:
+        parts = receivers.check_url(url)
+    except receivers.BadURL as exc:
+        raise _bad("/url", str(exc), "webhook.invalid_url") from None
+    refused = receivers.host_refusal(parts.hostname or "")
+    if not allow_private and refused is not None:
+        raise _bad("/url", refused, "webhook.address_refused")
     return url
 
 
-def public_host(host: str) -> bool:
-    """False for ``localhost`` and literal non-global IP addresses."""
-    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
-        return False
-    try:
-        return ipaddress.ip_address(host).is_global
-    except ValueError:
-        return True  # a name: checked once resolved, at delivery
+def check_events(events: list[str] | None) -> list[str]:
+    """The notifications chosen: all when ``events`` is omitted (None); an empty list would
+    deliver nothing, so it is refused rather than read as "all"."""
+    if events is None:
+        return sorted(NOTIFICATIONS)
+    if not events:
+        raise _bad(
+            "/events",
+            "an empty list would deliver nothing: omit `events` for every notification",
+            "webhook.no_events",
+        )
+    unknown = sorted({e for e in events if e not in NOTIFICATIONS})
+    if unknown:
+        raise _bad(
+            "/events",
+            f"unknown notifications {unknown}; known: {list(NOTIFICATIONS)}",
+            "webhook.unknown_event",
+        )
+    return sorted(set(events))
 
 
 def register(
@@ -121,10 +133,7 @@ def register(
     events: list[str] | None,
     allow_private: bool,
 ) -> RegisteredWebhook:
-    chosen = sorted(set(events or NOTIFICATIONS))
-    unknown = [e for e in chosen if e not in NOTIFICATIONS]
-    if unknown:
-        raise _bad("/events", f"unknown notifications {unknown}; known: {list(NOTIFICATIONS)}")
+    chosen = check_events(events)
     check_url(url, allow_private=allow_private)
     with uow.begin(write=True):
         gid, seat = writer_seat(uow, game_id, token, "registering a webhook")

@@ -350,7 +350,13 @@ async def test_unstorable_values_are_named_not_500(client: httpx.AsyncClient, ga
     )
     body = assert_problem(r, 422, "scenario.invalid")
     assert body["errors"][0]["location"] == "/scenario/sides/0"
+    # a control character in any path or query parameter is refused before the route runs
+    # (issue 22: app.api.deps.plain_parameters), naming the parameter
     for path in ("/games/%00", "/games/%00/events", "/games/a%00b/queries/where"):
-        assert_problem(await client.get(path), 404, "game.not_found")
+        body = assert_problem(await client.get(path), 422, "request.invalid")
+        assert [(e["location"], e["in"], e["type"]) for e in body["errors"]] == [
+            ("/game_id", "path", "text.unsupported")
+        ]
     r = await client.get(f"/games/{game.id}/queries/where", params={"pawn": "\x00"})
-    assert_problem(r, 422, "query.invalid")
+    body = assert_problem(r, 422, "request.invalid")
+    assert [(e["location"], e["in"]) for e in body["errors"]] == [("/pawn", "query")]

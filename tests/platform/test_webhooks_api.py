@@ -192,6 +192,13 @@ async def test_private_receivers_are_refused_by_default(db_url: str) -> None:
             "http://localhost/x",
             "http://[::1]/x",
             "http://10.1.2.3/",
+            # IPv6 forms of private IPv4 addresses (issue 22)
+            "http://[::ffff:127.0.0.1]/x",
+            "http://[::127.0.0.1]/x",
+            "http://[64:ff9b::7f00:1]/x",
+            "http://[64:ff9b:1::a00:1]/x",
+            "http://[2002:7f00:1::1]/x",
+            "http://[2001:0:4136:e378:8000:63bf:80ff:fffe]/x",
         ):
             r = await c.post(
                 f"/games/{game_id}/webhooks",
@@ -199,5 +206,56 @@ async def test_private_receivers_are_refused_by_default(db_url: str) -> None:
                 headers={"Authorization": f"Bearer {token}"},
             )
             assert r.status_code == 422 and r.json()["code"] == "webhook.invalid", url
-            assert r.json()["errors"][0]["location"] == "/url"
+            error = r.json()["errors"][0]
+            assert (error["location"], error["type"]) == ("/url", "webhook.address_refused"), url
+        for url in ("http://[64:ff9b::808:808]/x", "http://8.8.8.8/x"):  # public: accepted
+            r = await c.post(
+                f"/games/{game_id}/webhooks",
+                json={"url": url},
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            assert r.status_code == 201, (url, r.text)
     app.state.engine.dispose()
+
+
+def test_registration_refuses_urls_no_worker_could_call(http: httpx.Client) -> None:
+    """Issue 22: a port out of range, a CR LF or control character, an IPv4 shorthand -- each a
+    422 naming /url, even where private receivers are allowed -- and an empty `events` list
+    (it would deliver nothing: omit the field for all). Nothing is written."""
+    game = new_game(http)
+    base = f"/games/{game.id}/webhooks"
+    for url in (
+        "http://127.1:99999/x",
+        "http://127.0.0.1:0/x",
+        "http://127.0.0.1/\r\nX-Evil: 1",
+        "http://127.0.0.1/a\x00b",
+        "http://127.0.0.1/a\x1fb",
+        "http://127.0.0.1/a b",
+        "http://127.1/x",
+        "http://2130706433/x",
+        "http://0x7f000001/x",
+        "http://0177.0.0.1/x",
+        "http://user:pw@127.0.0.1/x",
+        "http://[fe80::1%25lo]/x",
+    ):
+        r = http.post(base, json={"url": url}, headers=game.auth("red"))
+        assert r.status_code == 422, (url, r.text)
+        assert r.headers["content-type"] == "application/problem+json"
+        problem = r.json()
+        assert problem["code"] == "webhook.invalid"
+        assert [(e["location"], e["type"]) for e in problem["errors"]] == [
+            ("/url", "webhook.invalid_url")
+        ], url
+    r = http.post(
+        base, json={"url": "http://127.0.0.1:9/x", "events": []}, headers=game.auth("red")
+    )
+    assert r.status_code == 422 and r.json()["code"] == "webhook.invalid", r.text
+    error = r.json()["errors"][0]
+    assert (error["location"], error["type"]) == ("/events", "webhook.no_events")
+    assert "omit" in error["message"]
+    assert http.get(base, headers=game.auth("umpire")).json()["items"] == []
+    assert register(game, "red", "http://127.0.0.1:9/x")["events"] == [
+        "game_finished",
+        "sealed_revealed",
+        "your_turn",
+    ]

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.examples import FINISH_EXAMPLES
 from app.api.routes._outcome import APPENDED, APPENDED_WITH_BODY, WriteDep, appended
+from app.api.schemas import Line
 from app.service import flow as uc
 from app.service.results import ActionResult
 
@@ -18,7 +19,7 @@ router = APIRouter(prefix="/games/{game_id}", tags=["phases"])
 class FinishRequest(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
-    winner: str | None = Field(default=None, description="The winning side, or null.")
+    winner: Line | None = Field(default=None, description="The winning side, or null.")
 
 
 @router.post(

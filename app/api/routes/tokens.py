@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import SeatDep, UowDep
 from app.api.problems import responses
+from app.api.schemas import Line
 from app.service import access as uc
 from app.service.access import IssuedSeatToken, MintedToken, TokenList
 
@@ -19,7 +20,7 @@ class MintRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     scope: str = Field(default="spectator", pattern="^spectator$", description="Only spectator.")
-    label: str | None = Field(default=None, max_length=100, description="A note for the minter.")
+    label: Line | None = Field(default=None, max_length=100, description="A note for the minter.")
 
 
 @router.post(

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import SeatDep, SettingsDep, UowDep
 from app.api.problems import responses
+from app.api.schemas import Line
 from app.service import webhooks as uc
 from app.service.notify import NOTIFICATIONS, with_links
 from app.service.webhooks import DeliveryLog, RegisteredWebhook, WebhookList
@@ -19,11 +20,17 @@ router = APIRouter(prefix="/games/{game_id}/webhooks", tags=["webhooks"])
 class RegisterWebhook(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    url: str = Field(max_length=2048, examples=["https://bot.example/referee"])
-    events: list[str] | None = Field(
+    url: str = Field(
+        max_length=2048,
+        examples=["https://bot.example/referee"],
+        description="An absolute http(s) URL: a DNS name or a canonical literal address, a port "
+        "in 1-65535, no credentials, whitespace or control characters (see docs/API.md).",
+    )
+    events: list[Line] | None = Field(
         default=None,
         max_length=len(NOTIFICATIONS),
-        description=f"Notifications wanted, of {list(NOTIFICATIONS)}; default all.",
+        description=f"Notifications wanted, of {list(NOTIFICATIONS)}; omit the field for all "
+        "(an empty list is refused: it would deliver nothing).",
     )
 
 
