@@ -192,3 +192,15 @@ class OutOfSequence(Conflict):
     """The seat may not act in the current phase; ``citations`` names the sequence rule."""
 
     code = "phase.not_your_turn"
+
+
+class Unavailable(ServiceError):
+    """A feature this server is not configured for (503; e.g. email without SMTP)."""
+
+    code = "service.unavailable"
+
+
+class TooMany(ServiceError):
+    """Over a cap (429; ``retry_after`` seconds in the problem and in ``Retry-After``)."""
+
+    code = "rate_limited"
