@@ -15,6 +15,8 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, text
 
+from app.client import RefereeClient
+from app.client.problems import ProblemError
 from app.main import create_app
 from tests.platform.conftest import Game, new_game, platform_settings
 from tests.support.receiver import webhook_receiver
@@ -464,3 +466,29 @@ def test_without_smtp_email_is_off(db_url: str) -> None:
             headers=game.auth("umpire"),
         )
         assert r.status_code == 503 and r.json()["code"] == "email.not_configured"
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+def test_typed_client_email_methods(db_url: str) -> None:
+    with mail_service(db_url) as (http, box):
+        game = new_game(http)
+        with RefereeClient(str(http.base_url)) as referee:
+            red = referee.seat(game.id, game.seats["red"])
+            sub = red.register_email("client@example.org", ["game_finished"])
+            assert (sub.status, sub.events) == ("unconfirmed", ["game_finished"])
+            assert [s.id for s in red.emails().items] == [sub.id]
+            box.wait_for("client@example.org", 1)
+            deadline = time.monotonic() + 20
+            while red.email_deliveries(sub.id).items[0].status == "pending":
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+            assert red.email_deliveries(sub.id).items[0].type == "confirm"
+            red.delete_email(sub.id)
+            assert red.emails().items == []
+            umpire = referee.seat(game.id, game.seats["umpire"])
+            sent = umpire.email_invitation("blue", "blue@example.org", game.seats["blue"])
+            assert (sent.seat, sent.status) == ("blue", "pending")
+            with pytest.raises(ProblemError) as refused:
+                red.email_invitation("blue", "blue@example.org", game.seats["blue"])
+            assert refused.value.code == "email.umpire_only"
+            box.wait_for("blue@example.org", 1)
