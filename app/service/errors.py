@@ -197,7 +197,7 @@ class OutOfSequence(Conflict):
 class Unavailable(ServiceError):
     """A feature this server is not configured for (503; e.g. email without SMTP)."""
 
-    code = "service.unavailable"
+    code = "email.not_configured"  # its one use so far
 
 
 class TooMany(ServiceError):
