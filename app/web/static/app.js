@@ -7,6 +7,7 @@ import { schemaForm } from "./forms.js";
 import { PALETTE } from "./svg.js";
 import { renderSealed, renderDice, renderUmpire } from "./match.js";
 import { loadConfig, invitationLink, spectatorLink, spectatorTokenLink, linkField, linkWarning } from "./invite.js";
+import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notifications.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -209,7 +210,8 @@ function showCreated(game) {
       h("th", { scope: "row" }, seat),
       h("td", {}, h("code", { class: "token" }, tok)),
       h("td", {}, linkField(h, link, { label: `the ${seat} invitation link`, cls: "invite-url" }),
-        " ", h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Open the invitation link for ${seat}` }, "open")));
+        " ", h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Open the invitation link for ${seat}` }, "open"),
+        " ", emailInviteField(h, { gameId: game.id, seat, seatToken: tok, umpireToken: game.seats.umpire })));
   });
   const watch = spectatorLink(game.id);
   box.append(
@@ -255,6 +257,7 @@ async function openGame(id, token) {
   S.seat = S.view.seat || null;
   $("whoami").textContent = S.seat ? `Seat: ${S.seat}` : "Spectator (read-only)";
   document.body.dataset.seat = S.seat || "spectator";
+  mountNotifyToggle(h, $("notify"), { api: S.api, gameId: id, seat: S.seat });
   buildBoard();
   setupTools();
   setupActions();
@@ -821,6 +824,7 @@ function onEvent(ev) {
   const fresh = !S.events.has(ev.seq);
   S.events.set(ev.seq, ev);
   appendLog(ev);
+  if (fresh) onGameEvent(ev);
   if (fresh && ev.version && S.view && ev.version > S.view.version) scheduleRefresh();
   if (S.kind === "zones" && ev.kind === "sealed_revealed") scheduleRefresh();
 }
