@@ -45,7 +45,7 @@
 * ``REFEREE_SMTP_URL`` -- where email notifications are sent from (issue 24):
   ``smtp://user:password@host:587?starttls=true`` (STARTTLS), ``smtps://user:password@host``
   (TLS from the start, port 465 by default) or ``smtp://host:25`` (plain, for a relay on the
-  same machine). Default: unset -- email is off, and registering an address answers 503
+  same machine). Default: unset -- email is off, and registering an address answers 409
   ``email.not_configured``. Needs ``REFEREE_SMTP_FROM`` and ``REFEREE_PUBLIC_URL`` too.
 * ``REFEREE_SMTP_FROM`` -- the ``From`` address of every email (``Referee <referee@example.org>``).
 * ``REFEREE_SMTP_TIMEOUT_SECONDS`` -- each SMTP network operation's limit. Default 10.

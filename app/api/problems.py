@@ -105,7 +105,6 @@ STATUS: dict[type[svc.ServiceError], int] = {
     svc.IdempotencyKeyReused: 422,
     svc.RulesetUnavailable: 503,
     svc.Conflict: 409,
-    svc.Unavailable: 503,
     svc.TooMany: 429,
 }
 

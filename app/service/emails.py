@@ -43,7 +43,6 @@ from app.service.errors import (
     InvalidInput,
     NotFound,
     TooMany,
-    Unavailable,
 )
 from app.service.notify import EMAIL_EVENTS
 from app.service.pipeline import aware_utc, valid_game_id
@@ -88,7 +87,7 @@ class SentInvitation(BaseModel):
 
 
 def configured(settings: Settings) -> None:
-    """503 ``email.not_configured`` unless SMTP, the From address and the public URL (every
+    """409 ``email.not_configured`` unless SMTP, the From address and the public URL (every
     link of an email) are set."""
     missing = [
         name
@@ -100,7 +99,7 @@ def configured(settings: Settings) -> None:
         if not value
     ]
     if missing:
-        raise Unavailable(
+        raise Conflict(
             f"this server does not send email: {', '.join(missing)} not set "
             "(docs/OPERATIONS.md, Email)",
             code="email.not_configured",

@@ -194,12 +194,6 @@ class OutOfSequence(Conflict):
     code = "phase.not_your_turn"
 
 
-class Unavailable(ServiceError):
-    """A feature this server is not configured for (503; e.g. email without SMTP)."""
-
-    code = "email.not_configured"  # its one use so far
-
-
 class TooMany(ServiceError):
     """Over a cap (429; ``retry_after`` seconds in the problem and in ``Retry-After``)."""
 

@@ -456,7 +456,7 @@ def test_without_smtp_email_is_off(db_url: str) -> None:
         r = http.post(
             f"/games/{game.id}/emails", json={"address": "a@example.org"}, headers=game.auth("red")
         )
-        assert r.status_code == 503, r.text
+        assert r.status_code == 409, r.text
         body = r.json()
         assert body["code"] == "email.not_configured"
         assert body["missing"] == ["REFEREE_SMTP_URL", "REFEREE_SMTP_FROM"]
@@ -465,7 +465,7 @@ def test_without_smtp_email_is_off(db_url: str) -> None:
             json={"address": "a@example.org", "token": game.seats["red"]},
             headers=game.auth("umpire"),
         )
-        assert r.status_code == 503 and r.json()["code"] == "email.not_configured"
+        assert r.status_code == 409 and r.json()["code"] == "email.not_configured"
 
 
 @pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)

@@ -53,7 +53,7 @@ class InviteByEmail(BaseModel):
     summary="Register an email address for your seat's notifications",
     status_code=201,
     response_model=EmailSubscription,
-    responses=responses(400, 401, 403, 404, 409, 413, 415, 422, 429, 503),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422, 429),
 )
 def register(
     game_id: str,
@@ -65,7 +65,7 @@ def register(
     """The presented seat's notifications (`your_turn`, `sealed_decision`, `sealed_revealed`,
     `game_finished`) are emailed to `address` -- once it is confirmed: a confirmation email
     with a single-use link is sent first, and nothing else until it is followed. Every email
-    carries a one-click unsubscribe link. 503 `email.not_configured` when the server has no
+    carries a one-click unsubscribe link. 409 `email.not_configured` when the server has no
     SMTP settings; 429 `email.rate_limited` past the per-address cap. See docs/API.md, Email."""
     return uc.register(
         uow, game_id, token=token, address=body.address, events=body.events, settings=settings
@@ -121,7 +121,7 @@ def deliveries(
     summary="Email a seat's invitation link (umpire)",
     status_code=202,
     response_model=SentInvitation,
-    responses=responses(400, 401, 403, 404, 413, 415, 422, 429, 503),
+    responses=responses(400, 401, 403, 404, 409, 413, 415, 422, 429),
 )
 def invite(
     game_id: str,
