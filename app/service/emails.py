@@ -211,11 +211,11 @@ def register(
     settings: Settings,
 ) -> EmailSubscription:
     """Register ``address`` for the presented seat; the confirmation email is staged."""
-    configured(settings)
     chosen = check_events(events)
     addr = check_address(address)
     with uow.begin(write=True):
         gid, seat = writer_seat(uow, game_id, token, "registering an email address")
+        configured(settings)
         repo = access(uow)
         live = [s for s in repo.email_subscriptions(gid, seat) if s.status != "unsubscribed"]
         if any(s.address.lower() == addr.lower() for s in live):
@@ -353,12 +353,12 @@ def invite(
     """The umpire emails a seat's invitation link. The link carries the seat's token, which
     the service only holds hashed: the umpire sends it (``seat_token``), it must be the seat's
     current token, and the outbox keeps it only until the email is sent or given up."""
-    configured(settings)
     addr = check_address(address)
     with uow.begin(write=True):
         gid, caller = writer_seat(uow, game_id, token, "emailing an invitation")
         if caller != UMPIRE:
             raise Forbidden("only the umpire may email an invitation", code="email.umpire_only")
+        configured(settings)
         seats = {r.seat: r for r in uow.games.seats(gid)}
         if seat not in seats:
             raise NotFound(f"game {gid!r} has no seat {seat!r}", code="seat.not_found")
