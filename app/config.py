@@ -79,6 +79,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.links import normalise_public_url
+from app.service import smtp
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
@@ -224,6 +225,19 @@ class Settings(BaseSettings):
         if isinstance(value, str) and not value.strip():
             return None
         return value
+
+    @field_validator("smtp_url")
+    @classmethod
+    def _smtp_url(cls, value: str | None) -> str | None:
+        """A URL the mailer can use (``app.service.smtp.parse_url`` says why not)."""
+        if value is not None:
+            smtp.parse_url(value)
+        return value
+
+    @field_validator("smtp_from")
+    @classmethod
+    def _smtp_from(cls, value: str | None) -> str | None:
+        return None if value is None else smtp.check_from(value)
 
     @field_validator("public_url", mode="before")
     @classmethod

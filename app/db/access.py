@@ -304,15 +304,6 @@ class AccessRepository:
         result = self.session.execute(stmt)
         assert isinstance(result, CursorResult)
 
-    def delivery_with_hook(self, delivery_id: str) -> tuple[WebhookDeliveryRow, WebhookRow] | None:
-        stmt = (
-            select(WebhookDeliveryRow, WebhookRow)
-            .join(WebhookRow, WebhookRow.id == WebhookDeliveryRow.webhook_id)
-            .where(WebhookDeliveryRow.id == delivery_id)
-        )
-        row = self.session.execute(stmt).first()
-        return None if row is None else (row[0], row[1])
-
 
 def access(uow: AbstractUnitOfWork) -> AccessRepository:
     """The token and webhook repository of an open unit of work (shares its transaction)."""

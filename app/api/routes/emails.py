@@ -184,8 +184,8 @@ def confirm(link_token: str, uow: UowDep) -> HTMLResponse:
     if done is None:
         return _page(
             "Link not valid",
-            "This confirmation link is unknown or was already used. Register the address "
-            "again for a new one.",
+            "This confirmation link is unknown, was already used, or was replaced by a newer "
+            "confirmation email. For a new one, delete the address and register it again.",
             status=404,
         )
     return _page(
