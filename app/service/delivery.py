@@ -321,6 +321,8 @@ class DeliveryWorker:
                     return  # the webhook or subscription was deleted meanwhile
                 delivery, hook, _ = found
                 channel = delivery.channel
+                if channel == "webhook" and hook is None:
+                    return  # its webhook is gone (its rows go with it)
                 if hook is not None:
                     url, secret = hook.url, hook.secret
                     payload = with_links(dict(delivery.payload), self.config.public_url)
