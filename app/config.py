@@ -42,6 +42,15 @@
   ``BACKOFF_SECONDS`` (2; doubles per retry), ``BACKOFF_MAX_SECONDS`` (3600), ``CONCURRENCY``
   (8: deliveries sent at once), ``ALLOW_PRIVATE_ADDRESSES`` (false: loopback, private and
   link-local receivers are refused), ``WORKER`` (true: run the worker in this process).
+* ``REFEREE_SMTP_URL`` -- where email notifications are sent from (issue 24):
+  ``smtp://user:password@host:587?starttls=true`` (STARTTLS), ``smtps://user:password@host``
+  (TLS from the start, port 465 by default) or ``smtp://host:25`` (plain, for a relay on the
+  same machine). Default: unset -- email is off, and registering an address answers 409
+  ``email.not_configured``. Needs ``REFEREE_SMTP_FROM`` and ``REFEREE_PUBLIC_URL`` too.
+* ``REFEREE_SMTP_FROM`` -- the ``From`` address of every email (``Referee <referee@example.org>``).
+* ``REFEREE_SMTP_TIMEOUT_SECONDS`` -- each SMTP network operation's limit. Default 10.
+* ``REFEREE_EMAIL_PER_ADDRESS_PER_HOUR`` -- at most this many emails to one address in any
+  hour (confirmations and invitations included); more are not sent. Default 6.
 * ``REFEREE_GC_TUNING`` -- at startup, freeze the objects the process has built (modules,
   the app) out of the garbage collector's reach and make its collections rarer
   (``app/runtime.py``; docs/PERFORMANCE.md). Default false; ``referee serve`` sets it true.
@@ -73,6 +82,7 @@ from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app.links import normalise_public_url
+from app.service import smtp
 
 DEFAULT_DATABASE_URL = "sqlite:///./var/referee.db"
 
@@ -154,6 +164,17 @@ class Settings(BaseSettings):
     webhook_allow_private_addresses: bool = Field(
         default=False, description="Allow loopback/private/link-local receivers (tests, LAN)."
     )
+    smtp_url: str | None = Field(
+        default=None,
+        description="smtp://user:pass@host:587?starttls=true or smtps://...; unset: email off.",
+    )
+    smtp_from: str | None = Field(default=None, description="The From address of emails.")
+    smtp_timeout_seconds: float = Field(
+        default=10.0, gt=0, description="Limit of each SMTP network operation."
+    )
+    email_per_address_per_hour: int = Field(
+        default=6, ge=1, le=1000, description="Emails one address may get in any hour."
+    )
     rate_limit_per_token: float = Field(
         default=0.0, ge=0, description="Requests per second per bearer token; 0 = off."
     )
@@ -205,6 +226,26 @@ class Settings(BaseSettings):
                 return json.loads(text)
             return [a.strip() for a in text.split(",") if a.strip()]
         return value
+
+    @field_validator("smtp_url", "smtp_from", mode="before")
+    @classmethod
+    def _empty_is_unset(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            return None
+        return value
+
+    @field_validator("smtp_url")
+    @classmethod
+    def _smtp_url(cls, value: str | None) -> str | None:
+        """A URL the mailer can use (``app.service.smtp.parse_url`` says why not)."""
+        if value is not None:
+            smtp.parse_url(value)
+        return value
+
+    @field_validator("smtp_from")
+    @classmethod
+    def _smtp_from(cls, value: str | None) -> str | None:
+        return None if value is None else smtp.check_from(value)
 
     @field_validator("public_url", mode="before")
     @classmethod

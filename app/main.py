@@ -22,6 +22,7 @@ from app.api.routes import (
     available,
     config,
     dice,
+    emails,
     events,
     export,
     games,
@@ -76,6 +77,7 @@ TAGS = [
     {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
     {"name": "tokens", "description": "Spectator (read-only) tokens, rotation, revocation."},
     {"name": "webhooks", "description": "Per-seat webhooks (your turn, reveal, finish)."},
+    {"name": "email", "description": "Per-seat email notifications; emailed invitations."},
     {"name": "health", "description": "Liveness."},
     {"name": "config", "description": "The service's public address and versions."},
 ]
@@ -151,6 +153,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(tokens.router)
     app.include_router(webhooks.router)
     app.include_router(export.router)
+    app.include_router(emails.router)
     # the console (app/web): the page at /, its static files under /console/static
     app.include_router(console_router)
     app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")

@@ -58,6 +58,11 @@ SEAT_METHODS = {
     ("GET", "/games/{game_id}/webhooks"): "webhooks",
     ("DELETE", "/games/{game_id}/webhooks/{webhook_id}"): "delete_webhook",
     ("GET", "/games/{game_id}/webhooks/{webhook_id}/deliveries"): "webhook_deliveries",
+    ("POST", "/games/{game_id}/emails"): "register_email",
+    ("GET", "/games/{game_id}/emails"): "emails",
+    ("DELETE", "/games/{game_id}/emails/{email_id}"): "delete_email",
+    ("GET", "/games/{game_id}/emails/{email_id}/deliveries"): "email_deliveries",
+    ("POST", "/games/{game_id}/seats/{seat}/invite"): "email_invitation",
 }
 
 

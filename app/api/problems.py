@@ -106,6 +106,7 @@ STATUS: dict[type[svc.ServiceError], int] = {
     svc.IdempotencyKeyReused: 422,
     svc.RulesetUnavailable: 503,
     svc.Conflict: 409,
+    svc.TooMany: 429,
 }
 
 HTTP_CODES: dict[int, str] = {
@@ -187,6 +188,9 @@ async def service_error_handler(request: Request, exc: Exception) -> JSONRespons
     version = extra.get("version")
     if isinstance(version, int):
         headers["ETag"] = format_etag(version)
+    retry_after = extra.get("retry_after")
+    if isinstance(exc, svc.TooMany) and isinstance(retry_after, int):
+        headers["Retry-After"] = str(retry_after)
     return problem(request, status, exc.code, exc.detail, headers=headers, **extra)
 
 

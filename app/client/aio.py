@@ -232,6 +232,23 @@ class AsyncSeat(SeatCalls):
     async def webhook_deliveries(self, webhook_id: str, limit: int = 50) -> m.DeliveryLog:
         return await self.client.run(self._webhook_deliveries(webhook_id, limit))
 
+    async def register_email(
+        self, address: str, events: Sequence[str] | None = None
+    ) -> m.EmailSubscription:
+        return await self.client.run(self._register_email(address, events))
+
+    async def emails(self) -> m.EmailSubscriptionList:
+        return await self.client.run(self._emails())
+
+    async def delete_email(self, email_id: str) -> None:
+        await self.client.run(self._delete_email(email_id))
+
+    async def email_deliveries(self, email_id: str, limit: int = 50) -> m.DeliveryLog:
+        return await self.client.run(self._email_deliveries(email_id, limit))
+
+    async def email_invitation(self, seat: str, address: str, token: str) -> m.SentInvitation:
+        return await self.client.run(self._email_invitation(seat, address, token))
+
     async def dry_run(self, action: Mapping[str, Any]) -> m.DryRun:
         return await self.client.run(self._dry_run(action))
 

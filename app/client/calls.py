@@ -209,6 +209,28 @@ class SeatCalls:
         call = self._call("GET", f"/webhooks/{webhook_id}/deliveries", params={"limit": limit})
         return ops.read(call, m.DeliveryLog)
 
+    def _register_email(
+        self, address: str, events: Sequence[str] | None
+    ) -> Op[m.EmailSubscription]:
+        body: dict[str, Any] = {"address": address}
+        if events is not None:
+            body["events"] = list(events)
+        return ops.read(self._call("POST", "/emails", json=body), m.EmailSubscription)
+
+    def _emails(self) -> Op[m.EmailSubscriptionList]:
+        return ops.read(self._call("GET", "/emails"), m.EmailSubscriptionList)
+
+    def _delete_email(self, email_id: str) -> Op[None]:
+        yield from ops.fetch(self._call("DELETE", f"/emails/{email_id}"))
+
+    def _email_deliveries(self, email_id: str, limit: int) -> Op[m.DeliveryLog]:
+        call = self._call("GET", f"/emails/{email_id}/deliveries", params={"limit": limit})
+        return ops.read(call, m.DeliveryLog)
+
+    def _email_invitation(self, seat: str, address: str, token: str) -> Op[m.SentInvitation]:
+        body = {"address": address, "token": token}
+        return ops.read(self._call("POST", f"/seats/{seat}/invite", json=body), m.SentInvitation)
+
     # -- judging and acting ------------------------------------------------------------------
 
     def _dry_run(self, action: Mapping[str, Any]) -> Op[m.DryRun]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from app.rules.ruling import Citation, Effect, InterpretationRef, Ruling, Violation
 from app.service.access import IssuedSeatToken, MintedToken, SpectatorToken, TokenList
 from app.service.available import AvailableView
+from app.service.emails import EmailSubscription, EmailSubscriptionList, SentInvitation
 from app.service.export import ExportFile, VerifyReport
 from app.service.holdings import GameList, GameSummary
 from app.service.results import (
@@ -42,6 +43,8 @@ __all__ = [
     "DiceVerification",
     "DryRun",
     "Effect",
+    "EmailSubscription",
+    "EmailSubscriptionList",
     "EventPage",
     "EventView",
     "ExportFile",
@@ -61,6 +64,7 @@ __all__ = [
     "Ruling",
     "ScenarioView",
     "SealedListing",
+    "SentInvitation",
     "ShippedScenario",
     "SpectatorToken",
     "SubmitResult",

@@ -265,6 +265,27 @@ class Seat(SeatCalls):
     def webhook_deliveries(self, webhook_id: str, limit: int = 50) -> m.DeliveryLog:
         return self.client.run(self._webhook_deliveries(webhook_id, limit))
 
+    def register_email(
+        self, address: str, events: Sequence[str] | None = None
+    ) -> m.EmailSubscription:
+        """Email this seat's notifications to ``address`` once it is confirmed (a
+        confirmation email with a single-use link is sent first)."""
+        return self.client.run(self._register_email(address, events))
+
+    def emails(self) -> m.EmailSubscriptionList:
+        return self.client.run(self._emails())
+
+    def delete_email(self, email_id: str) -> None:
+        self.client.run(self._delete_email(email_id))
+
+    def email_deliveries(self, email_id: str, limit: int = 50) -> m.DeliveryLog:
+        return self.client.run(self._email_deliveries(email_id, limit))
+
+    def email_invitation(self, seat: str, address: str, token: str) -> m.SentInvitation:
+        """Umpire only: email ``seat``'s invitation link (it carries ``token``, the seat's
+        current token: the email is a secret) to ``address``."""
+        return self.client.run(self._email_invitation(seat, address, token))
+
     # -- judging and acting ------------------------------------------------------------------
 
     def dry_run(self, action: Mapping[str, Any]) -> m.DryRun:

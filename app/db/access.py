@@ -1,17 +1,19 @@
-"""Queries on tokens and webhooks (tables ``seats``, ``access_tokens``, ``webhooks``,
-``webhook_deliveries``), through the unit of work's session."""
+"""Queries on tokens, webhooks and email subscriptions (tables ``seats``, ``access_tokens``,
+``webhooks``, ``email_subscriptions``, ``webhook_deliveries``: the outbox of every channel),
+through the unit of work's session."""
 
 from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime
 
-from sqlalchemy import CursorResult, delete, or_, select, update
+from sqlalchemy import CursorResult, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db import notify
 from app.db.models import (
     AccessTokenRow,
+    EmailSubscriptionRow,
     GameRow,
     ScenarioRow,
     SeatRow,
@@ -19,6 +21,9 @@ from app.db.models import (
     WebhookRow,
 )
 from app.db.uow import AbstractUnitOfWork
+
+SKIPPED = ("skipped", "cancelled")
+"""Outbox statuses of deliveries that were never sent (not counted by the per-address cap)."""
 
 
 class AccessRepository:
@@ -138,8 +143,9 @@ class AccessRepository:
         stmt = select(WebhookRow).where(WebhookRow.game_id == game_id, WebhookRow.id == webhook_id)
         return self.session.execute(stmt).scalars().first()
 
-    def add(self, row: WebhookRow | WebhookDeliveryRow) -> None:
-        """Stage a webhook or a delivery (a delivery wakes the worker once committed)."""
+    def add(self, row: WebhookRow | WebhookDeliveryRow | EmailSubscriptionRow) -> None:
+        """Stage a webhook, a subscription or a delivery (a delivery wakes the worker once
+        committed)."""
         self.session.add(row)
         self.session.flush()
         if isinstance(row, WebhookDeliveryRow):
@@ -152,6 +158,19 @@ class AccessRepository:
         for webhook_id in ids:
             self.delete_webhook(webhook_id)
         return len(ids)
+
+    def delete_email_subscriptions_of(self, game_id: str, seat: str) -> int:
+        """Remove every email subscription of ``seat`` at the game, with its deliveries."""
+        ids = [e.id for e in self.email_subscriptions(game_id, seat)]
+        for sub_id in ids:
+            self.delete_email_subscription(sub_id)
+        return len(ids)
+
+    def delete_email_subscription(self, sub_id: str) -> None:
+        self.session.execute(
+            delete(WebhookDeliveryRow).where(WebhookDeliveryRow.subscription_id == sub_id)
+        )
+        self.session.execute(delete(EmailSubscriptionRow).where(EmailSubscriptionRow.id == sub_id))
 
     def delete_webhook(self, webhook_id: str) -> None:
         self.session.execute(
@@ -168,6 +187,93 @@ class AccessRepository:
             .limit(limit)
         )
         return list(self.session.execute(stmt).scalars())
+
+    # -- email subscriptions --------------------------------------------------------------
+
+    def email_subscriptions(
+        self, game_id: str, seat: str | None = None, *, status: str | None = None
+    ) -> list[EmailSubscriptionRow]:
+        """Email subscriptions of a game (of one seat, of one status), oldest first."""
+        stmt = select(EmailSubscriptionRow).where(EmailSubscriptionRow.game_id == game_id)
+        if seat is not None:
+            stmt = stmt.where(EmailSubscriptionRow.seat == seat)
+        if status is not None:
+            stmt = stmt.where(EmailSubscriptionRow.status == status)
+        stmt = stmt.order_by(EmailSubscriptionRow.created_at, EmailSubscriptionRow.id)
+        return list(self.session.execute(stmt).scalars())
+
+    def email_subscription(self, game_id: str, sub_id: str) -> EmailSubscriptionRow | None:
+        stmt = select(EmailSubscriptionRow).where(
+            EmailSubscriptionRow.game_id == game_id, EmailSubscriptionRow.id == sub_id
+        )
+        return self.session.execute(stmt).scalars().first()
+
+    def subscription_by(
+        self, *, confirm_hash: str | None = None, unsubscribe_token: str | None = None
+    ) -> EmailSubscriptionRow | None:
+        """The subscription holding a confirmation hash or an unsubscribe token (by index)."""
+        if confirm_hash is not None:
+            cond = EmailSubscriptionRow.confirm_hash == confirm_hash
+        elif unsubscribe_token is not None:
+            cond = EmailSubscriptionRow.unsubscribe_token == unsubscribe_token
+        else:
+            return None
+        return self.session.execute(select(EmailSubscriptionRow).where(cond)).scalars().first()
+
+    def email_deliveries(self, sub_id: str, *, limit: int) -> list[WebhookDeliveryRow]:
+        """A subscription's deliveries (confirmation and notifications), newest first."""
+        stmt = (
+            select(WebhookDeliveryRow)
+            .where(WebhookDeliveryRow.subscription_id == sub_id)
+            .order_by(WebhookDeliveryRow.created_at.desc(), WebhookDeliveryRow.id)
+            .limit(limit)
+        )
+        return list(self.session.execute(stmt).scalars())
+
+    def emails_to(
+        self, address: str, since: datetime, before: WebhookDeliveryRow | None = None
+    ) -> int:
+        """Emails to ``address`` written since ``since`` (before the delivery ``before``,
+        when given) that were or will be sent: the per-address cap counts these."""
+        stmt = (
+            select(func.count())
+            .select_from(WebhookDeliveryRow)
+            .where(
+                WebhookDeliveryRow.address == address,
+                WebhookDeliveryRow.created_at >= since,
+                WebhookDeliveryRow.status.not_in(SKIPPED),
+            )
+        )
+        if before is not None:
+            stmt = stmt.where(
+                or_(
+                    WebhookDeliveryRow.created_at < before.created_at,
+                    (WebhookDeliveryRow.created_at == before.created_at)
+                    & (WebhookDeliveryRow.id < before.id),
+                )
+            )
+        return int(self.session.execute(stmt).scalar_one())
+
+    def delivery(self, delivery_id: str) -> WebhookDeliveryRow | None:
+        return self.session.get(WebhookDeliveryRow, delivery_id)
+
+    def delivery_target(
+        self, delivery_id: str
+    ) -> tuple[WebhookDeliveryRow, WebhookRow | None, EmailSubscriptionRow | None] | None:
+        """A delivery with its webhook or its email subscription (whichever it has)."""
+        stmt = (
+            select(WebhookDeliveryRow, WebhookRow, EmailSubscriptionRow)
+            .outerjoin(WebhookRow, WebhookRow.id == WebhookDeliveryRow.webhook_id)
+            .outerjoin(
+                EmailSubscriptionRow,
+                EmailSubscriptionRow.id == WebhookDeliveryRow.subscription_id,
+            )
+            .where(WebhookDeliveryRow.id == delivery_id)
+        )
+        row = self.session.execute(stmt).first()
+        return None if row is None else (row[0], row[1], row[2])
+
+    # -- the outbox -----------------------------------------------------------------------
 
     def due(self, now: datetime, *, limit: int) -> list[WebhookDeliveryRow]:
         """Pending deliveries whose time has come and that no worker holds, oldest first
@@ -197,15 +303,6 @@ class AccessRepository:
         )
         result = self.session.execute(stmt)
         assert isinstance(result, CursorResult)
-
-    def delivery_with_hook(self, delivery_id: str) -> tuple[WebhookDeliveryRow, WebhookRow] | None:
-        stmt = (
-            select(WebhookDeliveryRow, WebhookRow)
-            .join(WebhookRow, WebhookRow.id == WebhookDeliveryRow.webhook_id)
-            .where(WebhookDeliveryRow.id == delivery_id)
-        )
-        row = self.session.execute(stmt).first()
-        return None if row is None else (row[0], row[1])
 
 
 def access(uow: AbstractUnitOfWork) -> AccessRepository:

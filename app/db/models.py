@@ -12,7 +12,12 @@
 * ``access_tokens`` -- read-only (spectator) tokens minted by a seat or the umpire; hashed.
 * ``webhooks`` / ``webhook_deliveries`` -- per-seat webhooks and their outbox: a delivery row
   is written in the same transaction as the event that caused it and sent after commit by
-  the in-process worker (:mod:`app.service.notify`), so deliveries survive a restart.
+  the in-process worker (:mod:`app.service.notify`), so deliveries survive a restart. The
+  outbox has channels (migration 0009): ``webhook`` rows belong to a webhook, ``email`` and
+  ``email_confirm`` rows to an email subscription, ``email_invite`` rows to their game only.
+* ``email_subscriptions`` -- a seat's email address for its notifications (issue 24): the
+  confirmation token's hash until confirmed, the unsubscribe token (kept: every email
+  carries it).
 * ``rate_buckets`` -- the rate limits' token buckets shared by every process on one
   PostgreSQL database (:mod:`app.db.ratelimit`); not used on SQLite (one process).
 """
@@ -223,6 +228,30 @@ class WebhookRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class EmailSubscriptionRow(Base):
+    """A seat's email address for notifications of its game. ``status``: ``unconfirmed``
+    until the confirmation link is followed (only the confirmation email is ever sent
+    before), then ``confirmed``; ``unsubscribed`` once its unsubscribe link is used."""
+
+    __tablename__ = "email_subscriptions"
+    __table_args__ = (Index("ix_email_subscriptions_game_id_seat", "game_id", "seat"),)
+
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[str] = mapped_column(String(64))
+    address: Mapped[str] = mapped_column(String(320))
+    events: Mapped[list[str]] = mapped_column(JsonType)
+    status: Mapped[str] = mapped_column(String(16), default="unconfirmed")
+    confirm_hash: Mapped[str | None] = mapped_column(String(64), nullable=True, unique=True)
+    """SHA-256 of the single-use confirmation token of the latest confirmation email (made
+    when that email is sent; the token itself is never stored); null once confirmed."""
+    unsubscribe_token: Mapped[str] = mapped_column(String(64), unique=True)
+    """Carried by every email of the subscription (kept, like a webhook's signing secret);
+    it can only stop this subscription's emails."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+    confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
 class WebhookDeliveryRow(Base):
     """One notification for one webhook (the outbox): ``pending`` until a 2xx answer
     (``delivered``) or the last retry (``failed``). ``attempts_log`` records every try."""
@@ -230,12 +259,29 @@ class WebhookDeliveryRow(Base):
     __tablename__ = "webhook_deliveries"
     __table_args__ = (
         Index("ix_webhook_deliveries_status_next_attempt_at", "status", "next_attempt_at"),
+        Index("ix_webhook_deliveries_address_created_at", "address", "created_at"),
     )
 
     id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    webhook_id: Mapped[str] = mapped_column(
-        String(36), ForeignKey("webhooks.id", ondelete="CASCADE"), index=True
+    webhook_id: Mapped[str | None] = mapped_column(
+        String(36), ForeignKey("webhooks.id", ondelete="CASCADE"), index=True, nullable=True
     )
+    """The webhook of a ``webhook`` delivery (null for the email channels)."""
+    channel: Mapped[str] = mapped_column(String(16), default="webhook", server_default="webhook")
+    """``webhook``, ``email`` (a notification), ``email_confirm`` or ``email_invite``."""
+    subscription_id: Mapped[str | None] = mapped_column(
+        String(36),
+        ForeignKey("email_subscriptions.id", ondelete="CASCADE"),
+        index=True,
+        nullable=True,
+    )
+    """The email subscription of an ``email`` or ``email_confirm`` delivery."""
+    game_id: Mapped[str | None] = mapped_column(
+        String(36), ForeignKey("games.id", ondelete="CASCADE"), nullable=True
+    )
+    """The game of an email delivery."""
+    address: Mapped[str | None] = mapped_column(String(320), nullable=True)
+    """The recipient of an email delivery (the per-address cap counts these)."""
     notification: Mapped[str] = mapped_column(String(32))
     payload: Mapped[dict[str, Any]] = mapped_column(JsonType)
     status: Mapped[str] = mapped_column(String(16), default="pending")

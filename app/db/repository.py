@@ -8,13 +8,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, Update, bindparam, func, insert, select, update
+from sqlalchemy import CursorResult, Table, Update, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.sql.elements import BindParameter
 
 from app.db import notify
 from app.db.models import (
     AccessTokenRow,
+    EmailSubscriptionRow,
     EventRow,
     GameRow,
     ScenarioRow,
@@ -42,7 +43,15 @@ _GET_AS = (
         SeatRow.seat,
         SeatRow.token_hash,
         AccessTokenRow.token_hash,
-        select(WebhookRow.id).where(WebhookRow.game_id == GameRow.id).exists(),
+        or_(
+            select(WebhookRow.id).where(WebhookRow.game_id == GameRow.id).exists(),
+            select(EmailSubscriptionRow.id)
+            .where(
+                EmailSubscriptionRow.game_id == GameRow.id,
+                EmailSubscriptionRow.status == "confirmed",
+            )
+            .exists(),
+        ),
     )
     .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
     .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
@@ -158,7 +167,8 @@ class GameRepository:
         self, game_id: str, token_hash: str, *, lock: bool = False
     ) -> tuple[GameRow, str, TokenMatch, bool] | None:
         """:meth:`get` and, in the same query, who holds ``token_hash`` at the game and
-        whether the game has any webhook (a write with none skips the outbox query).
+        whether the game has any webhook or confirmed email subscription (a write with
+        neither skips the outbox queries).
 
         Seat and live spectator tokens are found by index on their hash
         (``ix_seats_game_id_token_hash``, ``ix_access_tokens_token_hash``), read afresh on

@@ -188,6 +188,7 @@ def _issue(
     if revoke_minted:
         revoked = repo.revoke_tokens_of(game_id, seat, datetime.now(UTC))
         removed = repo.delete_webhooks_of(game_id, seat)
+        repo.delete_email_subscriptions_of(game_id, seat)  # a leaked token's addresses too
     repo.access_changed(game_id)
     uow.commit()
     return IssuedSeatToken(

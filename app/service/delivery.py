@@ -1,4 +1,7 @@
-"""The webhook delivery worker: sends the outbox (``webhook_deliveries``) after commit.
+"""The delivery worker: sends the outbox (``webhook_deliveries``) after commit -- webhooks,
+and emails (channels ``email``, ``email_confirm``, ``email_invite``: :mod:`app.service.mailer`
+makes each attempt; claims, leases, retries, back-off and the attempts log are this module's,
+the same for every channel).
 
 One :class:`DeliveryWorker` thread per server process. It wakes when this process commits an
 event (an after-commit callback), when an attempt ends, and otherwise every ``poll`` seconds
@@ -40,7 +43,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -52,7 +55,7 @@ from app.config import Settings
 from app.db import notify as db_notify
 from app.db.access import access
 from app.db.uow import AbstractUnitOfWork
-from app.service import receivers
+from app.service import mailer, receivers
 from app.service.notify import with_links
 
 log = logging.getLogger("referee.webhooks")
@@ -88,6 +91,7 @@ class WorkerConfig:
     concurrency: int = 8
     allow_private: bool = False
     public_url: str | None = None
+    mail: mailer.MailConfig = field(default_factory=mailer.MailConfig)
 
 
 def worker_config(settings: Settings) -> WorkerConfig:
@@ -101,6 +105,7 @@ def worker_config(settings: Settings) -> WorkerConfig:
         concurrency=settings.webhook_concurrency,
         allow_private=settings.webhook_allow_private_addresses,
         public_url=settings.public_url,
+        mail=mailer.mail_config(settings),
     )
 
 
@@ -307,24 +312,35 @@ class DeliveryWorker:
     def attempt(self, pool: httpcore.ConnectionPool, delivery_id: str) -> None:
         """One attempt at a claimed delivery, recorded. Whatever goes wrong stays with this
         delivery: it is logged and recorded as a failed attempt (retried per the policy)."""
+        final: str | None = None
         try:
             uow = self.uow_factory()
             with uow.begin():
-                found = access(uow).delivery_with_hook(delivery_id)
+                found = access(uow).delivery_target(delivery_id)
                 if found is None:
-                    return  # the webhook was deleted meanwhile
-                delivery, hook = found
-                url, secret = hook.url, hook.secret
-                payload = with_links(dict(delivery.payload), self.config.public_url)
-                hook_id, kind = hook.id, delivery.notification
-            status, error = self._post(pool, url, secret, hook_id, delivery_id, kind, payload)
+                    return  # the webhook or subscription was deleted meanwhile
+                delivery, hook, _ = found
+                channel = delivery.channel
+                if channel == "webhook" and hook is None:
+                    return  # its webhook is gone (its rows go with it)
+                if hook is not None:
+                    url, secret = hook.url, hook.secret
+                    payload = with_links(dict(delivery.payload), self.config.public_url)
+                    hook_id, kind = hook.id, delivery.notification
+            if channel == "webhook":
+                status, error = self._post(pool, url, secret, hook_id, delivery_id, kind, payload)
+            else:
+                outcome = mailer.attempt(self.uow_factory, self.config.mail, delivery_id)
+                if outcome.final == "gone":
+                    return
+                status, error, final = outcome.status, outcome.error, outcome.final
         except Exception as exc:
-            log.exception("webhook delivery %s failed unexpectedly", delivery_id)
+            log.exception("delivery %s failed unexpectedly", delivery_id)
             status, error = None, _error(exc)
         try:
-            self._record(delivery_id, status, error)
+            self._record(delivery_id, status, error, final)
         except Exception:  # its lease runs out and it is tried again
-            log.exception("recording the attempt at webhook delivery %s failed", delivery_id)
+            log.exception("recording the attempt at delivery %s failed", delivery_id)
 
     def _post(
         self,
@@ -382,21 +398,27 @@ class DeliveryWorker:
             return status, None
         return status, f"HTTP {status}"
 
-    def _record(self, delivery_id: str, status: int | None, error: str | None) -> None:
+    def _record(
+        self, delivery_id: str, status: int | None, error: str | None, final: str | None = None
+    ) -> None:
+        """Record an attempt: ``delivered`` on success, else retried after the back-off or
+        ``failed`` after the last try; ``final`` (``skipped``, ``cancelled``) ends it unsent.
+        An invitation's seat token is erased from the outbox once its delivery has ended."""
         now = self._now()
         uow = self.uow_factory()
         with uow.begin(write=True):
-            found = access(uow).delivery_with_hook(delivery_id)
-            if found is None:
+            row = access(uow).delivery(delivery_id)
+            if row is None:
                 return
-            row = found[0]
             row.attempts += 1
             row.attempts_log = [
                 *row.attempts_log,
                 {"attempt": row.attempts, "at": now.isoformat(), "status": status, "error": error},
             ]
             row.locked_until = None
-            if error is None:
+            if final is not None:
+                row.status = final
+            elif error is None:
                 row.status = "delivered"
                 row.delivered_at = now
             elif row.attempts >= self.config.max_attempts:
@@ -404,4 +426,6 @@ class DeliveryWorker:
             else:
                 delay = min(self.config.backoff * 2 ** (row.attempts - 1), self.config.backoff_max)
                 row.next_attempt_at = now + timedelta(seconds=delay)
+            if row.status != "pending" and row.channel == "email_invite":
+                row.payload = {**row.payload, "token": None}
             uow.commit()

@@ -198,3 +198,9 @@ class OutOfSequence(Conflict):
     """The seat may not act in the current phase; ``citations`` names the sequence rule."""
 
     code = "phase.not_your_turn"
+
+
+class TooMany(ServiceError):
+    """Over a cap (429; ``retry_after`` seconds in the problem and in ``Retry-After``)."""
+
+    code = "rate_limited"

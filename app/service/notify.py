@@ -1,8 +1,10 @@
-"""Notifications to per-seat webhooks, written to an outbox in the writing transaction.
+"""Notifications to per-seat webhooks and email addresses, written to an outbox in the
+writing transaction.
 
 :func:`enqueue` is called for every appended event (``pipeline.append_event``), inside the write
 transaction: if any webhook is registered for the game, it works out which notifications
-the event causes and stages one ``webhook_deliveries`` row per (webhook, notification). The
+the event causes and stages one ``webhook_deliveries`` row per (webhook, notification) --
+and per (confirmed email subscription, notification): channel ``email``. The
 rows commit or roll back with the event, so a notification is never sent for a write that
 did not happen, and never lost for one that did (they survive a restart). The delivery worker
 (:mod:`app.service.delivery`) sends them after the commit.
@@ -45,6 +47,11 @@ SEALED_REVEALED = "sealed_revealed"
 GAME_FINISHED = "game_finished"
 RULESET_UPGRADED = "ruleset_upgraded"
 NOTIFICATIONS = (YOUR_TURN, SEALED_REVEALED, GAME_FINISHED, RULESET_UPGRADED)
+SEALED_DECISION = "sealed_decision"
+EMAIL_EVENTS = (YOUR_TURN, SEALED_DECISION, SEALED_REVEALED, GAME_FINISHED)
+"""The notifications a person may choose by email: a sealed decision that opens for the seat
+is ``sealed_decision`` ("you were asked to decide", naming the decisions) rather than
+``your_turn``."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +66,8 @@ class Change:
     was_active: bool
     active: bool
     webhooks: bool | None = None
-    """False when the game is known to have no webhook (read with its row): nothing to do."""
+    """False when the game is known to have no webhook and no confirmed email subscription
+    (read with its row): nothing to do."""
 
 
 def with_links(payload: dict[str, Any], public_url: str | None) -> dict[str, Any]:
@@ -98,6 +106,61 @@ def notifications(change: Change) -> dict[str, set[str]]:
     return {seat: kinds for seat, kinds in out.items() if kinds}
 
 
+def opened_decisions(change: Change) -> dict[str, list[str]]:
+    """Seat -> the sealed decisions the event opened for it (sorted ids). Pure."""
+    if not change.active:
+        return {}
+    ruleset, board = change.ruleset, change.board
+    before = set(ruleset.sealed_decisions(board, change.before)) if change.was_active else set()
+    out: dict[str, list[str]] = {}
+    for decision in ruleset.sealed_decisions(board, change.after).values():
+        if decision.id not in before:
+            for seat in decision.sides:
+                out.setdefault(seat, []).append(decision.id)
+    return {seat: sorted(ids) for seat, ids in out.items()}
+
+
+def email_notifications(change: Change, due: dict[str, set[str]]) -> dict[str, dict[str, Any]]:
+    """Seat -> the email notifications an event causes, each with what its payload adds
+    (``sealed_decision``: the decisions). Pure."""
+    opened = opened_decisions(change)
+    out: dict[str, dict[str, Any]] = {}
+    for seat, kinds in due.items():
+        chosen: dict[str, Any] = {}
+        if seat in opened:
+            chosen[SEALED_DECISION] = {"decisions": opened[seat]}
+        elif YOUR_TURN in kinds:
+            chosen[YOUR_TURN] = {}
+        for kind in (SEALED_REVEALED, GAME_FINISHED):
+            if kind in kinds:
+                chosen[kind] = {}
+        if chosen:
+            out[seat] = chosen
+    return out
+
+
+def _payload(
+    change: Change, kind: str, seat: str, delivery_id: str, turn: Any, now: datetime
+) -> dict[str, Any]:
+    event = change.event
+    payload: dict[str, Any] = {
+        "id": delivery_id,
+        "type": kind,
+        "game": event.game_id,
+        "seat": seat,
+        "event": event.seq,
+        "version": event.version,
+        "position": mt.position_json(turn),
+        "created_at": now.isoformat(),
+    }
+    if kind == SEALED_REVEALED and event.payload:
+        payload["decision"] = event.payload.get("decision")
+    if kind == RULESET_UPGRADED and event.payload:
+        payload["from"] = event.payload.get("from")
+        payload["to"] = event.payload.get("to")
+    return payload
+
+
 def enqueue(uow: AbstractUnitOfWork, change: Change) -> int:
     """Stage the deliveries an appended event causes (in its transaction); how many."""
     if change.webhooks is False:
@@ -105,7 +168,8 @@ def enqueue(uow: AbstractUnitOfWork, change: Change) -> int:
     repo = access(uow)
     event = change.event
     hooks = repo.webhooks(event.game_id)
-    if not hooks:
+    emails = repo.email_subscriptions(event.game_id, status="confirmed")
+    if not hooks and not emails:
         return 0
     due = notifications(change)
     turn = mt.where(change.ruleset, change.board, change.after)
@@ -116,27 +180,40 @@ def enqueue(uow: AbstractUnitOfWork, change: Change) -> int:
             if kind not in hook.events:
                 continue
             delivery_id = str(uuid.uuid4())
-            payload: dict[str, Any] = {
-                "id": delivery_id,
-                "type": kind,
-                "game": event.game_id,
-                "seat": hook.seat,
-                "event": event.seq,
-                "version": event.version,
-                "position": mt.position_json(turn),
-                "created_at": now.isoformat(),
-            }
-            if kind == SEALED_REVEALED and event.payload:
-                payload["decision"] = event.payload.get("decision")
-            if kind == RULESET_UPGRADED and event.payload:
-                payload["from"] = event.payload.get("from")
-                payload["to"] = event.payload.get("to")
             repo.add(
                 WebhookDeliveryRow(
                     id=delivery_id,
                     webhook_id=hook.id,
+                    channel="webhook",
                     notification=kind,
-                    payload=payload,
+                    payload=_payload(change, kind, hook.seat, delivery_id, turn, now),
+                    status="pending",
+                    attempts=0,
+                    next_attempt_at=now,
+                    attempts_log=[],
+                    created_at=now,
+                )
+            )
+            staged += 1
+    by_seat = email_notifications(change, due) if emails else {}
+    for sub in emails:
+        for kind, extra in sorted(by_seat.get(sub.seat, {}).items()):
+            if kind not in sub.events:
+                continue
+            delivery_id = str(uuid.uuid4())
+            repo.add(
+                WebhookDeliveryRow(
+                    id=delivery_id,
+                    webhook_id=None,
+                    channel="email",
+                    subscription_id=sub.id,
+                    game_id=event.game_id,
+                    address=sub.address,
+                    notification=kind,
+                    payload={
+                        **_payload(change, kind, sub.seat, delivery_id, turn, now),
+                        **extra,
+                    },
                     status="pending",
                     attempts=0,
                     next_attempt_at=now,

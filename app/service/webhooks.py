@@ -51,14 +51,20 @@ class WebhookList(BaseModel):
 class Attempt(BaseModel):
     attempt: int
     at: datetime
-    status: int | None = Field(description="The receiver's HTTP status; null if none.")
+    status: int | None = Field(
+        description="The receiver's HTTP status (webhooks) or the SMTP server's reply code "
+        "(emails: 250 accepted); null if none."
+    )
     error: str | None = None
 
 
 class Delivery(BaseModel):
     id: str
     type: str
-    status: str = Field(description="pending, delivered or failed (retries exhausted).")
+    status: str = Field(
+        description="pending, delivered, failed (retries exhausted); for emails also skipped "
+        "(over the per-address cap) or cancelled (unsubscribed or confirmed before it went)."
+    )
     attempts: int
     next_attempt_at: datetime | None
     delivered_at: datetime | None
@@ -185,7 +191,7 @@ def delete_webhook(
         uow.commit()
 
 
-def _delivery(row: WebhookDeliveryRow) -> Delivery:
+def delivery_view(row: WebhookDeliveryRow) -> Delivery:
     return Delivery(
         id=row.id,
         type=row.notification,
@@ -207,5 +213,5 @@ def deliveries(
         gid, seat = writer_seat(uow, game_id, token, "reading a delivery log")
         row = _own(uow, gid, seat, webhook_id)
         return DeliveryLog(
-            items=[_delivery(d) for d in access(uow).deliveries(row.id, limit=limit)]
+            items=[delivery_view(d) for d in access(uow).deliveries(row.id, limit=limit)]
         )

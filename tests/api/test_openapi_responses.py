@@ -21,8 +21,14 @@ TOKENS_AND_WEBHOOKS = {
     ("get", "/games/{game_id}/webhooks"),
     ("delete", "/games/{game_id}/webhooks/{webhook_id}"),
     ("get", "/games/{game_id}/webhooks/{webhook_id}/deliveries"),
+    ("post", "/games/{game_id}/emails"),
+    ("get", "/games/{game_id}/emails"),
+    ("post", "/games/{game_id}/seats/{seat}/invite"),
+    ("delete", "/games/{game_id}/emails/{email_id}"),
+    ("get", "/games/{game_id}/emails/{email_id}/deliveries"),
 }
-"""Token and webhook operations: they check the seat (403) and never load the ruleset."""
+"""Token, webhook and email operations: they check the seat (403) and never load the
+ruleset."""
 
 NO_RULESET_LOAD = {
     ("get", "/games/{game_id}/scenario"),

@@ -23,6 +23,7 @@ TABLES = {
     "access_tokens",
     "webhooks",
     "webhook_deliveries",
+    "email_subscriptions",
     "rate_buckets",
 }
 

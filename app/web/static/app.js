@@ -11,6 +11,7 @@ import { whatIfTools } from "./whatif.js";
 
 import { setupReplay } from "./replay.js";
 import { setupRules } from "./rules.js";
+import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notifications.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -222,7 +223,8 @@ function showCreated(game) {
       h("th", { scope: "row" }, seat),
       h("td", {}, h("code", { class: "token" }, tok)),
       h("td", {}, linkField(h, link, { label: `the ${seat} invitation link`, cls: "invite-url" }),
-        " ", h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Open the invitation link for ${seat}` }, "open")));
+        " ", h("a", { href: link, class: "invite", target: "_blank", rel: "noopener", "aria-label": `Open the invitation link for ${seat}` }, "open"),
+        " ", emailInviteField(h, { gameId: game.id, seat, seatToken: tok, umpireToken: game.seats.umpire })));
   });
   const watch = spectatorLink(game.id);
   box.append(...[
@@ -268,6 +270,7 @@ async function openGame(id, token) {
   S.seat = S.view.seat || null;
   $("whoami").textContent = S.seat ? `Seat: ${S.seat}` : "Spectator (read-only)";
   document.body.dataset.seat = S.seat || "spectator";
+  mountNotifyToggle(h, $("notify"), { api: S.api, gameId: id, seat: S.seat });
   buildBoard();
   setupTools();
   setupActions();
@@ -943,6 +946,7 @@ function onEvent(ev) {
   S.events.set(ev.seq, ev);
   appendLog(ev);
   if (S.replayApi) S.replayApi.onEvent(ev);
+  if (fresh) onGameEvent(ev);
   if (fresh && ev.version && S.view && ev.version > S.view.version) scheduleRefresh();
   if (S.kind === "zones" && ev.kind === "sealed_revealed") scheduleRefresh();
 }
