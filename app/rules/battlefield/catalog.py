@@ -132,6 +132,16 @@ OWN_INTERPRETATIONS: tuple[Interpretation, ...] = (
         sections=("BF.Leave", "OZ.Display", "OZ.Trafficability"),
     ),
     Interpretation(
+        id="bf.counter-charge-contact",
+        question="When is a charge on the table 'at' the attackers of a zone (OZ.Assault.A)?",
+        reading="When its path comes within contact reach of an attacking unit (half the two "
+        "frontages, at least the table's edge tolerance), where that unit stands or anywhere "
+        "along the charge it declared: meeting the attackers' charge is counter-charging it.",
+        alternative="(no option: how a charge meets a unit on the table)",
+        option=None,
+        sections=("OZ.Assault.A", "BF.Charge"),
+    ),
+    Interpretation(
         id="bf.move-advances",
         question="Which orders make a unit stop Holding?",
         reading="Any move or charge makes the unit Advancing until a hold order.",

@@ -14,7 +14,15 @@ from typing import Any
 from shapely.geometry import LineString, Point
 from shapely.ops import substring
 
-from app.rules.battlefield.models import Board, Charge, Hold, Move, MoveOutcome, State
+from app.rules.battlefield.models import (
+    EDGE_TOLERANCE,
+    Board,
+    Charge,
+    Hold,
+    Move,
+    MoveOutcome,
+    State,
+)
 from app.rules.battlefield.models import Point as XY
 from app.rules.battlefield.table import (
     WOODS,
@@ -30,6 +38,7 @@ from app.rules.battlefield.table import (
 )
 from app.rules.dispatch import NoOutcome
 from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.assault import counter_charge_problem
 from app.rules.objective_zones.checks import castings_problem
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
@@ -202,6 +211,47 @@ def _enemy_a_zones_crossed(j: Ctx, unit: tr.Unit, line: LineString) -> list[str]
     return out
 
 
+def _table_line(
+    j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence[XY]
+) -> LineString | Point:
+    """The charge's line on the table: from a zone other than Class A it starts at the
+    border point the path leaves by; otherwise at the unit."""
+    start = unit.at
+    if zunit is not None and zunit.zone is not None and unit.id in off_table(j.board, j.state):
+        start, path = path[0], path[1:]
+    pts = [start, *path]
+    return LineString(pts) if len(pts) > 1 else Point(start)
+
+
+def _counter_charge(j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence[XY]) -> None:
+    """OZ.Assault.A on the table: the defender of a zone may not counter-charge the units
+    assaulting it this turn. A charge is at an attacker when its path comes within contact
+    reach of it, where it stands or along its declared charge (``bf.counter-charge-contact``);
+    who counts as the defender is ``oz.counter-charge-scope``."""
+    zstate = j.state.zones
+    assaults = [a for a in zstate.assaults if a.turn == zstate.turn and a.defender == unit.side]
+    if not assaults:
+        return
+    line = _table_line(j, unit, zunit, path)
+    charges = {c.unit: c for c in j.state.table.charges}
+    for assault in assaults:
+        for tid in assault.units:
+            target = table_unit(j.state, tid)
+            if target is None or target.destroyed:
+                continue
+            declared = charges.get(tid)
+            route = [target.at, *(declared.path if declared is not None else [])]
+            reach = max(EDGE_TOLERANCE, (unit.frontage + target.frontage) / 2)
+            where = LineString(route) if len(route) > 1 else Point(target.at)
+            if line.distance(where) > reach:
+                continue
+            j.rely("bf.counter-charge-contact")
+            zone = zunit.zone if zunit is not None else None
+            p = counter_charge_problem(j, j.options, assault, unit.id, zone, tid)
+            if p is not None:
+                j.reject_problem(p)
+
+
 def _move(j: Ctx, action: Move | Charge) -> str:
     """Judge a move or a charge; return the summary of a legal one."""
     charge = isinstance(action, Charge)
@@ -213,13 +263,16 @@ def _move(j: Ctx, action: Move | Charge) -> str:
             "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
         )
         return ""
+    if charge:  # judged whatever the phase: the ban is the assault rule's, not the sequence's
+        _counter_charge(j, unit, zunit, action.path)
     if not _phase(j, kind, ("charge_declaration",) if charge else ("movement",)):
         return ""
     j.cite("BF.Table")
     path: list[XY] = list(action.path)
     leaving = zunit.zone if zunit is not None else None
+    refused_before = j.refused  # a counter-charge refused above: the leaving is judged too
     if zunit is not None and zunit.zone is not None and not _keeps_post(j, unit, zunit, path):
-        if j.refused:
+        if j.refused and not refused_before:
             return ""
         left = _leave(j, unit, zunit, path, charge)
         if left is None:
