@@ -201,14 +201,17 @@ def _zone_entered(j: Ctx, line: LineString, leaving: str | None) -> tuple[str, f
     return best
 
 
-def _enemy_a_zones_crossed(j: Ctx, unit: tr.Unit, line: LineString) -> list[str]:
-    out = []
+def _a_zones_crossed(j: Ctx, unit: tr.Unit, line: LineString) -> tuple[list[str], list[str]]:
+    """The Class A zones the path runs through: (held by the enemy, not held by the enemy)."""
+    enemy, other = [], []
     for zid, shape in outlines(j.board).items():
         if j.board.zones.zones[zid].zone_class != "A" or not pieces(line, shape):
             continue
         if any(u.side != unit.side for u in garrison(j.state.zones, zid)):
-            out.append(zid)
-    return out
+            enemy.append(zid)
+        else:
+            other.append(zid)
+    return enemy, other
 
 
 def _table_line(
@@ -280,7 +283,10 @@ def _move(j: Ctx, action: Move | Charge) -> str:
         unit, path = left
     line = LineString([unit.at, *path])
     entered = _zone_entered(j, line, leaving)
-    for zid in _enemy_a_zones_crossed(j, unit, line):
+    enemy_a, passable_a = _a_zones_crossed(j, unit, line)
+    if any(zid != leaving and (entered is None or entered[0] != zid) for zid in passable_a):
+        j.cite("BF.Enter")  # friends pass through a Class A zone the enemy does not hold
+    for zid in enemy_a:
         if entered is None or entered[0] != zid:
             j.reject(
                 "bf.enemy_zone_in_path",
@@ -502,8 +508,11 @@ def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
         and j.board.zones.zones[zunit.zone].zone_class != "A"
     )
     j.cite("A.47", "BF.Posture")
-    if zone_cover:
-        j.cite("OZ.Capacity")
+    zone = j.board.zones.zones[zunit.zone] if zunit is not None and zunit.zone else None
+    if zone is not None and zone.zone_class == "A":
+        j.cite("OZ.Class")  # an open objective: no defensive works, no zone cover
+    elif zone is not None:
+        j.cite("OZ.Capacity")  # the garrison is sheltered; In-Transit troops are on the road
     if found["earthworks"]:
         j.cite("A.41")
     j.rely("bf.move-advances")
