@@ -44,7 +44,8 @@ from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
 from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
-from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
+from app.rules.terrain.cover import cover_answer, cover_features
+from app.rules.terrain.geometry import TOLERANCE, pieces
 from app.rules.terrain.ground import PROLONGE_CAP
 from app.rules.terrain.ruleset import TerrainRuleset
 
@@ -471,23 +472,12 @@ def apply_hold(board: Board, state: State, action: Hold, out: NoOutcome) -> Stat
     return state.model_copy(update={"postures": postures}, deep=True)
 
 
-def _rating(feature: tr.Feature) -> str | None:
-    """``protective`` (A.47: buildings, hasty works, walls, sunken roads, cover), ``earthworks``
-    (prepared works, fort wall sections: A.41, A.36) or None."""
-    if feature.kind in ("building", "protective_cover", "stone_wall"):
-        return "protective"
-    if feature.kind == "road" and feature.sunken:
-        return "protective"
-    if feature.kind == "earthworks":
-        return "earthworks" if feature.works == "prepared" else "protective"
-    if feature.kind == "fort" and feature.partial:
-        return "earthworks"
-    return None
-
-
 def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
-    """The cover a unit has now: protective cover counts in a melee only while the unit is
-    Holding and not engaged (A.47); prepared earthworks do not depend on posture (A.41)."""
+    """The cover a unit has now, as terrain answers it (``app.rules.terrain.cover``: protective
+    cover counts in a melee only while Holding, A.47; prepared earthworks do not depend on
+    posture, A.41), plus the zone's: a garrison of a zone other than Class A is sheltered
+    (OZ.Capacity: In-Transit troops are on the road, void of cover; a Class A zone has no
+    defensive works, OZ.Class); an engaged unit gets no cover in the melee."""
     unit = table_unit(j.state, uid)
     zunit = zone_unit(j.state, uid)
     if unit is None:
@@ -496,11 +486,7 @@ def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
     engaged = bool(zunit and zunit.engaged)
     found: dict[str, list[str]] = {"protective": [], "earthworks": []}
     if uid not in off_table(j.board, j.state):
-        opts = j.options.terrain()
-        for feature in j.board.table.features:
-            rating = _rating(feature)
-            if rating is not None and unit_in(unit, shape_of(feature), opts):
-                found[rating].append(feature.id)
+        found = cover_features(j.board.table, unit, j.options.terrain())
     zone_cover = bool(
         zunit
         and zunit.zone
@@ -513,16 +499,17 @@ def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
         j.cite("OZ.Class")  # an open objective: no defensive works, no zone cover
     elif zone is not None:
         j.cite("OZ.Capacity")  # the garrison is sheltered; In-Transit troops are on the road
-    if found["earthworks"]:
-        j.cite("A.41")
+    answer = cover_answer(
+        j,
+        uid,
+        "engaged" if engaged else posture,
+        found,
+        holding=posture == "holding" and not engaged,
+        extra_cover=zone_cover,
+    )
     j.rely("bf.move-advances")
-    in_cover = bool(found["protective"]) or zone_cover
     return {
-        "unit": uid,
-        "posture": "engaged" if engaged else posture,
-        "features": found["protective"],
-        "earthworks": found["earthworks"],
+        **{k: answer[k] for k in ("unit", "posture", "features", "earthworks")},
         "zone_garrison": zone_cover,
-        "in_cover": in_cover,
-        "cover_in_melee": in_cover and posture == "holding" and not engaged,
+        **{k: answer[k] for k in ("in_cover", "cover_in_melee")},
     }
