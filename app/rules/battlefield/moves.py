@@ -274,9 +274,9 @@ def _move(j: Ctx, action: Move | Charge) -> str:
     j.cite("BF.Table")
     path: list[XY] = list(action.path)
     leaving = zunit.zone if zunit is not None else None
-    refused_before = j.refused  # a counter-charge refused above: the leaving is judged too
+    before = len(j.violations)  # a counter-charge refused above: the leaving is judged too
     if zunit is not None and zunit.zone is not None and not _keeps_post(j, unit, zunit, path):
-        if j.refused and not refused_before:
+        if len(j.violations) > before:
             return ""
         left = _leave(j, unit, zunit, path, charge)
         if left is None:
