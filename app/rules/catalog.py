@@ -22,6 +22,10 @@ class RuleSection(BaseModel):
     title: str
     summary: str
     source: str = ""
+    implements: tuple[str, ...] = ()
+    """For a project section (a rule of this project, not of the source text): the source
+    clauses it implements. Every citation of it is accompanied by theirs
+    (:meth:`app.rules.judgement.Judgement.cite`)."""
 
 
 class Interpretation(BaseModel):
@@ -53,6 +57,10 @@ class Catalog:
             for s in self._sections.values()
         }
         self._keyed = {sid: (citation_key(c), c) for sid, c in self._citations.items()}
+        self.implements: dict[str, tuple[str, ...]] = {
+            s.id: s.implements for s in self._sections.values() if s.implements
+        }
+        """Project section id -> the source clauses it implements (only those that name any)."""
 
     def __iter__(self) -> Iterator[RuleSection]:
         return iter(self._sections.values())
@@ -74,6 +82,16 @@ class Catalog:
     def cite_keyed(self, section_id: str) -> tuple[CiteKey, Citation]:
         """:meth:`cite` with the citation's key (built once, with the citation)."""
         return self._keyed[section_id]
+
+    def with_implemented(self, section_ids: Iterable[str]) -> list[str]:
+        """``section_ids``, each project section followed by the clauses it implements (each
+        id once, in first-named order)."""
+        out: dict[str, None] = {}
+        for sid in section_ids:
+            out[sid] = None
+            for more in self.implements.get(sid, ()):
+                out[more] = None
+        return list(out)
 
     def ids(self) -> list[str]:
         return list(self._sections)

@@ -59,6 +59,11 @@ class Catalogs:
     def __init__(self, *catalogs: Catalog) -> None:
         self.catalogs = catalogs
         self.ruleset = catalogs[0].ruleset
+        self.implements: dict[str, tuple[str, ...]] = {}
+        """Project section -> the source clauses it implements (from the first catalog
+        listing the section, as its citation)."""
+        for catalog in reversed(catalogs):
+            self.implements.update(catalog.implements)
 
     def __contains__(self, section_id: object) -> bool:
         return any(section_id in c for c in self.catalogs)
@@ -163,6 +168,8 @@ class Judgement:
     ) -> None:
         self.source = source
         self._cite_keyed = _keyed(source)
+        self._implements: Mapping[str, tuple[str, ...]] = getattr(source, "implements", None) or {}
+        """A project section's source clauses, cited with it (``RuleSection.implements``)."""
         self.interpretation_by_id: Mapping[str, Interpretation] = (
             interpretations
             if type(interpretations) is dict or isinstance(interpretations, Mapping)
@@ -180,14 +187,22 @@ class Judgement:
     # -- citations and readings -----------------------------------------------------------
 
     def cite(self, *sections: str) -> tuple[Citation, ...]:
-        """Cite sections (in first-cited order); returns their citations."""
+        """Cite sections (in first-cited order); returns their citations. A project section
+        that implements source clauses brings their citations right after its own."""
         keyed = self._cite_keyed
         cited = self._cited
+        implements = self._implements
         out = []
         for s in sections:
             key, c = keyed(s)
             cited.setdefault(key, c)  # one already there keeps its place (and its object)
             out.append(c)
+            if implements and s in implements:
+                for more in implements[s]:
+                    if more not in sections:
+                        key, c = keyed(more)
+                        cited.setdefault(key, c)
+                        out.append(c)
         return tuple(out)
 
     def cite_all(self, citations: Iterable[Citation]) -> None:

@@ -120,7 +120,7 @@ async def test_millers_crossing_from_deployment_to_a_captured_village(
         {"kind": "garrison_fire", "unit": "cs-bty", "origin": [757.6, 480], "target": "us-1"},
     )
     assert [e["kind"] for e in ruling["effects"]] == ["oz.fires_by_section"]
-    assert {"OZ.Basic.E", "BF.Range"} <= sections(ruling)
+    assert {"OZ.Basic.E", "BF.KillZone"} <= sections(ruling)
 
     # turn 2, union: two charges into the village; the first declares the assault
     await g.advance(3)

@@ -99,3 +99,37 @@ async def test_line_of_sight_query(client: httpx.AsyncClient) -> None:
         f"/games/{game['id']}/queries/line-of-sight", params={"from": "nowhere", "to": "350,200"}
     )
     assert r.status_code == 422
+
+
+async def test_cover_query_is_listed_and_answers(client: httpx.AsyncClient) -> None:
+    """A.47 in `terrain` alone (issue 27 item 3): the `cover` query and the `hold` order are in
+    the ruleset's description and work over HTTP."""
+    body = (await client.get("/rulesets/terrain")).json()
+    assert "cover" in {q["name"] for q in body["queries"]}
+    assert "hold" in set(body["schemas"]["actions"])
+    assert "terrain.posture" in {i["id"] for i in body["interpretations"]}
+
+    scenario = json.loads(EXAMPLE.read_text())
+    for unit in scenario["units"]:
+        if unit["id"] == "br-inf":
+            unit["at"] = [1030, 625]  # at the mill (a building: a protective position, A.43)
+    r = await client.post("/games", json={"ruleset": "terrain", "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game = r.json()
+    gid = game["id"]
+    r = await client.get(f"/games/{gid}/queries/cover", params={"unit": "br-inf"})
+    assert r.status_code == 200, r.text
+    result = r.json().get("result", r.json())
+    assert result["features"] == ["mill"] and result["in_cover"] is True
+    assert result["cover_in_melee"] is True and result["citations"] == ["A.47"]
+
+    british = {"Authorization": f"Bearer {game['seats']['british']}"}
+    order = {"kind": "hold", "unit": "br-inf", "posture": "advancing"}
+    r = await client.post(f"/games/{gid}/actions", json=order, headers={**british, "If-Match": "*"})
+    assert r.status_code == 201, r.text
+    r = await client.get(f"/games/{gid}/queries/cover", params={"unit": "br-inf"})
+    result = r.json().get("result", r.json())
+    assert result["posture"] == "advancing" and result["cover_in_melee"] is False
+
+    r = await client.get(f"/games/{gid}/queries/cover", params={"unit": "nobody"})
+    assert r.status_code == 422

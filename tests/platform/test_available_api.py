@@ -138,7 +138,9 @@ def test_terrain_has_no_sequence(http: httpx.Client) -> None:
         False,
         None,
     )
-    assert units(british) == {u: ["move", "charge", "fire"] for u in ("br-inf", "br-cav", "br-lt")}
+    assert units(british) == {
+        u: ["move", "charge", "fire", "hold"] for u in ("br-inf", "br-cav", "br-lt")
+    }
     assert british["citations"] == [] and "no sequence of play" in british["notes"][0]
 
 

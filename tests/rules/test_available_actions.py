@@ -133,7 +133,7 @@ def test_terrain_destroyed_units_act_no_more() -> None:
     lonely = ruleset.available_actions(
         board, state.model_copy(update={"units": alone}), options, "french"
     )
-    assert set(lonely.kinds) == {"move", "charge"}  # nobody left to fire at
+    assert set(lonely.kinds) == {"move", "charge", "hold"}  # nobody left to fire at
 
 
 def test_the_default_hook_lists_every_kind_and_cites_the_sequence() -> None:

@@ -103,6 +103,8 @@ def _cases() -> Iterator[tuple[str, str, Any, Any, Any, dict[str, Any]]]:
         ruleset, board, state, options = _game(table, scenario)
         yield table, "scenario-check", board, state, options, {}
         centres = _centres(scenario)
+        for unit in scenario["units"]:
+            yield table, "cover", board, state, options, {"unit": unit["id"]}
         for i, at in enumerate(centres):
             yield table, "terrain-at", board, state, options, {"at": at}
             yield (

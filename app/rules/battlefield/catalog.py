@@ -5,6 +5,8 @@ The ruleset composes ``terrain`` (Terrain Definitions A.1-A.47) and ``objective-
 naming the ruleset whose catalog defines it. This catalog adds the one clause of the seed that
 only means something on a table (the zone's size on the board, ``OZ.Display.B``) and the
 project's composition rules (``BF.*``, not in the source text: where the two parts meet).
+Each ``BF.*`` section names the seed clauses it implements (``RuleSection.implements``); every
+citation of it brings theirs.
 :data:`CATALOG` lists all three sets, so ``GET /rulesets/battlefield`` documents every section
 a ruling of this ruleset may cite. Summaries are our own words.
 """
@@ -37,6 +39,7 @@ OWN_SECTIONS: tuple[RuleSection, ...] = (
         "yards; units stand at points; a unit inside a zone other than Class A is on the "
         "zone's display, not on the table.",
         source=PROJECT,
+        implements=("OZ.Display", "OZ.Display.B"),
     ),
     RuleSection(
         id="BF.Enter",
@@ -45,6 +48,7 @@ OWN_SECTIONS: tuple[RuleSection, ...] = (
         "it up to the border, then the unit enters the zone (garrison or In-Transit). Friendly "
         "troops may pass through a Class A zone their side holds or nobody holds.",
         source=PROJECT,
+        implements=("OZ.Display", "OZ.Capacity", "OZ.Trafficability", "OZ.Class"),
     ),
     RuleSection(
         id="BF.Leave",
@@ -53,6 +57,7 @@ OWN_SECTIONS: tuple[RuleSection, ...] = (
         "cavalry and artillery start it where a road crosses the border when the zone has a "
         "road exit; the terrain rules judge the rest of the path.",
         source=PROJECT,
+        implements=("OZ.Trafficability",),
     ),
     RuleSection(
         id="BF.Charge",
@@ -60,14 +65,24 @@ OWN_SECTIONS: tuple[RuleSection, ...] = (
         summary="A charge whose path ends in a zone held by the enemy is the declaration of an "
         "assault on that zone; further charges of the same side into it join that assault.",
         source=PROJECT,
+        implements=("OZ.Assault.A", "OZ.Basic.B"),
     ),
     RuleSection(
         id="BF.Range",
         title="Artillery ranges and kill zones on the table",
-        summary="Gun ranges and kill-zone widths are scenario data. Fire at a zone is measured "
-        "to the nearest point of its border; a garrison battery's kill zone starts at a point "
-        "of the zone's border; woods on the line stop it.",
+        summary="Gun ranges and kill-zone widths are scenario data. Artillery firing at a zone "
+        "from outside it (a bombardment, or a battery supporting an assault on it) is measured "
+        "to the nearest point of its border; woods on the line stop its kill zone.",
         source=PROJECT,
+        implements=("OZ.Basic.G",),
+    ),
+    RuleSection(
+        id="BF.KillZone",
+        title="A garrison battery's kill zone on the table",
+        summary="A garrison battery's kill zone starts at a point of its zone's border, reaches "
+        "as far as the scenario's gun range and is stopped by woods on its line.",
+        source=PROJECT,
+        implements=("OZ.Basic.E",),
     ),
     RuleSection(
         id="BF.Posture",
@@ -76,6 +91,7 @@ OWN_SECTIONS: tuple[RuleSection, ...] = (
         "move or charge makes a unit Advancing, a hold order makes it Holding, a melee result "
         "makes it Engaged.",
         source=PROJECT,
+        implements=("A.47",),
     ),
 )
 
@@ -130,6 +146,16 @@ OWN_INTERPRETATIONS: tuple[Interpretation, ...] = (
         "in the outline without garrisoning it.",
         option="class_a_move_within",
         sections=("BF.Leave", "OZ.Display", "OZ.Trafficability"),
+    ),
+    Interpretation(
+        id="bf.counter-charge-contact",
+        question="When is a charge on the table 'at' the attackers of a zone (OZ.Assault.A)?",
+        reading="When its path comes within contact reach of an attacking unit (half the two "
+        "frontages, at least the table's edge tolerance), where that unit stands or anywhere "
+        "along the charge it declared: meeting the attackers' charge is counter-charging it.",
+        alternative="(no option: how a charge meets a unit on the table)",
+        option=None,
+        sections=("OZ.Assault.A", "BF.Charge"),
     ),
     Interpretation(
         id="bf.move-advances",

@@ -1,6 +1,6 @@
 """Fire on the table that meets zones: musketry (line of sight, the zone ban), artillery at a
 zone measured to its border, and a garrison battery's kill zone from the zone's border
-(BF.Range; OZ.Basic.A, OZ.Basic.E, OZ.Basic.G; A.44, A.45)."""
+(BF.Range, BF.KillZone; OZ.Basic.A, OZ.Basic.E, OZ.Basic.G; A.44, A.45)."""
 
 from __future__ import annotations
 
@@ -55,17 +55,22 @@ def _fire(j: Ctx, action: Fire) -> str:
 
 
 def _kill_zone(
-    j: Ctx, unit: str, origin: tuple[float, float], target: tuple[float, float]
+    j: Ctx,
+    unit: str,
+    origin: tuple[float, float],
+    target: tuple[float, float],
+    section: str = "BF.Range",
 ) -> LineString:
-    """Range and woods along the centre line of a kill zone (BF.Range, A.44, A.45)."""
+    """Range and woods along the centre line of a kill zone: fire at a zone from outside
+    (BF.Range) or a garrison battery's (BF.KillZone); woods A.44, A.45."""
     line = LineString([origin, target])
-    j.cite("BF.Range")
+    j.cite(section)
     if line.length > j.board.artillery_range + 1e-6:
         j.reject(
             "bf.out_of_range",
             f"{unit} reaches {j.board.artillery_range:g} yards; the "
             f"target is {line.length:.0f} away",
-            ["BF.Range"],
+            [section],
             unit=unit,
             details={"yards": round(line.length, 2), "range": j.board.artillery_range},
         )
@@ -73,7 +78,7 @@ def _kill_zone(
         j.reject(
             "bf.kill_zone_blocked",
             f"{fid} stops {unit}'s kill zone",
-            [clause, "BF.Range"],
+            [clause, section],
             unit=unit,
             details={"feature": fid},
         )
@@ -120,7 +125,7 @@ def _garrison_fire(j: Ctx, action: GarrisonFire) -> str:
         j.reject(
             "bf.not_on_border",
             f"a garrison battery's kill zone starts on {zunit.zone}'s border",
-            ["OZ.Basic.E", "BF.Range"],
+            ["OZ.Basic.E", "BF.KillZone"],
             unit=action.unit,
         )
         return ""
@@ -130,7 +135,7 @@ def _garrison_fire(j: Ctx, action: GarrisonFire) -> str:
             "bf.no_target", f"{action.target} is not on the table", ["BF.Table"], unit=action.target
         )
         return ""
-    line = _kill_zone(j, action.unit, action.origin, target.at)
+    line = _kill_zone(j, action.unit, action.origin, target.at, "BF.KillZone")
     if j.refused:
         return ""
     exits = road_exit(j.board.table.features, shape)

@@ -17,7 +17,7 @@ from app.rules.objective_zones import models as oz
 from app.rules.terrain import models as tr
 
 Point = tuple[float, float]
-Posture = Literal["holding", "advancing"]
+Posture = tr.Posture
 UnitType = Literal["infantry", "cavalry", "artillery", "wagon", "limber"]
 
 DEFAULT_ARTILLERY_RANGE = 1000.0
@@ -39,9 +39,14 @@ class Options(tr.Options, oz.Options):
 
     road_exit_kill_zone: Literal["advisory", "required"] = "advisory"
     class_a_move_within: Literal["stays", "leaves"] = "stays"
+    move_advances: Literal[True] = True
+    """Always: a move or charge makes a battlefield unit Advancing (bf.move-advances), so
+    terrain's ``terrain.posture`` option has one value here."""
 
     def terrain(self) -> tr.Options:
-        return tr.Options.model_validate(self.model_dump(include=set(tr.Options.model_fields)))
+        """The terrain part's options; its posture is the battlefield's to keep."""
+        fields = set(tr.Options.model_fields) - {"move_advances"}
+        return tr.Options.model_validate(self.model_dump(include=fields))
 
     def zones(self) -> oz.Options:
         return oz.Options.model_validate(self.model_dump(include=set(oz.Options.model_fields)))
@@ -161,12 +166,8 @@ class Charge(_Model):
     path: list[Point] = Field(min_length=1, max_length=100)
 
 
-class Hold(_Model):
-    """Order a unit to Holding or Advancing (BF.Posture, A.47)."""
-
-    kind: Literal["hold"] = "hold"
-    unit: str
-    posture: Posture = "holding"
+Hold = tr.Hold
+"""Order a unit to Holding or Advancing (BF.Posture, A.47): terrain's own order."""
 
 
 class Fire(_Model):
@@ -255,8 +256,7 @@ class BombardOutcome(Outcome):
     zones: oz.BombardOutcome = Field(default_factory=oz.BombardOutcome)
 
 
-class UnitParams(_Model):
-    unit: str
+UnitParams = tr.UnitParams
 
 
 # -- the sealed order -------------------------------------------------------------------------

@@ -14,7 +14,15 @@ from typing import Any
 from shapely.geometry import LineString, Point
 from shapely.ops import substring
 
-from app.rules.battlefield.models import Board, Charge, Hold, Move, MoveOutcome, State
+from app.rules.battlefield.models import (
+    EDGE_TOLERANCE,
+    Board,
+    Charge,
+    Hold,
+    Move,
+    MoveOutcome,
+    State,
+)
 from app.rules.battlefield.models import Point as XY
 from app.rules.battlefield.table import (
     WOODS,
@@ -30,12 +38,14 @@ from app.rules.battlefield.table import (
 )
 from app.rules.dispatch import NoOutcome
 from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.assault import counter_charge_problem
 from app.rules.objective_zones.checks import castings_problem
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
 from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
-from app.rules.terrain.geometry import TOLERANCE, pieces, shape_of, unit_in
+from app.rules.terrain.cover import cover_answer, cover_features
+from app.rules.terrain.geometry import TOLERANCE, pieces
 from app.rules.terrain.ground import PROLONGE_CAP
 from app.rules.terrain.ruleset import TerrainRuleset
 
@@ -192,14 +202,58 @@ def _zone_entered(j: Ctx, line: LineString, leaving: str | None) -> tuple[str, f
     return best
 
 
-def _enemy_a_zones_crossed(j: Ctx, unit: tr.Unit, line: LineString) -> list[str]:
-    out = []
+def _a_zones_crossed(j: Ctx, unit: tr.Unit, line: LineString) -> tuple[list[str], list[str]]:
+    """The Class A zones the path runs through: (held by the enemy, not held by the enemy)."""
+    enemy, other = [], []
     for zid, shape in outlines(j.board).items():
         if j.board.zones.zones[zid].zone_class != "A" or not pieces(line, shape):
             continue
         if any(u.side != unit.side for u in garrison(j.state.zones, zid)):
-            out.append(zid)
-    return out
+            enemy.append(zid)
+        else:
+            other.append(zid)
+    return enemy, other
+
+
+def _table_line(
+    j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence[XY]
+) -> LineString | Point:
+    """The charge's line on the table: from a zone other than Class A it starts at the
+    border point the path leaves by; otherwise at the unit."""
+    start = unit.at
+    if zunit is not None and zunit.zone is not None and unit.id in off_table(j.board, j.state):
+        start, path = path[0], path[1:]
+    pts = [start, *path]
+    return LineString(pts) if len(pts) > 1 else Point(start)
+
+
+def _counter_charge(j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence[XY]) -> None:
+    """OZ.Assault.A on the table: the defender of a zone may not counter-charge the units
+    assaulting it this turn. A charge is at an attacker when its path comes within contact
+    reach of it, where it stands or along its declared charge (``bf.counter-charge-contact``);
+    who counts as the defender is ``oz.counter-charge-scope``."""
+    zstate = j.state.zones
+    assaults = [a for a in zstate.assaults if a.turn == zstate.turn and a.defender == unit.side]
+    if not assaults:
+        return
+    line = _table_line(j, unit, zunit, path)
+    charges = {c.unit: c for c in j.state.table.charges}
+    for assault in assaults:
+        for tid in assault.units:
+            target = table_unit(j.state, tid)
+            if target is None or target.destroyed:
+                continue
+            declared = charges.get(tid)
+            route = [target.at, *(declared.path if declared is not None else [])]
+            reach = max(EDGE_TOLERANCE, (unit.frontage + target.frontage) / 2)
+            where = LineString(route) if len(route) > 1 else Point(target.at)
+            if line.distance(where) > reach:
+                continue
+            j.rely("bf.counter-charge-contact")
+            zone = zunit.zone if zunit is not None else None
+            p = counter_charge_problem(j, j.options, assault, unit.id, zone, tid)
+            if p is not None:
+                j.reject_problem(p)
 
 
 def _move(j: Ctx, action: Move | Charge) -> str:
@@ -213,13 +267,16 @@ def _move(j: Ctx, action: Move | Charge) -> str:
             "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
         )
         return ""
+    if charge:  # judged whatever the phase: the ban is the assault rule's, not the sequence's
+        _counter_charge(j, unit, zunit, action.path)
     if not _phase(j, kind, ("charge_declaration",) if charge else ("movement",)):
         return ""
     j.cite("BF.Table")
     path: list[XY] = list(action.path)
     leaving = zunit.zone if zunit is not None else None
+    before = len(j.violations)  # a counter-charge refused above: the leaving is judged too
     if zunit is not None and zunit.zone is not None and not _keeps_post(j, unit, zunit, path):
-        if j.refused:
+        if len(j.violations) > before:
             return ""
         left = _leave(j, unit, zunit, path, charge)
         if left is None:
@@ -227,7 +284,10 @@ def _move(j: Ctx, action: Move | Charge) -> str:
         unit, path = left
     line = LineString([unit.at, *path])
     entered = _zone_entered(j, line, leaving)
-    for zid in _enemy_a_zones_crossed(j, unit, line):
+    enemy_a, passable_a = _a_zones_crossed(j, unit, line)
+    if any(zid != leaving and (entered is None or entered[0] != zid) for zid in passable_a):
+        j.cite("BF.Enter")  # friends pass through a Class A zone the enemy does not hold
+    for zid in enemy_a:
         if entered is None or entered[0] != zid:
             j.reject(
                 "bf.enemy_zone_in_path",
@@ -412,23 +472,12 @@ def apply_hold(board: Board, state: State, action: Hold, out: NoOutcome) -> Stat
     return state.model_copy(update={"postures": postures}, deep=True)
 
 
-def _rating(feature: tr.Feature) -> str | None:
-    """``protective`` (A.47: buildings, hasty works, walls, sunken roads, cover), ``earthworks``
-    (prepared works, fort wall sections: A.41, A.36) or None."""
-    if feature.kind in ("building", "protective_cover", "stone_wall"):
-        return "protective"
-    if feature.kind == "road" and feature.sunken:
-        return "protective"
-    if feature.kind == "earthworks":
-        return "earthworks" if feature.works == "prepared" else "protective"
-    if feature.kind == "fort" and feature.partial:
-        return "earthworks"
-    return None
-
-
 def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
-    """The cover a unit has now: protective cover counts in a melee only while the unit is
-    Holding and not engaged (A.47); prepared earthworks do not depend on posture (A.41)."""
+    """The cover a unit has now, as terrain answers it (``app.rules.terrain.cover``: protective
+    cover counts in a melee only while Holding, A.47; prepared earthworks do not depend on
+    posture, A.41), plus the zone's: a garrison of a zone other than Class A is sheltered
+    (OZ.Capacity: In-Transit troops are on the road, void of cover; a Class A zone has no
+    defensive works, OZ.Class); an engaged unit gets no cover in the melee."""
     unit = table_unit(j.state, uid)
     zunit = zone_unit(j.state, uid)
     if unit is None:
@@ -437,11 +486,7 @@ def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
     engaged = bool(zunit and zunit.engaged)
     found: dict[str, list[str]] = {"protective": [], "earthworks": []}
     if uid not in off_table(j.board, j.state):
-        opts = j.options.terrain()
-        for feature in j.board.table.features:
-            rating = _rating(feature)
-            if rating is not None and unit_in(unit, shape_of(feature), opts):
-                found[rating].append(feature.id)
+        found = cover_features(j.board.table, unit, j.options.terrain())
     zone_cover = bool(
         zunit
         and zunit.zone
@@ -449,18 +494,22 @@ def cover_of(j: Ctx, uid: str) -> dict[str, Any]:
         and j.board.zones.zones[zunit.zone].zone_class != "A"
     )
     j.cite("A.47", "BF.Posture")
-    if zone_cover:
-        j.cite("OZ.Capacity")
-    if found["earthworks"]:
-        j.cite("A.41")
+    zone = j.board.zones.zones[zunit.zone] if zunit is not None and zunit.zone else None
+    if zone is not None and zone.zone_class == "A":
+        j.cite("OZ.Class")  # an open objective: no defensive works, no zone cover
+    elif zone is not None:
+        j.cite("OZ.Capacity")  # the garrison is sheltered; In-Transit troops are on the road
+    answer = cover_answer(
+        j,
+        uid,
+        "engaged" if engaged else posture,
+        found,
+        holding=posture == "holding" and not engaged,
+        extra_cover=zone_cover,
+    )
     j.rely("bf.move-advances")
-    in_cover = bool(found["protective"]) or zone_cover
     return {
-        "unit": uid,
-        "posture": "engaged" if engaged else posture,
-        "features": found["protective"],
-        "earthworks": found["earthworks"],
+        **{k: answer[k] for k in ("unit", "posture", "features", "earthworks")},
         "zone_garrison": zone_cover,
-        "in_cover": in_cover,
-        "cover_in_melee": in_cover and posture == "holding" and not engaged,
+        **{k: answer[k] for k in ("in_cover", "cover_in_melee")},
     }

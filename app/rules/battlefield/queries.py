@@ -12,6 +12,7 @@ from shapely.geometry import Polygon
 
 from app.rules.base import InvalidQuery
 from app.rules.battlefield import results
+from app.rules.battlefield.catalog import OWN
 from app.rules.battlefield.models import Board, UnitParams
 from app.rules.battlefield.moves import TERRAIN, ZONES, cover_of
 from app.rules.battlefield.table import Ctx, outline, road_exit, table_view
@@ -84,7 +85,7 @@ def run_zone(ctx: Ctx, p: oz.ZoneParams) -> dict[str, Any]:
         if exits is None
         else [round(exits.centroid.x, 2), round(exits.centroid.y, 2)],
     )
-    out["citations"] = [*out["citations"], "OZ.Display.B", "BF.Table"]
+    out["citations"] = OWN.with_implemented([*out["citations"], "OZ.Display.B", "BF.Table"])
     return out
 
 

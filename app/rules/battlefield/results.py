@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from app.rules.base import QueryResultModel as R
 from app.rules.objective_zones.results import AllocationOptions, ZoneDisplay
+from app.rules.terrain.results import Cover as TerrainCover
 from app.rules.terrain.results import Finding, LineOfSight, TerrainAt
 from app.rules.terrain.results import ScenarioCheck as TerrainScenarioCheck
 
@@ -33,18 +33,10 @@ class ScenarioCheck(TerrainScenarioCheck):
     interpretations: list[str]
 
 
-class Cover(R):
-    """`cover`: the cover a unit has now (A.47)."""
+class Cover(TerrainCover):
+    """`cover`: the cover a unit has now (A.47), a zone garrison's too."""
 
-    unit: str
-    posture: str
-    features: list[str]
-    earthworks: list[str]
     zone_garrison: bool
-    in_cover: bool
-    cover_in_melee: bool
-    citations: list[str]
-    interpretations: list[str]
 
 
 __all__ = [

@@ -7,15 +7,12 @@ from pydantic import ValidationError
 from shapely.geometry import Point, Polygon
 
 from app.rules.base import InvalidScenario
-from app.rules.battlefield.catalog import OWN
 from app.rules.battlefield.models import EDGE_TOLERANCE, Board, Options, Scenario, State
-from app.rules.battlefield.table import road_exit
-from app.rules.judgement import Catalogs, Judgement
+from app.rules.battlefield.table import SOURCES, road_exit
+from app.rules.judgement import Judgement
 from app.rules.objective_zones import models as oz
-from app.rules.objective_zones.catalog import CATALOG as OZ_CATALOG
 from app.rules.objective_zones.setup import build as build_zones
 from app.rules.terrain import models as tr
-from app.rules.terrain.catalog import CATALOG as TERRAIN_CATALOG
 from app.rules.terrain.setup import build as build_table
 
 ZONE_TYPES = frozenset({"infantry", "cavalry", "artillery"})
@@ -37,7 +34,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     try:
         return _build(scenario, options)
     except ValidationError as exc:
-        check = Judgement(OWN)
+        check = Judgement(SOURCES)
         for e in exc.errors(include_url=False):
             check.invalid(
                 ["part", exc.title, *e["loc"]],
@@ -49,7 +46,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
 
 
 def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
-    check = Judgement(Catalogs(OWN, OZ_CATALOG, TERRAIN_CATALOG))
+    check = Judgement(SOURCES)
     shapes: dict[str, Polygon] = {}
     for i, z in enumerate(scenario.zones):
         shape = Polygon(z.polygon)

@@ -1,9 +1,11 @@
 """Declaring an assault on an objective zone (OZ.Assault.A, OZ.Assault.B.4-5): who may
-charge, which batteries support it, and the sealed allocation it opens."""
+charge, which batteries support it, and the sealed allocation it opens; and the one thing the
+zone rules say of a charge at a unit: the defender may not counter-charge the attackers."""
 
 from __future__ import annotations
 
-from app.rules.judgement import Problem
+from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Judgement, Problem
 from app.rules.objective_zones.checks import (
     capacity_cites,
     castings_problem,
@@ -15,13 +17,21 @@ from app.rules.objective_zones.combat import decision_id
 from app.rules.objective_zones.models import (
     Assault,
     Board,
+    Charge,
     DeclareAssault,
     DeclareOutcome,
+    Options,
     State,
     Unit,
 )
+from app.rules.objective_zones.movement import exit_problem
 from app.rules.objective_zones.support import support_problems
-from app.rules.objective_zones.zones import Ctx, in_zone, other_side, pending_assault
+from app.rules.objective_zones.zones import (
+    Ctx,
+    in_zone,
+    other_side,
+    pending_assault,
+)
 from app.rules.ruling import Ruling
 
 
@@ -156,3 +166,107 @@ def apply_declare(board: Board, state: State, a: DeclareAssault, out: DeclareOut
     )
     new.assaults = [*new.assaults, assault]
     return new
+
+
+# -- a charge at a unit: the counter-charge ban ----------------------------------------------
+
+
+def attacked_by(state: State, target: str, side: str) -> Assault | None:
+    """The assault of this turn on a zone ``side`` defends that names ``target`` as one of
+    its attackers, or None."""
+    for a in state.assaults:
+        if a.turn == state.turn and a.defender == side and target in a.units:
+            return a
+    return None
+
+
+def counter_charge_problem(
+    j: Judgement,
+    options: Options,
+    assault: Assault,
+    charger: str,
+    charger_zone: str | None,
+    target: str,
+) -> Problem | None:
+    """OZ.Assault.A: the defender of a zone may not counter-charge the units assaulting it; it
+    may move troops into or out of the zone by normal movement instead. Who counts as the
+    defender is interpretation ``oz.counter-charge-scope`` (the whole side, or only the
+    zone's troops). None when the reading lets the charge be (citing the clause that did)."""
+    j.rely("oz.counter-charge-scope")
+    zid = assault.zone
+    if options.counter_charge_ban == "zone_units" and charger_zone != zid:
+        j.cite("OZ.Assault.A")
+        return None
+    return Problem(
+        "oz.counter_charge",
+        f"{target} is assaulting {zid}, which {assault.defender} defends: the defender may not "
+        f"counter-charge the attackers (it may move units into or out of {zid} in normal "
+        "movement)",
+        ["OZ.Assault.A"],
+        unit=charger,
+        details={"zone": zid, "target": target, "instead": ["enter", "exit"]},
+    )
+
+
+def judge_charge(ctx: Ctx, a: Charge) -> Ruling:
+    """A charge by ``a.unit`` at ``a.target`` as the zone rules see it: in the Charge
+    Declaration Phase (OZ.Sequence); never a counter-charge at the attackers of a zone the
+    unit's side defends (OZ.Assault.A); at troops on a zone's display only by declaring an
+    assault on the zone (OZ.Assault.A, OZ.Display); out of a zone only as leaving it allows
+    (OZ.Trafficability). Every problem past the two units is named; the charge itself (contact,
+    melee) is the main rules'."""
+    unit = unit_of(ctx, a.unit)
+    if isinstance(unit, Problem):
+        return ctx.refuse(unit)
+    target = unit_of(ctx, a.target)
+    if isinstance(target, Problem):
+        return ctx.refuse(target)
+    if target.side == unit.side:
+        return ctx.refuse(
+            Problem(
+                "oz.not_enemy",
+                f"{target.id} is on {unit.side}'s own side: a charge is made at the enemy.",
+                ["OZ.Assault.A"],
+                unit=unit.id,
+                details={"target": target.id},
+            )
+        )
+    problems: list[Problem] = []
+    if (p := phase_problem(ctx, a)) is not None:
+        problems.append(p)
+    state, board = ctx.state, ctx.board
+    assault = attacked_by(state, target.id, unit.side)
+    if assault is not None:
+        p = counter_charge_problem(ctx, ctx.options, assault, unit.id, unit.zone, target.id)
+        if p is not None:
+            problems.append(p)
+    tzone = target.zone
+    if tzone is not None and board.zones[tzone].zone_class != "A":
+        problems.append(
+            Problem(
+                "oz.charge_at_zone",
+                f"{target.id} is in {tzone}: troops in a zone are charged by declaring an "
+                f"assault on {tzone}.",
+                ["OZ.Assault.A", "OZ.Display"],
+                unit=unit.id,
+                details={"zone": tzone, "target": target.id},
+            )
+        )
+    if unit.zone is not None:
+        zone = board.zones[unit.zone]
+        if (p := exit_problem(ctx, unit, zone, a.by_road)) is not None:
+            problems.append(p)
+    if problems:
+        return ctx.refuse(*problems)
+    ctx.cite("OZ.Sequence")
+    out = f" out of {unit.zone}" if unit.zone is not None else ""
+    return ctx.finish(
+        f"{unit.id} charges {target.id}{out}: the zone rules do not forbid it (the charge "
+        "itself is the main rules').",
+        {"target": target.id},
+    )
+
+
+def apply_charge(board: Board, state: State, a: Charge, out: NoOutcome) -> State:
+    """A charge at a unit changes nothing the zone rules keep (the main rules resolve it)."""
+    return state

@@ -419,6 +419,18 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         option="withdraw_last_casting",
         sections=("OZ.PostMelee.D.4",),
     ),
+    Interpretation(
+        id="oz.counter-charge-scope",
+        question="Who may not counter-charge the attackers of a zone: every unit of the defending "
+        "side, or only the troops of the zone?",
+        reading="Every unit of the defending side, in the zone or on the table: the text speaks of "
+        "the defender, the side that may move troops into or out of the zone by normal movement.",
+        alternative="Only the zone's own troops (garrison and In-Transit); a unit of that side "
+        "elsewhere may charge the attackers, as the main rules allow (option "
+        "counter_charge_ban=zone_units).",
+        option="counter_charge_ban",
+        sections=("OZ.Assault.A",),
+    ),
 )
 
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from app.rules.judgement import Problem
 from app.rules.objective_zones.models import (
     Bombard,
+    Charge,
     DeclareAssault,
     EnterZone,
     ExitZone,
@@ -28,6 +29,7 @@ PHASE_OF: dict[type, tuple[str, ...]] = {
     GarrisonFire: ("initial_fire", "secondary_fire"),
     Bombard: ("initial_fire", "secondary_fire"),
     DeclareAssault: ("charge_declaration",),
+    Charge: ("charge_declaration",),
 }
 
 
@@ -40,7 +42,8 @@ def phase_problem(
     | Musketry
     | GarrisonFire
     | Bombard
-    | DeclareAssault,
+    | DeclareAssault
+    | Charge,
 ) -> Problem | None:
     phases = PHASE_OF[type(action)]
     if ctx.state.phase in phases:

@@ -50,6 +50,7 @@ class Options(_Strict):
     class_a_skirmish: bool = True
     outside_reinforcements: bool = True
     withdraw_last_casting: Literal["destroyed", "refused"] = "destroyed"
+    counter_charge_ban: Literal["side", "zone_units"] = "side"
 
 
 class SideSpec(_Strict):
@@ -223,6 +224,17 @@ class Musketry(_Strict):
     target: str
 
 
+class Charge(_Strict):
+    """A charge by one unit at an enemy unit, as far as the zone rules judge it: the
+    defender of a zone under assault may not counter-charge its attackers (OZ.Assault.A); a
+    charge out of a zone leaves it (OZ.Trafficability); the charge itself is the main rules'."""
+
+    kind: Literal["charge"] = "charge"
+    unit: str
+    target: str
+    by_road: bool = Field(default=False, description="Out of a zone: leaving by its road.")
+
+
 class GarrisonFire(_Strict):
     """A garrison battery fires out of its zone (OZ.Basic.E)."""
 
@@ -288,6 +300,7 @@ Action = (
     | GarrisonFire
     | Bombard
     | DeclareAssault
+    | Charge
     | Withdraw
     | Unlimber
     | MoraleTest

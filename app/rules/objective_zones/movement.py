@@ -156,6 +156,43 @@ def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
     return ctx.finish(f"{unit.id} enters {zone.id}.", details)
 
 
+def exit_problem(ctx: Ctx, unit: Unit, zone: Zone, by_road: bool) -> Problem | None:
+    """What stops ``unit`` leaving ``zone`` now, by a move or as part of a charge: engaged
+    (OZ.PostMelee.D.4), before its earliest exit (OZ.Trafficability; a fleeing battery
+    excepted, OZ.Basic.F), or mounted troops and guns off the road; None (citing
+    OZ.Trafficability) when it may leave."""
+    if unit.engaged:
+        return Problem(
+            "oz.engaged",
+            f"{unit.id} is engaged: it can only withdraw.",
+            ["OZ.PostMelee.D.4"],
+            unit=unit.id,
+        )
+    earliest = (unit.entered_turn or 0) + zone.trafficability
+    fleeing = must_flee(ctx.state, unit)
+    if fleeing:
+        ctx.rely("oz.flee-trafficability")
+        ctx.cite("OZ.Basic.F")
+    if ctx.state.turn < earliest and not fleeing:
+        return Problem(
+            "oz.trafficability",
+            f"{unit.id} entered {zone.id} on turn "
+            f"{unit.entered_turn}; it may leave from turn {earliest}.",
+            ["OZ.Trafficability"],
+            unit=unit.id,
+            details={"earliest_exit": earliest},
+        )
+    if unit.type in ("cavalry", "artillery") and zone.road and not by_road:
+        return Problem(
+            "oz.must_use_road",
+            f"{unit.id} is {unit.type}: it leaves {zone.id} by its road.",
+            ["OZ.Trafficability"],
+            unit=unit.id,
+        )
+    ctx.cite("OZ.Trafficability")
+    return None
+
+
 def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
@@ -167,41 +204,8 @@ def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
             Problem("oz.not_in_zone", f"{unit.id} is in no zone.", ["OZ.Display"], unit=unit.id)
         )
     zone = ctx.board.zones[unit.zone]
-    if unit.engaged:
-        return ctx.refuse(
-            Problem(
-                "oz.engaged",
-                f"{unit.id} is engaged: it can only withdraw.",
-                ["OZ.PostMelee.D.4"],
-                unit=unit.id,
-            )
-        )
-    earliest = (unit.entered_turn or 0) + zone.trafficability
-    fleeing = must_flee(ctx.state, unit)
-    if fleeing:
-        ctx.rely("oz.flee-trafficability")
-        ctx.cite("OZ.Basic.F")
-    if ctx.state.turn < earliest and not fleeing:
-        return ctx.refuse(
-            Problem(
-                "oz.trafficability",
-                f"{unit.id} entered {zone.id} on turn "
-                f"{unit.entered_turn}; it may leave from turn {earliest}.",
-                ["OZ.Trafficability"],
-                unit=unit.id,
-                details={"earliest_exit": earliest},
-            )
-        )
-    if unit.type in ("cavalry", "artillery") and zone.road and not a.by_road:
-        return ctx.refuse(
-            Problem(
-                "oz.must_use_road",
-                f"{unit.id} is {unit.type}: it leaves {zone.id} by its road.",
-                ["OZ.Trafficability"],
-                unit=unit.id,
-            )
-        )
-    ctx.cite("OZ.Trafficability")
+    if (p := exit_problem(ctx, unit, zone, a.by_road)) is not None:
+        return ctx.refuse(p)
     ctx.effect(
         "oz.exited",
         f"{unit.id} is back on the table",

@@ -42,6 +42,7 @@ from app.rules.objective_zones.models import (
     Board,
     Bombard,
     BombardOutcome,
+    Charge,
     ContinueMelee,
     DeclareAssault,
     DeclareOutcome,
@@ -72,6 +73,7 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "declare_assault": Kind(
         DeclareAssault, assault.judge_declare, assault.apply_declare, DeclareOutcome
     ),
+    "charge": Kind(Charge, assault.judge_charge, assault.apply_charge, NoOutcome),
     "withdraw": Kind(Withdraw, movement.judge_withdraw, movement.apply_withdraw, NoOutcome),
     "unlimber": Kind(Unlimber, support.judge_unlimber, support.apply_unlimber, NoOutcome),
     "morale_test": Kind(MoraleTest, morale.judge_morale_test, morale.apply_morale_test, NoOutcome),
@@ -86,7 +88,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.5.1"
+    version = "1.6.0"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "

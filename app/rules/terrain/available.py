@@ -1,9 +1,10 @@
 """``terrain``: what a seat may do now (``Ruleset.available_actions``).
 
 The terrain definitions give no sequence of play (a project default: every side may act at
-any time). Every unit of the seat's side still on the table may ``move`` and ``charge``, and
-may ``fire`` while an enemy unit remains; a unit whose equipment was destroyed by a broken
-wheel (A.46) acts no more. The umpire sees every side's units.
+any time). Every unit of the seat's side still on the table may ``move``, ``charge`` and be
+ordered to ``hold`` (Holding or Advancing, A.47), and may ``fire`` while an enemy unit
+remains; a unit whose equipment was destroyed by a broken wheel (A.46) acts no more. The
+umpire sees every side's units.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         if unit.side not in sides or unit.destroyed:
             continue
         enemies = any(u.side != unit.side and not u.destroyed for u in state.units)
-        kinds = ("move", "charge", "fire") if enemies else ("move", "charge")
+        kinds = ("move", "charge", "fire", "hold") if enemies else ("move", "charge", "hold")
         units.append(UnitActions(unit=unit.id, kinds=kinds))
     destroyed = [u.id for u in state.units if u.side in sides and u.destroyed]
     notes = [NO_SEQUENCE]

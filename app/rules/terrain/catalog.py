@@ -327,6 +327,18 @@ INTERPRETATIONS = (
         option="roads_must_exit",
         sections=("A.35",),
     ),
+    Interpretation(
+        id="terrain.posture",
+        question="A.47 gives protective cover in a melee only to a Holding defender: what makes "
+        "a unit Holding, on a table with no turns?",
+        reading="The last posture it was given: Holding unless the scenario or a hold order "
+        "makes it Advancing; moving or charging does not change it (the terrain definitions "
+        "have no turns to advance in).",
+        alternative="Any move or charge makes the unit Advancing until a hold order, as "
+        "battlefield rules (bf.move-advances; option move_advances=true).",
+        option="move_advances",
+        sections=("A.47",),
+    ),
 )
 
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}

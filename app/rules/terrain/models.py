@@ -39,6 +39,8 @@ FeatureKind = Literal[
 ]
 UnitType = Literal["infantry", "cavalry", "artillery", "wagon", "limber"]
 Order = Literal["formed", "skirmish", "unformed"]
+Posture = Literal["holding", "advancing"]
+"""A unit's posture (A.47: a defender gets its protective cover in a melee only if Holding)."""
 
 DEFAULT_MOVEMENT: dict[str, float] = {
     "infantry": 120.0,
@@ -144,6 +146,7 @@ class UnitSpec(_Model):
     at: Point
     movement: float | None = Field(default=None, gt=0, le=10_000)
     frontage: float = Field(default=0.0, ge=0, le=1_000, description="Frontage in yards.")
+    posture: Posture = "holding"
 
 
 class Scenario(_Model):
@@ -179,6 +182,7 @@ class Options(_Model):
     los_from_inside: Literal["blocked", "sees_out"] = "blocked"
     roads_must_exit: bool = True
     hills_block_sight: bool = True
+    move_advances: bool = False
 
 
 class Unit(_Model):
@@ -219,6 +223,9 @@ class Charge(_Model):
 class State(_Model):
     units: list[Unit]
     charges: list[Charge] = Field(default_factory=list)
+    postures: dict[str, Posture] = Field(default_factory=dict)
+    """Units not Holding (A.47): a unit not listed is Holding (interpretation
+    ``terrain.posture``)."""
 
 
 class Move(_Model):
@@ -245,13 +252,21 @@ class Fire(_Model):
     target: str
 
 
+class Hold(_Model):
+    """Order a unit to Holding or Advancing (A.47)."""
+
+    kind: Literal["hold"] = "hold"
+    unit: str
+    posture: Posture = "holding"
+
+
 class MoveOutcome(Outcome):
     """Where a move's unit was destroyed by a broken wheel (A.46), if it was."""
 
     destroyed_at: Point | None = None
 
 
-Action = Move | DeclareCharge | Fire
+Action = Move | DeclareCharge | Fire | Hold
 """Every terrain action (discriminated by ``kind``)."""
 
 
@@ -274,6 +289,10 @@ class LosParams(_Model):
     _points = field_validator("from_", "to", mode="before")(
         classmethod(lambda cls, v: parse_point(v))
     )
+
+
+class UnitParams(_Model):
+    unit: str
 
 
 class TerrainAtParams(_Model):

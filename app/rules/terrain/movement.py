@@ -13,6 +13,7 @@ from shapely.geometry import LineString
 
 from app.rules.dispatch import NoOutcome
 from app.rules.ruling import Ruling
+from app.rules.terrain.cover import advanced, advances
 from app.rules.terrain.geometry import (
     BUSHES,
     HEAVY,
@@ -460,6 +461,7 @@ def judge_move(ctx: Ctx, a: Move) -> Ruling:
     if unit is None:
         return ctx.finish("")
     judge_path(ctx, unit, a.path, charge=False, dice=ctx.dice)
+    advances(ctx)
     end = a.path[-1]
     return ctx.finish(
         f"{unit.id} moves {ctx.details.get('path_yards')} yards to ({end[0]:g}, {end[1]:g})"
@@ -471,6 +473,7 @@ def judge_charge(ctx: Ctx, a: DeclareCharge) -> Ruling:
     if unit is None:
         return ctx.finish("")
     judge_path(ctx, unit, a.path, charge=True, dice=())
+    advances(ctx)
     return ctx.finish(f"{unit.id} may charge along the declared path")
 
 
@@ -495,11 +498,11 @@ def apply_move(board: Board, state: State, a: Move, out: MoveOutcome) -> State:
             else:
                 u = u.model_copy(update={"at": tuple(a.path[-1])})
         units.append(u)
-    return state.model_copy(update={"units": units}, deep=True)
+    return advanced(board, state.model_copy(update={"units": units}, deep=True), a.unit)
 
 
 def apply_charge(board: Board, state: State, a: DeclareCharge, out: NoOutcome) -> State:
     """The declared path is kept for the charge (one per unit)."""
     charges = [c for c in state.charges if c.unit != a.unit]
     charges.append(Charge(unit=a.unit, path=list(a.path)))
-    return state.model_copy(update={"charges": charges}, deep=True)
+    return advanced(board, state.model_copy(update={"charges": charges}, deep=True), a.unit)

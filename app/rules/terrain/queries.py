@@ -1,4 +1,5 @@
-"""Read-only queries: ``line-of-sight``, ``terrain-at`` and ``scenario-check`` (guidance)."""
+"""Read-only queries: ``line-of-sight``, ``terrain-at``, ``scenario-check`` (guidance) and
+``cover`` (A.47)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from shapely.ops import unary_union
 from app.rules.base import InvalidQuery
 from app.rules.dispatch import Query
 from app.rules.terrain import results
+from app.rules.terrain.cover import cover
 from app.rules.terrain.geometry import (
     BUSHES,
     HEAVY,
@@ -25,6 +27,7 @@ from app.rules.terrain.models import (
     ScenarioCheckParams,
     TerrainAtParams,
     Unit,
+    UnitParams,
 )
 from app.rules.terrain.setup import road_end_edges, road_problem
 from app.rules.terrain.sight import line_of_sight
@@ -181,6 +184,13 @@ def run_scenario_check(ctx: Ctx, params: ScenarioCheckParams) -> dict[str, Any]:
     return {"layout": layout, "open_share": open_share, "findings": findings, "citations": cited}
 
 
+def run_cover(ctx: Ctx, p: UnitParams) -> dict[str, Any]:
+    try:
+        return cover(ctx, p.unit)
+    except KeyError:
+        raise InvalidQuery(f"no unit {p.unit!r} on the table") from None
+
+
 QUERIES: tuple[Query[Ctx, Any], ...] = (
     Query(
         "line-of-sight",
@@ -203,5 +213,13 @@ QUERIES: tuple[Query[Ctx, Any], ...] = (
         ScenarioCheckParams,
         run_scenario_check,
         results.ScenarioCheck,
+    ),
+    Query(
+        "cover",
+        "Does a unit (`unit`) have protective cover now (A.47), and does it count in a melee "
+        "(only while Holding)? Prepared works (A.41) are listed apart.",
+        UnitParams,
+        run_cover,
+        results.Cover,
     ),
 )

@@ -57,3 +57,16 @@ class ScenarioCheck(R):
     open_share: float
     findings: list[Finding]
     citations: list[str]
+
+
+class Cover(R):
+    """`cover`: the cover a unit has now (A.47; prepared earthworks A.41, fort walls A.36)."""
+
+    unit: str
+    posture: str
+    features: list[str]
+    earthworks: list[str]
+    in_cover: bool
+    cover_in_melee: bool
+    citations: list[str]
+    interpretations: list[str]

@@ -1,7 +1,8 @@
 """The ``terrain`` ruleset (seed 003, Terrain Definitions A.1-A.47) as a plug-in.
 
 Wiring only: the rules live in the package's rule-family modules (``movement`` for moves and
-charges, ``sight`` for line of sight and fire, over ``ground``: who counts as what), the
+charges, ``sight`` for line of sight and fire, ``cover`` for posture and cover (A.47), over
+``ground``: who counts as what), the
 setup in ``setup``, the queries in ``queries``, the shapes in ``geometry``.
 """
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from app.rules.base import AvailableActions, Ruleset
 from app.rules.dispatch import Kind, NoOutcome
-from app.rules.terrain import movement, queries, sight
+from app.rules.terrain import cover, movement, queries, sight
 from app.rules.terrain.available import available_actions
 from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.terrain.ground import Ctx, judging
@@ -21,6 +22,7 @@ from app.rules.terrain.models import (
     Board,
     DeclareCharge,
     Fire,
+    Hold,
     Move,
     MoveOutcome,
     Options,
@@ -33,6 +35,7 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "move": Kind(Move, movement.judge_move, movement.apply_move, MoveOutcome),
     "charge": Kind(DeclareCharge, movement.judge_charge, movement.apply_charge, NoOutcome),
     "fire": Kind(Fire, sight.judge_fire, sight.apply_fire, NoOutcome),
+    "hold": Kind(Hold, cover.judge_hold, cover.apply_hold, NoOutcome),
 }
 """Action kind -> its model, the rule family's judge and apply, and the outcome apply takes."""
 
@@ -41,7 +44,7 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
     """Measured table-top terrain: woods, rough, water, buildings and works, in yards."""
 
     id = RULESET_ID
-    version = "0.6.0"
+    version = "0.7.0"
     title = "Terrain Definitions (measured horse-and-musket rules)"
     description = (
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "

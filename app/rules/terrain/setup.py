@@ -257,4 +257,5 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 )
         units.append(unit)
     check.raise_if_refused("the terrain scenario is inconsistent")
-    return board, State(units=units)
+    postures = {u.id: u.posture for u in scenario.units if u.posture != "holding"}
+    return board, State(units=units, postures=postures)

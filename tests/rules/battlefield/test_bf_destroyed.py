@@ -56,7 +56,7 @@ def test_a_destroyed_gun_may_not_move_again() -> None:
     ruling = RS.adjudicate(board, state, again, OPTIONS)
     assert not ruling.legal
     assert [(v.code, v.unit) for v in ruling.violations] == [("bf.unknown_unit", "us-bty")]
-    assert _sections(ruling) == {"BF.Table"}
+    assert _sections(ruling) == {"BF.Table", "OZ.Display", "OZ.Display.B"}
 
 
 def test_a_destroyed_gun_takes_no_hold_order() -> None:
@@ -65,7 +65,7 @@ def test_a_destroyed_gun_takes_no_hold_order() -> None:
         board, state, RS.parse_action({"kind": "hold", "unit": "us-bty"}), OPTIONS
     )
     assert [(v.code, v.unit) for v in ruling.violations] == [("bf.unknown_unit", "us-bty")]
-    assert _sections(ruling) == {"BF.Table"}
+    assert _sections(ruling) == {"BF.Table", "OZ.Display", "OZ.Display.B"}
 
 
 def test_a_destroyed_gun_is_no_kill_zone_target() -> None:
@@ -77,7 +77,7 @@ def test_a_destroyed_gun_is_no_kill_zone_target() -> None:
     )
     ruling = RS.adjudicate(board, state, fire, OPTIONS)
     assert [(v.code, v.unit) for v in ruling.violations] == [("bf.no_target", "us-bty")]
-    assert _sections(ruling) == {"BF.Table", "OZ.Basic.E"}
+    assert _sections(ruling) == {"BF.Table", "OZ.Display", "OZ.Display.B", "OZ.Basic.E"}
 
 
 def test_a_destroyed_gun_is_offered_nothing() -> None:

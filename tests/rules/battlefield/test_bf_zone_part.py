@@ -90,5 +90,10 @@ def test_a_unit_with_no_castings_joins_no_assault() -> None:
     assert {"OZ.Assault.A", "OZ.Assault.C", "BF.Charge"} <= {c.section for c in ruling.citations}
     # the refusal itself cites the charge rule it stops, not only the zone rules
     [refusal] = ruling.violations
-    assert [c.section for c in refusal.citations] == ["OZ.Assault.A", "BF.Charge", "OZ.Assault.C"]
+    assert [c.section for c in refusal.citations] == [
+        "OZ.Assault.A",
+        "BF.Charge",
+        "OZ.Basic.B",
+        "OZ.Assault.C",
+    ]
     assert not [e for e in ruling.effects if e.kind == "bf.joins_assault"]

@@ -20,7 +20,7 @@ NO_SEQUENCE = (
     "The terrain definitions give no sequence of play: any side may act at any time "
     "(project default)."
 )
-ALL = ("move", "charge", "fire")
+ALL = ("move", "charge", "fire", "hold")
 FRENCH = ("fr-inf", "fr-skirm", "fr-cav", "fr-bty", "fr-wagon")
 BRITISH = ("br-inf", "br-cav", "br-lt")
 
@@ -41,7 +41,7 @@ def test_a_side_with_enemies_on_the_table_may_move_charge_and_fire() -> None:
     rs, options, board, state = _game()
     answer = rs.available_actions(board, state, options, "french")
     assert _units(answer) == [(u, ALL) for u in FRENCH]
-    assert tuple(answer.kinds) == ("charge", "fire", "move")
+    assert tuple(answer.kinds) == ("charge", "fire", "hold", "move")
     assert tuple(answer.notes) == (NO_SEQUENCE,)
     assert tuple(answer.citations) == ()
 
@@ -50,7 +50,7 @@ def test_the_umpire_sees_every_sides_units_in_state_order() -> None:
     rs, options, board, state = _game()
     answer = rs.available_actions(board, state, options, UMPIRE)
     assert _units(answer) == [(u, ALL) for u in FRENCH + BRITISH]
-    assert tuple(answer.kinds) == ("charge", "fire", "move")
+    assert tuple(answer.kinds) == ("charge", "fire", "hold", "move")
     assert tuple(answer.notes) == (NO_SEQUENCE,)
 
 
@@ -72,8 +72,8 @@ def test_destroyed_units_are_left_out_and_named_citing_a46() -> None:
 def test_destroyed_enemies_leave_nobody_to_fire_at() -> None:
     rs, options, board, state = _game(destroyed=FRENCH)
     answer = rs.available_actions(board, state, options, "british")
-    assert _units(answer) == [(u, ("move", "charge")) for u in BRITISH]
-    assert tuple(answer.kinds) == ("charge", "move")
+    assert _units(answer) == [(u, ("move", "charge", "hold")) for u in BRITISH]
+    assert tuple(answer.kinds) == ("charge", "hold", "move")
     french = rs.available_actions(board, state, options, "french")
     assert _units(french) == [] and tuple(french.kinds) == ()
     assert tuple(french.notes) == (
@@ -81,7 +81,7 @@ def test_destroyed_enemies_leave_nobody_to_fire_at() -> None:
         f"Destroyed by a broken wheel, no longer acting: {', '.join(FRENCH)}.",
     )
     umpire = rs.available_actions(board, state, options, UMPIRE)
-    assert _units(umpire) == [(u, ("move", "charge")) for u in BRITISH]
+    assert _units(umpire) == [(u, ("move", "charge", "hold")) for u in BRITISH]
     assert tuple(umpire.citations) == (CATALOG.cite("A.46"),)
 
 
