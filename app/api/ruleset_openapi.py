@@ -32,6 +32,7 @@ from app.rules.ruling import Ruling
 from app.service.errors import RulesetNotFound
 from app.service.match import MatchOptions
 from app.service.results import ActionResult, CreatedGame, EventPage, GameView, QueryResult
+from app.service.whatif import WhatIfReport
 
 _QUERY_TYPES = {"string": str, "integer": int, "number": float, "boolean": bool}
 
@@ -179,9 +180,35 @@ def _stub_app(ruleset: Any) -> FastAPI:
         response_model=EventPage,
         responses=responses(401, 404, 422),
     )
+    what_if: Any = create_model(
+        _name(rid, "WhatIfRequest"),
+        __config__=ConfigDict(extra="forbid"),
+        options=(_partial(rid, ruleset.options_model), ...),
+    )
+    stub.add(
+        "/games/{game_id}/what-if",
+        "POST",
+        "what_if",
+        "Replay the log with some of this ruleset's options set to other values (the other "
+        "reading of its interpretations) and list the rulings that change; nothing written.",
+        [game, body(None, what_if), seat],
+        response_model=WhatIfReport,
+        responses=responses(400, 401, 403, 404, 409, 413, 415, 422, 503),
+    )
     for name, spec in ruleset.queries().items():
         stub.query(name, spec, [game, seat])
     return app
+
+
+def _partial(ruleset_id: str, options: Any) -> Any:
+    """The ruleset's options model with every field optional (a what-if sets some of them)."""
+    fields: dict[str, Any] = {
+        name: (info.annotation | None, Field(None, description=info.description))
+        for name, info in options.model_fields.items()
+    }
+    return create_model(
+        _name(ruleset_id, "OptionsChange"), __config__=ConfigDict(extra="forbid"), **fields
+    )
 
 
 Param = tuple[str, Any, Any]

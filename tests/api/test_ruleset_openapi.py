@@ -71,3 +71,26 @@ async def test_actions_state_and_queries_are_typed(
 async def test_unknown_ruleset_is_404(client: httpx.AsyncClient) -> None:
     r = await client.get("/rulesets/nope/openapi.json")
     assert r.status_code == 404 and r.json()["code"] == "ruleset.not_found"
+
+
+@pytest.mark.parametrize("ruleset_id", SHIPPED)
+async def test_what_if_is_typed_with_the_rulesets_options(
+    client: httpx.AsyncClient, ruleset_id: str
+) -> None:
+    """Issue 26: the what-if body names this ruleset's options, each optional and typed as
+    the options model types it; the answer is the what-if report."""
+    ruleset = registry.get(ruleset_id)
+    doc = (await client.get(f"/rulesets/{ruleset_id}/openapi.json")).json()
+    op = doc["paths"]["/games/{game_id}/what-if"]["post"]
+    body = _schema(doc, op["requestBody"]["content"]["application/json"]["schema"])
+    assert body["required"] == ["options"] and body["additionalProperties"] is False
+    options = _schema(doc, body["properties"]["options"])
+    assert set(options["properties"]) == set(ruleset.options_model.model_fields)
+    assert not options.get("required")  # a what-if sets some of them
+    full = ruleset.options_model.model_json_schema()["properties"]
+    for name, prop in options["properties"].items():
+        kinds = {p.get("type") for p in prop.get("anyOf", [prop])} - {None, "null"}
+        if "type" in full[name]:
+            assert full[name]["type"] in kinds, (name, prop, full[name])
+    answer = op["responses"]["200"]["content"]["application/json"]["schema"]
+    assert _schema(doc, answer)["title"] == "WhatIfReport"
