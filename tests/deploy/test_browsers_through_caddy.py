@@ -13,7 +13,6 @@ calls, the live stream -- goes through Caddy over HTTPS.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,11 +21,13 @@ from typing import Any
 import pytest
 
 from app.db.migrate import upgrade
+from tests.browser.conftest import browser
 from tests.deploy.stack import CaddyProcess, caddy_process, free_port, make_certs, require_caddy
-from tests.support.chromium import chromium, chromium_available
 from tests.support.process import ServerProcess, server_process
 
 DOMAIN = "localhost"
+
+__all__ = ["browser"]  # the browser suite's Chromium fixture (skipped without it, CI fails)
 
 
 @dataclass
@@ -52,17 +53,6 @@ def public(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Public]:
             app.wait_healthy()
             caddy.wait_ready(certs.context())
             yield Public(app, caddy, url)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not chromium_available():
-        if os.environ.get("CI") == "true":
-            pytest.fail("CI=true but Chromium is missing: .ci/run installs Debian's chromium")
-        pytest.skip("no Chromium at /usr/bin/chromium (Debian package chromium)")
-    pytest.importorskip("playwright.sync_api")
-    with chromium() as b:
-        yield b
 
 
 def _page(browser: Any) -> Any:

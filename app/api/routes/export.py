@@ -8,14 +8,12 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 
 from app.api.deps import BoardsDep, NowDep, SeatDep, SettingsDep, UowDep
-from app.api.etags import format_etag
 from app.api.problems import responses
-from app.api.routes.config import link_base
-from app.links import game_links, invitation_link, spectator_link
+from app.api.routes.games import created_answer
 from app.service import export as uc
 from app.service import importing
 from app.service.export import ExportFile, VerifyReport
-from app.service.results import CreatedGame, GameLinks
+from app.service.results import CreatedGame
 
 router = APIRouter(tags=["export"])
 
@@ -91,21 +89,7 @@ def import_game(
     and log, with an `imported` event recording where it came from and a fresh dice seed.
     New seat tokens are issued and shown once, as by `POST /games`."""
     created = importing.import_game(uow, body, now=now)
-    base = link_base(request, settings.public_url)
-    links = GameLinks(
-        **game_links(base, created.id),
-        invitations={
-            seat: invitation_link(base, created.id, seat, token)
-            for seat, token in created.seats.items()
-        },
-        spectators=spectator_link(base, created.id) if created.public else None,
-    )
-    created = created.model_copy(update={"links": links})
-    return JSONResponse(
-        created.model_dump(mode="json"),
-        status_code=201,
-        headers={"Location": f"/games/{created.id}", "ETag": format_etag(created.version)},
-    )
+    return created_answer(request, settings.public_url, created)
 
 
 __all__ = ["CreatedGame", "router"]

@@ -65,21 +65,7 @@ def create_game(
         now=now,
         budget=settings.scenario_budget,
     )
-    base = link_base(request, settings.public_url)
-    links = GameLinks(
-        **game_links(base, created.id),
-        invitations={
-            seat: invitation_link(base, created.id, seat, token)
-            for seat, token in created.seats.items()
-        },
-        spectators=spectator_link(base, created.id) if created.public else None,
-    )
-    created = created.model_copy(update={"links": links})
-    return JSONResponse(
-        created.model_dump(mode="json"),
-        status_code=201,
-        headers={"Location": f"/games/{created.id}", "ETag": format_etag(created.version)},
-    )
+    return created_answer(request, settings.public_url, created)
 
 
 @router.get(
@@ -146,4 +132,24 @@ def get_position(
     return JSONResponse(
         view.model_dump(mode="json"),
         headers={"Vary": "Authorization", "Cache-Control": "private, no-cache"},
+    )
+
+
+def created_answer(request: Request, public_url: str | None, created: CreatedGame) -> JSONResponse:
+    """201 for a new game (created or imported): its seat tokens, once, with the links built
+    from the public address (or the request's), ``Location`` and ``ETag``."""
+    base = link_base(request, public_url)
+    links = GameLinks(
+        **game_links(base, created.id),
+        invitations={
+            seat: invitation_link(base, created.id, seat, token)
+            for seat, token in created.seats.items()
+        },
+        spectators=spectator_link(base, created.id) if created.public else None,
+    )
+    created = created.model_copy(update={"links": links})
+    return JSONResponse(
+        created.model_dump(mode="json"),
+        status_code=201,
+        headers={"Location": f"/games/{created.id}", "ETag": format_etag(created.version)},
     )
