@@ -60,7 +60,14 @@ def test_your_turn_is_signed_and_retried_after_a_failing_first_delivery(http: ht
     with webhook_receiver(statuses=[500]) as receiver:
         hook = register(game, "blue", receiver.url)
         assert len(hook["secret"]) == 64 and hook["events"] == sorted(
-            ["your_turn", "sealed_revealed", "game_finished", "ruleset_upgraded"]
+            [
+                "your_turn",
+                "sealed_revealed",
+                "game_finished",
+                "ruleset_upgraded",
+                "appeal",
+                "appeal_decided",
+            ]
         )
         assert (
             "secret"
@@ -255,6 +262,8 @@ def test_registration_refuses_urls_no_worker_could_call(http: httpx.Client) -> N
     assert "omit" in error["message"]
     assert http.get(base, headers=game.auth("umpire")).json()["items"] == []
     assert register(game, "red", "http://127.0.0.1:9/x")["events"] == [
+        "appeal",
+        "appeal_decided",
         "game_finished",
         "ruleset_upgraded",
         "sealed_revealed",
