@@ -204,6 +204,8 @@ async def test_the_export_of_a_game_with_appeals_verifies(client: httpx.AsyncCli
     assert kinds.count("appeal") == 3 and kinds.count("appeal_decided") == 3
     report = (await client.post("/verify", json=file)).json()
     assert report["ok"] is True and report["verified_all"] is True, report
+    imported = await client.post("/games/import", json=file)
+    assert imported.status_code == 201, imported.text
     # tampered: the corrected action's recorded ruling no longer matches
     file["events"][5]["ruling"]["summary"] = "doctored"
     assert (await client.post("/verify", json=file)).json()["ok"] is False
