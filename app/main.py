@@ -18,6 +18,7 @@ from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
     actions,
+    appeals,
     audit,
     available,
     config,
@@ -72,6 +73,7 @@ TAGS = [
     {"name": "phases", "description": "Turns and phases: end a phase, umpire advance, finish."},
     {"name": "dice", "description": "Verifiable dice: commitment, rolls, reveal, verify."},
     {"name": "undo", "description": "Umpire rollback and player takeback."},
+    {"name": "appeals", "description": "A side appeals a ruling; the umpire decides."},
     {"name": "audit", "description": "Re-adjudicate a game's whole log (umpire)."},
     {"name": "upgrade", "description": "Move a game to the running ruleset version (umpire)."},
     {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
@@ -146,6 +148,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(phases.router)
     app.include_router(dice.router)
     app.include_router(rollback.router)
+    app.include_router(appeals.router)
     app.include_router(audit.router)
     app.include_router(upgrade.router)
     app.include_router(whatif.router)

@@ -177,6 +177,26 @@ def test_match_flow_operations(base_url: str) -> None:
         assert referee.seat(game.id).verify_dice().commitment_ok
 
 
+def test_appeals(base_url: str) -> None:
+    with RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE)
+        axis = referee.seat(game.id, game.seats["axis"])
+        other = next(s for s in game.seats if s not in ("axis", "umpire"))
+        side = referee.seat(game.id, game.seats[other])
+        umpire = referee.seat(game.id, game.seats["umpire"])
+        axis.submit(MOVE)
+        appealed = side.appeal(1, "de-inf-1 entered our zone")
+        assert appealed.version == 3 and appealed.event == 2
+        with pytest.raises(Conflict) as err:
+            side.appeal(1, "again")
+        assert err.value.code == "appeal.already_open"
+        decided = umpire.decide_appeal(2, "overridden", note="blocked", rollback_to=1)
+        assert decided.version == 4
+        (listed,) = side.appeals().items
+        assert listed.status == "decided" and listed.decision is not None
+        assert listed.decision.to_version == 1
+
+
 def test_sealed_orders(base_url: str) -> None:
     with RefereeClient(base_url) as referee:
         game = referee.create_game("objective-zones", OZ_EXAMPLE)

@@ -283,6 +283,28 @@ class AsyncSeat(SeatCalls):
     async def takeback(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._takeback(idempotency_key))
 
+    async def appeal(
+        self, seq: int, note: str, *, idempotency_key: str | None = None
+    ) -> m.ActionResult:
+        return await self.client.run(self._appeal(seq, note, idempotency_key))
+
+    async def decide_appeal(
+        self,
+        appeal: int,
+        outcome: str,
+        *,
+        note: str = "",
+        rollback_to: int | None = None,
+        action: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> m.ActionResult:
+        return await self.client.run(
+            self._decide_appeal(appeal, outcome, note, rollback_to, action, idempotency_key)
+        )
+
+    async def appeals(self) -> m.AppealList:
+        return await self.client.run(self._appeals())
+
     async def upgrade(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         return await self.client.run(self._upgrade(idempotency_key))
 

@@ -262,6 +262,28 @@ class SeatCalls:
     def _takeback(self, key: str | None) -> Op[m.ActionResult]:
         return self._appended("/takeback", options=WriteOptions(key))
 
+    def _appeal(self, seq: int, note: str, key: str | None) -> Op[m.ActionResult]:
+        return self._appended(f"/events/{seq}/appeal", {"note": note}, WriteOptions(key))
+
+    def _decide_appeal(
+        self,
+        appeal: int,
+        outcome: str,
+        note: str,
+        rollback_to: int | None,
+        action: Mapping[str, Any] | None,
+        key: str | None,
+    ) -> Op[m.ActionResult]:
+        body: dict[str, Any] = {"outcome": outcome, "note": note}
+        if rollback_to is not None:
+            body["rollback_to"] = rollback_to
+        if action is not None:
+            body["action"] = dict(action)
+        return self._appended(f"/appeals/{appeal}/decision", body, WriteOptions(key))
+
+    def _appeals(self) -> Op[m.AppealList]:
+        return ops.read(self._call("GET", "/appeals"), m.AppealList)
+
     def _upgrade(self, key: str | None) -> Op[m.ActionResult]:
         return self._appended("/upgrade", options=WriteOptions(key))
 

@@ -11,6 +11,9 @@ from app.service.export import ExportFile, VerifyReport
 from app.service.holdings import GameList, GameSummary
 from app.service.results import (
     ActionResult,
+    AppealDecision,
+    AppealList,
+    AppealView,
     AuditReport,
     CreatedGame,
     DiceInfo,
@@ -33,6 +36,9 @@ from app.web.routes import ShippedScenario
 
 __all__ = [
     "ActionResult",
+    "AppealDecision",
+    "AppealList",
+    "AppealView",
     "AuditReport",
     "AvailableView",
     "Citation",

@@ -328,6 +328,30 @@ class Seat(SeatCalls):
         """Take back this seat's last action (match option ``takeback``)."""
         return self.client.run(self._takeback(idempotency_key))
 
+    def appeal(self, seq: int, note: str, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """A side appeals the ruling of action event ``seq`` (an ``appeal`` event)."""
+        return self.client.run(self._appeal(seq, note, idempotency_key))
+
+    def decide_appeal(
+        self,
+        appeal: int,
+        outcome: str,
+        *,
+        note: str = "",
+        rollback_to: int | None = None,
+        action: Mapping[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> m.ActionResult:
+        """Umpire only: ``upheld``, or ``overridden`` by ``rollback_to`` or a corrected
+        ``action`` (an ``appeal_decided`` event)."""
+        return self.client.run(
+            self._decide_appeal(appeal, outcome, note, rollback_to, action, idempotency_key)
+        )
+
+    def appeals(self) -> m.AppealList:
+        """The appeals this seat may see, open or decided."""
+        return self.client.run(self._appeals())
+
     def upgrade(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """Umpire only: move the game to the running ruleset version."""
         return self.client.run(self._upgrade(idempotency_key))

@@ -48,7 +48,7 @@ from app.service.policies import cite
 from app.service.results import ActionOutcome, DryRun
 
 
-def _parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
+def parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
     """Validate an action; error locations point into the action document itself."""
     try:
         return ruleset.parse_action(data)  # type: ignore[no-any-return]
@@ -67,7 +67,7 @@ def _parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
         raise InvalidInput("invalid action", errors, code="action.invalid") from exc
 
 
-def _dice_needed(game: Game, state: Any, action: Any) -> list[int]:
+def dice_needed_by(game: Game, state: Any, action: Any) -> list[int]:
     """The die sizes an action needs (the ruleset's ``dice_needed`` hook)."""
     with guard("action"):
         return [int(s) for s in game.ruleset.dice_needed(game.board, state, action) if int(s) > 0]
@@ -93,8 +93,8 @@ def dry_run(
     require_storable(action, code="action.invalid")
     with reading(uow, game_id, token=token, boards=boards, now=clock_now(now)) as (game, _):
         require_running_version(game)  # judged only under the version the game is pinned to
-        parsed = _parse_action(game.ruleset, action)
-        sizes = _dice_needed(game, game.state, parsed)
+        parsed = parse_action(game.ruleset, action)
+        sizes = dice_needed_by(game, game.state, parsed)
         with guard("action"):
             ruling = game.ruleset.adjudicate(game.board, game.state, parsed, game.options, ())
         return DryRun(version=game.row.version, ruling=ruling, dice_needed=sizes)
@@ -141,7 +141,7 @@ def submit_action(
         uow, game, seat, if_match, now = w.uow, w.game, w.seat, w.if_match, w.now
         require_active(game.row)
 
-        parsed = _parse_action(game.ruleset, action)
+        parsed = parse_action(game.ruleset, action)
         with guard("action"):
             owner = game.ruleset.actor_side(game.board, game.state, parsed)
         if owner == UMPIRE and seat != UMPIRE:
@@ -160,7 +160,7 @@ def submit_action(
         if turn is not None and match.enforce_sequence and not mt.may_act(turn, seat, owner):
             raise out_of_sequence(turn, seat, owner)
 
-        sizes = _dice_needed(game, game.state, parsed)
+        sizes = dice_needed_by(game, game.state, parsed)
         if sizes:
             # Legality first, with no dice: an illegal action must not roll (nor reveal) any.
             try:

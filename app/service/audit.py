@@ -8,6 +8,9 @@ say), every event is replayed in order with the dice recorded in the log:
   the recorded ones, and every derived roll must re-derive from the secret seed;
 * ``phase`` calls the ruleset's ``advance_phase``;
 * ``rollback`` / ``takeback`` restore the *replayed* state of the version they name;
+* ``appeal_decided`` overridden by rollback restores likewise; overridden by a corrected
+  action, it is replayed like an action event; ``appeal`` and an upheld decision leave the
+  state alone;
 * ``sealed_revealed`` re-resolves the revealed orders with
   :func:`app.service.sealed.resolve_revealed` (helper of the sealed-orders module);
 * other events (``sealed_received``, ``clock_expired``, ``seed_revealed``,
@@ -60,6 +63,24 @@ IMPORTED = "imported"
 """The event an imported game's log starts its own history with (:mod:`app.service.importing`):
 its payload names the game the earlier events came from and that game's dice (the earlier
 rolls derive from that game's id and seed, not this one's)."""
+
+
+APPEAL_DECIDED = "appeal_decided"
+"""An appeal's decision (:mod:`app.service.appeals`): it leaves the state alone when upheld;
+an override restores a version (``to_version``, like a rollback) or carries a corrected action
+(``override: "action"``, replayed like an action event)."""
+
+
+def restores(kind: str, payload: Mapping[str, Any] | None) -> bool:
+    """Whether an event restores the state of the version its payload's ``to_version`` names."""
+    if kind in RESTORING:
+        return True
+    return kind == APPEAL_DECIDED and payload is not None and "to_version" in payload
+
+
+def corrected_action(kind: str, payload: Mapping[str, Any] | None) -> bool:
+    """Whether an event is an appeal overridden by a corrected action (judged and applied)."""
+    return kind == APPEAL_DECIDED and payload is not None and payload.get("override") == "action"
 
 
 @dataclass(frozen=True)
@@ -203,7 +224,7 @@ def _replay_event(
     ruleset = inp.ruleset
     rolls = mt.load_rolls(list(row.dice))
     values = [r.value for r in rolls]
-    if row.payload is None:
+    if row.payload is None or corrected_action(row.kind, row.payload):
         action = ruleset.parse_action(dict(row.action))
         sizes = [int(s) for s in ruleset.dice_needed(inp.board, state, action) if int(s) > 0]
         recorded_sizes = [r.sides for r in rolls]
@@ -218,7 +239,7 @@ def _replay_event(
         return ruleset.apply(inp.board, state, action, ruling), None
     if row.kind == "phase":
         return ruleset.advance_phase(inp.board, state), None
-    if row.kind in RESTORING:
+    if restores(row.kind, row.payload):
         version = int(row.payload["to_version"])
         return ruleset.load_state(states[version]), None
     if row.kind == "sealed_revealed":

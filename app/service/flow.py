@@ -364,16 +364,25 @@ def _state_at(game: GameRow, uow: AbstractUnitOfWork, version: int) -> dict[str,
 
 
 def _restore(
-    cmd: Write, *, kind: str, version: int, summary: str, payload: dict[str, Any]
+    cmd: Write,
+    *,
+    kind: str,
+    version: int,
+    summary: str,
+    payload: dict[str, Any],
+    policy: str | None = None,
+    visible_to: list[str] | None = None,
 ) -> ActionOutcome:
-    """Append a ``kind`` event (rollback, takeback) whose state is that of ``version``."""
+    """Append a ``kind`` event (rollback, takeback, appeal_decided) whose state is that of
+    ``version`` (409 ``<policy>.unavailable`` when that state was not kept)."""
     game = cmd.game
+    policy = policy or kind
     stored = _state_at(game.row, cmd.uow, version)
     if stored is None:
         raise Conflict(
             f"the state of version {version} was not kept; it cannot be restored",
-            code=f"{kind}.unavailable",
-            citations=cite(kind),
+            code=f"{policy}.unavailable",
+            citations=cite(policy),
         )
     with guard("state"):
         state = game.ruleset.load_state(stored)
@@ -384,6 +393,48 @@ def _restore(
         ruling=Ruling(legal=True, summary=summary, details=payload),
         payload=payload,
         extra={"clock": mt.clock_switched(game.row, cmd.now, running)},
+        visible_to=visible_to,
+    )
+
+
+def restore_version(
+    cmd: Write,
+    to_version: int,
+    *,
+    kind: str,
+    summary: str,
+    payload: dict[str, Any],
+    visible_to: list[str] | None = None,
+) -> ActionOutcome:
+    """The rollback machinery, inside a write the caller has checked (umpire, active game):
+    422 ``rollback.bad_version`` unless ``to_version`` is an earlier version, then 412 if
+    stale; sealed orders received after ``to_version`` and not revealed are withdrawn (listed
+    in the payload's ``withdrawn``) and a ``kind`` event restoring that state is appended.
+    Used by :func:`rollback` and by an appeal overridden by rollback
+    (:mod:`app.service.appeals`)."""
+    game = cmd.game
+    if not 1 <= to_version < game.row.version:
+        raise InvalidInput(
+            f"to_version must be an earlier version (1 to {game.row.version - 1})",
+            [FieldError("/to_version", "not an earlier version", "rollback.bad_version")],
+            code="rollback.bad_version",
+            citations=cite("rollback"),
+        )
+    cmd.require_current()
+    withdrawn = _withdraw_sealed(cmd.uow, game.row.id, to_version)
+    payload = {**payload, "to_version": to_version, "from_version": game.row.version}
+    if withdrawn:
+        payload["withdrawn"] = withdrawn
+        sides = ", ".join(f"{w['side']} ({w['instance']})" for w in withdrawn)
+        summary += f" Sealed orders withdrawn unrevealed: {sides}."
+    return _restore(
+        cmd,
+        kind=kind,
+        version=to_version,
+        summary=summary,
+        payload=payload,
+        policy="rollback",
+        visible_to=visible_to,
     )
 
 
@@ -412,25 +463,11 @@ def rollback(
         game, seat = cmd.game, cmd.seat
         _umpire_only(seat, "only the umpire may roll the game back", code="rollback.umpire_only")
         require_active(game.row)
-        if not 1 <= to_version < game.row.version:
-            raise InvalidInput(
-                f"to_version must be an earlier version (1 to {game.row.version - 1})",
-                [FieldError("/to_version", "not an earlier version", "rollback.bad_version")],
-                code="rollback.bad_version",
-                citations=cite("rollback"),
-            )
-        cmd.require_current()
-        withdrawn = _withdraw_sealed(cmd.uow, game.row.id, to_version)
-        payload: dict[str, Any] = {"to_version": to_version, "from_version": game.row.version}
         summary = (
             f"The umpire rolled the game back from version {game.row.version} to "
             f"version {to_version}."
         )
-        if withdrawn:
-            payload["withdrawn"] = withdrawn
-            sides = ", ".join(f"{w['side']} ({w['instance']})" for w in withdrawn)
-            summary += f" Sealed orders withdrawn unrevealed: {sides}."
-        return _restore(cmd, kind="rollback", version=to_version, summary=summary, payload=payload)
+        return restore_version(cmd, to_version, kind="rollback", summary=summary, payload={})
 
     req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a rollback", {"rollback": to_version}, body)

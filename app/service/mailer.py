@@ -39,7 +39,14 @@ from app.db.uow import AbstractUnitOfWork
 from app.links import game_links, invitation_link
 from app.service import smtp
 from app.service.emails import CONFIRM, EMAIL, INVITE
-from app.service.notify import GAME_FINISHED, SEALED_DECISION, SEALED_REVEALED, YOUR_TURN
+from app.service.notify import (
+    APPEAL,
+    APPEAL_DECIDED,
+    GAME_FINISHED,
+    SEALED_DECISION,
+    SEALED_REVEALED,
+    YOUR_TURN,
+)
 from app.service.pipeline import aware_utc
 from app.service.tokens import hash_token
 
@@ -132,6 +139,12 @@ def _content(row: WebhookDeliveryRow, base: str, confirm_token: str | None) -> t
     elif kind == GAME_FINISHED:
         subject = f"Game over: game {short}"
         text = f"Game {game} is over."
+    elif kind == APPEAL:
+        subject = f"A ruling is appealed in game {short}"
+        text = f"A side appealed the ruling of event {p.get('appealed_event')} in game {game}."
+    elif kind == APPEAL_DECIDED:
+        subject = f"Your appeal was decided in game {short}"
+        text = f"The umpire decided appeal {p.get('appeal')} in game {game}: {p.get('outcome')}."
     else:
         subject = f"{kind} in game {short}"
         text = f"{kind} in game {game}."

@@ -37,6 +37,8 @@ AnyRuleset = Ruleset[Any, Any, Any, Any]
 CLIENT_SEED_HEADER = "Referee-Client-Seed"
 DICE_HEADER = "Referee-Dice"
 _CLIENT_SEED = re.compile(r"^[\x21-\x7e]{1,64}$")
+APPEAL_WINDOW_EVENTS = 5
+"""The default of match option ``appeal_window_events``."""
 
 
 class MatchOptions(BaseModel):
@@ -61,6 +63,13 @@ class MatchOptions(BaseModel):
         default=True,
         description="Only the side whose phase it is may act (when the ruleset declares a "
         "sequence of play).",
+    )
+    appeal_window_events: int = Field(
+        default=APPEAL_WINDOW_EVENTS,
+        ge=0,
+        le=1000,
+        description="A side may appeal the ruling of an action event while at most this many "
+        "events followed it (0: only the latest event).",
     )
 
 

@@ -16,7 +16,11 @@ Notifications (``type``):
 * ``sealed_revealed`` -- a sealed decision's orders were revealed (to every seat);
 * ``game_finished`` -- the game ended (to every seat);
 * ``ruleset_upgraded`` -- the umpire moved the game to another ruleset version (to every
-  seat; the payload names ``from`` and ``to``).
+  seat; the payload names ``from`` and ``to``);
+* ``appeal`` -- a side appealed a ruling (to the umpire; the payload names the ``appeal``
+  and the appealed ``appealed_event``);
+* ``appeal_decided`` -- the umpire decided an appeal (to the appellant; the payload names
+  the ``appeal`` and its ``outcome``).
 
 A payload names the game, the event's sequence number and version and the position; never
 any content the seat could not read: the receiver fetches details with its own token. When
@@ -46,9 +50,25 @@ YOUR_TURN = "your_turn"
 SEALED_REVEALED = "sealed_revealed"
 GAME_FINISHED = "game_finished"
 RULESET_UPGRADED = "ruleset_upgraded"
-NOTIFICATIONS = (YOUR_TURN, SEALED_REVEALED, GAME_FINISHED, RULESET_UPGRADED)
+APPEAL = "appeal"
+APPEAL_DECIDED = "appeal_decided"
+NOTIFICATIONS = (
+    YOUR_TURN,
+    SEALED_REVEALED,
+    GAME_FINISHED,
+    RULESET_UPGRADED,
+    APPEAL,
+    APPEAL_DECIDED,
+)
 SEALED_DECISION = "sealed_decision"
-EMAIL_EVENTS = (YOUR_TURN, SEALED_DECISION, SEALED_REVEALED, GAME_FINISHED)
+EMAIL_EVENTS = (
+    YOUR_TURN,
+    SEALED_DECISION,
+    SEALED_REVEALED,
+    GAME_FINISHED,
+    APPEAL,
+    APPEAL_DECIDED,
+)
 """The notifications a person may choose by email: a sealed decision that opens for the seat
 is ``sealed_decision`` ("you were asked to decide", naming the decisions) rather than
 ``your_turn``."""
@@ -100,6 +120,11 @@ def notifications(change: Change) -> dict[str, set[str]]:
     if change.event.kind == RULESET_UPGRADED:
         for seat in seats:
             out[seat].add(RULESET_UPGRADED)
+    payload = change.event.payload or {}
+    if change.event.kind == APPEAL:
+        out[UMPIRE].add(APPEAL)
+    if change.event.kind == APPEAL_DECIDED and payload.get("appellant") in out:
+        out[str(payload["appellant"])].add(APPEAL_DECIDED)
     if change.was_active and not change.active:
         for seat in seats:
             out[seat].add(GAME_FINISHED)
@@ -131,7 +156,7 @@ def email_notifications(change: Change, due: dict[str, set[str]]) -> dict[str, d
             chosen[SEALED_DECISION] = {"decisions": opened[seat]}
         elif YOUR_TURN in kinds:
             chosen[YOUR_TURN] = {}
-        for kind in (SEALED_REVEALED, GAME_FINISHED):
+        for kind in (SEALED_REVEALED, GAME_FINISHED, APPEAL, APPEAL_DECIDED):
             if kind in kinds:
                 chosen[kind] = {}
         if chosen:
@@ -155,6 +180,12 @@ def _payload(
     }
     if kind == SEALED_REVEALED and event.payload:
         payload["decision"] = event.payload.get("decision")
+    if kind == APPEAL and event.payload:
+        payload["appeal"] = event.seq
+        payload["appealed_event"] = event.payload.get("event")
+    if kind == APPEAL_DECIDED and event.payload:
+        payload["appeal"] = event.payload.get("appeal")
+        payload["outcome"] = event.payload.get("outcome")
     if kind == RULESET_UPGRADED and event.payload:
         payload["from"] = event.payload.get("from")
         payload["to"] = event.payload.get("to")

@@ -42,6 +42,11 @@ POLICIES: dict[str, Policy] = {
             "A game is judged under the ruleset version it is pinned to; the umpire upgrades it",
         ),
         Policy(
+            "appeals",
+            "Appeals: a side appeals a ruling it can read within the game's window; the "
+            "umpire decides",
+        ),
+        Policy(
             "what-if",
             "What-if replays: the umpire at any time, players once the game is over",
         ),

@@ -449,3 +449,40 @@ class UpgradePreview(_Out):
         "kind, the recorded ruling (or state, dice) and the replayed one."
     )
     truncated: bool = Field(description="True when more differences exist than are listed.")
+
+
+class AppealDecision(_Out):
+    """The umpire's decision on an appeal (its ``appeal_decided`` event)."""
+
+    event: int = Field(description="The sequence number of the `appeal_decided` event.")
+    outcome: str = Field(description="`upheld` (the ruling stands) or `overridden`.")
+    note: str = Field(description="The umpire's note.")
+    override: str | None = Field(
+        default=None,
+        description="How an override undid the ruling: `rollback` or `action` (null: upheld).",
+    )
+    to_version: int | None = Field(
+        default=None, description="The version an override by rollback restored."
+    )
+    created_at: datetime
+
+
+class AppealView(_Out):
+    """One appeal of a ruling, as a reader may see it (``GET /games/{id}/appeals``)."""
+
+    appeal: int = Field(description="The sequence number of the `appeal` event: its id.")
+    event: int = Field(description="The appealed event (an action event).")
+    event_kind: str = Field(description="The appealed action's kind.")
+    appellant: str = Field(description="The side that appealed.")
+    note: str = Field(description="The appellant's note.")
+    status: str = Field(description="`open` or `decided`.")
+    created_at: datetime
+    decision: AppealDecision | None = Field(
+        default=None, description="The decision; null while open (or hidden from the reader)."
+    )
+
+
+class AppealList(_Out):
+    """The appeals of a game the reader may see, oldest first."""
+
+    items: list[AppealView]

@@ -45,7 +45,7 @@ from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.rules.ruling import Ruling
 from app.service import match as mt
-from app.service.audit import RESTORING
+from app.service.audit import corrected_action, restores
 from app.service.boards import BoardCache
 from app.service.errors import (
     Conflict,
@@ -187,7 +187,7 @@ def _replay_event(game: Game, row: EventRow, state: Any, states: Mapping[int, An
     ruleset = game.ruleset
     rolls = mt.load_rolls(row.dice)
     values = tuple(r.value for r in rolls)
-    if row.payload is None:
+    if row.payload is None or corrected_action(row.kind, row.payload):
         action = ruleset.parse_action(row.action)
         sizes = [int(s) for s in ruleset.dice_needed(game.board, state, action) if int(s) > 0]
         if sizes != [r.sides for r in rolls]:
@@ -201,7 +201,7 @@ def _replay_event(game: Game, row: EventRow, state: Any, states: Mapping[int, An
         return _Step(ruleset.apply(game.board, state, action, ruling), ruling)
     if row.kind == "phase":
         return _Step(ruleset.advance_phase(game.board, state))
-    if row.kind in RESTORING:
+    if restores(row.kind, row.payload):
         return _Step(states[int(row.payload["to_version"])])
     if row.kind == "sealed_revealed":
         from app.service.sealed import resolve_revealed

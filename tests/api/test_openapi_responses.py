@@ -34,6 +34,7 @@ NO_RULESET_LOAD = {
     ("get", "/games/{game_id}/scenario"),
     ("get", "/games/{game_id}/events"),
     ("get", "/games/{game_id}/events/{seq}"),
+    ("get", "/games/{game_id}/appeals"),
     *TOKENS_AND_WEBHOOKS,
 }
 """Operations under /games/{game_id} that never load the game's ruleset (so never 503)."""
@@ -47,6 +48,8 @@ SEAT_CHECKED = {
     ("get", "/games/{game_id}/dice/verify"),
     ("post", "/games/{game_id}/rollback"),
     ("post", "/games/{game_id}/takeback"),
+    ("post", "/games/{game_id}/events/{seq}/appeal"),
+    ("post", "/games/{game_id}/appeals/{appeal}/decision"),
     ("post", "/games/{game_id}/sealed/{decision}"),
     ("post", "/games/{game_id}/sealed/{decision}/open"),
     ("get", "/games/{game_id}/audit"),

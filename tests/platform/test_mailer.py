@@ -4,6 +4,7 @@ message it builds, and REFEREE_SMTP_URL -- without a running worker (both databa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -143,3 +144,34 @@ def test_smtp_urls(db_url: str) -> None:
         Settings(database_url=db_url, smtp_url="http://mail.example")
     with pytest.raises(ValueError, match="REFEREE_SMTP_FROM"):
         Settings(database_url=db_url, smtp_from="not an address")
+
+
+def test_the_appeal_messages(client: TestClient) -> None:
+    """An appeal's email tells the umpire which event is appealed; a decision's tells the
+    appellant the outcome; neither carries the note."""
+    game = _game(client)
+    sub_id = _register(client, game, "blue", "blue@example.org")
+    uow = _uow(client)
+    with uow.begin():
+        sub = uow.games.session.get(EmailSubscriptionRow, sub_id)
+        assert sub is not None
+        base = {"game": game["id"], "seat": "blue", "event": 2, "version": 3, "position": None}
+        appealed = WebhookDeliveryRow(
+            channel="email",
+            notification="appeal",
+            created_at=datetime.now(UTC),
+            payload={**base, "type": "appeal", "appeal": 2, "appealed_event": 1},
+        )
+        decided = WebhookDeliveryRow(
+            channel="email",
+            notification="appeal_decided",
+            created_at=datetime.now(UTC),
+            payload={**base, "type": "appeal_decided", "appeal": 2, "outcome": "overridden"},
+        )
+        to_umpire = mailer.compose(appealed, sub, _config())
+        to_appellant = mailer.compose(decided, sub, _config())
+    assert to_umpire["Subject"].startswith("A ruling is appealed in game")
+    assert "the ruling of event 1" in to_umpire.get_content()
+    assert to_appellant["Subject"].startswith("Your appeal was decided in game")
+    assert "decided appeal 2" in to_appellant.get_content()
+    assert "overridden" in to_appellant.get_content()

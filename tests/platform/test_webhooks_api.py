@@ -60,7 +60,14 @@ def test_your_turn_is_signed_and_retried_after_a_failing_first_delivery(http: ht
     with webhook_receiver(statuses=[500]) as receiver:
         hook = register(game, "blue", receiver.url)
         assert len(hook["secret"]) == 64 and hook["events"] == sorted(
-            ["your_turn", "sealed_revealed", "game_finished", "ruleset_upgraded"]
+            [
+                "your_turn",
+                "sealed_revealed",
+                "game_finished",
+                "ruleset_upgraded",
+                "appeal",
+                "appeal_decided",
+            ]
         )
         assert (
             "secret"
@@ -132,6 +139,30 @@ def test_sealed_reveal_and_game_finished_reach_every_subscribed_seat(http: httpx
         assert {h["seat"] for h in listed["items"]} == {"red", "umpire"}
         listed = http.get(f"/games/{game.id}/webhooks", headers=game.auth("red")).json()
         assert [h["id"] for h in listed["items"]] == [red_hook["id"]]
+
+
+def test_an_appeal_reaches_the_umpire_and_its_decision_the_appellant(
+    http: httpx.Client,
+) -> None:
+    game = new_game(http)
+    with webhook_receiver() as blue_rx, webhook_receiver() as umpire_rx:
+        blue_hook = register(game, "blue", blue_rx.url, ["appeal", "appeal_decided"])
+        umpire_hook = register(game, "umpire", umpire_rx.url, ["appeal", "appeal_decided"])
+        red_hook = register(game, "red", "http://127.0.0.1:9/never", ["appeal", "appeal_decided"])
+        game.step("red", "r1", 1)
+        note = "WEBHOOK-APPEAL-NOTE"
+        assert game.write("blue", "/events/1/appeal", {"note": note}).status_code == 201
+        decided = game.write("umpire", "/appeals/2/decision", {"outcome": "upheld"})
+        assert decided.status_code == 201, decided.text
+        wait_delivered(game, "umpire", umpire_hook, umpire_rx, 1)
+        wait_delivered(game, "blue", blue_hook, blue_rx, 1)
+        (to_umpire,) = [x.json() for x in umpire_rx.received]
+        assert to_umpire["type"] == "appeal" and to_umpire["appeal"] == 2
+        assert to_umpire["appealed_event"] == 1
+        (to_blue,) = [x.json() for x in blue_rx.received]
+        assert to_blue["type"] == "appeal_decided" and to_blue["outcome"] == "upheld"
+        assert note not in str(to_umpire) + str(to_blue)  # the receiver reads it with its token
+        assert deliveries(game, "red", red_hook) == []  # red neither appealed nor decides
 
 
 def test_webhook_access_and_validation(http: httpx.Client) -> None:
@@ -255,6 +286,8 @@ def test_registration_refuses_urls_no_worker_could_call(http: httpx.Client) -> N
     assert "omit" in error["message"]
     assert http.get(base, headers=game.auth("umpire")).json()["items"] == []
     assert register(game, "red", "http://127.0.0.1:9/x")["events"] == [
+        "appeal",
+        "appeal_decided",
         "game_finished",
         "ruleset_upgraded",
         "sealed_revealed",

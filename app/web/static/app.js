@@ -12,6 +12,7 @@ import { whatIfTools } from "./whatif.js";
 import { setupReplay } from "./replay.js";
 import { setupRules } from "./rules.js";
 import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notifications.js";
+import { appealButton, renderAppeals } from "./appeals.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -973,6 +974,7 @@ function appendLog(ev) {
     const to = ev.version - 1;
     li.append(h("button", { type: "button", class: "rollback-here", "aria-label": `Roll back to the game as it was just before event ${ev.seq} (version ${to})`, onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: to }) }, `↶ undo from here (back to v${to})`));
   }
+  appealButton(li, ev, { S, h, submit, notify });
   if (old) old.replaceWith(li);
   else {
     const after = [...log.children].find((n) => Number(n.dataset.seq) > ev.seq);
@@ -1000,6 +1002,7 @@ function renderPanels() {
   renderSealed($("sealed"), ctx).catch((err) => notify(problemText(err), "error"));
   renderDice($("dice"), ctx).catch((err) => notify(problemText(err), "error"));
   renderUmpire($("umpire"), ctx);
+  renderAppeals($("appeals"), ctx);
 }
 
 function setupTabs() {
