@@ -167,6 +167,7 @@ def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 casualties_per_hit=scenario.casualties_per_hit,
                 battery_hit_level=scenario.battery_hit_level,
                 morale_pass=scenario.morale_pass,
+                default_morale_pass=scenario.default_morale_pass,
                 melees=scenario.melees,
                 morale_due=scenario.morale_due,
                 turn=scenario.turn,
