@@ -181,6 +181,7 @@ class Options(_Model):
     unformed_counts_as: Literal["formed", "skirmish"] = "formed"
     in_feature: Literal["centre", "footprint"] = "centre"
     cap_scope: Literal["whole_move", "in_feature"] = "whole_move"
+    shared_edge: Literal["once", "each"] = "once"
     ford_halving: Literal["ford_part", "whole_move"] = "ford_part"
     wheel_check: Literal["per_entry", "per_move"] = "per_entry"
     limbered_guns_as_limbers: bool = True
