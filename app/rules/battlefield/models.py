@@ -115,6 +115,13 @@ class Scenario(_Model):
     casualties_per_hit: int = Field(default=1, ge=1, le=10)
     battery_hit_level: int = Field(default=1, ge=1, le=4)
     morale_pass: dict[str, int] = Field(default_factory=lambda: dict(oz.DEFAULT_MORALE_PASS))
+    default_morale_pass: int | None = Field(
+        default=oz.DEFAULT_GRADE_MORALE_PASS,
+        ge=0,
+        le=10,
+        description="Pass mark of a grade `morale_pass` does not list (objective-zones); null "
+        "refuses such a grade at setup.",
+    )
     melees: dict[str, str] = Field(default_factory=dict)
     morale_due: dict[str, str] = Field(default_factory=dict)
     artillery_range: float = Field(default=DEFAULT_ARTILLERY_RANGE, gt=0, le=10_000)

@@ -88,6 +88,23 @@ def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                     "BF.Table",
                     code="battlefield.scenario.zone_missing",
                 )
+        # OZ.Display, BF.Table: a Class A garrison stays on the table, inside its zone (on
+        # the outline, within EDGE_TOLERANCE, counts as inside)
+        if (
+            u.at is not None
+            and u.zone in shapes
+            and classes.get(u.zone) == "A"
+            and shapes[u.zone].distance(Point(u.at)) > EDGE_TOLERANCE
+        ):
+            check.invalid(
+                ["units", i, "at"],
+                f"{u.id} is in Class A zone {u.zone} but stands "
+                f"{shapes[u.zone].distance(Point(u.at)):.1f} yards outside its outline: "
+                "give a point inside the zone",
+                "BF.Table",
+                "OZ.Display",
+                code="battlefield.scenario.class_a_outside",
+            )
         if u.zone is not None and u.type not in ZONE_TYPES:
             check.invalid(
                 ["units", i, "type"],
@@ -167,6 +184,7 @@ def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
                 casualties_per_hit=scenario.casualties_per_hit,
                 battery_hit_level=scenario.battery_hit_level,
                 morale_pass=scenario.morale_pass,
+                default_morale_pass=scenario.default_morale_pass,
                 melees=scenario.melees,
                 morale_due=scenario.morale_due,
                 turn=scenario.turn,

@@ -392,7 +392,8 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         id="oz.morale-test",
         question="The text says who tests morale in a zone, not how the test is rolled.",
         reading="One d10 read 0-9; the unit passes on its grade's `morale_pass` reading or "
-        "more (scenario data, default elite 3, veteran 4, trained 5, green 6). The "
+        "more (scenario data, default elite 3, veteran 4, trained 5, green 6; a grade it "
+        "does not list uses default_morale_pass, 5 unless the scenario says otherwise). The "
         "consequence of a failure belongs to the main rules and is left to the umpire.",
         alternative="(no option: change the scenario's morale_pass)",
         option=None,

@@ -27,6 +27,9 @@ DEFAULT_MELEE_DICE: dict[str, int] = {"elite": 4, "veteran": 3, "trained": 2, "g
 DEFAULT_MORALE_PASS: dict[str, int] = {"elite": 3, "veteran": 4, "trained": 5, "green": 6}
 """Lowest d10 reading (0-9) that passes a morale test, by grade (scenario data: the seed
 names who tests, not how)."""
+DEFAULT_GRADE_MORALE_PASS = 5
+"""The pass mark of a grade the scenario's ``morale_pass`` does not list (scenario data,
+``default_morale_pass``): the trained grade's. Older scenarios name their own grades."""
 
 
 class _Strict(BaseModel):
@@ -109,6 +112,13 @@ class Scenario(_Strict):
     casualties_per_hit: int = Field(default=1, ge=1, le=10)
     battery_hit_level: int = Field(default=1, ge=1, le=4)
     morale_pass: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MORALE_PASS))
+    default_morale_pass: int | None = Field(
+        default=DEFAULT_GRADE_MORALE_PASS,
+        ge=0,
+        le=10,
+        description="Pass mark (lowest passing d10 reading) of a grade `morale_pass` does not "
+        "list; null refuses such a grade at setup (objective-zones.scenario.no_morale_pass).",
+    )
     melees: dict[str, str] = Field(
         default_factory=dict, description="Zone -> attacking side of an engaged melee going on."
     )
@@ -146,6 +156,8 @@ class Board(_Strict):
     casualties_per_hit: int
     battery_hit_level: int
     morale_pass: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MORALE_PASS))
+    default_morale_pass: int = DEFAULT_GRADE_MORALE_PASS
+    """The pass mark of a grade not in ``morale_pass`` (scenario data)."""
 
 
 class Unit(_Strict):

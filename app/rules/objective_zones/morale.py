@@ -30,12 +30,21 @@ def judge_morale_test(ctx: Ctx, a: MoraleTest) -> Ruling:
         )
     ctx.rely("oz.morale-test")
     ctx.rely("oz.d10")
-    need = ctx.board.morale_pass[unit.grade]  # setup refuses a grade with no pass mark
+    marks = ctx.board.morale_pass
+    by_default = unit.grade not in marks
+    need = ctx.board.default_morale_pass if by_default else marks[unit.grade]
     ctx.cite("OZ.Morale", "OZ.Scenario")
+    # a grade the scenario gives no pass mark tests against its default_morale_pass, and says so
+    source = (
+        f" (grade {unit.grade} has no morale_pass mark: the scenario's default_morale_pass {need})"
+        if by_default
+        else ""
+    )
+    extra: dict[str, object] = {"pass_mark": "default_morale_pass"} if by_default else {}
     if not dice:
         return ctx.finish(
-            f"{unit.id} tests morale ({cause}): passes on {need} or more.",
-            {"cause": cause, "pass_from": need},
+            f"{unit.id} tests morale ({cause}): passes on {need} or more{source}.",
+            {"cause": cause, "pass_from": need, **extra},
         )
     roll = dice[0] % DIE
     passed = roll >= need
@@ -45,11 +54,12 @@ def judge_morale_test(ctx: Ctx, a: MoraleTest) -> Ruling:
         f"{unit.id} rolled {roll}",
         ["OZ.Morale", "OZ.Scenario"],
         unit=unit.id,
-        details={"cause": cause, "roll": roll, "pass_from": need},
+        details={"cause": cause, "roll": roll, "pass_from": need, **extra},
     )
     return ctx.finish(
-        f"{unit.id} {'passes' if passed else 'fails'} its morale test ({roll} against {need}).",
-        {"cause": cause, "roll": roll, "pass_from": need, "passed": passed},
+        f"{unit.id} {'passes' if passed else 'fails'} its morale test ({roll} against "
+        f"{need}){source}.",
+        {"cause": cause, "roll": roll, "pass_from": need, "passed": passed, **extra},
     )
 
 

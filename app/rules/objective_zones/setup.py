@@ -8,6 +8,7 @@ from app.rules.judgement import Judgement
 from app.rules.objective_zones.catalog import CATALOG
 from app.rules.objective_zones.models import (
     CAPACITY,
+    DEFAULT_GRADE_MORALE_PASS,
     TRAFFICABILITY,
     Board,
     Options,
@@ -69,10 +70,11 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             check.invalid([*loc, "side"], f"unknown side {u.side}", "OZ.Scenario")
         if u.type != "artillery" and u.grade not in scenario.melee_dice:
             check.invalid([*loc, "grade"], f"no melee dice for grade {u.grade}", "OZ.Scenario")
-        if u.grade not in scenario.morale_pass:
+        if u.grade not in scenario.morale_pass and scenario.default_morale_pass is None:
             check.invalid(
                 [*loc, "grade"],
-                f"no morale pass mark for grade {u.grade}",
+                f"no morale pass mark for grade {u.grade}: add morale_pass.{u.grade} (the "
+                "lowest passing d10 reading, 0-10) or a default_morale_pass",
                 "OZ.Scenario",
                 code="objective-zones.scenario.no_morale_pass",
             )
@@ -135,6 +137,11 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         casualties_per_hit=scenario.casualties_per_hit,
         battery_hit_level=scenario.battery_hit_level,
         morale_pass=dict(scenario.morale_pass),
+        default_morale_pass=(
+            DEFAULT_GRADE_MORALE_PASS
+            if scenario.default_morale_pass is None
+            else scenario.default_morale_pass
+        ),
     )
     state = State(
         turn=scenario.turn,

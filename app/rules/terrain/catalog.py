@@ -217,6 +217,19 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
         sections=("A.24", "A.43", "A.44", "A.45", "A.46"),
     ),
     Interpretation(
+        id="terrain.shared-edge",
+        question="A path running along the edge two features share (woods against woods, "
+        "woods against rough) is on the edge of both: does each count those yards?",
+        reading="No: the stretch counts once, for the feature the unit is already moving in "
+        "there (it came along inside it), else for the one it goes on into, else for the one "
+        "the scenario lists first. The clauses charge a unit for the ground it moves through, "
+        "and a yard is walked once. Overlapping features (woods on a hill) still both count.",
+        alternative="The stretch counts in each feature (an edge belongs to both, as a halt on "
+        "it is in both).",
+        option="shared_edge",
+        sections=("A.12", "A.44", "A.45", "A.46"),
+    ),
+    Interpretation(
         id="terrain.cap-scope",
         question="Does a 40- or 60-yard maximum in woods or rough limit the whole move, or "
         "only the yards inside the feature?",

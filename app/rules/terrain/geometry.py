@@ -142,6 +142,110 @@ def _lines(geom: BaseGeometry) -> list[LineString]:
     return out
 
 
+def _overlap(a: Sequence[Piece], b: Sequence[Piece]) -> list[Piece]:
+    """The stretches two sorted lists of pieces have in common (longer than TOLERANCE)."""
+    out = []
+    for p in a:
+        for q in b:
+            lo, hi = max(p.start, q.start), min(p.end, q.end)
+            if hi - lo > TOLERANCE:
+                out.append(Piece(lo, hi))
+    return out
+
+
+def _minus(parts: Sequence[Piece], cut: Piece) -> list[Piece]:
+    """``parts`` without the stretch ``cut``."""
+    out = []
+    for p in parts:
+        if cut.end <= p.start or cut.start >= p.end:
+            out.append(p)
+            continue
+        if cut.start - p.start > TOLERANCE:
+            out.append(Piece(p.start, cut.start))
+        if p.end - cut.end > TOLERANCE:
+            out.append(Piece(cut.end, p.end))
+    return out
+
+
+SIDE_STEP = 0.01
+"""Yards to either side of a shared edge at which the two features are told apart."""
+
+
+def _opposite_sides(line: LineString, stretch: Piece, a: BaseGeometry, b: BaseGeometry) -> bool:
+    """Whether ``a`` and ``b`` lie on opposite sides of the path along ``stretch`` (an edge two
+    features side by side share), not on one side (coincident edges of overlapping features,
+    e.g. woods drawn on a hill's outline)."""
+    mid = (stretch.start + stretch.end) / 2
+    p0 = line.interpolate(max(mid - SIDE_STEP, stretch.start))
+    p1 = line.interpolate(min(mid + SIDE_STEP, stretch.end))
+    dx, dy = p1.x - p0.x, p1.y - p0.y
+    norm = (dx * dx + dy * dy) ** 0.5
+    if norm <= 0:
+        return False
+    c = line.interpolate(mid)
+    nx, ny = -dy / norm * SIDE_STEP, dx / norm * SIDE_STEP
+    left, right = Point(c.x + nx, c.y + ny), Point(c.x - nx, c.y - ny)
+    a_left, a_right = bool(a.covers(left)), bool(a.covers(right))
+    b_left, b_right = bool(b.covers(left)), bool(b.covers(right))
+    return a_left != a_right and b_left != b_right and a_left != b_left
+
+
+@dataclass(frozen=True)
+class Split:
+    """A feature's stretches of a path once shared edges are given to one feature."""
+
+    where: Placed
+    parts: tuple[Piece, ...]
+    shared: bool
+    """The path runs along an edge it shares with another feature (the ruling then depends on
+    ``terrain.shared-edge``, whichever reading is in force)."""
+
+
+def _holding(parts: Sequence[Piece], stretch: Piece) -> Piece:
+    """The piece of ``parts`` that holds ``stretch``."""
+    for p in parts:
+        if p.start <= stretch.start + TOLERANCE and p.end >= stretch.end - TOLERANCE:
+            return p
+    return stretch
+
+
+def split(line: LineString, features: Sequence[Placed], *, once: bool = True) -> list[Split]:
+    """Each feature's stretches of ``line`` (edges included, :func:`pieces`), in the order of
+    ``features``, with a stretch running along an edge two side-by-side features share counted
+    once (``once``; reading ``terrain.shared-edge``): for the feature the unit is already moving
+    in there (its stretch began earlier), else the one it goes on in (its stretch ends later),
+    else the one listed first. With ``once=False`` it counts in each (the alternative reading).
+
+    Overlapping features (a wood on a hill) keep their common yards in both, even along
+    coincident edges: only an edge with the two features on opposite sides is shared.
+    """
+    found = [(pl, pieces(line, pl.shape)) for pl in features]
+    found = [(pl, parts) for pl, parts in found if parts]
+    result = {pl.id: list(parts) for pl, parts in found}
+    shared: set[str] = set()
+    if len(found) > 1:
+        edges = {pl.id: pieces(line, pl.shape.boundary) for pl, _ in found}
+        for n, (a, a_parts) in enumerate(found):
+            for b, b_parts in found[n + 1 :]:
+                if not may_meet(a.bounds, b.bounds):
+                    continue
+                for stretch in _overlap(edges[a.id], edges[b.id]):
+                    if not _opposite_sides(line, stretch, a.shape, b.shape):
+                        continue
+                    shared.update((a.id, b.id))
+                    if not once:
+                        continue
+                    pa, pb = _holding(a_parts, stretch), _holding(b_parts, stretch)
+                    if abs(pa.start - pb.start) > TOLERANCE:
+                        loser = b if pa.start < pb.start else a
+                    elif abs(pa.end - pb.end) > TOLERANCE:
+                        loser = a if pb.end > pa.end else b
+                    else:
+                        loser = b
+                    result[loser.id] = _minus(result[loser.id], stretch)
+    return [Split(pl, tuple(result[pl.id]), pl.id in shared) for pl, _ in found if result[pl.id]]
+
+
 def inside_yards(line: LineString, shape: BaseGeometry) -> float:
     return sum(p.length for p in pieces(line, shape))
 

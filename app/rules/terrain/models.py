@@ -58,8 +58,9 @@ only that they delay briefly, A.31). A scenario's ``obstacle_yards`` overrides o
 it names (:func:`with_default_obstacles`); setup refuses a delay outside ``OBSTACLE_YARDS``."""
 
 OBSTACLE_YARDS = (0.0, 10_000.0)
-"""Bounds of a scenario's obstacle delay (T.Scenario): 0 is allowed (the text says the delay
-is brief, never how brief; 0 ignores the obstacle), a negative delay would give allowance."""
+"""Bounds of a scenario's obstacle delay (T.Scenario): more than 0 (A.31: fences and walls
+*delay*, briefly -- never how briefly, but a delay of 0 or less, ``-0.0`` included, is no
+delay) and at most 10,000 yards. Since terrain 0.8.0; before, 0 was accepted."""
 
 MOVEMENT_YARDS = (0.0, 10_000.0)
 """Bounds of a movement allowance (T.Scenario): more than 0 (every unit the text names moves)
@@ -118,9 +119,14 @@ class Feature(_Model):
     slope: Literal["gentle", "steep"] = Field(
         default="gentle", description="Hills: gentle (A.11) or steep (A.12) slopes."
     )
-    sunken: bool = Field(default=False, description="Roads: a sunken section (A.12, A.47).")
+    sunken: bool = Field(
+        default=False,
+        description="Roads only: a sunken section (A.12, A.47); refused on any other kind.",
+    )
     partial: bool = Field(
-        default=False, description="Forts: only a section of the wall is on the table (A.36)."
+        default=False,
+        description="Forts only: only a section of the wall is on the table (A.36); refused "
+        "on any other kind.",
     )
 
     @model_validator(mode="after")
@@ -164,7 +170,7 @@ class Scenario(_Model):
     obstacle_yards: dict[ObstacleKind, float] = Field(
         default_factory=_default_obstacles,
         description="Yards a fence or stone wall crossing costs, overriding only the kinds "
-        "named; each 0 to 10,000 (refused at setup).",
+        "named; each more than 0 and at most 10,000 (refused at setup).",
     )
     steep_slope_cost: float = Field(default=DEFAULT_STEEP_SLOPE_COST, ge=1, le=10)
 
@@ -175,6 +181,7 @@ class Options(_Model):
     unformed_counts_as: Literal["formed", "skirmish"] = "formed"
     in_feature: Literal["centre", "footprint"] = "centre"
     cap_scope: Literal["whole_move", "in_feature"] = "whole_move"
+    shared_edge: Literal["once", "each"] = "once"
     ford_halving: Literal["ford_part", "whole_move"] = "ford_part"
     wheel_check: Literal["per_entry", "per_move"] = "per_entry"
     limbered_guns_as_limbers: bool = True

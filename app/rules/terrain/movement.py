@@ -28,6 +28,7 @@ from app.rules.terrain.geometry import (
     placed,
     point_at,
     point_in,
+    split,
     yards,
     yards_text,
 )
@@ -61,6 +62,9 @@ class Crossing:
     where: Placed
     parts: tuple[Piece, ...]
     started_inside: bool
+    shared_edge: bool = False
+    """A stretch along an edge shared with another feature was counted once
+    (``terrain.shared-edge``)."""
 
     @property
     def yards(self) -> float:
@@ -72,17 +76,18 @@ class Crossing:
         return tuple(p for p in self.parts if not (self.started_inside and p.start <= TOLERANCE))
 
 
-def crossings(board: Board, line: LineString) -> list[Crossing]:
-    """Features the path spends yards in, ordered by where it first enters them."""
+def crossings(board: Board, line: LineString, options: Options | None = None) -> list[Crossing]:
+    """Features the path spends yards in, ordered by where it first enters them; a stretch
+    along an edge two features share counts once (``terrain.shared-edge``, :func:`split`)."""
     start = line.coords[0]
     bounds = line.bounds
-    out = []
-    for pl in placed(board):
-        if not may_meet(bounds, pl.bounds):
-            continue  # the path cannot spend a yard in a feature whose box it misses
-        parts = pieces(line, pl.shape)
-        if parts:
-            out.append(Crossing(pl, tuple(parts), point_in(start, pl.shape)))
+    once = (options or board.options).shared_edge == "once"
+    # the path cannot spend a yard in a feature whose box it misses
+    near = [pl for pl in placed(board) if may_meet(bounds, pl.bounds)]
+    out = [
+        Crossing(sp.where, sp.parts, point_in(start, sp.where.shape), sp.shared)
+        for sp in split(line, near, once=once)
+    ]
     out.sort(key=lambda c: (c.parts[0].start, c.where.id))
     return out
 
@@ -114,7 +119,9 @@ def judge_path(
     opts = ctx.options
     line = path_line(unit.at, waypoints)
     total = line.length
-    cross = crossings(ctx.board, line)
+    cross = crossings(ctx.board, line, opts)
+    if any(c.shared_edge for c in cross):
+        ctx.rely("terrain.shared-edge")
     end = line.coords[-1]
     by_feature: dict[str, float] = {}
     for c in cross:
@@ -485,7 +492,7 @@ def dice_needed(board: Board, state: State, a: Move) -> list[int]:
     line = path_line(unit.at, a.path)
     if line.length <= 0:
         return []
-    return [10] * len(wheel_checks(unit, crossings(board, line), board.options))
+    return [10] * len(wheel_checks(unit, crossings(board, line, board.options), board.options))
 
 
 def apply_move(board: Board, state: State, a: Move, out: MoveOutcome) -> State:

@@ -73,12 +73,13 @@ def _check_numbers(check: Judgement, scenario: Scenario) -> None:
     """T.Scenario: the numbers the text leaves to the scenario are within their bounds."""
     lo, hi = OBSTACLE_YARDS
     for kind, delay in scenario.obstacle_yards.items():
-        # T.Scenario, A.31: a crossing delays by 0 yards or more
-        if not lo <= delay <= hi:
+        # T.Scenario, A.31: a fence or wall delays a crossing, so by more than 0 yards; a
+        # strict comparison, so -0.0 (== 0.0) is refused as 0 is
+        if not lo < delay <= hi:
             check.invalid(
                 ["obstacle_yards", kind],
                 f"a {kind.replace('_', ' ')} crossing costs {delay:g} yards: "
-                f"give 0 to {hi:,.0f} yards",
+                f"give more than 0 and at most {hi:,.0f} yards (A.31: it delays)",
                 "T.Scenario",
                 "A.31",
                 code="terrain.scenario.obstacle_yards",
@@ -126,6 +127,25 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             )
             continue
         shapes[f.id] = shape
+        # A.12, A.47: only a road has sunken sections; A.36: only a large fort's wall is a
+        # section on the table. On any other kind the text gives the flag no meaning.
+        if f.sunken and f.kind != "road":
+            check.invalid(
+                [*loc, "sunken"],
+                f"{f.id} is {f.kind.replace('_', ' ')}: only a road has sunken sections "
+                "(drop sunken, or draw a road)",
+                "A.12",
+                "A.47",
+                code="terrain.scenario.sunken_not_road",
+            )
+        if f.partial and f.kind != "fort":
+            check.invalid(
+                [*loc, "partial"],
+                f"{f.id} is {f.kind.replace('_', ' ')}: only a large fort may be a section of "
+                "its wall on the table (drop partial, or draw a fort)",
+                "A.36",
+                code="terrain.scenario.partial_not_fort",
+            )
         # A.22: a stream marker is at most 40 yards wide
         if f.kind == "stream":
             width = f.width if f.line is not None and f.width else max_width(shape)
