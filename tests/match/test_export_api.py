@@ -92,7 +92,7 @@ PLAYS = [
             ("act", "french", {"kind": "move", "unit": "fr-skirm", "path": [[150, 200]]}),
             ("act", "french", {"kind": "move", "unit": "fr-wagon", "path": [[200, 590]]}),
         ),
-        ("act", "french", {"kind": "move", "unit": "fr-wagon", "path": [[220, 590]]}),
+        ("act", "french", {"kind": "move", "unit": "fr-skirm", "path": [[150, 220]]}),
     ),
     Play(
         "battlefield",
