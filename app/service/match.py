@@ -62,6 +62,11 @@ class MatchOptions(BaseModel):
         description="Only the side whose phase it is may act (when the ruleset declares a "
         "sequence of play).",
     )
+    spectators_read_chat: bool = Field(
+        default=True,
+        description="Spectators (and anonymous readers of a public game) read the table talk "
+        "written to `all`; false: they read no message. Private messages never reach them.",
+    )
 
 
 def options_of(row: GameRow) -> MatchOptions:
