@@ -216,7 +216,7 @@ def list_messages(
 
 
 def read_stream_batch(
-    uow: AbstractUnitOfWork, game: GameRow, seat: str | None, *, after: int, limit: int
+    uow: AbstractUnitOfWork, game: GameRow, seat: str | None, *, after: int, limit: int | None
 ) -> list[Message]:
     """Inside an open transaction: the next messages for a stream's reader."""
     return [message_view(r) for r in visible_messages(uow, game, seat, after=after, limit=limit)]
