@@ -106,7 +106,7 @@ def check_text(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _select_visible(game_id: str, seat: str | None, spectators: bool) -> Select[tuple[MessageRow]]:
+def _select_visible(game_id: str, seat: str | None, spectators: bool) -> Select[MessageRow]:
     stmt = select(MessageRow).where(MessageRow.game_id == game_id)
     if seat == UMPIRE:
         return stmt

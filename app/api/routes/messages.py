@@ -59,9 +59,7 @@ def post_message(
     is read by its sender, its recipient and the umpire only; spectators read public ones
     unless `match.spectators_read_chat` is false. 403 `token.read_only` for a spectator;
     429 `message.rate_limited` past REFEREE_MESSAGES_PER_MINUTE. See docs/match-flow.md."""
-    return uc.post_message(
-        uow, game_id, token=token, to=body.to, text=body.text, settings=settings
-    )
+    return uc.post_message(uow, game_id, token=token, to=body.to, text=body.text, settings=settings)
 
 
 @router.get(
