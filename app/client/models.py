@@ -9,6 +9,7 @@ from app.service.available import AvailableView
 from app.service.emails import EmailSubscription, EmailSubscriptionList, SentInvitation
 from app.service.export import ExportFile, VerifyReport
 from app.service.holdings import GameList, GameSummary
+from app.service.messages import Message, MessagePage
 from app.service.results import (
     ActionResult,
     AuditReport,
@@ -38,6 +39,8 @@ __all__ = [
     "Citation",
     "CreatedGame",
     "Delivery",
+    "Message",
+    "MessagePage",
     "DeliveryLog",
     "DiceInfo",
     "DiceVerification",

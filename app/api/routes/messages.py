@@ -8,6 +8,7 @@ from anyio import to_thread
 from fastapi import APIRouter, Body, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.exc import DBAPIError
 
 from app.api.deps import SeatDep, SettingsDep, UowDep
 from app.api.problems import responses
@@ -46,7 +47,7 @@ class PostMessage(BaseModel):
     summary="Post a table-talk message",
     status_code=201,
     response_model=uc.Message,
-    responses=responses(400, 401, 403, 404, 413, 415, 422, 429),
+    responses=responses(400, 401, 403, 404, 413, 415, 422, 429, 503),
 )
 def post_message(
     game_id: str,
@@ -66,7 +67,7 @@ def post_message(
     "/games/{game_id}/messages",
     summary="List the table talk you may read",
     response_model=uc.MessagePage,
-    responses=responses(401, 404, 422),
+    responses=responses(401, 404, 422, 503),
 )
 def list_messages(
     game_id: str,
@@ -145,8 +146,6 @@ def _open(uow: AbstractUnitOfWork, game_id: str, token: str | None) -> StreamRea
 
 
 def _read(uow: AbstractUnitOfWork, reader: StreamReader, after: int) -> list[uc.Message]:
-    from sqlalchemy.exc import DBAPIError
-
     try:
         with uow.begin():
             if not svc.still_holds(uow, reader):
