@@ -12,6 +12,7 @@ import { whatIfTools } from "./whatif.js";
 import { setupReplay } from "./replay.js";
 import { setupRules } from "./rules.js";
 import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notifications.js";
+import { setupChat } from "./chat.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -277,6 +278,7 @@ async function openGame(id, token) {
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
+  setupChat({ S, h, notify, problemText, sideIds });
   await refreshOverlays();
   renderAll();
   perf.firstRender = performance.now();
