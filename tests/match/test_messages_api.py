@@ -230,6 +230,16 @@ def test_the_stream_delivers_each_reader_its_messages_live(base_url: str) -> Non
             assert [e.id for e in red.events(1, timeout=10)] == ["4"]
         # the event stream's ids are untouched: no event was appended
         assert http.get(f"/games/{gid}/events").json()["items"] == []
+        # the credential is re-checked every batch: a revoked spectator token ends the stream
+        minted = http.post(f"/games/{gid}/tokens", json={}, headers=auth("red")).json()
+        spectating = {"Authorization": f"Bearer {minted['token']}"}
+        with SseStream(base_url, path, headers=spectating) as watcher:
+            assert [e.id for e in watcher.events(2, timeout=10)] == ["1", "4"]
+            r = http.delete(f"/games/{gid}/tokens/{minted['id']}", headers=auth("red"))
+            assert r.status_code == 204, r.text
+            post("red", "all", "after the revocation")
+            ended = watcher.next_event(timeout=10)
+            assert ended.event == "revoked" and "after the revocation" not in "".join(watcher.raw)
 
 
 def _scenario() -> dict[str, Any]:
