@@ -71,6 +71,7 @@ async def test_each_reader_reads_only_what_is_meant_for_it(client: httpx.AsyncCl
     assert await texts(game, game.auth("blue")) == ["hello all", "blue to red", "umpire to blue"]
     assert await texts(game, looker) == ["hello all"]
     assert await texts(game, {}) == ["hello all"]  # anonymous reader of a public game
+    assert await game.version() == 1  # talk is no action: the game's version did not move
     r = await client.get(f"/games/{game.id}/messages", headers=game.auth("umpire"))
     first, second = r.json()["items"][:2]
     assert first["seq"] == 1 and first["sender"] == "red" and first["to"] == "all"
