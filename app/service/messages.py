@@ -29,7 +29,7 @@ import math
 from datetime import UTC, datetime, timedelta
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Select, func, or_, select
+from sqlalchemy import Select, false, func, or_, select
 
 from app.config import Settings
 from app.db import notify
@@ -112,7 +112,7 @@ def _select_visible(game_id: str, seat: str | None, spectators: bool) -> Select[
         return stmt
     if seat is None:
         if not spectators:
-            return stmt.where(MessageRow.id < 0)  # nothing
+            return stmt.where(false())  # the game keeps its talk from spectators
         return stmt.where(MessageRow.recipient == ALL)
     return stmt.where(
         or_(MessageRow.recipient == ALL, MessageRow.sender == seat, MessageRow.recipient == seat)

@@ -177,6 +177,15 @@ async def test_the_export_holds_the_readers_talk(client: httpx.AsyncClient) -> N
     r = await client.post("/verify", json=umpire)
     assert r.status_code == 200, r.text
     assert r.json()["ok"] is True
+    # an import continues the game; the talk stays behind
+    r = await client.post("/games/import", json=umpire)
+    assert r.status_code == 201, r.text
+    copy = r.json()
+    r = await client.get(
+        f"/games/{copy['id']}/messages",
+        headers={"Authorization": f"Bearer {copy['seats']['umpire']}"},
+    )
+    assert r.json()["items"] == []
 
 
 # -- the live stream, over a real socket ----------------------------------------------------
