@@ -175,6 +175,13 @@ class Settings(BaseSettings):
     email_per_address_per_hour: int = Field(
         default=6, ge=1, le=1000, description="Emails one address may get in any hour."
     )
+    messages_per_minute: int = Field(
+        default=10,
+        ge=1,
+        le=1000,
+        description="Table-talk messages one seat may post to one "
+        "game in any minute (then 429 message.rate_limited).",
+    )
     rate_limit_per_token: float = Field(
         default=0.0, ge=0, description="Requests per second per bearer token; 0 = off."
     )

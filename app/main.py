@@ -29,6 +29,7 @@ from app.api.routes import (
     games,
     health,
     holdings,
+    messages,
     phases,
     queries,
     rollback,
@@ -77,6 +78,7 @@ TAGS = [
     {"name": "audit", "description": "Re-adjudicate a game's whole log (umpire)."},
     {"name": "upgrade", "description": "Move a game to the running ruleset version (umpire)."},
     {"name": "sealed orders", "description": "Simultaneous secret orders: commit, reveal."},
+    {"name": "messages", "description": "Table talk: public and private messages, live."},
     {"name": "tokens", "description": "Spectator (read-only) tokens, rotation, revocation."},
     {"name": "webhooks", "description": "Per-seat webhooks (your turn, reveal, finish)."},
     {"name": "email", "description": "Per-seat email notifications; emailed invitations."},
@@ -157,6 +159,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.include_router(webhooks.router)
     app.include_router(export.router)
     app.include_router(emails.router)
+    app.include_router(messages.router)
     # the console (app/web): the page at /, its static files under /console/static
     app.include_router(console_router)
     app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")

@@ -354,3 +354,29 @@ def test_games_feed_tokens_webhooks_and_what_can_i_do(base_url: str) -> None:
         umpire.delete_webhook(hook.id)
         assert umpire.webhooks().items == []
         assert {s.ruleset for s in bot.console_scenarios()} >= {"zoc", "objective-zones"}
+
+
+def test_the_client_posts_lists_and_streams_table_talk(base_url: str) -> None:
+    with RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE)
+        axis = referee.seat(game.id, game.seats["axis"])
+        soviet = referee.seat(game.id, game.seats["soviet"])
+        sent = axis.post_message("umpire", "private to the umpire")
+        assert sent.seq == 1 and sent.private and sent.sender == "axis"
+        soviet.post_message("all", "hello")
+        assert [m.text for m in soviet.messages_page().items] == ["hello"]
+        umpire = referee.seat(game.id, game.seats["umpire"])
+        assert [m.seq for m in umpire.messages_page(after=0, limit=1).items] == [1]
+        with pytest.raises(Unprocessable):
+            axis.post_message("axis", "to myself")
+        stream = umpire.message_stream()
+        seen = []
+        for event in stream:
+            seen.append(event)
+            if len(seen) == 2:
+                break
+        stream.close()
+        assert [(e.id, e.event, e.message.text) for e in seen] == [
+            ("1", "message", "private to the umpire"),
+            ("2", "message", "hello"),
+        ]

@@ -18,7 +18,13 @@ from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
 from app.client.sse import SseParser, StreamEvent
-from app.client.streaming import CallFactory, StreamPolicy, feed_stream, game_stream
+from app.client.streaming import (
+    CallFactory,
+    StreamPolicy,
+    feed_stream,
+    game_stream,
+    messages_stream,
+)
 
 T = TypeVar("T")
 
@@ -330,6 +336,18 @@ class AsyncSeat(SeatCalls):
         self, decision: str, *, client_seed: str | None = None, dice: list[int] | None = None
     ) -> m.RevealView:
         return await self.client.run(self._open_sealed(decision, client_seed, dice))
+
+    async def post_message(self, to: str, text: str) -> m.Message:
+        return await self.client.run(self._post_message(to, text))
+
+    async def messages_page(self, after: int = 0, limit: int = 50) -> m.MessagePage:
+        return await self.client.run(self._messages_page(after, limit))
+
+    def message_stream(
+        self, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()
+    ) -> AsyncEventStream:
+        factory = messages_stream(self.game_id, self.token)
+        return AsyncEventStream(self.client, factory, last_event_id, policy)
 
     def stream(
         self, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()

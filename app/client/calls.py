@@ -231,6 +231,14 @@ class SeatCalls:
         body = {"address": address, "token": token}
         return ops.read(self._call("POST", f"/seats/{seat}/invite", json=body), m.SentInvitation)
 
+    def _post_message(self, to: str, text: str) -> Op[m.Message]:
+        body = {"to": to, "text": text}
+        return ops.read(self._call("POST", "/messages", json=body), m.Message)
+
+    def _messages_page(self, after: int, limit: int) -> Op[m.MessagePage]:
+        call = self._call("GET", "/messages", params={"after": after, "limit": limit})
+        return ops.read(call, m.MessagePage)
+
     # -- judging and acting ------------------------------------------------------------------
 
     def _dry_run(self, action: Mapping[str, Any]) -> Op[m.DryRun]:

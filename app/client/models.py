@@ -9,6 +9,7 @@ from app.service.available import AvailableView
 from app.service.emails import EmailSubscription, EmailSubscriptionList, SentInvitation
 from app.service.export import ExportFile, VerifyReport
 from app.service.holdings import GameList, GameSummary
+from app.service.messages import Message, MessagePage
 from app.service.results import (
     ActionResult,
     AppealDecision,
@@ -60,6 +61,8 @@ __all__ = [
     "GameView",
     "InterpretationRef",
     "IssuedSeatToken",
+    "Message",
+    "MessagePage",
     "MintedToken",
     "OrderCheck",
     "QueryResult",

@@ -7,6 +7,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.service.messages import Message
 from app.service.results import EventView
 
 
@@ -24,6 +25,11 @@ class StreamEvent:
     def view(self) -> EventView:
         """``data`` as a typed event."""
         return EventView.model_validate(self.data)
+
+    @property
+    def message(self) -> Message:
+        """``data`` as a typed table-talk message (``/games/{id}/messages/stream``)."""
+        return Message.model_validate(self.data)
 
 
 @dataclass

@@ -50,6 +50,11 @@ def game_stream(game_id: str, token: str | None) -> CallFactory:
     return lambda last: _sse(game_path(game_id, "/events/stream"), token, last)
 
 
+def messages_stream(game_id: str, token: str | None) -> CallFactory:
+    """``GET /games/{id}/messages/stream``: one game's table talk (``event: message``)."""
+    return lambda last: _sse(game_path(game_id, "/messages/stream"), token, last)
+
+
 def feed_stream(tokens: Sequence[str]) -> CallFactory:
     """``GET /events/stream``: the events of every game the tokens hold, interleaved."""
     first, more = tokens_headers(tokens)

@@ -15,7 +15,13 @@ from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
 from app.client.sse import SseParser, StreamEvent
-from app.client.streaming import CallFactory, StreamPolicy, feed_stream, game_stream
+from app.client.streaming import (
+    CallFactory,
+    StreamPolicy,
+    feed_stream,
+    game_stream,
+    messages_stream,
+)
 
 T = TypeVar("T")
 
@@ -382,6 +388,24 @@ class Seat(SeatCalls):
     ) -> m.RevealView:
         """Umpire only: reveal the orders received so far and judge them."""
         return self.client.run(self._open_sealed(decision, client_seed, dice))
+
+    # -- table talk --------------------------------------------------------------------------
+
+    def post_message(self, to: str, text: str) -> m.Message:
+        """Post table talk to ``all``, a side (privately) or ``umpire`` (privately)."""
+        return self.client.run(self._post_message(to, text))
+
+    def messages_page(self, after: int = 0, limit: int = 50) -> m.MessagePage:
+        """The messages this seat may read after ``after``, oldest first."""
+        return self.client.run(self._messages_page(after, limit))
+
+    def message_stream(
+        self, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()
+    ) -> EventStream:
+        """The live table talk (``event: message``, ``id`` = the message's seq), resumed like
+        :meth:`stream`."""
+        factory = messages_stream(self.game_id, self.token)
+        return EventStream(self.client, factory, last_event_id, policy)
 
     # -- live --------------------------------------------------------------------------------
 

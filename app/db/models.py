@@ -18,6 +18,8 @@
 * ``email_subscriptions`` -- a seat's email address for its notifications (issue 24): the
   confirmation token's hash until confirmed, the unsubscribe token (kept: every email
   carries it).
+* ``messages`` -- table talk (issue 26 item 4): one row per message, numbered per game
+  (``seq``), with its sender seat and recipient (``all``, a side or ``umpire``).
 * ``rate_buckets`` -- the rate limits' token buckets shared by every process on one
   PostgreSQL database (:mod:`app.db.ratelimit`); not used on SQLite (one process).
 """
@@ -191,6 +193,22 @@ class SealedOrderRow(Base):
     order: Mapped[dict[str, Any]] = mapped_column(JsonType)
     received_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     revealed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+
+
+class MessageRow(Base):
+    """One table-talk message (migration 0011). Never part of the log: no ruling reads it."""
+
+    __tablename__ = "messages"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(String(36), ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int] = mapped_column(Integer)
+    sender: Mapped[str] = mapped_column(String(64))
+    recipient: Mapped[str] = mapped_column(String(64))
+    """``all``, a side, or ``umpire``."""
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
 class AccessTokenRow(Base):

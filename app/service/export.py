@@ -35,6 +35,7 @@ from app.match import dice as dicelib
 from app.rules import registry
 from app.rules.base import UMPIRE, Ruleset
 from app.service import match as mt
+from app.service import messages as msgs
 from app.service.audit import (
     IMPORTED,
     DiceKey,
@@ -140,6 +141,18 @@ class ExportEvent(_Doc):
     )
 
 
+class ExportMessage(_Doc):
+    """One table-talk message the reader may read (as in `GET /games/{id}/messages`).
+    Verify ignores messages: no ruling reads them."""
+
+    seq: int = Field(ge=1, le=INT4_MAX)
+    sender: Name
+    to: Name
+    private: bool = False
+    text: str = Field(max_length=2000)
+    created_at: datetime
+
+
 class ExportWithheld(_Doc):
     """What this reader's file leaves out."""
 
@@ -169,6 +182,10 @@ class ExportFile(_Doc):
     dice: ExportDice
     sealed: list[ExportSealed] = Field(default_factory=list)
     events: list[ExportEvent]
+    messages: list[ExportMessage] = Field(
+        default_factory=list,
+        description="The table talk the reader may read (issue 26); not checked by verify.",
+    )
     withheld: ExportWithheld = Field(default_factory=ExportWithheld)
 
 
@@ -268,6 +285,10 @@ def export_game(
             initial = None if initial_hidden else initial
         seed_shown = mt.seed_visible(row, seat)
         versions = sorted({e.ruleset_version for e in events if e.ruleset_version})
+        talk = [
+            ExportMessage(**m.model_dump())
+            for m in msgs.read_stream_batch(uow, row, seat, after=0, limit=None)
+        ]
         return ExportFile(
             exported_at=utc_now(),
             reader=seat,
@@ -298,6 +319,7 @@ def export_game(
             ),
             sealed=_sealed(events),
             events=events,
+            messages=talk,
             withheld=ExportWithheld(
                 events=[e.seq for e in events if e.redacted],
                 states=[e.seq for e in events if not e.redacted and e.state_after is None],

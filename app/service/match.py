@@ -71,6 +71,11 @@ class MatchOptions(BaseModel):
         description="A side may appeal the ruling of an action event while at most this many "
         "events followed it (0: only the latest event).",
     )
+    spectators_read_chat: bool = Field(
+        default=True,
+        description="Spectators (and anonymous readers of a public game) read the table talk "
+        "written to `all`; false: they read no message. Private messages never reach them.",
+    )
 
 
 def options_of(row: GameRow) -> MatchOptions:

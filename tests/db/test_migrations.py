@@ -25,6 +25,7 @@ TABLES = {
     "webhook_deliveries",
     "email_subscriptions",
     "rate_buckets",
+    "messages",
 }
 
 

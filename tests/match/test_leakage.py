@@ -1,15 +1,18 @@
 """Leakage: before the reveal, no read path shows a sealed order to anyone but its author,
-and before the game ends no read path shows the dice seed to a player or spectator.
+before the game ends no read path shows the dice seed to a player or spectator, and no read
+path shows a private message to anyone but its sender, its recipient and the umpire.
 
 A three-sided blind game: red and blue have submitted orders carrying distinctive markers,
-green has not. Every reader -- a spectator (anonymous, public game), green, the umpire, and
-red and blue for each other's order -- tries every read path over a real socket: every GET
-route of the OpenAPI document that takes a game (with each event number, past version, query
-name and decision), the live event stream, dry runs, and error answers of every POST route (a second
-order, a bad order, a reused Idempotency-Key, an unknown decision, opening without the right,
-stale preconditions…). No response body or header may hold an order's marker or nonce, or
-the seed. Then, as a control that the crawl can see them, green completes the set and the
-markers do appear -- while the seed still does not (the game goes on).
+green has not, and every seat has sent private messages carrying markers (to the umpire, to
+another side; issue 26). Every reader -- a spectator (anonymous, public game), green, the
+umpire, and red and blue for each other's order -- tries every read path over a real socket:
+every GET route of the OpenAPI document that takes a game (with each event number, past
+version, query name and decision), the live event and message streams, dry runs, and error
+answers of every POST route (a second order, a bad order, a reused Idempotency-Key, an
+unknown decision, opening without the right, stale preconditions, bad messages…). No response
+body or header may hold an order's marker or nonce, the seed, or a message meant for others.
+Then, as a control that the crawl can see them, green completes the set and the markers do
+appear -- while the seed still does not (the game goes on).
 """
 
 from __future__ import annotations
@@ -147,6 +150,8 @@ def crawl(
             ("/finish", None, {}),
             ("/rollback", {"to_version": 1}, {}),
             ("/takeback", None, {}),
+            ("/messages", {"to": "nobody", "text": "x"}, {}),
+            ("/messages", {"to": "all", "text": "bell\u0007"}, {}),
         ]
         for suffix, body, extra in posts:
             r = c.post(base_path + suffix, json=body, headers=extra)
@@ -159,7 +164,46 @@ def crawl(
         stream.wait_comment("keep-alive", timeout=5)
     seen.responses.append(("stream", 200, "\n".join(stream.raw)))
     assert [int(e.id or 0) for e in got] == seqs
+    with SseStream(base, f"/games/{game_id}/messages/stream", headers=headers) as talk:
+        assert talk.status == 200, talk.body
+        talk.wait_comment("keep-alive", timeout=5)
+    seen.responses.append(("message stream", 200, "\n".join(talk.raw)))
     return seen
+
+
+def private_talk(
+    c: httpx.Client, gid: str, seats: dict[str, str], sides: tuple[str, ...]
+) -> dict[str, tuple[str, set[str]]]:
+    """Each side writes privately to the umpire and to the next side, the umpire privately to
+    each side, and one side to all: marker -> (its text, the seats that may read it)."""
+    sent: dict[str, tuple[str, set[str]]] = {}
+
+    def say(sender: str, to: str) -> None:
+        marker = f"TALK-{sender}-TO-{to}-{uuid.uuid4().hex}"
+        r = c.post(
+            f"/games/{gid}/messages",
+            json={"to": to, "text": f"psst\n{marker}"},
+            headers={"Authorization": f"Bearer {seats[sender]}"},
+        )
+        assert r.status_code == 201, r.text
+        readers = set(seats) if to == "all" else {sender, to, "umpire"}
+        sent[f"message {sender}->{to}"] = (marker, readers)
+
+    for i, side in enumerate(sides):
+        say(side, "umpire")
+        say(side, sides[(i + 1) % len(sides)])
+        say("umpire", side)
+    say(sides[0], "all")
+    return sent
+
+
+def talk_secrets(sent: dict[str, tuple[str, set[str]]], reader: str | None) -> dict[str, str]:
+    """The markers of the messages ``reader`` (None: a spectator) may not read."""
+    return {
+        name: marker
+        for name, (marker, readers) in sent.items()
+        if reader not in readers and not (reader is None and "->all" in name)
+    }
 
 
 def _secrets(db_url: str, game_id: str) -> tuple[dict[str, str], str]:
@@ -213,6 +257,7 @@ def test_no_read_path_leaks_a_sealed_order_or_the_seed(server: str, db_url: str)
             for side in ("red", "blue")
         }
         seed_secret = {"the dice seed": seed}
+        sent = private_talk(c, gid, seats, SIDES)
         readers: dict[str, tuple[dict[str, str], dict[str, str]]] = {
             "spectator": ({}, {**secret["red"], **secret["blue"], **seed_secret}),
             "green": (auth("green"), {**secret["red"], **secret["blue"], **seed_secret}),
@@ -221,10 +266,19 @@ def test_no_read_path_leaks_a_sealed_order_or_the_seed(server: str, db_url: str)
             "blue": (auth("blue"), {**secret["red"], **seed_secret}),
         }
         for name, (headers, forbidden) in readers.items():
+            talk = talk_secrets(sent, None if name == "spectator" else name)
             seen = crawl(server, gid, headers, seqs=[1, 2])
             assert len(seen.responses) > 35
-            leaks = seen.leaks(forbidden)
+            leaks = seen.leaks({**forbidden, **talk})
             assert not leaks, f"{name} could read: {leaks}"
+            # control: the crawl reads the talk it may read, in the list, stream and export
+            allowed = {k: m for k, (m, _) in sent.items() if k not in talk}
+            found = " ".join(seen.leaks(allowed))
+            for kind in allowed:
+                for path in ("/messages (200)", "message stream", "/export (200)"):
+                    assert f"{kind} in GET /games/{gid}{path}" in found or (
+                        path == "message stream" and f"{kind} in message stream" in found
+                    ), (name, kind, path)
 
         # nothing was written by any of those attempts
         assert c.get(f"/games/{gid}").json()["version"] == 3
@@ -352,3 +406,28 @@ def test_no_read_path_leaks_an_objective_zones_allocation(server: str, db_url: s
             assert not seen.leaks(secret), (reader, seen.leaks(secret))
         own = c.get(f"/games/{gid}/sealed", headers={"Authorization": f"Bearer {seats['union']}"})
         assert own.json()["open"][0]["own"]["order"] == order  # the crawl can see orders
+
+
+def test_no_read_path_shows_spectators_the_talk_when_the_game_says_so(server: str) -> None:
+    """``match.spectators_read_chat: false``: not even a public message reaches a spectator
+    (a spectator token, or an anonymous reader of the public game) on any read path."""
+    with httpx.Client(base_url=server, timeout=30) as c:
+        created = c.post(
+            "/games",
+            json={
+                "ruleset": "blind",
+                "scenario": {"sides": list(SIDES), "budget": 10, "rounds": 2},
+                "match": {"spectators_read_chat": False},
+            },
+        )
+        assert created.status_code == 201, created.text
+        gid, seats = created.json()["id"], created.json()["seats"]
+        sent = private_talk(c, gid, seats, SIDES)
+        every = {name: marker for name, (marker, _) in sent.items()}
+        minted = c.post(
+            f"/games/{gid}/tokens", json={}, headers={"Authorization": f"Bearer {seats['red']}"}
+        )
+        assert minted.status_code == 201, minted.text
+        for headers in ({}, {"Authorization": f"Bearer {minted.json()['token']}"}):
+            seen = crawl(server, gid, headers, seqs=[])
+            assert not seen.leaks(every), seen.leaks(every)

@@ -127,6 +127,7 @@ def _snapshot(app: FastAPI) -> dict[str, Any]:
         "tokens": "SELECT count(*) FROM access_tokens",
         "webhooks": "SELECT count(*) FROM webhooks",
         "sealed": "SELECT game_id, decision, seat FROM sealed_orders ORDER BY id",
+        "messages": "SELECT game_id, seq FROM messages ORDER BY id",
     }
     with app.state.engine.connect() as conn:
         return {k: [tuple(r) for r in conn.execute(text(q))] for k, q in queries.items()}

@@ -141,6 +141,8 @@ async def live(
     catch_up: Callable[[], tuple[list[str], bool]],
     settle: Callable[[], None],
     pacing: Pacing,
+    *,
+    own_poll: bool = False,
 ) -> AsyncIterator[str]:
     """The SSE loop of every live stream (one game, or several): announce the stream open,
     then forever send what ``catch_up()`` (run in a worker thread; it returns the next wire
@@ -152,7 +154,10 @@ async def live(
     (:class:`~app.service.stream.StreamRevoked`; a revocation wakes the stream like a commit)
     the stream sends ``event: revoked`` and ends. While the database is away
     (:class:`~app.service.stream.DatabaseAway`) the stream stays open, says so in a comment
-    and reads again after a back-off, up to ``DB_RETRY_MAX_SECONDS`` apart."""
+    and reads again after a back-off, up to ``DB_RETRY_MAX_SECONDS`` apart.
+
+    ``own_poll``: the stream reads what the shared poller does not watch (table talk changes
+    no game version), so only LISTEN spares it its own re-read every ``pacing.poll``."""
     keepalive, poll = pacing.keepalive, pacing.poll
     with hub.subscribe_many(game_ids) as sub:
         # `stream open` means live: from here on, no commit by any process is missed
@@ -191,7 +196,8 @@ async def live(
                 # bounded lifetime: the client reconnects with Last-Event-ID, losing nothing
                 yield svc.sse_comment("stream end: reconnect with Last-Event-ID")
                 return
-            wait = keepalive if hub.shared_wakeups else min(poll, keepalive)
+            shared = hub.listening if own_poll else hub.shared_wakeups
+            wait = keepalive if shared else min(poll, keepalive)
             wait = max(0.01, min(wait, keepalive - (now - last_write), end - now))
             await sub.wait(wait)
             if time.monotonic() - last_write >= keepalive:

@@ -78,7 +78,8 @@ export class Api {
 
   // Read the Server-Sent Events stream with fetch (EventSource cannot send headers).
   // Calls onEvent(event) for each log event; reconnects with Last-Event-ID until stop().
-  stream(gameId, after, onEvent, onStatus) {
+  // `path` (default "events/stream"): "messages/stream" reads the table talk the same way.
+  stream(gameId, after, onEvent, onStatus, path = "events/stream") {
     const ctl = { stopped: false, abort: null, last: after };
     const run = async () => {
       while (!ctl.stopped) {
@@ -87,7 +88,7 @@ export class Api {
         try {
           const h = this.headers({ Accept: "text/event-stream" });
           if (ctl.last !== null && ctl.last !== undefined) h["Last-Event-ID"] = String(ctl.last);
-          const resp = await fetch(apiPath(`/games/${encodeURIComponent(gameId)}/events/stream`), {
+          const resp = await fetch(apiPath(`/games/${encodeURIComponent(gameId)}/${path}`), {
             headers: h,
             signal: abort.signal,
             cache: "no-store",

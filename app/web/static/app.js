@@ -14,6 +14,8 @@ import { setupRules } from "./rules.js";
 import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notifications.js";
 import { appealButton, renderAppeals } from "./appeals.js";
 
+import { setupChat } from "./chat.js";
+
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
 
@@ -278,6 +280,7 @@ async function openGame(id, token) {
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
+  setupChat({ S, h, notify, problemText, sideIds });
   await refreshOverlays();
   renderAll();
   perf.firstRender = performance.now();
