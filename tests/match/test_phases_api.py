@@ -36,7 +36,6 @@ async def test_game_view_shows_the_position_and_match_options(client: httpx.Asyn
         "takeback": False,
         "enforce_sequence": True,
         "appeal_window_events": 5,
-
         "spectators_read_chat": True,
     }
     assert view["clock"] is None and view["winner"] is None
