@@ -492,3 +492,22 @@ def test_typed_client_email_methods(db_url: str) -> None:
                 red.email_invitation("blue", "blue@example.org", game.seats["blue"])
             assert refused.value.code == "email.umpire_only"
             box.wait_for("blue@example.org", 1)
+
+
+def test_a_reissue_removes_the_addresses_the_old_token_registered(db_url: str) -> None:
+    """Issue 22 item 2 with email: whoever held a leaked seat token may have registered an
+    address; the umpire's reissue removes it (a rotation keeps the seat's own addresses)."""
+    with mail_service(db_url) as (http, _box):
+        game = new_game(http, public=False)
+        register(game, "blue", "leaked@example.org")
+        register(game, "red", "red@example.org")
+        r = http.post(f"/games/{game.id}/seats/blue/token", headers=game.auth("umpire"))
+        assert r.status_code == 200, r.text
+        game.seats["blue"] = r.json()["token"]
+        listed = http.get(f"/games/{game.id}/emails", headers=game.auth("blue"))
+        assert listed.status_code == 200 and listed.json()["items"] == [], listed.text
+        r = http.post(f"/games/{game.id}/tokens/rotate", headers=game.auth("red"))
+        assert r.status_code == 200, r.text
+        game.seats["red"] = r.json()["token"]
+        kept = http.get(f"/games/{game.id}/emails", headers=game.auth("red")).json()["items"]
+        assert [s["address"] for s in kept] == ["red@example.org"]
