@@ -1,8 +1,10 @@
 """HTTP benchmarks under wrk (a load generator in its own process) against a real uvicorn.
 
-Every figure is a ratio to a bare endpoint of the same app measured in the same run:
-``GET /_bench/read/{id}`` (one row read) for reads and dry runs, ``POST /_bench/write/{id}``
-(one row updated and one inserted) for submissions (``bench/server.py``).
+Every figure is a ratio to two baselines measured in the same run: a bare endpoint of the
+same app, ``GET /_bench/read/{id}`` (one row read) for reads and dry runs, ``POST
+/_bench/write/{id}`` (one row updated and one inserted) for submissions (``bench/server.py``);
+and the same endpoints of a bare FastAPI app with raw ``sqlite3`` / ``psycopg`` and no project
+code (``bench/bare.py``), the honest floor.
 """
 
 from __future__ import annotations
@@ -122,6 +124,7 @@ def run_wrk(
         f"-t{threads}",
         f"-c{connections}",
         f"-d{seconds}s",
+        "--latency",
         "--timeout",
         "10s",
         "-s",
@@ -211,11 +214,16 @@ def _free_port() -> int:
 
 
 @contextmanager
-def server(url: str, workers: int = 1, extra: dict[str, str] | None = None) -> Iterator[str]:
+def server(
+    url: str, workers: int = 1, extra: dict[str, str] | None = None, app: str = "bench.server"
+) -> Iterator[str]:
+    """uvicorn serving ``app``'s ``create`` factory (the Referee app plus its bare endpoints,
+    or ``bench.bare``: the bare app, ``BARE_DATABASE_URL`` = ``url``)."""
     port = _free_port()
     env = {
         **os.environ,
         "REFEREE_DATABASE_URL": url,
+        "BARE_DATABASE_URL": url,
         "REFEREE_GC_TUNING": "true",  # as `referee serve` runs
         "PYTHONPATH": str(ROOT),
         **(extra or {}),
@@ -224,7 +232,7 @@ def server(url: str, workers: int = 1, extra: dict[str, str] | None = None) -> I
         sys.executable,
         "-m",
         "uvicorn",
-        "bench.server:create",
+        f"{app}:create",
         "--factory",
         "--host",
         "127.0.0.1",
@@ -519,15 +527,40 @@ def big_game(base: str, url: str, size: int = 100, enemies: int = 500, **kw: Any
     )
 
 
+def _state_text(url: str, game_id: str) -> str:
+    """The game's state as JSON text (the bare app's row holds a text of the same size)."""
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            state = conn.execute(
+                text("SELECT state FROM games WHERE id = :id"), {"id": game_id}
+            ).scalar()
+    finally:
+        engine.dispose()
+    return state if isinstance(state, str) else json.dumps(state, separators=(",", ":"))
+
+
 def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
+    """Every row twice: against the in-app bare endpoints (``bench/server.py``) and against
+    the bare app (``bench/bare.py``: raw driver, no project code), on the same data."""
+    from bench.bare import seed
+
     rows: list[Row] = []
-    section = f"HTTP, {db}, 1 process (wrk: reads {s.read_connections} connections, writes "
-    section += f"{s.write_connections})"
+    floor: list[Row] = []
+    load = f"wrk: reads {s.read_connections} connections, writes {s.write_connections}"
+    section = f"HTTP, {db}, 1 process ({load})"
+    floor_section = f"HTTP, {db}, 1 process, against the bare app (bench/bare.py; {load})"
+    measured: list[tuple[str, str, Measured, str]] = []
     with server(url) as base:
         bench = Bench(base, tmp, s)
+        health = bench.get("/healthz")
+        in_app_read = bench.get(f"/_bench/read/{seed_game(base, url).id}")
+        rows.append(_vs(section, "GET /healthz", health, in_app_read))
+        measured.append(("GET /healthz", "health", health, ""))
         for label, make in (("seed example", seed_game), ("100x100, 501 units", big_game)):
             games = [make(base, url) for _ in range(s.write_connections)]
             g = games[0]
+            seed(url, {x.id: _state_text(url, x.id) for x in games})
             bare_read = bench.get(f"/_bench/read/{g.id}")
             got = bench.get(f"/games/{g.id}")
             dry = bench.post(f"/games/{g.id}/rulings", g.dry_run)
@@ -538,7 +571,27 @@ def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
             rows.append(
                 _vs(section, f"submission ({label})", sub, bare_write, "place_unit with If-Match")
             )
-    return rows
+            measured += [
+                (f"in-app bare read ({label})", f"read:{g.id}", bare_read, "bench/server.py"),
+                (f"in-app bare write ({label})", f"write:{g.id}", bare_write, "bench/server.py"),
+                (f"GET game ({label})", f"read:{g.id}", got, ""),
+                (f"dry run ({label})", f"read:{g.id}", dry, ""),
+                (f"submission ({label})", f"write:{g.id}", sub, "place_unit with If-Match"),
+            ]
+    with server(url, app="bench.bare") as bare_base:
+        bare = Bench(bare_base, tmp, s)
+        floors: dict[str, Measured] = {"health": bare.get("/healthz")}
+        for _, key, _, _ in measured:
+            if key not in floors:
+                kind, doc = key.split(":")
+                floors[key] = (
+                    bare.get(f"/bare/read/{doc}")
+                    if kind == "read"
+                    else bare.post(f"/bare/write/{doc}", {"n": 1}, writers=True)
+                )
+    for name, key, m, note in measured:
+        floor.append(_vs(floor_section, name, m, floors[key], note))
+    return rows + floor
 
 
 def _growth(section: str, name: str, small: Measured, big: Measured, limit: float) -> Row:
