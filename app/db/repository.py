@@ -66,6 +66,20 @@ _GET_AS = (
     .limit(1)
 )
 _GET_AS_LOCKED = _GET_AS.with_for_update(of=GameRow)
+_HOLDER = (
+    select(GameRow.id, SeatRow.seat, SeatRow.token_hash, AccessTokenRow.token_hash)
+    .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
+    .outerjoin(
+        AccessTokenRow,
+        (AccessTokenRow.game_id == GameRow.id)
+        & (AccessTokenRow.token_hash == _TOKEN)
+        & AccessTokenRow.revoked_at.is_(None),
+    )
+    .where(GameRow.id == bindparam("game_id"))
+    .limit(1)
+)
+"""Who holds a token hash at a game, without the game row: what a stream re-checks on every
+batch (the same index look-ups as :data:`_GET_AS`)."""
 _INSERT_EVENT = insert(cast(Table, EventRow.__table__))
 _EVENT_COLUMNS = tuple(c for c in EventRow.__table__.columns if c.key != "id")
 _ADVANCES: dict[frozenset[str], Update] = {}
@@ -179,6 +193,12 @@ class GameRepository:
         if row is None:
             return None
         return row[0], row[1], TokenMatch(row[2], row[3], row[4]), bool(row[5])
+
+    def holder(self, game_id: str, token_hash: str) -> TokenMatch | None:
+        """Who holds ``token_hash`` at the game now (None: no such game): the credential
+        part of :meth:`get_as` alone, read afresh, for streams re-checking theirs."""
+        row = self.session.execute(_HOLDER, {"game_id": game_id, "token_hash": token_hash}).first()
+        return None if row is None else TokenMatch(row[1], row[2], row[3])
 
     def board_json(self, scenario_id: str) -> dict[str, Any]:
         """The stored board document of a scenario (read on a board-cache miss only)."""

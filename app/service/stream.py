@@ -103,11 +103,11 @@ def still_holds(uow: AbstractUnitOfWork, reader: StreamReader) -> bool:
     spectator's read) it held when the stream opened? (An index look-up, as every read's.)"""
     if reader.token_hash is None:
         return True
-    found = uow.games.get_as(reader.game_id, reader.token_hash)
+    found = uow.games.holder(reader.game_id, reader.token_hash)
     if found is None:
         return False
     try:
-        who = identity_of(reader.token_hash, found[2])
+        who = identity_of(reader.token_hash, found)
     except Unauthenticated:
         return False
     return who.seat == reader.seat
