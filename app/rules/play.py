@@ -232,21 +232,15 @@ def step(
             return Step(action, owner, dice_needed=sizes, refusal=refusal)
     values = tuple(r.value for r in rolls)
     ruling = ruleset.adjudicate(board, state, action, options, values)
+    private = ruleset.private_to(board, state, action)
+    seen = None if private is None else tuple(private)
     if not ruling.legal:
-        return Step(action, owner, ruling, rolls=rolls, dice_needed=sizes)
+        return Step(action, owner, ruling, rolls=rolls, dice_needed=sizes, private_to=seen)
     # 5. apply
     new_state = ruleset.apply(board, state, action, ruling)
-    private = ruleset.private_to(board, state, action)
+    over = ruleset.is_over(board, new_state)
     return Step(
-        action,
-        owner,
-        ruling,
-        new_state,
-        rolls,
-        sizes,
-        None if private is None else tuple(private),
-        ruleset.is_over(board, new_state),
-        where(ruleset, board, new_state),
+        action, owner, ruling, new_state, rolls, sizes, seen, over, where(ruleset, board, new_state)
     )
 
 

@@ -15,6 +15,7 @@ from app.api.routes._outcome import RollingWriteDep, appended, appended_response
 from app.rules.ruling import Ruling
 from app.service import actions as uc
 from app.service.match import parse_entered_dice
+from app.service.pipeline import WriteRequest
 from app.service.results import ActionResult
 
 router = APIRouter(prefix="/games/{game_id}", tags=["actions"])
@@ -82,11 +83,7 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
     with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
     outcome = uc.submit_action(
-        request.write.uow,
-        game_id,
-        action,
-        **request.write.args,
-        client_seed=request.roll.client_seed,
-        entered_dice=parse_entered_dice(request.roll.dice),
+        WriteRequest(request.write.uow, game_id, **request.write.args),
+        uc.SubmitAction(action, request.roll.client_seed, parse_entered_dice(request.roll.dice)),
     )
     return appended(game_id, outcome)
