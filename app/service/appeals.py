@@ -30,7 +30,7 @@ from app.rules.base import UMPIRE
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service.actions import played
-from app.service.boards import BoardCache, digest
+from app.service.boards import digest
 from app.service.errors import (
     Conflict,
     EventNotFound,
@@ -43,7 +43,6 @@ from app.service.errors import (
 from app.service.events import all_events
 from app.service.flow import restore_version
 from app.service.pipeline import (
-    IfMatch,
     Write,
     WriteRequest,
     aware_utc,
@@ -102,16 +101,9 @@ def _appeals(rows: list[EventRow]) -> tuple[dict[int, EventRow], dict[int, Event
 
 
 def appeal(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     seq: int,
     note: Any,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
 ) -> ActionOutcome:
     """``POST /games/{id}/events/{seq}/appeal``: a side appeals the ruling of event ``seq``.
 
@@ -185,7 +177,7 @@ def appeal(
         )
 
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="an appeal",
         request_digest=lambda seat: digest({"seat": seat, "appeal": seq, "note": text}),
         body=body,
@@ -194,19 +186,13 @@ def appeal(
 
 
 def decide(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     appeal_seq: int,
     *,
     outcome: str,
     note: Any = "",
     rollback_to: int | None = None,
     action: Any = None,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
 ) -> ActionOutcome:
     """``POST /games/{id}/appeals/{appeal}/decision``: the umpire decides an open appeal.
 
@@ -282,7 +268,7 @@ def decide(
     request = {"decide": appeal_seq, "outcome": outcome, "note": text}
     request |= {"rollback_to": rollback_to, "action": action}
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="deciding an appeal",
         request_digest=lambda seat: digest({"seat": seat, **request}),
         body=body,

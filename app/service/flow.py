@@ -30,7 +30,6 @@ from app.service.errors import (
 from app.service.events import all_events
 from app.service.pipeline import (
     Game,
-    IfMatch,
     Write,
     WriteRequest,
     clock_now,
@@ -93,14 +92,8 @@ def _umpire_only(seat: str, detail: str, *, code: str) -> None:
 
 
 def end_phase(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
     umpire_advance: bool = False,
 ) -> ActionOutcome:
     """End the current phase (``POST /games/{id}/phase/end``: the side(s) acting in it, or
@@ -164,20 +157,12 @@ def end_phase(
             extra={"clock": clock_json},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, f"phase {how}", {"phase": how}, body)
 
 
 def finish_game(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     winner: str | None,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
 ) -> ActionOutcome:
     """The umpire declares the game over (``POST /games/{id}/finish``), naming the winner or
     none. The clock stops and the dice seed becomes public (its event carries it)."""
@@ -208,7 +193,6 @@ def finish_game(
             extra={"winner": winner, "clock": mt.clock_stopped(game.row, cmd.now)},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "ending the game", {"finish": winner}, body)
 
 
@@ -309,14 +293,7 @@ def verify_dice(
 
 
 def reveal_seed(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
+    req: WriteRequest,
 ) -> ActionOutcome:
     """``POST /games/{id}/dice/reveal``: the umpire has the seed revealed before the game
     ends. Appends a ``seed_revealed`` event every reader sees (without the seed), so players
@@ -347,7 +324,6 @@ def reveal_seed(
             extra={"seed_revealed": True},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "revealing the seed", {"dice": "reveal"}, body)
 
 
@@ -439,15 +415,8 @@ def restore_version(
 
 
 def rollback(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     to_version: int,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
 ) -> ActionOutcome:
     """``POST /games/{id}/rollback``: the umpire restores the state of an earlier version.
 
@@ -469,7 +438,6 @@ def rollback(
         )
         return restore_version(cmd, to_version, kind="rollback", summary=summary, payload={})
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a rollback", {"rollback": to_version}, body)
 
 
@@ -524,14 +492,7 @@ def _last_action(uow: AbstractUnitOfWork, game_id: str) -> EventRow | None:
 
 
 def takeback(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
+    req: WriteRequest,
 ) -> ActionOutcome:
     """``POST /games/{id}/takeback``: a player takes back their own last action.
 
@@ -557,7 +518,7 @@ def takeback(
                 citations=cite("takeback"),
             )
         require_active(game.row)
-        last = _last_action(uow, game.row.id)
+        last = _last_action(cmd.uow, game.row.id)
         if last is None:
             raise Conflict(
                 "there is nothing to take back", code="takeback.nothing", citations=cite("takeback")
@@ -599,5 +560,4 @@ def takeback(
             payload={"event": last.seq, "to_version": last.version - 1},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a takeback", {"takeback": True}, body)

@@ -462,17 +462,7 @@ def _replay(uow: AbstractUnitOfWork, prior: EventRow, request_digest: str) -> Se
 
 
 def submit_order(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    decision_id: str,
-    order: Any,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    client_seed: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
+    req: WriteRequest, decision_id: str, order: Any, *, client_seed: str | None = None
 ) -> SealedOutcome:
     """Submit one side's sealed order; reveal and adjudicate all when it completes the set.
 
@@ -488,11 +478,11 @@ def submit_order(
         return _submit(w, decision_id, order, seed)
 
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="submitting a sealed order",
         request_digest=lambda seat: _request_digest(seat, decision_id, order),
         body=body,
-        replay=lambda prior, digest_: _replay(uow, prior, digest_),
+        replay=lambda prior, digest_: _replay(req.uow, prior, digest_),
         hint=ANY_VERSION,
     )
 

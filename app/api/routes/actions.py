@@ -15,7 +15,6 @@ from app.api.routes._outcome import RollingWriteDep, appended, appended_response
 from app.rules.ruling import Ruling
 from app.service import actions as uc
 from app.service.match import parse_entered_dice
-from app.service.pipeline import WriteRequest
 from app.service.results import ActionResult
 
 router = APIRouter(prefix="/games/{game_id}", tags=["actions"])
@@ -83,7 +82,7 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
     with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
     outcome = uc.submit_action(
-        WriteRequest(request.write.uow, game_id, **request.write.args),
+        request.write,
         uc.SubmitAction(action, request.roll.client_seed, parse_entered_dice(request.roll.dice)),
     )
     return appended(game_id, outcome)
