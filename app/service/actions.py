@@ -7,8 +7,9 @@ ruleset rejects deep inside becomes a client error, never a server error.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -139,33 +140,29 @@ class SubmitAction:
     client_seed: str | None = None
     entered_dice: Sequence[int] | None = None
 
+    def digest(self, seat: str, client_seed: str) -> str:
+        """What an Idempotency-Key is bound to: the seat, the body and any dice headers
+        (``client_seed`` as parsed)."""
+        extras: dict[str, Any] = {"client_seed": client_seed} if client_seed else {}
+        if self.entered_dice is not None:
+            extras["dice"] = list(self.entered_dice)
+        return digest({"seat": seat, "action": self.action, **extras})
+
 
 def submit_action(req: WriteRequest, cmd: SubmitAction) -> ActionOutcome:
     """Judge an action and, if legal, apply it and append it to the log: the write frame
-    (:func:`run_write`: token, game, seat, If-Match, replay, version) around one
-    :func:`app.rules.play.step` (well-formed -> the seat owns it -> the phase lets it act ->
-    ruling legal -> applied), then the clock and the event. Nothing is written unless all
-    pass.
-
-    Dice (``Kind.dice``) are judged for legality first with none (an illegal action never
-    rolls), then derived from the committed seed (mixed with ``client_seed``) or, with the
-    ``physical_dice`` option, taken from ``entered_dice`` (umpire only), and recorded. An
-    action found illegal only with its derived dice consumes them (:func:`_consume_dice`).
-    The clock charges the side that moved and starts the next side's time.
+    (:func:`run_write`) around one :func:`app.rules.play.step`, then the clock and the event.
+    Nothing is written unless every check passes. Dice are derived from the committed seed
+    (mixed with ``client_seed``) or entered by the umpire (``physical_dice``); an action
+    found illegal only once its derived dice are rolled consumes them (:func:`_consume_dice`).
     """
     require_storable(cmd.action, code="action.invalid")
     seed = mt.parse_client_seed(cmd.client_seed)
-    extras: dict[str, Any] = {"client_seed": seed} if seed else {}
-    if cmd.entered_dice is not None:
-        extras["dice"] = list(cmd.entered_dice)
 
     def body(w: Write) -> ActionOutcome:
         game, seat = w.game, w.seat
         require_active(game.row)
-
-        def roll(sizes: list[int]) -> list[Any]:
-            return mt.roll(game.row, sizes, seat=seat, client_seed=seed, entered=cmd.entered_dice)
-
+        roll = partial(mt.roll, game.row, seat=seat, client_seed=seed, entered=cmd.entered_dice)
         sequence = mt.options_of(game.row).enforce_sequence
         done = played(game, seat, cmd.action, roll, sequence=sequence)
         assert done.action is not None and done.ruling is not None
@@ -174,19 +171,7 @@ def submit_action(req: WriteRequest, cmd: SubmitAction) -> ActionOutcome:
                 _consume_dice(w, done)
             raise IllegalAction(done.ruling, version=game.row.version)
         w.require_current()
-        actor = mt.acting_side(seat, done.owner)
-        clock_json = (
-            mt.clock_stopped(game.row, w.now)
-            if done.over
-            else mt.clock_after(
-                game.row,
-                actor,
-                w.now,
-                mt.expected_side(
-                    done.turn, game.ruleset.sides(game.board).names, actor, _running(game.row)
-                ),
-            )
-        )
+        extra = {"dice_counter": game.row.dice_counter + len(done.rolls), "clock": _clock(w, done)}
         return w.record(
             visible_to=done.visible_to(seat),
             kind=done.kind,
@@ -195,28 +180,29 @@ def submit_action(req: WriteRequest, cmd: SubmitAction) -> ActionOutcome:
             action=done.action.model_dump(mode="json"),
             rolls=done.rolls,
             status="finished" if done.over else None,
-            extra={"dice_counter": game.row.dice_counter + len(done.rolls), "clock": clock_json},
+            extra=extra,
         )
 
-    return run_write(
-        req,
-        what="submitting an action",
-        request_digest=lambda seat: _request_digest(seat, cmd.action, extras),
-        body=body,
-        replay=replay_outcome,
+    digest_of = partial(cmd.digest, client_seed=seed)
+    what = "submitting an action"
+    return run_write(req, what=what, request_digest=digest_of, body=body, replay=replay_outcome)
+
+
+def _clock(w: Write, done: Step) -> Any:
+    """The clock after an accepted action: stopped when the game is over, else the side that
+    moved is charged and the side expected next runs."""
+    game = w.game
+    if done.over:
+        return mt.clock_stopped(game.row, w.now)
+    actor = mt.acting_side(w.seat, done.owner)
+    clock_state = mt.clock_state(game.row)
+    running = mt.expected_side(
+        done.turn,
+        game.ruleset.sides(game.board).names,
+        actor,
+        clock_state.running if clock_state else None,
     )
-
-
-def _running(row: Any) -> str | None:
-    clock_state = mt.clock_state(row)
-    return clock_state.running if clock_state else None
-
-
-def _request_digest(seat: str, action: Any, extras: Mapping[str, Any] | None = None) -> str:
-    """What an Idempotency-Key is bound to: the seat, the body and any dice headers."""
-    if extras:
-        return digest({"seat": seat, "action": action, **extras})
-    return digest({"seat": seat, "action": action})
+    return mt.clock_after(game.row, actor, w.now, running)
 
 
 def _consume_dice(w: Write, done: Step) -> None:

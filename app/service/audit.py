@@ -219,6 +219,25 @@ def _check_rolls(keys: Sequence[DiceKey], row: LogEntry) -> tuple[AuditDifferenc
     return None, checked
 
 
+def _replay_action(
+    inp: ReplayInput, row: LogEntry, state: Any, rolls: Sequence[Any]
+) -> tuple[Any, AuditDifference | None]:
+    """Play an action event again with its recorded rolls (:func:`app.rules.play.step`, as a
+    submission plays it): the dice it needs now, then its ruling, must be the recorded ones."""
+    action = inp.ruleset.parse_action(dict(row.action))
+    done = step(inp.ruleset, inp.board, state, inp.options, None, action, rolls)
+    if done.refusal is not None:  # the recorded rolls are not the dice it needs now
+        recorded, needed = [r.sides for r in rolls], list(done.dice_needed)
+        return state, _diff(row, "dice", "the action now needs other dice", recorded, needed)
+    assert done.ruling is not None
+    replayed = done.ruling.model_dump(mode="json")
+    if replayed != row.ruling:
+        return state, _diff(row, "ruling", "the ruling differs", row.ruling, replayed)
+    if done.state is None:
+        raise RulesError("an illegal action cannot be applied")
+    return done.state, None
+
+
 def _replay_event(
     inp: ReplayInput, row: LogEntry, state: Any, states: Mapping[int, Any]
 ) -> tuple[Any, AuditDifference | None]:
@@ -227,21 +246,7 @@ def _replay_event(
     rolls = mt.load_rolls(list(row.dice))
     values = [r.value for r in rolls]
     if row.payload is None or corrected_action(row.kind, row.payload):
-        action = ruleset.parse_action(dict(row.action))
-        done = step(ruleset, inp.board, state, inp.options, None, action, rolls)
-        if done.refusal is not None:  # the recorded rolls are not the dice it needs now
-            recorded_sizes = [r.sides for r in rolls]
-            needed = list(done.dice_needed)
-            return state, _diff(
-                row, "dice", "the action now needs other dice", recorded_sizes, needed
-            )
-        assert done.ruling is not None
-        replayed = done.ruling.model_dump(mode="json")
-        if replayed != row.ruling:
-            return state, _diff(row, "ruling", "the ruling differs", row.ruling, replayed)
-        if done.state is None:
-            raise RulesError("an illegal action cannot be applied")
-        return done.state, None
+        return _replay_action(inp, row, state, rolls)
     if row.kind == "phase":
         return ruleset.advance_phase(inp.board, state), None
     if restores(row.kind, row.payload):
