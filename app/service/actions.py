@@ -1,8 +1,10 @@
 """Actions: judging one without writing (dry run) and submitting one (judge, roll, apply).
 
-A submission runs in the shared write frame (:func:`app.service.pipeline.run_write`); every
-call into the ruleset goes through :func:`app.service.pipeline.guard`, so client input that a
-ruleset rejects deep inside becomes a client error, never a server error.
+Both play the action with the rules core's one :func:`app.rules.play.step` (:func:`played`:
+its refusals become the service's problems). A submission runs in the shared write frame
+(:func:`app.service.pipeline.run_write`); the step runs under
+:func:`app.service.pipeline.guard`, so client input that a ruleset rejects deep inside becomes
+a client error, never a server error.
 """
 
 from __future__ import annotations
@@ -11,8 +13,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
-
-from pydantic import BaseModel, ValidationError
 
 from app.db.uow import AbstractUnitOfWork
 from app.rules.play import Roll, Step, step
@@ -61,15 +61,6 @@ def field_errors_of(ruleset: AnyRuleset, data: Any, errors: Sequence[Any]) -> li
             loc = loc[1:]
         out.append(FieldError(pointer(loc), str(err.get("msg", "invalid")), etype))
     return out
-
-
-def parse_action(ruleset: AnyRuleset, data: Any) -> BaseModel:
-    """Validate an action; error locations point into the action document itself."""
-    try:
-        return ruleset.parse_action(data)  # type: ignore[no-any-return]
-    except ValidationError as exc:
-        errors = field_errors_of(ruleset, data, exc.errors(include_url=False))
-        raise InvalidInput("invalid action", errors, code="action.invalid") from exc
 
 
 def played(game: Game, seat: str | None, action: Any, roll: Roll, *, sequence: bool) -> Step:
