@@ -36,7 +36,7 @@ those into its problems. Pure: the committed dice stay with the caller, who hand
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
@@ -173,9 +173,14 @@ class Step:
         return sorted({*self.private_to, *readers, UMPIRE})
 
 
+def die_sizes(sizes: Iterable[int]) -> tuple[int, ...]:
+    """Die sizes as a ruleset's hook names them, in order; a size of 0 or less is no die."""
+    return tuple(int(s) for s in sizes if int(s) > 0)
+
+
 def dice_sizes(ruleset: AnyRuleset, board: Any, state: Any, action: BaseModel) -> tuple[int, ...]:
-    """The die sizes an action needs, in order (sizes of 0 or less are no die)."""
-    return tuple(int(s) for s in ruleset.dice_needed(board, state, action) if int(s) > 0)
+    """The die sizes an action needs, in order (its kind's ``dice``)."""
+    return die_sizes(ruleset.dice_needed(board, state, action))
 
 
 def step(

@@ -29,6 +29,7 @@ from app.match import dice as dicelib
 from app.rules.base import UMPIRE, Ruleset
 from app.rules.play import Turn as Turn  # where play stands: the rules core's, used from here
 from app.rules.play import acting_side as acting_side
+from app.rules.play import die_sizes
 from app.rules.play import may_act as may_act
 from app.rules.play import where as where
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput
@@ -211,7 +212,7 @@ def roll(
     the umpire entered. The caller stores ``row.dice_counter + len(rolls)`` with the same
     conditional update that bumps the version, so no number is ever used twice.
     """
-    sizes = [int(s) for s in sizes if int(s) > 0]
+    sizes = list(die_sizes(sizes))
     physical = options_of(row).physical_dice
     if entered is not None and not physical:
         raise Conflict(

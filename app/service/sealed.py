@@ -56,6 +56,7 @@ from app.db.models import EventRow, SealedOrderRow
 from app.db.sealed import SealedOrderRepository, sealed_orders
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE, RulesError, Ruleset, SealedDecision
+from app.rules.play import die_sizes
 from app.rules.ruling import Citation, Ruling
 from app.service import match as mt
 from app.service.boards import BoardCache, digest
@@ -421,7 +422,7 @@ def _needs_umpire_dice(
     with _sealed_guard(decision.id):
         parsed = parse_orders(decision, documents)
         sizes = game.ruleset.sealed_dice_needed(game.board, game.state, decision.id, parsed)
-    return any(int(s) > 0 for s in sizes)
+    return bool(die_sizes(sizes))
 
 
 def _request_digest(seat: str, decision_id: str, order: Any) -> str:
