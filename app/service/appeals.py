@@ -100,11 +100,7 @@ def _appeals(rows: list[EventRow]) -> tuple[dict[int, EventRow], dict[int, Event
     return appeals, decisions
 
 
-def appeal(
-    req: WriteRequest,
-    seq: int,
-    note: Any,
-) -> ActionOutcome:
+def appeal(req: WriteRequest, seq: int, note: Any) -> ActionOutcome:
     """``POST /games/{id}/events/{seq}/appeal``: a side appeals the ruling of event ``seq``.
 
     403 ``appeal.sides_only`` (the umpire), 404 ``event.not_found``, 403

@@ -160,10 +160,7 @@ def end_phase(
     return _write(req, f"phase {how}", {"phase": how}, body)
 
 
-def finish_game(
-    req: WriteRequest,
-    winner: str | None,
-) -> ActionOutcome:
+def finish_game(req: WriteRequest, winner: str | None) -> ActionOutcome:
     """The umpire declares the game over (``POST /games/{id}/finish``), naming the winner or
     none. The clock stops and the dice seed becomes public (its event carries it)."""
 
@@ -292,9 +289,7 @@ def verify_dice(
         )
 
 
-def reveal_seed(
-    req: WriteRequest,
-) -> ActionOutcome:
+def reveal_seed(req: WriteRequest) -> ActionOutcome:
     """``POST /games/{id}/dice/reveal``: the umpire has the seed revealed before the game
     ends. Appends a ``seed_revealed`` event every reader sees (without the seed), so players
     know the umpire can now work out later rolls; the seed itself is then served to the
@@ -414,10 +409,7 @@ def restore_version(
     )
 
 
-def rollback(
-    req: WriteRequest,
-    to_version: int,
-) -> ActionOutcome:
+def rollback(req: WriteRequest, to_version: int) -> ActionOutcome:
     """``POST /games/{id}/rollback``: the umpire restores the state of an earlier version.
 
     The log is never rewritten: a ``rollback`` event is appended (a new version) whose state
@@ -491,9 +483,7 @@ def _last_action(uow: AbstractUnitOfWork, game_id: str) -> EventRow | None:
     return None
 
 
-def takeback(
-    req: WriteRequest,
-) -> ActionOutcome:
+def takeback(req: WriteRequest) -> ActionOutcome:
     """``POST /games/{id}/takeback``: a player takes back their own last action.
 
     Needs match option ``takeback``; the action must be the latest event still in force

@@ -113,9 +113,7 @@ def listed_change(change: AuditDifference, row: EventRow | None) -> dict[str, An
     }
 
 
-def upgrade_game(
-    req: WriteRequest,
-) -> ActionOutcome:
+def upgrade_game(req: WriteRequest) -> ActionOutcome:
     """The umpire moves the game to the ruleset version this server runs: a
     ``ruleset_upgraded`` event (payload ``{from, to, changed, truncated}``) is appended and
     ``games.ruleset_version`` set, in one write."""
