@@ -15,6 +15,8 @@ import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notification
 import { appealButton, renderAppeals } from "./appeals.js";
 
 import { setupChat } from "./chat.js";
+import { createOrders } from "./hexorders.js";
+import { narrative, boardMarks, yardsByFeature } from "./hexnarrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -111,7 +113,7 @@ function cites(list) {
   return h("span", { class: "cites" }, ...(list || []).map((c) => citeButton(c)));
 }
 
-export function renderRuling(r, target) {
+export function renderRuling(r, target, action) {
   const box = target || $("ruling");
   box.innerHTML = "";
   if (!r) return;
@@ -119,6 +121,8 @@ export function renderRuling(r, target) {
   box.append(
     h("p", { class: `verdict ${r.legal ? "legal" : "illegal"}`, "data-legal": String(r.legal) }, h("strong", {}, r.legal ? "✔ " : "✘ ", verdict), " — ", r.summary || ""),
   );
+  // the ruling told in words, with its sections inline (zoi, zoc, terrain: hexnarrate.js)
+  if (action && S.orders && S.orders.enabled) box.append(narrative(r, action, { h, citeButton, board: S.board, units: units() }) || "");
   if ((r.violations || []).length) {
     box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
   }
@@ -127,7 +131,7 @@ export function renderRuling(r, target) {
   }
   const d = r.details || {};
   if (d.yards_by_feature) {
-    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...Object.entries(d.yards_by_feature).map(([f, y]) => h("li", {}, `${f}: ${y} yd`))));
+    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...yardsByFeature(r, S.board).map((f) => h("li", { "data-feature": f.id }, `${f.label}: ${f.yards} yd`))));
   }
   box.append(h("h4", {}, "Rules cited"), h("ul", { class: "citations" }, ...(r.citations || []).map((c) => {
     const entry = S.catalog[c.section] || {};
@@ -500,6 +504,7 @@ function renderAll() {
     drawPath();
   }
   renderUnitList();
+  if (S.orders) S.orders.render();
   const lost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
@@ -510,7 +515,10 @@ function drawPath() {
   const start = S.kind === "table" ? u.at : u.hex;
   const stop = stopHex(S.ruling);
   const yards = S.ruling && S.ruling.details && S.ruling.details.path_yards !== undefined ? `${S.ruling.details.path_yards} yd` : null;
-  S.boardApi.drawPath(start, S.path, stop, yards);
+  // after a submit the board keeps what the ruling measured or took (until the next click)
+  const shown = S.ruling ? { r: S.ruling, a: S.rulingAction, path: S.path } : S.submitted && S.submitted.action.unit === S.selected ? { r: S.submitted.ruling, a: S.submitted.action, path: [] } : null;
+  const extra = shown ? { byFeature: yardsByFeature(shown.r, S.board), marks: boardMarks(shown.r, shown.a) } : null;
+  S.boardApi.drawPath(start, S.path, stop, yards, extra);
 }
 
 function stopHex(r) {
@@ -642,6 +650,9 @@ async function selectUnit(id, at) {
   if (current && S.selected !== id && S.kind === "hex" && at && at !== current.hex) {
     return clickHex(at);
   }
+  // firing: a click on an enemy counter names the target (hexorders.js)
+  if (S.orders && S.orders.claimUnit(id)) return;
+  S.submitted = null;
   if (S.selected === id) {
     S.selected = null;
   } else {
@@ -654,6 +665,7 @@ async function selectUnit(id, at) {
   $("submit-move").disabled = true;
   prefillActionForm();
   await refreshOverlays();
+  if (S.orders) S.orders.select();
   renderAll();
 }
 
@@ -689,7 +701,7 @@ async function clickPoint(p, zoneId) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
-  if (!S.selected) return zoneId ? showZone(zoneId) : showTerrainAt(p);
+  if (!S.selected || (S.orders && S.orders.enabled && !S.orders.takesPoints())) return zoneId ? showZone(zoneId) : showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
   pathChanged();
@@ -749,21 +761,25 @@ async function pathChanged() {
   // the path built on the board also fills the path of a retreat, a charge… in the form
   const field = $("action-form").querySelector("[name=path]");
   if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
+  if (S.orders) S.orders.pathEdited();
+  S.ruling = null;
   drawPath();
-  if (!S.path.length) {
-    S.ruling = null;
+  // the order the board and the order controls describe (hexorders.js), else a plain move
+  const action = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+  if (!action) {
+    S.lastAsked = null;
     renderRuling(null);
     $("submit-move").disabled = true;
     return;
   }
-  const action = { kind: "move", unit: S.selected, path: S.path };
   const asked = JSON.stringify(action);
   S.lastAsked = asked;
   try {
     const r = (await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: action })).body;
     if (S.lastAsked !== asked) return;
     S.ruling = r;
-    renderRuling(r);
+    S.rulingAction = action;
+    renderRuling(r, null, action);
     drawPath();
     // only a move the dry run found legal can be submitted (the server would refuse the other)
     $("submit-move").disabled = !S.seat || !r.legal;
@@ -814,6 +830,7 @@ function clearPath() {
   S.path = [];
   S.lastAsked = null;
   S.ruling = null;
+  if (S.orders) S.orders.reset();
   $("path-input").value = "";
   $("path-input").removeAttribute("aria-invalid");
   $("submit-move").disabled = true;
@@ -852,20 +869,30 @@ function setupActions() {
     pathChanged();
   };
   $("submit-move").onclick = async () => {
-    if (!S.selected || !S.path.length) return;
+    const body = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+    if (!S.selected || !body) return;
     const unit = S.selected;
     document.body.dataset.submitting = "true";
-    const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit, path: S.path });
+    const res = await submit(`/games/${S.gameId}/actions`, body);
     if (res) {
       await refreshOverlays();
       renderAll();
-      renderRuling(res.ruling);
+      renderRuling(res.ruling, null, body);
+      S.submitted = { ruling: res.ruling, action: body };
+      drawPath();
       // the Submit button is disabled now: the focus goes back to the unit that moved
       focusUnit(unit, S.kind === "zones" ? "#unit-list" : "#board");
     }
     // the ruling shown now is the submitted one, drawn once: its buttons stay
     document.body.dataset.submitting = "false";
   };
+  // orders by pointing (zoi, zoc, terrain): the controls go above the Path box
+  let host = $("orders");
+  if (!host) {
+    host = h("div", { id: "orders", class: "orders", "aria-label": "Orders for the selected unit" });
+    $("path-box").before(host);
+  }
+  S.orders = createOrders({ S, h, host, cites, onChange: () => pathChanged() });
   $("path-box").hidden = !moveSchema();
   const kinds = Object.keys((S.meta.schemas && S.meta.schemas.actions) || {});
   const sel = $("action-kind");

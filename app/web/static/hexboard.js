@@ -218,8 +218,19 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
         if (pts.length > 1) el("polyline", { points: pts.map((p) => `${p.x},${p.y}`).join(" "), fill: "none", stroke: PALETTE.sides[sideIndex(line.side)] || "#333", "stroke-width": 2.5, "stroke-dasharray": "1 5", "stroke-linecap": "round", class: "supply", "data-unit": null }, layers.supply);
       }
     },
-    drawPath(start, path, stopHex) {
+    // extra.marks: [{hex, text, title}] what the ruling does to a counter there (−1: an increment lost)
+    drawPath(start, path, stopHex, _yards, extra) {
       clear(layers.path);
+      const seen = {};
+      for (const m of (extra && extra.marks) || []) {
+        const c = geo.center(m.hex);
+        if (!c) continue;
+        const n = (seen[m.hex] = (seen[m.hex] || 0) + 1) - 1;
+        const g = el("g", { class: "loss-mark", "data-hex": m.hex, "data-loss-unit": m.unit || null, transform: `translate(${c.x + SIZE * 0.5},${c.y - SIZE * 0.45 + n * 15})` }, layers.path);
+        el("circle", { r: 8, fill: "#D55E00", stroke: "#000", "stroke-width": 1 }, g);
+        text(g, 0, 4, m.text, { class: "loss-text", "text-anchor": "middle" });
+        el("title", {}, g).textContent = m.title || m.text;
+      }
       const pts = [start, ...path].map((h) => geo.center(h)).filter(Boolean);
       if (pts.length > 1) el("polyline", { points: pts.map((p) => `${p.x},${p.y}`).join(" "), fill: "none", stroke: PALETTE.path, "stroke-width": 3, "marker-end": "url(#arrow)", class: "move-path" }, layers.path);
       path.forEach((h, i) => {
