@@ -67,7 +67,14 @@ def _open(page: Any, base: str, game: dict[str, Any], seat: str) -> Any:
 def _point(page: Any, selector: str) -> None:
     """A click on a desktop, a tap (touch events) on a phone, at the middle of the element
     (scrolled into view first, as a person scrolls to what they want to touch)."""
-    page.locator(selector).first.scroll_into_view_if_needed()
+    for attempt in range(3):  # the list may be redrawn by a live refresh meanwhile
+        try:
+            page.locator(selector).first.scroll_into_view_if_needed()
+            break
+        except Exception:
+            if attempt == 2:
+                raise
+            page.wait_for_timeout(200)
     box = page.locator(selector).first.bounding_box()
     assert box is not None, selector
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
@@ -230,7 +237,8 @@ def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
     ruled = _ruled(axis, {"kind": "trace_supply", "unit": "de-inf-y", "path": line})
     assert ruled["legal"], ruled["text"]
     story = axis.inner_text("#ruling .narrative")
-    assert "de-inf-y traces supply through e3206 → e3105 → e3104 → e3103 → e3003." in story
+    assert "(de-inf-y) traces supply through e3206 → e3105 → e3104 → e3103 → e3003." in story
+    assert "Supply line e3207 → e3206 → e3105 → e3104 → e3103 → e3003: 5 hexes, from e3003." in story
     assert "basic.supply" in _narrative_cites(axis)
     _submit(axis)
 
@@ -255,7 +263,7 @@ def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
     ruled = _ruled(axis, {"kind": "retreat", "unit": "de-inf-y", "path": ["e3206"], "length": 1})
     assert ruled["legal"], ruled["text"]
     story = axis.inner_text("#ruling .narrative")
-    assert "de-inf-y retreats through e3206 (1 hex by the combat result)." in story
+    assert "(de-inf-y) retreats through e3206 (1 hex by the combat result)." in story
     assert "It ends in e3206." in story
     assert "8.2.retreat" in _narrative_cites(axis)
     _submit(axis)
@@ -286,37 +294,61 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
 ) -> None:
     base = console_server.url
     game = _create(base, "terrain", "example")
-    page = _open(screen(DESKTOP), base, game, "french")
-    _point(page, "#unit-list [data-unit=fr-inf]")
+    page = _open(screen(DESKTOP), base, game, "british")
+    _point(page, "#unit-list [data-unit=br-inf]")
+    page.wait_for_selector("#orders [data-order-kind=move][aria-pressed=true]")
     offered = page.eval_on_selector_all(
         "#orders [data-order-kind]", "ns => ns.map(n => n.dataset.orderKind)"
     )
     assert offered == ["move", "charge", "fire", "hold"]
-    # a measured move: two points clicked on the table
-    _table_click(page, 550, 150)
+    # a measured move: two points clicked on the table, across the brook at the ford
+    _table_click(page, 600, 480)
     page.wait_for_function("document.body.dataset.rulingFor")
-    _table_click(page, 650, 100)
-    ruling = json.loads(page.evaluate("document.body.dataset.rulingFor"))
-    assert ruling["kind"] == "move" and len(ruling["path"]) == 2
-    page.wait_for_selector("#ruling .narrative")
-    # the yards per feature: in the panel, in the words and on the table where the path runs
-    listed = page.eval_on_selector_all("#ruling .yards li[data-feature]", "ns => ns.length")
-    drawn = page.eval_on_selector_all(
-        "#board .feature-yards", "ns => ns.map(n => n.dataset.feature)"
+    _table_click(page, 600, 405)
+    page.wait_for_function(
+        "JSON.parse(document.body.dataset.rulingFor).path.length === 2 && "
+        "document.querySelector('#ruling .narrative')"
     )
-    assert listed == len(drawn)
-    assert "The path measures" in page.inner_text("#ruling .narrative")
+    move = json.loads(page.evaluate("document.body.dataset.rulingFor"))
+    # the same move asked of the API directly: the page shows the API's yards, per feature
+    r = httpx.post(
+        f"{base}/games/{game['id']}/rulings",
+        json=move,
+        headers={"Authorization": f"Bearer {game['seats']['british']}"},
+    ).json()
+    by_feature = r["details"]["yards_by_feature"]
+    assert set(by_feature) == {"ford1", "brook"}, r
+    story = page.inner_text("#ruling .narrative")
+    assert f"The path measures {r['details']['path_yards']:g} yd" in story
+    for fid, yards in by_feature.items():
+        assert f"{yards:g} yd in {fid}" in story
+    listed = page.eval_on_selector_all(
+        "#ruling .yards li[data-feature]", "ns => ns.map(n => [n.dataset.feature, n.textContent])"
+    )
+    assert sorted(listed) == sorted(
+        [fid, f"{fid} ({kind}): {by_feature[fid]:g} yd"]
+        for fid, kind in (("ford1", "ford"), ("brook", "stream"))
+    )
+    # on the table: each feature's yards written where the path runs through it
+    drawn = page.eval_on_selector_all(
+        "#board .feature-yards", "ns => ns.map(n => n.textContent)"
+    )
+    assert sorted(drawn) == sorted(f"{fid} ({kind}): {by_feature[fid]:g} yd"
+                                   for fid, kind in (("ford1", "ford"), ("brook", "stream")))
+    assert page.locator("#board .path-in-feature").count() == 2
+    _submit(page)
+    page.wait_for_selector("#board .counter[data-unit=br-inf]")
 
     # fire: the target is the enemy counter clicked
     _point(page, "#orders [data-order-kind=fire]")
-    page.click("#board .counter[data-unit=br-inf]")
-    ruled = _ruled(page, {"kind": "fire", "unit": "fr-inf", "target": "br-inf"})
-    assert "fr-inf fires at br-inf." in ruled["text"]
-    assert page.input_value("#order-target") == "br-inf"
+    page.click("#board .counter[data-unit=fr-inf]")
+    ruled = _ruled(page, {"kind": "fire", "unit": "br-inf", "target": "fr-inf"})
+    assert "(br-inf) fires at fr-inf." in ruled["text"] or "br-inf fires at fr-inf." in ruled["text"]
+    assert page.input_value("#order-target") == "fr-inf"
     # a posture from two buttons: judged at once
     _point(page, "#orders [data-order-kind=hold]")
     _point(page, "#orders [data-posture=advancing]")
-    ruled = _ruled(page, {"kind": "hold", "unit": "fr-inf", "posture": "advancing"})
-    assert "fr-inf is ordered to advancing." in ruled["text"]
+    ruled = _ruled(page, {"kind": "hold", "unit": "br-inf", "posture": "advancing"})
+    assert "br-inf is ordered to advancing." in ruled["text"]
     _submit(page)
     assert page.errors == []

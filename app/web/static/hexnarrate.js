@@ -69,10 +69,14 @@ export function narrative(r, action, { h, citeButton, board, units }) {
   }
   if (d.increments_before !== undefined) say(`${action.unit} goes from ${d.increments_before} to ${d.increments_after} increments (${d.zone_loss || 0} for enemy zones, ${d.result_loss || 0} for the result)${d.eliminated ? " and is eliminated" : ""}.`);
   if (action.kind === "retreat" && d.end_hex) say(`It ends in ${d.end_hex}${d.shortfall ? `, ${d.shortfall} hex${d.shortfall === 1 ? "" : "es"} short of the result` : ""}.`);
-  if (action.kind === "trace_supply" && d.path) say(d.in_supply ? `Supply line ${d.path.join(" → ")}: ${d.length} of at most ${d.max_length} hexes, from ${d.source}.` : `No supply line within ${d.max_length} hexes.`);
+  let told = null; // an effect this says already, in more words
+  if (action.kind === "trace_supply" && d.path && d.in_supply) {
+    told = (r.effects || []).find((e) => e.kind === "zoc.in_supply") || null;
+    say(`Supply line ${d.path.join(" → ")}: ${d.length}${d.max_length !== undefined ? ` of at most ${d.max_length}` : ""} hex${d.length === 1 ? "" : "es"}, from ${d.source}.`, told ? told.citations : []);
+  }
 
   // what follows, and what forbids it
-  for (const e of r.effects || []) say(e.message, e.citations);
+  for (const e of r.effects || []) if (e !== told) say(e.message, e.citations);
   for (const v of r.violations || []) say(`Not allowed: ${v.message}`, v.citations);
   if (!(r.effects || []).length && !(r.violations || []).length) say(r.summary, r.citations);
   say(r.legal ? "The referee allows it." : "The referee refuses it: nothing changes.");
