@@ -99,6 +99,164 @@ def screenshots(base: str, browser: Any) -> list[Path]:
     out.append(_shot(page, "console-battlefield.png"))
     out.append(_phone(browser, base))
     out += replay_shots(base, browser)
+    out += order_shots(base, browser)
+    return out
+
+
+def _page(browser: Any, base: str, game: dict[str, Any], seat: str, size: dict[str, int]) -> Any:
+    touch = size["width"] < 600
+    ctx = browser.new_context(viewport=size, has_touch=touch, is_mobile=touch)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
+    page.wait_for_selector("body[data-ready=true][data-stream=live]")
+    return page
+
+
+def _point(page: Any, selector: str) -> None:
+    """Click (desktop) or tap (phone) the middle of an element, scrolled into view."""
+    page.wait_for_selector(selector, state="visible")
+    box = None
+    for _ in range(5):  # a live refresh may redraw the element meanwhile
+        try:
+            page.locator(selector).first.scroll_into_view_if_needed(timeout=2000)
+            box = page.locator(selector).first.bounding_box()
+        except Exception:
+            box = None
+        if box:
+            break
+        page.wait_for_timeout(200)
+    assert box is not None, selector
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    if page.viewport_size["width"] < 600:
+        page.touchscreen.tap(x, y)
+    else:
+        page.mouse.click(x, y)
+
+
+def _select(page: Any, unit: str) -> None:
+    """Select a unit from the list (a second tap on the selected one would let it go)."""
+    if page.get_attribute(f"#unit-list [data-unit={unit}]", "aria-selected") != "true":
+        _point(page, f"#unit-list [data-unit={unit}]")
+    page.wait_for_selector(f"#unit-list [data-unit={unit}][aria-selected=true]")
+    page.wait_for_selector("#orders [data-order-kind]")
+
+
+def _ruled(page: Any, action: dict[str, Any]) -> None:
+    page.wait_for_function(
+        "want => document.body.dataset.rulingFor === want && "
+        "document.querySelector('#ruling .narrative')",
+        arg=json.dumps(action, separators=(",", ":")),
+    )
+
+
+def _submitted(page: Any) -> None:
+    page.wait_for_selector("#submit-move:not([disabled])")
+    _point(page, "#submit-move")
+    page.wait_for_selector("body[data-submitting=false]")
+    page.wait_for_timeout(400)
+
+
+def _end_phase(page: Any, phase: str) -> None:
+    _point(page, "#end-phase")
+    page.wait_for_function(
+        "p => document.querySelector('#position').textContent.includes(p)", arg=phase
+    )
+
+
+def _full(page: Any, name: str) -> Path:
+    page.wait_for_timeout(300)
+    path = IMAGES / name
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+def zoi_turn(browser: Any, base: str, size: dict[str, int], suffix: str) -> list[Path]:
+    """The zoi turn of the browser tests: the French column turns (facing dial) and walks
+    into the Austrian zone; after the fire phases the Austrian line retreats from the melee
+    (result from the menu, hex clicked), its losses on the board."""
+    game = _create(base, "zoi", _scenario("zoi"))
+    french = _page(browser, base, game, "french", size)
+    austrian = _page(browser, base, game, "austrian", size)
+    _select(french, "fr-4-2")
+    french.wait_for_selector("#orders .dial-dir[data-facing='0']")
+    french.focus("#orders .dial-dir[data-facing='0']")
+    french.keyboard.press("ArrowRight")
+    steps: list[dict[str, Any]] = [{"do": "face", "facing": 1}]
+    for hex_id in ("0607", "0606", "0605"):
+        _point(french, f"polygon.hex[data-hex='{hex_id}']")
+        steps.append({"do": "enter", "hex": hex_id})
+        _ruled(french, {"kind": "move", "unit": "fr-4-2", "steps": steps})
+    out = [_full(french, f"console-zoi-facing{suffix}.png")]
+    _submitted(french)
+    _end_phase(french, "Defensive fire")
+    _end_phase(austrian, "Offensive fire")
+    _end_phase(french, "Melee")
+    _select(austrian, "aus-ir49")
+    austrian.wait_for_selector("#order-result")
+    austrian.select_option("#order-result", "R1L1")
+    _point(austrian, "polygon.hex[data-hex='0504']")
+    _ruled(
+        austrian,
+        {"kind": "melee_retreat", "unit": "aus-ir49", "path": ["0504"], "result": "R1L1"},
+    )
+    out.append(_full(austrian, f"console-zoi-retreat{suffix}.png"))
+    french.context.close()
+    austrian.context.close()
+    return out
+
+
+def zoc_phone_turn(browser: Any, base: str) -> Path:
+    """The zoc turn on a phone: a supply line tapped hex by hex, then a retreat in combat."""
+    game = _create(base, "zoc", _scenario("zoc", "seed-example"))
+    axis = _page(browser, base, game, "axis", PHONE)
+    _select(axis, "de-inf-y")
+    _point(axis, "#orders [data-order-kind=trace_supply]")
+    line = ["e3206", "e3105", "e3104", "e3103", "e3003"]
+    for hex_id in line:
+        _point(axis, f"polygon.hex[data-hex='{hex_id}']")
+    _ruled(axis, {"kind": "trace_supply", "unit": "de-inf-y", "path": line})
+    _full(axis, "console-zoc-supply-phone.png")
+    _submitted(axis)
+    _end_phase(axis, "Combat")
+    _select(axis, "de-inf-y")
+    _point(axis, "#orders [data-order-kind=retreat]")
+    axis.select_option("#order-length", "1")
+    _point(axis, "polygon.hex[data-hex=e3206]")
+    _ruled(axis, {"kind": "retreat", "unit": "de-inf-y", "path": ["e3206"], "length": 1})
+    path = _full(axis, "console-zoc-retreat-phone.png")
+    axis.context.close()
+    return path
+
+
+def terrain_yards(browser: Any, base: str) -> Path:
+    """A measured terrain move across the ford: yards per feature on the table and in words."""
+    game = _create(base, "terrain", _scenario("terrain"))
+    page = _page(browser, base, game, "british", VIEWPORT)
+    _select(page, "br-inf")
+    page.wait_for_selector("#orders [data-order-kind=move]")
+    for x, y in ((600, 480), (600, 405)):
+        at = page.evaluate(
+            """([x, y]) => { const svg = document.querySelector('#board svg');
+            const p = svg.createSVGPoint(); p.x = x; p.y = y;
+            const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+            [x, y],
+        )
+        page.mouse.click(*at)
+        page.wait_for_timeout(150)
+    page.wait_for_selector("#board .feature-yards")
+    page.click("#zoom-in")
+    page.click("#zoom-in")
+    path = _full(page, "console-terrain-yards.png")
+    page.context.close()
+    return path
+
+
+def order_shots(base: str, browser: Any) -> list[Path]:
+    out = zoi_turn(browser, base, VIEWPORT, "")
+    out += zoi_turn(browser, base, PHONE, "-phone")
+    out.append(zoc_phone_turn(browser, base))
+    out.append(terrain_yards(browser, base))
     return out
 
 
@@ -248,7 +406,7 @@ def perf(base: str, browser: Any, runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/console.py")
-    parser.add_argument("what", choices=["screenshots", "perf"])
+    parser.add_argument("what", choices=["screenshots", "orders", "perf"])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
     with (
@@ -256,8 +414,9 @@ def main(argv: list[str] | None = None) -> int:
         served_sqlite(Path(tmp)) as server,
         chromium() as browser,
     ):
-        if args.what == "screenshots":
-            for path in screenshots(server.url, browser):
+        if args.what in ("screenshots", "orders"):
+            shots = screenshots if args.what == "screenshots" else order_shots
+            for path in shots(server.url, browser):
                 print(path.relative_to(ROOT))
         else:
             perf(server.url, browser, args.runs)

@@ -141,7 +141,7 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
     assert _ruled(french, turn)["legal"]
     # the focus stays on the dial, on the facing now chosen
     assert french.evaluate("document.activeElement.dataset.facing") == "1"
-    assert "turns to facing 1" in french.inner_text("#ruling .narrative")
+    assert "turns to face NE" in french.inner_text("#ruling .narrative")
     for hex_id in ("0607", "0606", "0605"):
         _hex(french, hex_id)
     walk = {
@@ -157,7 +157,7 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
     ruled = _ruled(french, walk)
     assert ruled["legal"], ruled["text"]
     story = french.inner_text("#ruling .narrative")
-    assert "It spends 4 MP, 2 left, and ends in 0605 in column facing 1." in story
+    assert "It spends 4 MP, 2 left, and ends in 0605 in column facing NE." in story
     assert "fr-4-2 must stop in 0605: it entered the zone of aus-ir49." in story
     assert "14.stop.infantry-artillery" in _narrative_cites(french)
     assert french.locator("#orders .order-steps li").all_inner_texts() == [

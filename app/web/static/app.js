@@ -122,7 +122,7 @@ export function renderRuling(r, target, action) {
     h("p", { class: `verdict ${r.legal ? "legal" : "illegal"}`, "data-legal": String(r.legal) }, h("strong", {}, r.legal ? "✔ " : "✘ ", verdict), " — ", r.summary || ""),
   );
   // the ruling told in words, with its sections inline (zoi, zoc, terrain: hexnarrate.js)
-  if (action && S.orders && S.orders.enabled) box.append(narrative(r, action, { h, citeButton, board: S.board, units: units() }) || "");
+  if (action && S.orders && S.orders.enabled) box.append(narrative(r, action, { h, citeButton, board: S.board, units: units(), facingName: S.orders.facingName }) || "");
   if ((r.violations || []).length) {
     box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
   }
@@ -499,7 +499,9 @@ function renderAll() {
   } else {
     api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
-    api.drawReach(S.reach && S.reach.reach, S.reach && S.reach.unreachable);
+    // where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere)
+    const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
+    api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
     api.drawSupply(S.supply);
     drawPath();
   }

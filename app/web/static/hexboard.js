@@ -64,11 +64,11 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
   const svg = el("svg", { class: "hexmap", role: "img", "aria-label": `Hex map: ${board.title || board.name || ""}` }, host);
   defs(svg);
   const layers = {};
-  for (const name of ["terrain", "hexsides", "zones", "reach", "supply", "fronts", "path", "units", "labels"]) {
+  for (const name of ["terrain", "hexsides", "zones", "reach", "supply", "fronts", "path", "units", "labels", "marks"]) {
     layers[name] = el("g", { class: `layer-${name}` }, svg);
   }
   // drawn over the hexes but never the target of a click or a tap (the hex under them is)
-  for (const name of ["reach", "supply", "fronts", "path", "labels"]) layers[name].setAttribute("pointer-events", "none");
+  for (const name of ["reach", "supply", "fronts", "path", "labels", "marks"]) layers[name].setAttribute("pointer-events", "none");
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   const terrains = new Set();
   const hexIds = Object.keys(board.hexes || {});
@@ -221,13 +221,14 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
     // extra.marks: [{hex, text, title}] what the ruling does to a counter there (−1: an increment lost)
     drawPath(start, path, stopHex, _yards, extra) {
       clear(layers.path);
+      clear(layers.marks);
       const seen = {};
       for (const m of (extra && extra.marks) || []) {
         const c = geo.center(m.hex);
         if (!c) continue;
         const n = (seen[m.hex] = (seen[m.hex] || 0) + 1) - 1;
-        const g = el("g", { class: "loss-mark", "data-hex": m.hex, "data-loss-unit": m.unit || null, transform: `translate(${c.x + SIZE * 0.5},${c.y - SIZE * 0.45 + n * 15})` }, layers.path);
-        el("circle", { r: 8, fill: "#D55E00", stroke: "#000", "stroke-width": 1 }, g);
+        const g = el("g", { class: "loss-mark", "data-hex": m.hex, "data-loss-unit": m.unit || null, transform: `translate(${c.x + SIZE * 0.62},${c.y - SIZE * 0.5 + n * 20})` }, layers.marks);
+        el("circle", { r: 10, fill: "#D55E00", stroke: "#000", "stroke-width": 1.5 }, g);
         text(g, 0, 4, m.text, { class: "loss-text", "text-anchor": "middle" });
         el("title", {}, g).textContent = m.title || m.text;
       }

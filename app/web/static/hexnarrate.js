@@ -37,7 +37,7 @@ export function boardMarks(r, action) {
   return marks;
 }
 
-export function narrative(r, action, { h, citeButton, board, units }) {
+export function narrative(r, action, { h, citeButton, board, units, facingName }) {
   if (!r || !action) return null;
   const d = r.details || {};
   const u = (units || []).find((x) => x.id === action.unit);
@@ -47,8 +47,13 @@ export function narrative(r, action, { h, citeButton, board, units }) {
 
   // what was ordered, in words
   let lead = `${who} ${VERBS[action.kind] || action.kind}`;
+  const facing = (f, formation) => (facingName ? facingName(action.unit, f, formation) : String(f));
   if (action.steps) {
-    const words = action.steps.map((s) => (s.do === "enter" ? `enters ${s.hex}` : s.do === "face" ? `turns to facing ${s.facing}` : s.do === "formation" ? `forms ${String(s.formation).replace("_", " ")}` : s.do));
+    let formation = u && u.formation;
+    const words = action.steps.map((s) => {
+      if (s.do === "formation") formation = s.formation;
+      return s.do === "enter" ? `enters ${s.hex}` : s.do === "face" ? `turns to face ${facing(s.facing, formation)}` : s.do === "formation" ? `forms ${String(s.formation).replace("_", " ")}` : `${s.do}s`;
+    });
     lead = `${who} ${list(words)}`;
   } else if (action.path && action.path.length && !Array.isArray(action.path[0])) {
     lead += ` through ${action.path.join(" → ")}`;
@@ -62,7 +67,7 @@ export function narrative(r, action, { h, citeButton, board, units }) {
   say(`${lead}.`);
 
   // the measures the ruling gives
-  if (d.mp_spent !== undefined) say(`It spends ${d.mp_spent} MP${d.mp_left !== undefined ? `, ${d.mp_left} left` : ""}${d.final ? `, and ends in ${d.final.hex}${d.final.formation ? ` in ${String(d.final.formation).replace("_", " ")}` : ""}${d.final.facing !== null && d.final.facing !== undefined ? ` facing ${d.final.facing}` : ""}` : ""}.`);
+  if (d.mp_spent !== undefined) say(`It spends ${d.mp_spent} MP${d.mp_left !== undefined ? `, ${d.mp_left} left` : ""}${d.final ? `, and ends in ${d.final.hex}${d.final.formation ? ` in ${String(d.final.formation).replace("_", " ")}` : ""}${d.final.facing !== null && d.final.facing !== undefined ? ` facing ${facing(d.final.facing, d.final.formation)}` : ""}` : ""}.`);
   if (d.path_yards !== undefined) {
     const parts = yardsByFeature(r, board).map((f) => `${f.yards} yd in ${f.label}`);
     say(`The path measures ${d.path_yards} yd${d.cost !== undefined ? `, costing ${d.cost} of ${d.allowance} yd` : ""}${parts.length ? `: ${list(parts)}` : ", all in the open"}.`);

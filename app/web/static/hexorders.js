@@ -298,6 +298,14 @@ export function createOrders({ S, h, host, onChange, cites }) {
       o.changes = live();
       render();
     },
+    // "NE" for a facing number of this unit in this formation (hexside or vertex, as its row says)
+    facingName(unitId, facing, formation) {
+      const st = (S.view.state && S.view.state.units) || [];
+      const u = st.find((x) => x.id === unitId);
+      if (!u || facing === null || facing === undefined) return String(facing);
+      const row = frontRow(u, formation || u.formation);
+      return compass(geo.angle(facing, Boolean(row && row.faces === "vertex")));
+    },
     takesPoints: () => enabled && !["fire", "hold"].includes(o.kind),
     // a counter clicked while firing: the target, if it is an enemy
     claimUnit(id) {
