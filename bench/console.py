@@ -364,44 +364,114 @@ def _unit(uid: str, side: str, country: str, hex_id: str) -> dict[str, Any]:
     }
 
 
+PROFILES = {
+    "desktop": {"viewport": VIEWPORT, "throttle": 1, "touch": False},
+    "phone, CPU 4x slower": {"viewport": PHONE, "throttle": 4, "touch": True},
+}
+
+# the dry run's own time, as the browser's Resource Timing saw the request (network + server)
+_LAST_DRY_RUN = """() => { const e = performance.getEntriesByType('resource')
+    .filter(r => r.name.endsWith('/rulings')).at(-1);
+    return e ? e.responseEnd - e.startTime : null; }"""
+
+
+def _open_profiled(browser: Any, base: str, game: dict[str, Any], seat: str, profile: str) -> Any:
+    """A page of that size, its CPU slowed by Chromium's CDP throttling before it loads."""
+    spec = PROFILES[profile]
+    ctx = browser.new_context(
+        viewport=spec["viewport"], has_touch=spec["touch"], is_mobile=spec["touch"]
+    )
+    page = ctx.new_page()
+    page.set_default_timeout(120_000)
+    if spec["throttle"] != 1:
+        cdp = ctx.new_cdp_session(page)
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": spec["throttle"]})
+    page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
+    page.wait_for_selector("body[data-ready=true]")
+    return page
+
+
+def _click_yards(page: Any, x: float, y: float) -> None:
+    at = page.evaluate(
+        """([x, y]) => { const svg = document.querySelector('#board svg');
+        const p = svg.createSVGPoint(); p.x = x; p.y = y;
+        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+        [x, y],
+    )
+    page.mouse.click(*at)
+
+
 def measure(
-    base: str, browser: Any, scenario: dict[str, Any], unit: str, hexes: list[str], runs: int
+    base: str,
+    browser: Any,
+    case: tuple[str, dict[str, Any], str, str],
+    clicks: list[Any],
+    runs: int,
+    profile: str,
 ) -> dict[str, float]:
-    game = _create(base, "zoc", scenario)
+    """First render and click-to-ruling of ``clicks`` (hex ids, or (x, y) yards on a table)
+    for ``unit`` of the game (ruleset, scenario, seat, unit), ``runs`` fresh page loads."""
+    ruleset, scenario, seat, unit = case
+    game = _create(base, ruleset, scenario)
     first: list[float] = []
     click: list[float] = []
+    server: list[float] = []
     for _ in range(runs):
-        page = _open(browser, base, game, "axis")
+        page = _open_profiled(browser, base, game, seat, profile)
         first.append(page.evaluate("window.refereePerf.firstRender"))
         page.click(f"#unit-list [data-unit={unit}]")
-        page.wait_for_selector("text.cost")
-        for i, hex_id in enumerate(hexes, start=1):
-            page.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
+        page.wait_for_selector(f"#unit-list [data-unit={unit}][aria-selected=true]")
+        page.wait_for_timeout(300)  # the overlays of the selection are drawn
+        for i, where in enumerate(clicks, start=1):
+            if isinstance(where, str):
+                page.click(f"polygon.hex[data-hex='{where}']", force=True)
+            else:
+                _click_yards(page, *where)
             _wait_ruling(page, i)
+            server.append(page.evaluate(_LAST_DRY_RUN))
         click.extend(page.evaluate("window.refereePerf.rulings"))
         page.context.close()
     return {
         "first_render_ms": statistics.median(first),
         "click_to_ruling_ms": statistics.median(click),
+        "dry_run_ms": statistics.median(server),
+        "client_ms": statistics.median(c - d for c, d in zip(click, server, strict=True)),
         "runs": runs,
     }
 
 
 def perf(base: str, browser: Any, runs: int) -> None:
-    seed = measure(
-        base, browser, _scenario("zoc", "seed-example"), "de-inf-1", ["e3207", "e3307"], runs
-    )
-    big = measure(base, browser, big_scenario(), "ax-0", ["e0102", "e0103"], runs)
-    print("| board | first render (median ms) | click to ruling (median ms) |")
-    print("|---|---|---|")
+    cases: list[tuple[str, tuple[str, dict[str, Any], str, str], list[Any]]] = [
+        (
+            "zoc seed example (56 hexes, 5 units)",
+            ("zoc", _scenario("zoc", "seed-example"), "axis", "de-inf-1"),
+            ["e3207", "e3307"],
+        ),
+        (
+            "generated zoc map (2,000 hexes, 300 units)",
+            ("zoc", big_scenario(), "axis", "ax-0"),
+            ["e0102", "e0103"],
+        ),
+        (
+            "battlefield: Miller's Crossing (shipped battle)",
+            ("battlefield", _scenario("battlefield", "millers-crossing"), "union", "us-1"),
+            [(742, 360), (760, 420)],
+        ),
+    ]
     print(
-        f"| zoc seed example (56 hexes, 5 units) | {seed['first_render_ms']:.0f} "
-        f"| {seed['click_to_ruling_ms']:.0f} |"
+        "| board | screen | first render (median ms) | click to ruling (median ms) "
+        "| of which the dry run's request | of which the page |"
     )
-    print(
-        f"| generated zoc map (2,000 hexes, 300 units) | {big['first_render_ms']:.0f} "
-        f"| {big['click_to_ruling_ms']:.0f} |"
-    )
+    print("|---|---|---|---|---|---|")
+    for title, case, clicks in cases:
+        for profile in PROFILES:
+            m = measure(base, browser, case, clicks, runs, profile)
+            print(
+                f"| {title} | {profile} | {m['first_render_ms']:.0f} "
+                f"| {m['click_to_ruling_ms']:.0f} | {m['dry_run_ms']:.0f} "
+                f"| {m['client_ms']:.0f} |",
+                flush=True,
+            )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -100,9 +100,10 @@ def _ruled(page: Any, action: dict[str, Any]) -> dict[str, Any]:
 
 
 def _narrative_cites(page: Any) -> list[str]:
-    return page.eval_on_selector_all(
+    cited: list[str] = page.eval_on_selector_all(
         "#ruling .narrative .cite", "ns => ns.map(n => n.dataset.section)"
     )
+    return cited
 
 
 def _submit(page: Any) -> None:
@@ -196,9 +197,11 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
     assert {"14.melee-retreat", "14.melee-matrix"} <= set(_narrative_cites(austrian))
     # the losses on the board: one where it stands after the retreat, one on the hex it left
     marks = austrian.eval_on_selector_all(
-        "#board .loss-mark", "ns => ns.map(n => [n.dataset.hex, n.querySelector('text').textContent])"
+        "#board .loss-mark",
+        "ns => ns.map(n => [n.dataset.hex, n.querySelector('text').textContent])",
     )
-    assert sorted(marks) == [["0504", "−2"], ["0604", "−1"]], marks
+    minus = "\N{MINUS SIGN}"
+    assert sorted(marks) == [["0504", f"{minus}2"], ["0604", f"{minus}1"]], marks
     _submit(austrian)
     french.wait_for_selector("#board .counter[data-unit=aus-ir49][data-at='0504']")
     assert "4 increments" in french.get_attribute(
@@ -238,7 +241,8 @@ def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
     assert ruled["legal"], ruled["text"]
     story = axis.inner_text("#ruling .narrative")
     assert "(de-inf-y) traces supply through e3206 → e3105 → e3104 → e3103 → e3003." in story
-    assert "Supply line e3207 → e3206 → e3105 → e3104 → e3103 → e3003: 5 hexes, from e3003." in story
+    line_told = "Supply line e3207 → e3206 → e3105 → e3104 → e3103 → e3003: 5 hexes, from e3003."
+    assert line_told in story
     assert "basic.supply" in _narrative_cites(axis)
     _submit(axis)
 
@@ -330,11 +334,11 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
         for fid, kind in (("ford1", "ford"), ("brook", "stream"))
     )
     # on the table: each feature's yards written where the path runs through it
-    drawn = page.eval_on_selector_all(
-        "#board .feature-yards", "ns => ns.map(n => n.textContent)"
+    drawn = page.eval_on_selector_all("#board .feature-yards", "ns => ns.map(n => n.textContent)")
+    assert sorted(drawn) == sorted(
+        f"{fid} ({kind}): {by_feature[fid]:g} yd"
+        for fid, kind in (("ford1", "ford"), ("brook", "stream"))
     )
-    assert sorted(drawn) == sorted(f"{fid} ({kind}): {by_feature[fid]:g} yd"
-                                   for fid, kind in (("ford1", "ford"), ("brook", "stream")))
     assert page.locator("#board .path-in-feature").count() == 2
     _submit(page)
     page.wait_for_selector("#board .counter[data-unit=br-inf]")
@@ -343,7 +347,7 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     _point(page, "#orders [data-order-kind=fire]")
     page.click("#board .counter[data-unit=fr-inf]")
     ruled = _ruled(page, {"kind": "fire", "unit": "br-inf", "target": "fr-inf"})
-    assert "(br-inf) fires at fr-inf." in ruled["text"] or "br-inf fires at fr-inf." in ruled["text"]
+    assert "br-inf fires at fr-inf." in ruled["text"]
     assert page.input_value("#order-target") == "fr-inf"
     # a posture from two buttons: judged at once
     _point(page, "#orders [data-order-kind=hold]")
