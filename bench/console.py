@@ -421,7 +421,9 @@ def measure(
         first.append(page.evaluate("window.refereePerf.firstRender"))
         page.click(f"#unit-list [data-unit={unit}]")
         page.wait_for_selector(f"#unit-list [data-unit={unit}][aria-selected=true]")
-        page.wait_for_timeout(300)  # the overlays of the selection are drawn
+        if ruleset != "battlefield":
+            page.wait_for_selector("text.cost")  # the reach of the selection is drawn
+        page.wait_for_timeout(300)
         for i, where in enumerate(clicks, start=1):
             if isinstance(where, str):
                 page.click(f"polygon.hex[data-hex='{where}']", force=True)

@@ -253,7 +253,7 @@ function sideIds() {
   return ((S.view && S.view.sides) || []).map(sideId);
 }
 
-async function openGame(id, token) {
+async function openGame(id, token, configured) {
   if (S.stream) S.stream.stop();
   S.api = new Api(token);
   S.gameId = id;
@@ -278,14 +278,18 @@ async function openGame(id, token) {
   $("whoami").textContent = S.seat ? `Seat: ${S.seat}` : "Spectator (read-only)";
   document.body.dataset.seat = S.seat || "spectator";
   mountNotifyToggle(h, $("notify"), { api: S.api, gameId: id, seat: S.seat });
-  buildBoard();
+  // the overlays' queries go out before the board is drawn: the server answers meanwhile
+  S.kind = boardKind();
   setupTools();
+  const overlays = refreshOverlays();
+  buildBoard();
   setupActions();
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
   setupChat({ S, h, notify, problemText, sideIds });
-  await refreshOverlays();
+  await overlays;
+  await configured;
   renderAll();
   perf.firstRender = performance.now();
   performance.mark("referee:first-render");
@@ -297,6 +301,10 @@ async function refreshView() {
   const r = await S.api.get(`/games/${S.gameId}`);
   S.view = r.body;
   S.etag = r.headers.get("ETag");
+}
+
+function boardKind() {
+  return S.board.table ? "table" : S.board.zones ? "zones" : "hex";
 }
 
 function buildBoard() {
@@ -1066,11 +1074,15 @@ document.addEventListener("keydown", (evt) => {
 
 // ---------------------------------------------------------------- routing
 async function route() {
-  await loadConfig(S.api);
+  // GET /config goes out with the game's own requests (links are built after the first render)
+  const configured = loadConfig(S.api);
   const params = new URLSearchParams(location.hash.slice(1));
   const id = params.get("game");
   notify("");
-  if (!id) return loadLobby();
+  if (!id) {
+    await configured;
+    return loadLobby();
+  }
   const tok = params.get("token");
   if (tok) {
     sessionStorage.setItem(tokenKey(id), tok);
@@ -1079,7 +1091,7 @@ async function route() {
   }
   const spectator = params.get("as") === "spectator";
   const token = spectator ? null : sessionStorage.getItem(tokenKey(id));
-  return openGame(id, token);
+  return openGame(id, token, configured);
 }
 
 setupTabs();

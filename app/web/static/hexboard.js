@@ -96,7 +96,9 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
   }
   const pad = SIZE * 1.5;
   const box = { x: minX - pad, y: minY - pad, w: maxX - minX + 2 * pad, h: maxY - minY + 2 * pad };
-  const pz = panZoom(svg, box, host);
+  // hex ids and terrain names too small to read (under ~4.5 px on screen, e.g. a 2,000-hex map
+  // seen whole) are not drawn: thousands of unreadable texts cost the browser a paint per click
+  const pz = panZoom(svg, box, host, (perPixel) => svg.classList.toggle("tiny-labels", 7 / perPixel < 4.5));
 
   svg.addEventListener("click", (evt) => {
     const counter = evt.target.closest("[data-unit]");
