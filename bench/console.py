@@ -206,7 +206,7 @@ def zoi_turn(browser: Any, base: str, size: dict[str, int], suffix: str) -> list
     return out
 
 
-def zoc_phone_turn(browser: Any, base: str) -> Path:
+def zoc_phone_turn(browser: Any, base: str) -> list[Path]:
     """The zoc turn on a phone: a supply line tapped hex by hex, then a retreat in combat."""
     game = _create(base, "zoc", _scenario("zoc", "seed-example"))
     axis = _page(browser, base, game, "axis", PHONE)
@@ -216,7 +216,7 @@ def zoc_phone_turn(browser: Any, base: str) -> Path:
     for hex_id in line:
         _point(axis, f"polygon.hex[data-hex='{hex_id}']")
     _ruled(axis, {"kind": "trace_supply", "unit": "de-inf-y", "path": line})
-    _full(axis, "console-zoc-supply-phone.png")
+    supply = _full(axis, "console-zoc-supply-phone.png")
     _submitted(axis)
     _end_phase(axis, "Combat")
     _select(axis, "de-inf-y")
@@ -226,7 +226,7 @@ def zoc_phone_turn(browser: Any, base: str) -> Path:
     _ruled(axis, {"kind": "retreat", "unit": "de-inf-y", "path": ["e3206"], "length": 1})
     path = _full(axis, "console-zoc-retreat-phone.png")
     axis.context.close()
-    return path
+    return [supply, path]
 
 
 def terrain_yards(browser: Any, base: str) -> Path:
@@ -255,7 +255,7 @@ def terrain_yards(browser: Any, base: str) -> Path:
 def order_shots(base: str, browser: Any) -> list[Path]:
     out = zoi_turn(browser, base, VIEWPORT, "")
     out += zoi_turn(browser, base, PHONE, "-phone")
-    out.append(zoc_phone_turn(browser, base))
+    out += zoc_phone_turn(browser, base)
     out.append(terrain_yards(browser, base))
     return out
 

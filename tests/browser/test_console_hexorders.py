@@ -67,6 +67,7 @@ def _open(page: Any, base: str, game: dict[str, Any], seat: str) -> Any:
 def _point(page: Any, selector: str) -> None:
     """A click on a desktop, a tap (touch events) on a phone, at the middle of the element
     (scrolled into view first, as a person scrolls to what they want to touch)."""
+    page.wait_for_selector(selector, state="visible")
     for attempt in range(3):  # the list may be redrawn by a live refresh meanwhile
         try:
             page.locator(selector).first.scroll_into_view_if_needed()
@@ -233,6 +234,14 @@ def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
         "#orders [data-order-kind]", "ns => ns.map(n => n.dataset.orderKind)"
     )
     assert offered == ["move", "trace_supply"]
+    # a move onto the enemy stack offers to overrun it (not submitted here)
+    _hex(axis, "e3306")
+    assert _ruled(axis, {"kind": "move", "unit": "de-inf-y", "path": ["e3306"]})["legal"] is False
+    _point(axis, "#orders [data-overrun=su-18a]")
+    overrun = {"kind": "move", "unit": "de-inf-y", "path": ["e3306"], "overrun": "su-18a"}
+    ruled = _ruled(axis, overrun)
+    assert ruled["legal"], ruled["text"]
+    assert "through e3306, overrunning su-18a." in axis.inner_text("#ruling .narrative")
     _point(axis, "#orders [data-order-kind=trace_supply]")
     line = ["e3206", "e3105", "e3104", "e3103", "e3003"]
     for hex_id in line:

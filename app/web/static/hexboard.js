@@ -60,6 +60,8 @@ function edge(geo, a, b) {
 
 export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover }) {
   clear(host);
+  // the board's size on screen, read while it is empty (no layout of thousands of hexes)
+  const hostBox = { w: host.clientWidth, h: host.clientHeight };
   const geo = hexLayout(board.layout);
   const svg = el("svg", { class: "hexmap", role: "img", "aria-label": `Hex map: ${board.title || board.name || ""}` }, host);
   defs(svg);
@@ -98,7 +100,9 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
   const box = { x: minX - pad, y: minY - pad, w: maxX - minX + 2 * pad, h: maxY - minY + 2 * pad };
   // hex ids and terrain names too small to read (under ~4.5 px on screen, e.g. a 2,000-hex map
   // seen whole) are not drawn: thousands of unreadable texts cost the browser a paint per click
-  const pz = panZoom(svg, box, host, (perPixel) => svg.classList.toggle("tiny-labels", 7 / perPixel < 4.5));
+  const tiny = (perPixel) => 7 / perPixel < 4.5;
+  if (hostBox.w && hostBox.h) svg.classList.toggle("tiny-labels", tiny(Math.max(box.w / hostBox.w, box.h / hostBox.h)));
+  const pz = panZoom(svg, box, host, (perPixel) => svg.classList.toggle("tiny-labels", tiny(perPixel)));
 
   svg.addEventListener("click", (evt) => {
     const counter = evt.target.closest("[data-unit]");

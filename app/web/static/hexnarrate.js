@@ -60,6 +60,7 @@ export function narrative(r, action, { h, citeButton, board, units, facingName }
   } else if (action.path && action.path.length) {
     lead += ` by ${action.path.length} waypoint${action.path.length > 1 ? "s" : ""}`;
   }
+  if (action.overrun) lead += `, overrunning ${action.overrun}`;
   if (action.kind === "fire") lead += ` at ${action.target}`;
   if (action.kind === "hold") lead = `${who} is ordered to ${action.posture}`;
   if (action.kind === "retreat") lead += ` (${action.length} hex${action.length === 1 ? "" : "es"} by the combat result)`;

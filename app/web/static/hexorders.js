@@ -24,7 +24,7 @@ export function createOrders({ S, h, host, onChange, cites }) {
   const enabled = ORDER_RULESETS.includes(S.meta && S.meta.id);
   const schemas = (S.meta && S.meta.schemas && S.meta.schemas.actions) || {};
   const geo = S.board && S.board.layout ? hexLayout(S.board.layout) : hexLayout(null);
-  const o = { kind: null, changes: [], result: "", length: 1, target: null, posture: "holding", search: false };
+  const o = { kind: null, changes: [], result: "", length: 1, target: null, posture: "holding", search: false, overrun: null };
 
   const unit = () => {
     const st = S.view && S.view.state;
@@ -181,6 +181,12 @@ export function createOrders({ S, h, host, onChange, cites }) {
     const k = o.kind;
     const row = (...c) => h("div", { class: "order-row" }, ...c);
     if (S.meta.id === "zoi" && k === "move") host.append(...zoiMove(u));
+    // zoc: a path that ends on an enemy stack may overrun one of its units
+    const victims = k === "move" && schemas.move.properties.overrun ? enemiesAt(u, S.path[S.path.length - 1]) : [];
+    if (!victims.some((x) => x.id === o.overrun)) o.overrun = null;
+    if (victims.length) {
+      host.append(row(...victims.map((x) => h("button", { type: "button", class: "order-overrun", "data-overrun": x.id, "data-okey": `overrun-${x.id}`, "aria-pressed": String(o.overrun === x.id), onclick: () => { focusKey = `overrun-${x.id}`; o.overrun = o.overrun === x.id ? null : x.id; changed(); } }, `Overrun ${x.id}`))));
+    }
     if (k === "melee_retreat") {
       const results = [...new Set(((S.board && S.board.melee_matrix) || []).map((m) => m.result))];
       const sel = h("select", { id: "order-result", "data-okey": "result", "aria-label": "Melee result" }, new Option("(none given)", ""),
@@ -223,6 +229,11 @@ export function createOrders({ S, h, host, onChange, cites }) {
 
   const $submit = () => document.getElementById("submit-move");
 
+  function enemiesAt(u, hex) {
+    if (!hex) return [];
+    return ((S.view.state && S.view.state.units) || []).filter((x) => x.hex === hex && x.side !== u.side);
+  }
+
   function setKind(k) {
     if (o.kind === k) return render();
     o.kind = k;
@@ -241,6 +252,7 @@ export function createOrders({ S, h, host, onChange, cites }) {
     switch (o.kind) {
       case "move": {
         const ch = live();
+        if (o.overrun && path.length) return { kind: "move", unit: u, path, overrun: o.overrun };
         if (!ch.length) return path.length ? { kind: "move", unit: u, path } : null;
         const steps = [];
         for (let i = 0; i <= path.length; i++) {
@@ -282,6 +294,7 @@ export function createOrders({ S, h, host, onChange, cites }) {
       o.length = 1;
       o.target = null;
       o.search = false;
+      o.overrun = null;
       o.posture = "holding";
       render();
     },
