@@ -252,11 +252,39 @@ def terrain_yards(browser: Any, base: str) -> Path:
     return path
 
 
+def _click_at_yards(page: Any, x: float, y: float) -> None:
+    at = page.evaluate(
+        """([x, y]) => { const svg = document.querySelector('#board svg');
+        const p = svg.createSVGPoint(); p.x = x; p.y = y;
+        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+        [x, y],
+    )
+    page.mouse.click(*at)
+
+
+def battlefield_yards(browser: Any, base: str) -> Path:
+    """The shipped battle: us-1 down the pike over the bridge, yards per feature drawn."""
+    game = _create(base, "battlefield", _scenario("battlefield", "millers-crossing"))
+    page = _page(browser, base, game, "union", VIEWPORT)
+    _end_phase(page, "Movement Phase")
+    _point(page, "#unit-list [data-unit=us-1]")
+    page.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=true]")
+    for x, y in ((742, 360), (760, 420)):
+        _click_at_yards(page, x, y)
+        page.wait_for_timeout(200)
+    page.wait_for_selector("#board .feature-yards")
+    page.click("#zoom-in")
+    path = _full(page, "console-battlefield-yards.png")
+    page.context.close()
+    return path
+
+
 def order_shots(base: str, browser: Any) -> list[Path]:
     out = zoi_turn(browser, base, VIEWPORT, "")
     out += zoi_turn(browser, base, PHONE, "-phone")
     out += zoc_phone_turn(browser, base)
     out.append(terrain_yards(browser, base))
+    out.append(battlefield_yards(browser, base))
     return out
 
 
@@ -413,6 +441,11 @@ def measure(
     for ``unit`` of the game (ruleset, scenario, seat, unit), ``runs`` fresh page loads."""
     ruleset, scenario, seat, unit = case
     game = _create(base, ruleset, scenario)
+    if ruleset == "battlefield":  # from the charge declarations to the movement phase
+        httpx.post(
+            f"{base}/games/{game['id']}/phase/end",
+            headers={"Authorization": f"Bearer {game['seats'][seat]}", "If-Match": 'W/"1"'},
+        ).raise_for_status()
     first: list[float] = []
     click: list[float] = []
     server: list[float] = []
@@ -455,7 +488,7 @@ def perf(base: str, browser: Any, runs: int) -> None:
             ["e0102", "e0103"],
         ),
         (
-            "battlefield: Miller's Crossing (shipped battle)",
+            "battlefield: Miller's Crossing (shipped battle), move over the bridge",
             ("battlefield", _scenario("battlefield", "millers-crossing"), "union", "us-1"),
             [(742, 360), (760, 420)],
         ),

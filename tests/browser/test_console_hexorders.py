@@ -68,15 +68,16 @@ def _point(page: Any, selector: str) -> None:
     """A click on a desktop, a tap (touch events) on a phone, at the middle of the element
     (scrolled into view first, as a person scrolls to what they want to touch)."""
     page.wait_for_selector(selector, state="visible")
-    for attempt in range(3):  # the list may be redrawn by a live refresh meanwhile
+    box = None
+    for _ in range(20):  # the list may be redrawn by a live refresh meanwhile: find it again
         try:
-            page.locator(selector).first.scroll_into_view_if_needed()
-            break
+            page.locator(selector).first.scroll_into_view_if_needed(timeout=2000)
+            box = page.locator(selector).first.bounding_box()
         except Exception:
-            if attempt == 2:
-                raise
-            page.wait_for_timeout(200)
-    box = page.locator(selector).first.bounding_box()
+            box = None
+        if box:
+            break
+        page.wait_for_timeout(150)
     assert box is not None, selector
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
     if page.viewport_size["width"] < 600:
@@ -364,4 +365,50 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     ruled = _ruled(page, {"kind": "hold", "unit": "br-inf", "posture": "advancing"})
     assert "br-inf is ordered to advancing." in ruled["text"]
     _submit(page)
+    assert page.errors == []
+
+
+def test_a_battlefield_move_shows_its_yards_per_feature_on_the_table_and_in_the_panel(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """The shipped battle: us-1 down the pike over the stone bridge and the creek; the yards
+    the ruling measured (battlefield gives them under details.terrain) by feature."""
+    base = console_server.url
+    game = _create(base, "battlefield", "millers-crossing")
+    page = _open(screen(DESKTOP), base, game, "union")
+    _end_phase(page, "Movement Phase")
+    _point(page, "#unit-list [data-unit=us-1]")
+    page.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=true]")
+    _table_click(page, 742, 360)
+    page.wait_for_function("document.body.dataset.rulingFor")
+    _table_click(page, 760, 420)
+    page.wait_for_function(
+        "JSON.parse(document.body.dataset.rulingFor).path.length === 2 && "
+        "document.querySelector('#ruling .yards')"
+    )
+    move = json.loads(page.evaluate("document.body.dataset.rulingFor"))
+    r = httpx.post(
+        f"{base}/games/{game['id']}/rulings",
+        json=move,
+        headers={"Authorization": f"Bearer {game['seats']['union']}"},
+    ).json()
+    by_feature = r["details"]["terrain"]["yards_by_feature"]
+    assert {"pike", "stone-bridge", "creek"} <= set(by_feature), r
+    listed = dict(
+        page.eval_on_selector_all(
+            "#ruling .yards li[data-feature]",
+            "ns => ns.map(n => [n.dataset.feature, n.textContent])",
+        )
+    )
+    assert set(listed) == set(by_feature)
+    for fid, yards in by_feature.items():
+        assert listed[fid].endswith(f": {yards:g} yd"), listed[fid]
+    drawn = dict(
+        page.eval_on_selector_all(
+            "#board .feature-yards", "ns => ns.map(n => [n.dataset.feature, n.textContent])"
+        )
+    )
+    assert drawn == listed
+    path_yards = r["details"]["terrain"]["path_yards"]
+    assert page.text_content("#board .path-yards") == f"{path_yards:g} yd"
     assert page.errors == []

@@ -16,7 +16,7 @@ import { appealButton, renderAppeals } from "./appeals.js";
 
 import { setupChat } from "./chat.js";
 import { createOrders } from "./hexorders.js";
-import { narrative, boardMarks, yardsByFeature } from "./hexnarrate.js";
+import { narrative, boardMarks, yardsByFeature, measured } from "./hexnarrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -129,8 +129,8 @@ export function renderRuling(r, target, action) {
   if ((r.effects || []).length) {
     box.append(h("h4", {}, "Consequences"), h("ul", { class: "effects" }, ...r.effects.map((e) => h("li", { "data-kind": e.kind }, h("code", {}, e.kind), " ", e.message || "", " ", cites(e.citations)))));
   }
-  const d = r.details || {};
-  if (d.yards_by_feature) {
+  const d = measured(r); // terrain, or battlefield's terrain part
+  if (d) {
     box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...yardsByFeature(r, S.board).map((f) => h("li", { "data-feature": f.id }, `${f.label}: ${f.yards} yd`))));
   }
   box.append(h("h4", {}, "Rules cited"), h("ul", { class: "citations" }, ...(r.citations || []).map((c) => {
@@ -427,9 +427,11 @@ async function refreshOverlays() {
       }
     }).catch(() => { S.reach = null; }));
   }
-  S.available = null;
+  // the last answer stays until the new one is in (a redraw meanwhile keeps what is offered)
+  if (!S.seat) S.available = null;
   if (S.seat) {
-    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { S.available = r.body; }).catch(() => { S.available = null; }));
+    const asked = (S.availableAsked = (S.availableAsked || 0) + 1); // an older answer arriving late is dropped
+    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { if (asked === S.availableAsked) S.available = r.body; }).catch(() => { if (asked === S.availableAsked) S.available = null; }));
   }
   if (S.kind === "zones") {
     const zones = Object.keys(S.board.zones || {});
@@ -524,7 +526,8 @@ function drawPath() {
   if (!u || S.kind === "zones") return S.boardApi.drawPath && S.boardApi.drawPath(null, [], null);
   const start = S.kind === "table" ? u.at : u.hex;
   const stop = stopHex(S.ruling);
-  const yards = S.ruling && S.ruling.details && S.ruling.details.path_yards !== undefined ? `${S.ruling.details.path_yards} yd` : null;
+  const m = measured(S.ruling);
+  const yards = m && m.path_yards !== undefined ? `${m.path_yards} yd` : null;
   // after a submit the board keeps what the ruling measured or took (until the next click)
   const shown = S.ruling ? { r: S.ruling, a: S.rulingAction, path: S.path } : S.submitted && S.submitted.action.unit === S.selected ? { r: S.submitted.ruling, a: S.submitted.action, path: [] } : null;
   const extra = shown ? { byFeature: yardsByFeature(shown.r, S.board), marks: boardMarks(shown.r, shown.a) } : null;
@@ -674,8 +677,9 @@ async function selectUnit(id, at) {
   $("path-input").value = "";
   $("submit-move").disabled = true;
   prefillActionForm();
-  await refreshOverlays();
+  // the orders start afresh now, not after the overlays: what is chosen meanwhile stays
   if (S.orders) S.orders.select();
+  await refreshOverlays();
   renderAll();
 }
 

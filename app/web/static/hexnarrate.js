@@ -10,8 +10,15 @@ const VERBS = {
 const list = (xs) => (xs.length <= 1 ? xs.join("") : `${xs.slice(0, -1).join(", ")} and ${xs[xs.length - 1]}`);
 
 // yards per feature, with the feature's name and kind from the board: [{id, label, yards}]
-export function yardsByFeature(r, board) {
+// (battlefield gives the terrain measure under details.terrain)
+export function measured(r) {
   const d = (r && r.details) || {};
+  if (d.yards_by_feature) return d;
+  return d.terrain && d.terrain.yards_by_feature ? d.terrain : null;
+}
+
+export function yardsByFeature(r, board) {
+  const d = measured(r) || {};
   const features = (board && (board.table && board.table.features ? board.table.features : board.features)) || [];
   return Object.entries(d.yards_by_feature || {}).map(([id, yards]) => {
     const f = features.find((x) => x.id === id) || {};

@@ -172,7 +172,7 @@ export function createOrders({ S, h, host, onChange, cites }) {
     host.hidden = !enabled || !u || Boolean(S.replay);
     if (host.hidden) return;
     const ks = kinds();
-    if (!ks.includes(o.kind)) o.kind = ks[0] || null;
+    if (!o.kind || (S.available && !ks.includes(o.kind))) o.kind = ks[0] || null;
     const may = offered();
     host.append(h("div", { class: "order-kinds", role: "group", "aria-label": `Orders for ${u.id}` },
       h("strong", {}, `${u.name || u.id}: `),
