@@ -102,7 +102,9 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
       label.style.fontSize = `${9 * k}px`;
     }
   };
+  let scale = 1; // yards per screen pixel: the path's labels keep ~12 px on screen
   const onView = (perPixel) => {
+    scale = perPixel;
     const next = Math.max(1, (perPixel * LABEL_PX) / 9);
     if (Math.abs(next - k) > 0.01) {
       k = next;
@@ -156,23 +158,32 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
       const pts = [start, ...path];
       el("polyline", { points: pts.map((p) => p.join(",")).join(" "), fill: "none", stroke: PALETTE.path, "stroke-width": 3, "marker-end": "url(#arrow)", class: "move-path" }, layers.path);
       const end = pts[pts.length - 1];
-      if (yards) text(layers.path, end[0] + 8, end[1] - 8, yards, { class: "path-yards" });
+      const fs = 12 * scale;
+      const line = fs * 1.3;
+      // labels right of their place on the path, stacked so that none covers another
+      const labels = [];
+      if (yards) labels.push({ at: end, textValue: yards, cls: "path-yards" });
       const samples = sampleLine(pts, 4);
-      let fallback = 0;
       for (const f of (extra && extra.byFeature) || []) {
         const feature = (board.features || []).find((x) => x.id === f.id);
         const inside = feature ? samples.filter((p) => onFeature(feature, p)) : [];
-        let at;
+        const at = inside.length ? inside[Math.floor(inside.length / 2)] : end;
         if (inside.length) {
-          at = inside[Math.floor(inside.length / 2)];
           el("polyline", { points: [inside[0], inside[inside.length - 1]].map((p) => p.join(",")).join(" "), fill: "none", stroke: PALETTE.stop, "stroke-width": 7, "stroke-opacity": 0.7, class: "path-in-feature", "data-feature": f.id }, layers.path);
-        } else {
-          at = [end[0] + 8, end[1] + 14 + 14 * fallback++];
         }
-        const g = el("g", { class: "feature-yards", "data-feature": f.id }, layers.path);
-        el("circle", { cx: at[0], cy: at[1], r: 4, fill: "#000" }, g);
-        const t = text(g, at[0] + 7, at[1] + 4, `${f.label}: ${f.yards} yd`, { class: "feature-yards-label" });
-        t.style.fontSize = `${11 * k}px`;
+        labels.push({ at, textValue: `${f.label}: ${f.yards} yd`, cls: "feature-yards-label", feature: f.id });
+      }
+      labels.sort((a, b) => a.at[1] - b.at[1]);
+      let lastY = -Infinity;
+      for (const l of labels) {
+        const x = Math.max(...labels.map((o) => o.at[0])) + 14 * scale;
+        const y = Math.max(l.at[1] + fs / 3, lastY + line);
+        lastY = y;
+        const g = el("g", { class: l.feature ? "feature-yards" : "path-yards-label", "data-feature": l.feature || null }, layers.path);
+        el("line", { x1: l.at[0], y1: l.at[1], x2: x - 2 * scale, y2: y - fs / 3, stroke: "#000", "stroke-width": scale, "stroke-opacity": 0.6 }, g);
+        el("circle", { cx: l.at[0], cy: l.at[1], r: 3 * scale, fill: "#000" }, g);
+        const t = text(g, x, y, l.textValue, { class: l.cls });
+        t.style.fontSize = `${fs}px`;
       }
     },
     drawLos(points, result) {
