@@ -1,12 +1,16 @@
 """The console in headless Chromium over the real server: screenshots and in-browser timings.
 
 ``python bench/console.py screenshots`` writes one image of each ruleset's board to
-``docs/images/``, and one of a move tapped on a phone-size screen (``make screenshots``).
+``docs/images/``, one of a move tapped on a phone-size screen, and the orders played by
+pointing (``orders`` alone: the zoi turn at 1400 and 390 px, the zoc turn on a phone, the
+yards per feature of a terrain and a battlefield move) (``make screenshots``).
 ``python bench/console.py perf`` measures, with the browser's Performance API, the time to
 first render (navigation start to the board, units and overlays drawn) and from a click on a
-hex to the dry-run ruling on screen, for the zoc seed example and for a generated 2,000-hex
-map with 300 units (``make bench-console``). Figures go to docs/PERFORMANCE.md by hand;
-nothing here is asserted in tests.
+hex or a point to the dry-run ruling on screen (the dry run's request timed apart by Resource
+Timing), for the zoc seed example, a generated 2,000-hex map with 300 units and the shipped
+battlefield battle, on a desktop and on a phone-size screen with the CPU throttled 4x
+(``make bench-console``). Figures go to docs/PERFORMANCE.md by hand; nothing here is
+asserted in tests.
 """
 
 from __future__ import annotations
