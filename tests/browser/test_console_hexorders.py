@@ -145,6 +145,24 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
     # the focus stays on the dial, on the facing now chosen
     assert french.evaluate("document.activeElement.dataset.facing") == "1"
     assert "turns to face NE" in french.inner_text("#ruling .narrative")
+    # a formation from the menu (the infantry rows of the facing table), then taken back
+    formations = french.eval_on_selector_all(
+        "#order-formation option", "ns => ns.map(n => n.value)"
+    )
+    assert {"column", "line", "carre", "skirmish"} <= set(formations)
+    french.select_option("#order-formation", "line")
+    in_line = {
+        "kind": "move",
+        "unit": "fr-4-2",
+        "steps": [{"do": "face", "facing": 1}, {"do": "formation", "formation": "line"}],
+    }
+    ruled = _ruled(french, in_line)
+    assert ruled["legal"], ruled["text"]
+    assert "turns to face NE and forms line" in french.inner_text("#ruling .narrative")
+    # in line the unit faces a vertex: the dial says so
+    assert "vertex" in french.get_attribute("#orders .facing-dial", "aria-label")
+    _point(french, "#order-undo")
+    assert _ruled(french, turn)["legal"]
     for hex_id in ("0607", "0606", "0605"):
         _hex(french, hex_id)
     walk = {
