@@ -170,7 +170,10 @@ export function createOrders({ S, h, host, onChange, cites }) {
     host.innerHTML = "";
     const u = unit();
     host.hidden = !enabled || !u || Boolean(S.replay);
-    if (host.hidden) return;
+    if (host.hidden) {
+      if (enabled) $submit().textContent = "Submit move";
+      return;
+    }
     const ks = kinds();
     if (!o.kind || (S.available && !ks.includes(o.kind))) o.kind = ks[0] || null;
     const may = offered();
