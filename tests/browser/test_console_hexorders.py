@@ -48,7 +48,7 @@ def screen(browser: Any) -> Iterator[Any]:
         ctx = browser.new_context(viewport=viewport, has_touch=touch, is_mobile=touch)
         contexts.append(ctx)
         page = ctx.new_page()
-        page.set_default_timeout(10_000)
+        page.set_default_timeout(20_000)  # two pages and a server on a shared CI machine
         page.errors = []
         page.on("pageerror", lambda exc: page.errors.append(str(exc)))
         return page
@@ -260,7 +260,8 @@ def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
     overrun = {"kind": "move", "unit": "de-inf-y", "path": ["e3306"], "overrun": "su-18a"}
     ruled = _ruled(axis, overrun)
     assert ruled["legal"], ruled["text"]
-    assert "through e3306, overrunning su-18a." in axis.inner_text("#ruling .narrative")
+    story = axis.inner_text("#ruling .narrative")
+    assert "through e3306, overrunning su-18a. It spends 1 of 4 MP." in story
     _point(axis, "#orders [data-order-kind=trace_supply]")
     line = ["e3206", "e3105", "e3104", "e3103", "e3003"]
     for hex_id in line:

@@ -76,6 +76,7 @@ export function narrative(r, action, { h, citeButton, board, units, facingName }
 
   // the measures the ruling gives
   if (d.mp_spent !== undefined) say(`It spends ${d.mp_spent} MP${d.mp_left !== undefined ? `, ${d.mp_left} left` : ""}${d.final ? `, and ends in ${d.final.hex}${d.final.formation ? ` in ${String(d.final.formation).replace("_", " ")}` : ""}${d.final.facing !== null && d.final.facing !== undefined ? ` facing ${facing(d.final.facing, d.final.formation)}` : ""}` : ""}.`);
+  if (d.movement_allowance !== undefined && d.cost !== undefined) say(`It spends ${d.cost} of ${d.movement_allowance} MP${d.end_hex && !action.overrun ? ` and ends in ${d.end_hex}` : ""}.`);
   if (d.path_yards !== undefined) {
     const parts = yardsByFeature(r, board).map((f) => `${f.yards} yd in ${f.label}`);
     say(`The path measures ${d.path_yards} yd${d.cost !== undefined ? `, costing ${d.cost} of ${d.allowance} yd` : ""}${parts.length ? `: ${list(parts)}` : ", all in the open"}.`);
