@@ -15,6 +15,8 @@ import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notification
 import { appealButton, renderAppeals } from "./appeals.js";
 
 import { setupChat } from "./chat.js";
+import { createOrders } from "./hexorders.js";
+import { narrative, boardMarks, yardsByFeature, measured } from "./hexnarrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -111,7 +113,7 @@ function cites(list) {
   return h("span", { class: "cites" }, ...(list || []).map((c) => citeButton(c)));
 }
 
-export function renderRuling(r, target) {
+export function renderRuling(r, target, action) {
   const box = target || $("ruling");
   box.innerHTML = "";
   if (!r) return;
@@ -119,15 +121,17 @@ export function renderRuling(r, target) {
   box.append(
     h("p", { class: `verdict ${r.legal ? "legal" : "illegal"}`, "data-legal": String(r.legal) }, h("strong", {}, r.legal ? "✔ " : "✘ ", verdict), " — ", r.summary || ""),
   );
+  // the ruling told in words, with its sections inline (zoi, zoc, terrain: hexnarrate.js)
+  if (action && S.orders && S.orders.enabled) box.append(narrative(r, action, { h, citeButton, board: S.board, units: units(), facingName: S.orders.facingName }) || "");
   if ((r.violations || []).length) {
     box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
   }
   if ((r.effects || []).length) {
     box.append(h("h4", {}, "Consequences"), h("ul", { class: "effects" }, ...r.effects.map((e) => h("li", { "data-kind": e.kind }, h("code", {}, e.kind), " ", e.message || "", " ", cites(e.citations)))));
   }
-  const d = r.details || {};
-  if (d.yards_by_feature) {
-    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...Object.entries(d.yards_by_feature).map(([f, y]) => h("li", {}, `${f}: ${y} yd`))));
+  const d = measured(r); // terrain, or battlefield's terrain part
+  if (d) {
+    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...yardsByFeature(r, S.board).map((f) => h("li", { "data-feature": f.id }, `${f.label}: ${f.yards} yd`))));
   }
   box.append(h("h4", {}, "Rules cited"), h("ul", { class: "citations" }, ...(r.citations || []).map((c) => {
     const entry = S.catalog[c.section] || {};
@@ -249,7 +253,7 @@ function sideIds() {
   return ((S.view && S.view.sides) || []).map(sideId);
 }
 
-async function openGame(id, token) {
+async function openGame(id, token, configured) {
   if (S.stream) S.stream.stop();
   S.api = new Api(token);
   S.gameId = id;
@@ -274,14 +278,18 @@ async function openGame(id, token) {
   $("whoami").textContent = S.seat ? `Seat: ${S.seat}` : "Spectator (read-only)";
   document.body.dataset.seat = S.seat || "spectator";
   mountNotifyToggle(h, $("notify"), { api: S.api, gameId: id, seat: S.seat });
-  buildBoard();
+  // the overlays' queries go out before the board is drawn: the server answers meanwhile
+  S.kind = boardKind();
   setupTools();
+  const overlays = refreshOverlays();
+  buildBoard();
   setupActions();
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
   setupChat({ S, h, notify, problemText, sideIds });
-  await refreshOverlays();
+  await overlays;
+  await configured;
   renderAll();
   perf.firstRender = performance.now();
   performance.mark("referee:first-render");
@@ -293,6 +301,10 @@ async function refreshView() {
   const r = await S.api.get(`/games/${S.gameId}`);
   S.view = r.body;
   S.etag = r.headers.get("ETag");
+}
+
+function boardKind() {
+  return S.board.table ? "table" : S.board.zones ? "zones" : "hex";
 }
 
 function buildBoard() {
@@ -415,9 +427,11 @@ async function refreshOverlays() {
       }
     }).catch(() => { S.reach = null; }));
   }
-  S.available = null;
+  // the last answer stays until the new one is in (a redraw meanwhile keeps what is offered)
+  if (!S.seat) S.available = null;
   if (S.seat) {
-    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { S.available = r.body; }).catch(() => { S.available = null; }));
+    const asked = (S.availableAsked = (S.availableAsked || 0) + 1); // an older answer arriving late is dropped
+    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { if (asked === S.availableAsked) S.available = r.body; }).catch(() => { if (asked === S.availableAsked) S.available = null; }));
   }
   if (S.kind === "zones") {
     const zones = Object.keys(S.board.zones || {});
@@ -495,11 +509,14 @@ function renderAll() {
   } else {
     api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
-    api.drawReach(S.reach && S.reach.reach, S.reach && S.reach.unreachable);
+    // where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere)
+    const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
+    api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
     api.drawSupply(S.supply);
     drawPath();
   }
   renderUnitList();
+  if (S.orders) S.orders.render();
   const lost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
@@ -509,8 +526,12 @@ function drawPath() {
   if (!u || S.kind === "zones") return S.boardApi.drawPath && S.boardApi.drawPath(null, [], null);
   const start = S.kind === "table" ? u.at : u.hex;
   const stop = stopHex(S.ruling);
-  const yards = S.ruling && S.ruling.details && S.ruling.details.path_yards !== undefined ? `${S.ruling.details.path_yards} yd` : null;
-  S.boardApi.drawPath(start, S.path, stop, yards);
+  const m = measured(S.ruling);
+  const yards = m && m.path_yards !== undefined ? `${m.path_yards} yd` : null;
+  // after a submit the board keeps what the ruling measured or took (until the next click)
+  const shown = S.ruling ? { r: S.ruling, a: S.rulingAction, path: S.path } : S.submitted && S.submitted.action.unit === S.selected ? { r: S.submitted.ruling, a: S.submitted.action, path: [] } : null;
+  const extra = shown ? { byFeature: yardsByFeature(shown.r, S.board), marks: boardMarks(shown.r, shown.a) } : null;
+  S.boardApi.drawPath(start, S.path, stop, yards, extra);
 }
 
 function stopHex(r) {
@@ -642,6 +663,9 @@ async function selectUnit(id, at) {
   if (current && S.selected !== id && S.kind === "hex" && at && at !== current.hex) {
     return clickHex(at);
   }
+  // firing: a click on an enemy counter names the target (hexorders.js)
+  if (S.orders && S.orders.claimUnit(id)) return;
+  S.submitted = null;
   if (S.selected === id) {
     S.selected = null;
   } else {
@@ -653,6 +677,8 @@ async function selectUnit(id, at) {
   $("path-input").value = "";
   $("submit-move").disabled = true;
   prefillActionForm();
+  // the orders start afresh now, not after the overlays: what is chosen meanwhile stays
+  if (S.orders) S.orders.select();
   await refreshOverlays();
   renderAll();
 }
@@ -689,7 +715,7 @@ async function clickPoint(p, zoneId) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
-  if (!S.selected) return zoneId ? showZone(zoneId) : showTerrainAt(p);
+  if (!S.selected || (S.orders && S.orders.enabled && !S.orders.takesPoints())) return zoneId ? showZone(zoneId) : showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
   pathChanged();
@@ -749,21 +775,25 @@ async function pathChanged() {
   // the path built on the board also fills the path of a retreat, a charge… in the form
   const field = $("action-form").querySelector("[name=path]");
   if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
+  if (S.orders) S.orders.pathEdited();
+  S.ruling = null;
   drawPath();
-  if (!S.path.length) {
-    S.ruling = null;
+  // the order the board and the order controls describe (hexorders.js), else a plain move
+  const action = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+  if (!action) {
+    S.lastAsked = null;
     renderRuling(null);
     $("submit-move").disabled = true;
     return;
   }
-  const action = { kind: "move", unit: S.selected, path: S.path };
   const asked = JSON.stringify(action);
   S.lastAsked = asked;
   try {
     const r = (await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: action })).body;
     if (S.lastAsked !== asked) return;
     S.ruling = r;
-    renderRuling(r);
+    S.rulingAction = action;
+    renderRuling(r, null, action);
     drawPath();
     // only a move the dry run found legal can be submitted (the server would refuse the other)
     $("submit-move").disabled = !S.seat || !r.legal;
@@ -814,6 +844,7 @@ function clearPath() {
   S.path = [];
   S.lastAsked = null;
   S.ruling = null;
+  if (S.orders) S.orders.reset();
   $("path-input").value = "";
   $("path-input").removeAttribute("aria-invalid");
   $("submit-move").disabled = true;
@@ -852,20 +883,30 @@ function setupActions() {
     pathChanged();
   };
   $("submit-move").onclick = async () => {
-    if (!S.selected || !S.path.length) return;
+    const body = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+    if (!S.selected || !body) return;
     const unit = S.selected;
     document.body.dataset.submitting = "true";
-    const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit, path: S.path });
+    const res = await submit(`/games/${S.gameId}/actions`, body);
     if (res) {
       await refreshOverlays();
       renderAll();
-      renderRuling(res.ruling);
+      renderRuling(res.ruling, null, body);
+      S.submitted = { ruling: res.ruling, action: body };
+      drawPath();
       // the Submit button is disabled now: the focus goes back to the unit that moved
       focusUnit(unit, S.kind === "zones" ? "#unit-list" : "#board");
     }
     // the ruling shown now is the submitted one, drawn once: its buttons stay
     document.body.dataset.submitting = "false";
   };
+  // orders by pointing (zoi, zoc, terrain): the controls go above the Path box
+  let host = $("orders");
+  if (!host) {
+    host = h("div", { id: "orders", class: "orders", "aria-label": "Orders for the selected unit" });
+    $("path-box").before(host);
+  }
+  S.orders = createOrders({ S, h, host, cites, onChange: () => pathChanged() });
   $("path-box").hidden = !moveSchema();
   const kinds = Object.keys((S.meta.schemas && S.meta.schemas.actions) || {});
   const sel = $("action-kind");
@@ -1037,11 +1078,15 @@ document.addEventListener("keydown", (evt) => {
 
 // ---------------------------------------------------------------- routing
 async function route() {
-  await loadConfig(S.api);
+  // GET /config goes out with the game's own requests (links are built after the first render)
+  const configured = loadConfig(S.api);
   const params = new URLSearchParams(location.hash.slice(1));
   const id = params.get("game");
   notify("");
-  if (!id) return loadLobby();
+  if (!id) {
+    await configured;
+    return loadLobby();
+  }
   const tok = params.get("token");
   if (tok) {
     sessionStorage.setItem(tokenKey(id), tok);
@@ -1050,7 +1095,7 @@ async function route() {
   }
   const spectator = params.get("as") === "spectator";
   const token = spectator ? null : sessionStorage.getItem(tokenKey(id));
-  return openGame(id, token);
+  return openGame(id, token, configured);
 }
 
 setupTabs();
