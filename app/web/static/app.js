@@ -15,6 +15,8 @@ import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notification
 import { appealButton, renderAppeals } from "./appeals.js";
 
 import { setupChat } from "./chat.js";
+import { setupOrders } from "./orders.js";
+import { narrate } from "./narrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -119,6 +121,8 @@ export function renderRuling(r, target) {
   box.append(
     h("p", { class: `verdict ${r.legal ? "legal" : "illegal"}`, "data-legal": String(r.legal) }, h("strong", {}, r.legal ? "✔ " : "✘ ", verdict), " — ", r.summary || ""),
   );
+  const story = narrate(r); // the ruling told in words, dice labelled (narrate.js)
+  if (story) box.append(story);
   if ((r.violations || []).length) {
     box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
   }
@@ -277,6 +281,7 @@ async function openGame(id, token) {
   buildBoard();
   setupTools();
   setupActions();
+  S.orders = setupOrders({ S, h, submit, renderRuling, notify, problemText, citeButton, units, refresh: refreshAfterChange });
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
@@ -297,7 +302,7 @@ async function refreshView() {
 
 function buildBoard() {
   const host = $("board");
-  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex };
+  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex, onZone: (z) => S.orders && S.orders.pickZone(z) };
   if (S.board.table) {
     S.kind = "table";
     // battlefield nests a terrain board and an objective-zones board, with zone outlines
@@ -419,8 +424,8 @@ async function refreshOverlays() {
   if (S.seat) {
     jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { S.available = r.body; }).catch(() => { S.available = null; }));
   }
-  if (S.kind === "zones") {
-    const zones = Object.keys(S.board.zones || {});
+  if (S.kind === "zones" || (S.kind === "table" && S.board.zones)) {
+    const zones = Object.keys(S.kind === "zones" ? S.board.zones || {} : S.board.zones.zones || {});
     jobs.push(Promise.all(zones.map((z) => S.api.query(S.gameId, "zone", { zone: z }))).then((rs) => {
       S.displays = Object.fromEntries(rs.map((r, i) => [zones[i], r.body.result]));
     }));
@@ -497,9 +502,11 @@ function renderAll() {
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
     api.drawReach(S.reach && S.reach.reach, S.reach && S.reach.unreachable);
     api.drawSupply(S.supply);
+    if (api.colourZones) api.colourZones(S.displays, sideIndex);
     drawPath();
   }
   renderUnitList();
+  if (S.orders) S.orders.render();
   const lost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
@@ -636,6 +643,7 @@ function moveSchema() {
 
 async function selectUnit(id, at) {
   if (S.replay) return; // the replay shows the past: leave it to act
+  if (S.orders && S.orders.pickUnit(id)) return; // a target or a battalion of the order being built
   // With a unit selected, a counter in another hex is a step of the path (e.g. through a
   // friendly stack); pick another unit from the list, or press Escape first.
   const current = unitById(S.selected);
@@ -689,6 +697,7 @@ async function clickPoint(p, zoneId) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
+  if (S.orders && S.orders.pickPoint(p, zoneId)) return; // a zone, point or path of an order
   if (!S.selected) return zoneId ? showZone(zoneId) : showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
@@ -971,6 +980,7 @@ function appendLog(ev) {
     h("span", { class: "summary" }, ev.redacted ? "(hidden from you)" : r.summary || ""),
     " ", cites(r.citations));
   if (ev.kind === "sealed_received" && ev.payload) li.append(h("div", { class: "commitment" }, `commitment ${ev.payload.commitment}`));
+  if (ev.kind === "sealed_revealed" && ev.ruling) li.append(narrate(ev.ruling) || "");
   if (ev.kind === "sealed_revealed") verifyReveal(ev).then((ok) => li.append(h("div", { class: `check ${ok ? "ok" : "bad"}` }, ok ? "✔ every order matches its commitment" : "✘ an order does not match its commitment")));
   if ((ev.dice || []).length) li.append(h("div", { class: "dice-used" }, `dice: ${ev.dice.map((d) => `d${d.sides}=${d.value}`).join(" ")}`));
   if (S.seat === "umpire" && ev.version > 1) {
@@ -1032,6 +1042,7 @@ function setupTabs() {
 }
 
 document.addEventListener("keydown", (evt) => {
+  if (evt.key === "Escape" && S.orders && S.orders.active()) return S.orders.reset();
   if (evt.key === "Escape" && S.selected) selectUnit(S.selected);
 });
 

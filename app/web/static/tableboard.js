@@ -125,6 +125,21 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
         el("line", { x1: points[0][0], y1: points[0][1], x2: points[1][0], y2: points[1][1], stroke: clearLine ? PALETTE.reach : PALETTE.blocked, "stroke-width": 3, "stroke-dasharray": clearLine ? null : "8 5", class: `los ${clearLine ? "clear" : "blocked"}` }, layers.los);
       }
     },
+    // displays: {zone id: zone query result}; a zone whose every sector one side holds is
+    // filled with that side's colour (a captured village turns blue)
+    colourZones(displays, sideOf) {
+      for (const node of svg.querySelectorAll(".zone-outline")) {
+        const d = (displays || {})[node.getAttribute("data-zone")] || {};
+        const holders = new Set(Object.values(d.sectors || {}).map((s) => s.holder));
+        const held = holders.size === 1 && [...holders][0] && [...holders][0] !== "engaged" ? [...holders][0] : null;
+        node.setAttribute("fill", held ? PALETTE.sides[sideOf(held)] || "#CC79A7" : "#CC79A7");
+        node.setAttribute("fill-opacity", held ? 0.3 : 0.12);
+        if (held) node.setAttribute("data-held-by", held);
+        else node.removeAttribute("data-held-by");
+        const title = node.querySelector("title");
+        if (title) title.textContent = `objective zone ${(names && names[node.getAttribute("data-zone")]) || node.getAttribute("data-zone")}${held ? `, held by ${held}` : ""}${d.contested ? `, contested` : ""}`;
+      }
+    },
     drawZones() {},
     drawReach() {},
     drawSupply() {},

@@ -1,0 +1,135 @@
+// Rulings told in words: who did what, every die labelled with who rolled it and what for, the
+// casualties, morale and captures, with the rules cited inline (each § opens the rules panel).
+// Everything said here is read from the ruling the API returned; nothing is judged here.
+import { h, citeButton, state as S } from "./app.js";
+
+const LEVELS = ["", "ONE", "TWO", "THREE", "FOUR"];
+
+// A d10 as rolled 1-10 read 0-9 (a 10 reads 0: interpretation oz.d10).
+const reading = (d) => (d === 10 ? 0 : d);
+
+function sideLabel(side) {
+  const s = ((S.view && S.view.sides) || []).find((x) => (typeof x === "string" ? x : x.id || x.name) === side);
+  return (s && typeof s === "object" && s.label) || side || "";
+}
+
+function zoneName(zid) {
+  const b = S.board || {};
+  const zones = (b.zones && (b.zones.zones || b.zones)) || {};
+  const z = zones[zid];
+  return (z && z.name) || zid;
+}
+
+const cite = (sections) => (sections || []).map((c) => [" ", citeButton(c)]).flat();
+const effectsOf = (r, kind) => (r.effects || []).filter((e) => e.kind === kind);
+const list = (ids) => (ids || []).join(", ");
+
+// One unit's melee dice: "us-1 (union, attacking, level THREE: hits on 0-2) rolled 7, 1, 0: 2 hits".
+function rollText(roll, role) {
+  const lvl = roll.level || 0;
+  const raised = roll.raised ? `, raised ${roll.raised} by the zone` : "";
+  const hitsOn = lvl ? `hits on 0${lvl > 1 ? `–${lvl - 1}` : ""}` : "no hits";
+  if (!(roll.dice || []).length) return `${roll.unit} (${sideLabel(roll.side)}, ${role}) rolls no dice`;
+  const dice = roll.dice.map((d) => {
+    const r = reading(d);
+    return r < lvl ? `${r}✓` : `${r}`;
+  }).join(", ");
+  return `${roll.unit} (${sideLabel(roll.side)}, ${role}, level ${LEVELS[lvl] || lvl}${raised}: ${hitsOn}) rolled ${dice}: ${roll.hits} hit${roll.hits === 1 ? "" : "s"}`;
+}
+
+const RESULT = {
+  shattered: "the defenders are shattered and removed",
+  engaged: "attackers and defenders stay engaged",
+  taken: "the sector was undefended and is taken",
+  held: "the defenders hold",
+};
+
+// The narrative of a resolved assault (or a melee round): details.sectors with every roll.
+function assaultStory(r) {
+  const d = r.details || {};
+  const zone = zoneName(d.zone);
+  const sectors = Object.entries(d.sectors || {});
+  const attackerRoll = sectors.flatMap(([, s]) => s.rolls || []).find((x) => (sectorsAttackers(sectors)).includes(x.unit));
+  const attacker = attackerRoll ? sideLabel(attackerRoll.side) : "The attacker";
+  const attackers = [...new Set(sectors.flatMap(([, s]) => s.attackers || []))];
+  const given = sectors.reduce((n, [, s]) => n + (s.inflicted_by_attacker || 0), 0);
+  const taken = sectors.reduce((n, [, s]) => n + (s.inflicted_by_defender || 0), 0);
+  const out = h("div", { class: "narrative", "data-narrative": "assault" });
+  if (d.called_off) {
+    out.append(h("p", {}, `The assault on ${zone} is called off: the attacker gave no allocation.`, ...cite(r.citations)));
+    return out;
+  }
+  const headline = [`${attacker} ${list(attackers)} assault${attackers.length === 1 ? "s" : ""} ${zone} in ${sectors.length} sector${sectors.length === 1 ? "" : "s"}: ${given} hit${given === 1 ? "" : "s"} inflicted, ${taken} taken`];
+  const captured = effectsOf(r, "oz.zone_captured")[0];
+  if (captured) headline.push(`; ${zone} captured by ${list(captured.by)}, earliest exit turn ${captured.details && captured.details.earliest_exit}`);
+  out.append(h("p", { class: "headline" }, h("strong", {}, headline.join("") + "."), ...(captured ? cite(captured.citations) : [])));
+  const ul = h("ul", { class: "sector-story" });
+  for (const [sid, s] of sectors) {
+    const att = new Set(s.attackers || []);
+    const rolls = (s.rolls || []).map((x) => h("li", { class: "die-line", "data-unit": x.unit }, rollText(x, att.has(x.unit) ? "attacking" : "defending")));
+    const sectorEffects = (r.effects || []).filter((e) => e.details && String(e.details.sector) === String(sid));
+    const said = [];
+    for (const e of sectorEffects) {
+      if (e.kind === "oz.casualties") continue;
+      said.push(h("span", { class: "sector-effect", "data-kind": e.kind }, `${e.message}${(e.by || []).length ? ` (${list(e.by)})` : ""}`, ...cite(e.citations), ". "));
+    }
+    const cas = sectorEffects.find((e) => e.kind === "oz.casualties");
+    const defenders = (s.defenders || []).length ? list(s.defenders) : "nobody";
+    ul.append(h("li", { "data-sector": sid },
+      h("strong", {}, `Sector ${sid}`), `: ${list(s.attackers)} against ${defenders}. `,
+      h("ul", { class: "dice-story" }, ...rolls),
+      `Attacker inflicts ${s.inflicted_by_attacker}, takes ${s.inflicted_by_defender}`, ...(cas ? cite(cas.citations) : []),
+      `: ${RESULT[s.result] || s.result}. `, ...said));
+  }
+  out.append(ul);
+  const losses = Object.entries(d.losses || {});
+  if (losses.length) out.append(h("p", { class: "losses" }, `Castings lost: ${losses.map(([u, n]) => `${u} −${n}`).join(", ")}.`));
+  if ((d.removed || []).length) out.append(h("p", { class: "removed" }, `Removed from play: ${list(d.removed)}.`));
+  for (const e of effectsOf(r, "oz.morale_check")) out.append(h("p", { class: "morale-due" }, `${list(e.by)} must test morale (a d10)`, ...cite(e.citations), "."));
+  for (const e of effectsOf(r, "oz.destroyed")) out.append(h("p", {}, `${e.message}`, ...cite(e.citations), "."));
+  return out;
+
+  function sectorsAttackers(all) {
+    return all.flatMap(([, s]) => s.attackers || []);
+  }
+}
+
+function moraleStory(r, action) {
+  const d = r.details || {};
+  const unit = (action && action.unit) || ((r.effects || [])[0] || {}).unit || "The unit";
+  const e = (r.effects || []).find((x) => /^oz\.morale_(passed|failed)$/.test(x.kind));
+  const verdict = d.passed ? "passes" : "fails";
+  return h("div", { class: "narrative", "data-narrative": "morale" },
+    h("p", {}, h("strong", {}, `${unit} tests morale (${d.cause || "due"}): needs ${d.pass_from} or more on a d10 read 0–9, rolled ${d.roll}, and ${verdict}.`),
+      ...cite(e ? e.citations : r.citations),
+      d.passed ? "" : " What a failure does is the main rules' (the umpire's) call."));
+}
+
+function genericStory(r) {
+  const effects = (r.effects || []).filter((e) => e.message);
+  if (!effects.length) return null;
+  return h("div", { class: "narrative", "data-narrative": "effects" },
+    h("p", {}, ...effects.map((e) => [h("span", { class: "effect-said", "data-kind": e.kind }, e.message, (e.by || []).length && !String(e.message).includes(e.by[0]) ? ` (${list(e.by)})` : "", e.details && e.details.earliest_exit ? `, earliest exit turn ${e.details.earliest_exit}` : ""), ...cite(e.citations), ". "]).flat()));
+}
+
+// The narrative of a ruling (with the action it judged, when known), or null when the ruling
+// has nothing to tell beyond its summary.
+export function narrate(r, action) {
+  if (!r || !r.legal) return null;
+  const d = r.details || {};
+  if (d.sectors && typeof d.sectors === "object" && !Array.isArray(d.sectors)) return assaultStory(r);
+  if (d.roll !== undefined && d.pass_from !== undefined) return moraleStory(r, action);
+  return genericStory(r);
+}
+
+// Castings lost and units removed by the latest ruling of each zone's last assault, for the board.
+export function lossesOf(events) {
+  const losses = {};
+  const removed = new Set();
+  for (const ev of events) {
+    const d = (ev.ruling && ev.ruling.details) || {};
+    for (const [u, n] of Object.entries(d.losses || {})) losses[u] = (losses[u] || 0) + n;
+    for (const u of d.removed || []) removed.add(u);
+  }
+  return { losses, removed };
+}

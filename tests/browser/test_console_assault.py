@@ -1,0 +1,299 @@
+"""Issue 23 items 1, 2 and 6 for `objective-zones` and `battlefield`: a whole assault played by
+pointing only, in real Chromium against the real server, at desktop and phone widths.
+
+Nothing is typed into the page: units are picked in the list or on the board, zones clicked on
+the board, battalions ticked, sectors chosen from menus (the allocation builder, whose every
+state is dry-run by the server), points clicked on the table. The narrative after the reveal
+is checked against the dice the server rolled (read from the event log over HTTP by the test).
+The umpire's physical dice, in the battlefield battle, are entered in the Umpire tab's dice box
+as the console takes them (digits, not JSON).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.support.chromium import seat_link
+from tests.support.process import ServerProcess
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT / "scenarios"
+WIDTHS = {"desktop": {"width": 1400, "height": 860}, "phone": {"width": 390, "height": 844}}
+
+
+def _open(browser: Any, base: str, game: dict[str, Any], seat: str, size: str) -> Any:
+    phone = size == "phone"
+    ctx = browser.new_context(viewport=WIDTHS[size], has_touch=phone, is_mobile=phone)
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
+    page.wait_for_selector("body[data-ready=true][data-stream=live]")
+    return page
+
+
+def _version(page: Any) -> int:
+    text: str = page.inner_text("#position")
+    return int(text.rsplit("v", 1)[1])
+
+
+def _settled(page: Any, base: str, game: dict[str, Any]) -> int:
+    """Wait until the page shows the game's current version (read over HTTP); return it."""
+    headers = {"Authorization": f"Bearer {game['seats']['umpire']}"}
+    version: int = httpx.get(f"{base}/games/{game['id']}", headers=headers).json()["version"]
+    page.wait_for_function(
+        f"document.getElementById('position').textContent.endsWith('v{version}')"
+    )
+    return version
+
+
+def _advance(umpire: Any, times: int, base: str, game: dict[str, Any]) -> None:
+    umpire.click("#tab-umpire")
+    for _ in range(times):
+        before = _settled(umpire, base, game)
+        umpire.click("#advance-phase")
+        umpire.wait_for_function(
+            f"document.getElementById('position').textContent.endsWith('v{before + 1}')"
+        )
+
+
+def _legal_order(page: Any) -> None:
+    """Wait for the dry run of the order being built to say legal, then submit it."""
+    page.wait_for_selector("#ruling .verdict[data-legal=true]")
+    page.wait_for_selector(".order-submit:not([disabled])")
+    before = _version(page)
+    page.click(".order-submit")
+    page.wait_for_function(
+        f"document.getElementById('position').textContent.endsWith('v{before + 1}')"
+    )
+
+
+def _seal(page: Any, decision: str, picks: dict[str, str]) -> None:
+    """Fill the allocation builder from its menus; seal once the server's check says legal."""
+    page.click("#tab-sealed")
+    builder = page.locator(f"[data-builder='{decision}']")
+    builder.locator("select").first.wait_for()
+    for unit, sector in picks.items():
+        builder.locator(f"select[data-unit='{unit}']").select_option(sector)
+    wanted = {"sectors": {}}  # type: dict[str, dict[str, list[str]]]
+    for unit, sector in picks.items():
+        if sector:
+            wanted["sectors"].setdefault(sector, []).append(unit)
+    page.wait_for_function(
+        "([d, w]) => { const b = document.querySelector(`[data-builder='${d}']`);"
+        " if (!b || b.dataset.checking !== 'false') return false;"
+        " const got = JSON.parse(b.dataset.checkedFor || '{}').sectors || {};"
+        " const keys = Object.keys(w.sectors);"
+        " return keys.length === Object.keys(got).length && keys.every("
+        "   k => JSON.stringify([...(got[k] || [])].sort()) === JSON.stringify([...w.sectors[k]].sort())); }",
+        arg=[decision, wanted],
+    )
+    assert builder.locator(".alloc-check .verdict[data-legal=true]").count() == 1, builder.inner_text()
+    builder.locator(".seal-submit").click()
+    page.wait_for_selector("#notice.ok")
+
+
+def _events(base: str, game: dict[str, Any]) -> list[dict[str, Any]]:
+    headers = {"Authorization": f"Bearer {game['seats']['umpire']}"}
+    body = httpx.get(f"{base}/games/{game['id']}/events", headers=headers).json()
+    items: list[dict[str, Any]] = body["items"] if isinstance(body, dict) else body
+    return items
+
+
+def _reading(die: int) -> int:
+    return 0 if die == 10 else die
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_an_objective_zones_assault_by_pointing_only(
+    browser: Any, console_server: ServerProcess, size: str
+) -> None:
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union, confed, umpire = (_open(browser, base, game, s, size) for s in ("union", "confederate", "umpire"))
+
+    # union declares: us-1 picked in the list, the order offered by actions/available, the
+    # zone clicked on the board, two more battalions ticked; the dry run runs at every step
+    union.click("#unit-list [data-unit=us-1]")
+    union.click(".order-kind[data-kind=declare_assault]")
+    assert "Click a zone on the board" in union.inner_text(".order-form")
+    union.click("[data-zone-pick=mill]")
+    union.wait_for_selector("#ruling .verdict[data-legal=true]")
+    union.check("[data-field=units] input[value=us-2]")
+    union.check("[data-field=units] input[value=us-3]")
+    union.wait_for_function(
+        "document.body.dataset.orderFor && JSON.parse(document.body.dataset.orderFor).units.length === 3"
+    )
+    _legal_order(union)
+    assert "§OZ.Assault.A" in union.inner_text("#ruling")
+    assert "union assaults mill" in union.inner_text("#ruling .narrative")
+
+    _advance(umpire, 4, base, game)
+    assert "Objective Combat Resolution" in umpire.inner_text("#position")
+    decision = "allocation:mill:t1"
+    # the builder shows the limits; an order leaving sector 2 without infantry is refused live
+    union.click("#tab-sealed")
+    builder = union.locator(f"[data-builder='{decision}']")
+    builder.locator("select[data-unit=us-1]").select_option("1")
+    union.wait_for_selector(f"[data-builder='{decision}'] .alloc-check [data-code='oz.sector_without_infantry']")
+    assert builder.locator(".seal-submit").is_disabled()
+    assert "At least 1 infantry unit in every sector" in builder.inner_text()
+    assert "24 castings" in builder.locator(".alloc-row[data-unit=us-1]").inner_text()
+    _seal(union, decision, {"us-1": "1", "us-2": "2", "us-bty": "2"})
+    # the defender's builder starts from the garrison's sectors; its guns go to sector 1
+    _seal(confed, decision, {"cs-22va": "1", "cs-36va": "2", "cs-bty": "1"})
+
+    reveal = next(e for e in _events(base, game) if e["kind"] == "sealed_revealed")
+    sectors = reveal["ruling"]["details"]["sectors"]
+    for page in (union, confed, umpire):
+        story = page.locator(".zone-card[data-zone=mill] .assault .narrative")
+        story.wait_for()
+        text = story.inner_text()
+        given = sum(s["inflicted_by_attacker"] for s in sectors.values())
+        taken = sum(s["inflicted_by_defender"] for s in sectors.values())
+        assert f"assault Hooper's Mill in 2 sectors: {given} hit" in text
+        assert f"inflicted, {taken} taken" in text
+        for s in sectors.values():
+            for roll in s["rolls"]:
+                if not roll["dice"]:
+                    continue
+                role = "attacking" if roll["unit"] in s["attackers"] else "defending"
+                line = page.locator(f".zone-card[data-zone=mill] .die-line[data-unit='{roll['unit']}']")
+                said = line.inner_text()
+                assert said.lower().startswith(f"{roll['unit']} ({roll['side']}, {role}, level")
+                shown = said.split(" rolled ", 1)[1].split(":")[0]
+                assert shown.replace("✓", "").split(", ") == [str(_reading(d)) for d in roll["dice"]]
+                assert said.endswith(f"{roll['hits']} hit{'' if roll['hits'] == 1 else 's'}")
+        assert story.locator("button.cite[data-section='OZ.Assault.C']").count() >= 1
+    # the castings lost are on the counters (chips) of the units still in play
+    losses = reveal["ruling"]["details"]["losses"]
+    alive = [u for u in losses if u not in reveal["ruling"]["details"]["removed"]]
+    for unit in alive:
+        chip = union.locator(f".zone-card[data-zone=mill] .chip[data-unit='{unit}'] .loss")
+        assert chip.inner_text().strip() == f"−{losses[unit]}"
+    # a citation in the narrative opens the rules at hand
+    union.locator(".zone-card[data-zone=mill] .narrative button.cite[data-section='OZ.Assault.C']").first.click()
+    union.wait_for_selector("#rules-section")
+    for page in (union, confed, umpire):
+        assert page.errors == []
+        page.context.close()
+
+
+BF_DICE = "10,10,10,9,5,5,10,5,5,5"
+"""The umpire's physical melee dice: us-1 three, cs-1va one, us-2 two, us-bty four (d10 as rolled,
+a 10 reads 0)."""
+
+
+def _click_yards(page: Any, x: float, y: float) -> None:
+    """Click the table at (x, y) yards: where the board's own transform puts that point."""
+    page.locator("#board").scroll_into_view_if_needed()
+    at = page.evaluate(
+        "([x, y]) => { const svg = document.querySelector('#board svg');"
+        " const p = svg.createSVGPoint(); p.x = x; p.y = y;"
+        " const q = p.matrixTransform(svg.getScreenCTM()); return [q.x, q.y]; }",
+        [x, y],
+    )
+    page.mouse.click(at[0], at[1])
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
+    browser: Any, console_server: ServerProcess, size: str
+) -> None:
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "battlefield" / "millers-crossing.json").read_text())
+    game = httpx.post(
+        f"{base}/games",
+        json={"ruleset": "battlefield", "scenario": scenario, "match": {"physical_dice": True}},
+    ).json()
+    union, confed, umpire = (_open(browser, base, game, s, size) for s in ("union", "confederate", "umpire"))
+    if size == "phone":  # a closer view of the village and the crossings, by the + button
+        for page in (union, confed):
+            for _ in range(3):
+                page.click("#zoom-in")
+
+    # turn 1, union, Movement: us-1 over the stone bridge, us-2 through the lower ford
+    _advance(umpire, 1, base, game)
+    union.wait_for_function("document.getElementById('position').textContent.includes('Movement')")
+    union.click("#unit-list [data-unit=us-1]")
+    for i, (x, y) in enumerate(((745, 350), (750, 405)), start=1):
+        _click_yards(union, x, y)
+        union.wait_for_function(
+            f"document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor).path.length === {i}"
+        )
+    union.wait_for_selector("#ruling .verdict[data-legal=true]")
+    union.wait_for_selector("#submit-move:not([disabled])")
+    union.click("#submit-move")
+    union.wait_for_function("document.getElementById('position').textContent.endsWith('v3')")
+    union.click("#unit-list [data-unit=us-2]")
+    _click_yards(union, 1150, 390)
+    union.wait_for_selector("#ruling .verdict[data-legal=true]")
+    assert "A.24" in union.inner_text("#ruling")
+    union.click("#submit-move")
+    union.wait_for_function("document.getElementById('position').textContent.endsWith('v4')")
+
+    # turn 1, confederate, Initial Fire: the village battery's kill zone, origin clicked on
+    # the village's border where the pike leaves it, target clicked on the table
+    _advance(umpire, 6, base, game)
+    confed.wait_for_function("document.getElementById('position').textContent.includes('Initial Fire')")
+    confed.click("#unit-list [data-unit=cs-bty]")
+    confed.click(".order-kind[data-kind=garrison_fire]")
+    confed.click(".order-form [data-field=origin] .pick")
+    _click_yards(confed, 757.6, 480)
+    confed.click(".order-form .form-row:has(#order-target) .pick")
+    confed.click("#board .counter[data-unit=us-1]", force=True)
+    confed.wait_for_function(
+        "document.body.dataset.orderFor && JSON.parse(document.body.dataset.orderFor).target === 'us-1'"
+    )
+    _legal_order(confed)
+    assert "OZ.Basic.E" in confed.inner_text("#ruling")
+
+    # turn 2, union, Charge Declaration: us-1 charges into Millersburg (the assault), us-2 joins
+    _advance(umpire, 3, base, game)
+    union.wait_for_function("document.getElementById('position').textContent.includes('Turn 2')")
+    for unit, point in (("us-1", (757, 505)), ("us-2", (900, 600))):
+        union.click(f"#unit-list [data-unit={unit}]")
+        union.click(".order-kind[data-kind=charge]")
+        _click_yards(union, *point)
+        union.wait_for_function(
+            "document.body.dataset.orderFor && (JSON.parse(document.body.dataset.orderFor).path || []).length === 1"
+        )
+        _legal_order(union)
+    assert "joins" in union.inner_text("#ruling").lower()
+
+    # Objective Combat: both allocations built by pointing, the umpire opens with the dice
+    _advance(umpire, 4, base, game)
+    decision = "allocation:village:t2"
+    _seal(union, decision, {"us-1": "1", "us-2": "2", "us-bty": "2"})
+    _seal(confed, decision, {"cs-1va": "1", "cs-bty": "1"})
+    umpire.click("#tab-umpire")
+    umpire.fill("#physical-dice", BF_DICE)
+    umpire.click("#tab-sealed")
+    umpire.click(f"[data-decision='{decision}'] button:has-text('Open now')")
+
+    for page in (union, confed, umpire):
+        page.click("#tab-log")
+        story = page.locator("#log li[data-kind=sealed_revealed] .narrative")
+        story.wait_for()
+        text = story.inner_text()
+        assert "Union us-1, us-2, us-bty assault Millersburg in 2 sectors: 4 hits inflicted, 0 taken" in text
+        assert "Millersburg captured by us-1, us-2, earliest exit turn 4" in text
+        assert "us-1 (Union, attacking, level THREE: hits on 0–2) rolled 0✓, 0✓, 0✓: 3 hits" in text
+        assert "cs-1va (Confederate, defending, level TWO, raised 1 by the zone: hits on 0–1) rolled 9: 0 hits" in text
+        assert "the defenders are shattered" in text
+        # the captured village is drawn in the union's colour on the table
+        page.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")
+    for page in (union, confed, umpire):
+        assert page.errors == []
+        page.context.close()
