@@ -65,6 +65,15 @@ def _advance(umpire: Any, times: int, base: str, game: dict[str, Any]) -> None:
         )
 
 
+def _wait_for(page: Any, what: str, condition: str) -> None:
+    """Wait until the page has asked for the ruling of an action (``rulingFor``: the Path box's
+    move, ``orderFor``: the order being built) for which ``condition`` (on ``o``) holds."""
+    page.wait_for_function(
+        f"(() => {{ const t = document.body.dataset.{what}; if (!t) return false;"
+        f" const o = JSON.parse(t); return {condition}; }})()"
+    )
+
+
 def _legal_order(page: Any) -> None:
     """Wait for the dry run of the order being built to say legal, then submit it."""
     page.wait_for_selector("#ruling .verdict[data-legal=true]")
@@ -74,6 +83,7 @@ def _legal_order(page: Any) -> None:
     page.wait_for_function(
         f"document.getElementById('position').textContent.endsWith('v{before + 1}')"
     )
+    page.wait_for_selector("body[data-submitting=false]")
 
 
 def _seal(page: Any, decision: str, picks: dict[str, str]) -> None:
@@ -92,11 +102,14 @@ def _seal(page: Any, decision: str, picks: dict[str, str]) -> None:
         " if (!b || b.dataset.checking !== 'false') return false;"
         " const got = JSON.parse(b.dataset.checkedFor || '{}').sectors || {};"
         " const keys = Object.keys(w.sectors);"
-        " return keys.length === Object.keys(got).length && keys.every("
-        "   k => JSON.stringify([...(got[k] || [])].sort()) === JSON.stringify([...w.sectors[k]].sort())); }",
+        " const same = (k) => JSON.stringify([...(got[k] || [])].sort())"
+        "   === JSON.stringify([...w.sectors[k]].sort());"
+        " return keys.length === Object.keys(got).length && keys.every(same); }",
         arg=[decision, wanted],
     )
-    assert builder.locator(".alloc-check .verdict[data-legal=true]").count() == 1, builder.inner_text()
+    assert builder.locator(".alloc-check .verdict[data-legal=true]").count() == 1, (
+        builder.inner_text()
+    )
     builder.locator(".seal-submit").click()
     page.wait_for_selector("#notice.ok")
 
@@ -121,7 +134,9 @@ def test_an_objective_zones_assault_by_pointing_only(
     game = httpx.post(
         f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
     ).json()
-    union, confed, umpire = (_open(browser, base, game, s, size) for s in ("union", "confederate", "umpire"))
+    union, confed, umpire = (
+        _open(browser, base, game, s, size) for s in ("union", "confederate", "umpire")
+    )
 
     # union declares: us-1 picked in the list, the order offered by actions/available, the
     # zone clicked on the board, two more battalions ticked; the dry run runs at every step
@@ -132,9 +147,7 @@ def test_an_objective_zones_assault_by_pointing_only(
     union.wait_for_selector("#ruling .verdict[data-legal=true]")
     union.check("[data-field=units] input[value=us-2]")
     union.check("[data-field=units] input[value=us-3]")
-    union.wait_for_function(
-        "document.body.dataset.orderFor && JSON.parse(document.body.dataset.orderFor).units.length === 3"
-    )
+    _wait_for(union, "orderFor", "o.units.length === 3")
     _legal_order(union)
     assert "§OZ.Assault.A" in union.inner_text("#ruling")
     assert "union assaults mill" in union.inner_text("#ruling .narrative")
@@ -146,7 +159,9 @@ def test_an_objective_zones_assault_by_pointing_only(
     union.click("#tab-sealed")
     builder = union.locator(f"[data-builder='{decision}']")
     builder.locator("select[data-unit=us-1]").select_option("1")
-    union.wait_for_selector(f"[data-builder='{decision}'] .alloc-check [data-code='oz.sector_without_infantry']")
+    union.wait_for_selector(
+        f"[data-builder='{decision}'] .alloc-check [data-code='oz.sector_without_infantry']"
+    )
     assert builder.locator(".seal-submit").is_disabled()
     assert "At least 1 infantry unit in every sector" in builder.inner_text()
     assert "24 castings" in builder.locator(".alloc-row[data-unit=us-1]").inner_text()
@@ -169,11 +184,15 @@ def test_an_objective_zones_assault_by_pointing_only(
                 if not roll["dice"]:
                     continue
                 role = "attacking" if roll["unit"] in s["attackers"] else "defending"
-                line = page.locator(f".zone-card[data-zone=mill] .die-line[data-unit='{roll['unit']}']")
+                line = page.locator(
+                    f".zone-card[data-zone=mill] .die-line[data-unit='{roll['unit']}']"
+                )
                 said = line.inner_text()
                 assert said.lower().startswith(f"{roll['unit']} ({roll['side']}, {role}, level")
                 shown = said.split(" rolled ", 1)[1].split(":")[0]
-                assert shown.replace("✓", "").split(", ") == [str(_reading(d)) for d in roll["dice"]]
+                assert shown.replace("✓", "").split(", ") == [
+                    str(_reading(d)) for d in roll["dice"]
+                ]
                 assert said.endswith(f"{roll['hits']} hit{'' if roll['hits'] == 1 else 's'}")
         assert story.locator("button.cite[data-section='OZ.Assault.C']").count() >= 1
     # the castings lost are on the counters (chips) of the units still in play
@@ -181,9 +200,11 @@ def test_an_objective_zones_assault_by_pointing_only(
     alive = [u for u in losses if u not in reveal["ruling"]["details"]["removed"]]
     for unit in alive:
         chip = union.locator(f".zone-card[data-zone=mill] .chip[data-unit='{unit}'] .loss")
-        assert chip.inner_text().strip() == f"−{losses[unit]}"
+        assert chip.inner_text().strip() == f"\u2212{losses[unit]}"
     # a citation in the narrative opens the rules at hand
-    union.locator(".zone-card[data-zone=mill] .narrative button.cite[data-section='OZ.Assault.C']").first.click()
+    union.locator(
+        ".zone-card[data-zone=mill] .narrative button.cite[data-section='OZ.Assault.C']"
+    ).first.click()
     union.wait_for_selector("#rules-section")
     for page in (union, confed, umpire):
         assert page.errors == []
@@ -217,7 +238,9 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
         f"{base}/games",
         json={"ruleset": "battlefield", "scenario": scenario, "match": {"physical_dice": True}},
     ).json()
-    union, confed, umpire = (_open(browser, base, game, s, size) for s in ("union", "confederate", "umpire"))
+    union, confed, umpire = (
+        _open(browser, base, game, s, size) for s in ("union", "confederate", "umpire")
+    )
     if size == "phone":  # a closer view of the village and the crossings, by the + button
         for page in (union, confed):
             for _ in range(3):
@@ -229,15 +252,14 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
     union.click("#unit-list [data-unit=us-1]")
     for i, (x, y) in enumerate(((745, 350), (750, 405)), start=1):
         _click_yards(union, x, y)
-        union.wait_for_function(
-            f"document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor).path.length === {i}"
-        )
+        _wait_for(union, "rulingFor", f"o.path.length === {i}")
     union.wait_for_selector("#ruling .verdict[data-legal=true]")
     union.wait_for_selector("#submit-move:not([disabled])")
     union.click("#submit-move")
     union.wait_for_function("document.getElementById('position').textContent.endsWith('v3')")
     union.click("#unit-list [data-unit=us-2]")
     _click_yards(union, 1150, 390)
+    _wait_for(union, "rulingFor", "o.unit === 'us-2'")
     union.wait_for_selector("#ruling .verdict[data-legal=true]")
     assert "A.24" in union.inner_text("#ruling")
     union.click("#submit-move")
@@ -246,16 +268,16 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
     # turn 1, confederate, Initial Fire: the village battery's kill zone, origin clicked on
     # the village's border where the pike leaves it, target clicked on the table
     _advance(umpire, 6, base, game)
-    confed.wait_for_function("document.getElementById('position').textContent.includes('Initial Fire')")
+    confed.wait_for_function(
+        "document.getElementById('position').textContent.includes('Initial Fire')"
+    )
     confed.click("#unit-list [data-unit=cs-bty]")
     confed.click(".order-kind[data-kind=garrison_fire]")
     confed.click(".order-form [data-field=origin] .pick")
     _click_yards(confed, 757.6, 480)
     confed.click(".order-form .form-row:has(#order-target) .pick")
     confed.click("#board .counter[data-unit=us-1]", force=True)
-    confed.wait_for_function(
-        "document.body.dataset.orderFor && JSON.parse(document.body.dataset.orderFor).target === 'us-1'"
-    )
+    _wait_for(confed, "orderFor", "o.target === 'us-1'")
     _legal_order(confed)
     assert "OZ.Basic.E" in confed.inner_text("#ruling")
 
@@ -266,9 +288,7 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
         union.click(f"#unit-list [data-unit={unit}]")
         union.click(".order-kind[data-kind=charge]")
         _click_yards(union, *point)
-        union.wait_for_function(
-            "document.body.dataset.orderFor && (JSON.parse(document.body.dataset.orderFor).path || []).length === 1"
-        )
+        _wait_for(union, "orderFor", "(o.path || []).length === 1")
         _legal_order(union)
     assert "joins" in union.inner_text("#ruling").lower()
 
@@ -280,6 +300,7 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
     umpire.click("#tab-umpire")
     umpire.fill("#physical-dice", BF_DICE)
     umpire.click("#tab-sealed")
+    _settled(umpire, base, game)  # the umpire's page has seen both receipts (its ETag is current)
     umpire.click(f"[data-decision='{decision}'] button:has-text('Open now')")
 
     for page in (union, confed, umpire):
@@ -287,10 +308,14 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
         story = page.locator("#log li[data-kind=sealed_revealed] .narrative")
         story.wait_for()
         text = story.inner_text()
-        assert "Union us-1, us-2, us-bty assault Millersburg in 2 sectors: 4 hits inflicted, 0 taken" in text
+        assert (
+            "Union us-1, us-2, us-bty assault Millersburg in 2 sectors: 4 hits inflicted, 0 taken"
+            in text
+        )
         assert "Millersburg captured by us-1, us-2, earliest exit turn 4" in text
-        assert "us-1 (Union, attacking, level THREE: hits on 0–2) rolled 0✓, 0✓, 0✓: 3 hits" in text
-        assert "cs-1va (Confederate, defending, level TWO, raised 1 by the zone: hits on 0–1) rolled 9: 0 hits" in text
+        us1 = "us-1 (Union, attacking, level THREE: hits on 0\u20132) rolled 0✓, 0✓, 0✓: 3 hits"
+        cs1 = "cs-1va (Confederate, defending, level TWO, raised 1 by the zone: hits on 0\u20131)"
+        assert us1 in text and f"{cs1} rolled 9: 0 hits" in text
         assert "the defenders are shattered" in text
         # the captured village is drawn in the union's colour on the table
         page.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")

@@ -74,17 +74,17 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         kinds = tuple(dict.fromkeys(k for k, _ in pairs))
         units.append(UnitActions(unit=unit.id, kinds=kinds, citations=_cite(sections)))
     notes: list[str] = []
-    kinds = {k for u in units for k in u.kinds}
+    open_kinds = {k for u in units for k in u.kinds}
     if state.zones.phase == "objective_combat":
         cited.append("OZ.Assault.B.1")
         notes.append("Objective Combat: each assault's troop allocation is a sealed order.")
         melees = melee_zones(state.zones, sides)
         if melees:
             cited.append("OZ.PostMelee.D.4")
-            kinds.add("continue_melee")
+            open_kinds.add("continue_melee")
             notes.append(f"An engaged melee goes on in: {', '.join(melees)} (continue_melee).")
     return AvailableActions(
-        kinds=tuple(sorted(kinds)),
+        kinds=tuple(sorted(open_kinds)),
         units=tuple(units),
         citations=_cite(list(dict.fromkeys(cited))),
         notes=tuple(notes),

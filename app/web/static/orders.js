@@ -19,7 +19,7 @@ const ELSEWHERE = new Set(["move"]);
 export function setupOrders(ctx) {
   const { S, h, submit, renderRuling, notify, problemText, citeButton, units, refresh } = ctx;
   const host = document.getElementById("orders");
-  const O = { kind: null, unit: null, values: {}, want: null, asked: null, ruling: null };
+  const O = { kind: null, unit: null, values: {}, want: null, asked: null, ruling: null, seq: 0 };
 
   const schemaOf = (kind) => ((S.meta && S.meta.schemas && S.meta.schemas.actions) || {})[kind];
   const zoneBoard = () => {
@@ -44,6 +44,7 @@ export function setupOrders(ctx) {
   }
 
   function arm(kind) {
+    O.seq += 1;
     O.kind = kind;
     O.unit = (schemaOf(kind).properties || {}).unit ? S.selected : null;
     O.values = {};
@@ -117,9 +118,11 @@ export function setupOrders(ctx) {
     if (!O.ruling || !O.ruling.legal) return;
     const action = body();
     const unit = O.unit;
+    const mine = O.seq;
     document.body.dataset.submitting = "true";
     const res = await submit(`/games/${S.gameId}/actions`, action);
-    if (res) {
+    // another order may have been started meanwhile (the page refreshed from the stream)
+    if (res && mine === O.seq) {
       disarm();
       renderRuling(res.ruling);
       render();
@@ -251,7 +254,8 @@ export function setupOrders(ctx) {
     if (!S.seat || S.replay) return;
     const { unitKinds, zoneKinds } = offered();
     if (O.kind && O.unit && O.unit !== S.selected) disarm();
-    if (O.kind && !unitKinds.includes(O.kind) && !zoneKinds.includes(O.kind)) disarm();
+    // (while the answer is being read again, S.available is null: keep the order being built)
+    if (O.kind && S.available && !unitKinds.includes(O.kind) && !zoneKinds.includes(O.kind)) disarm();
     if (!unitKinds.length && !zoneKinds.length) return;
     const buttons = (kinds, who) => kinds.map((k) => h("button", { type: "button", class: `order-kind${O.kind === k ? " armed" : ""}`, "data-kind": k, "aria-pressed": String(O.kind === k), onclick: () => (O.kind === k ? (disarm(), renderRuling(null), render()) : arm(k)) }, LABEL[k] || k));
     host.append(h("h3", {}, "Orders"));
@@ -270,6 +274,27 @@ export function setupOrders(ctx) {
     const u = units().find((x) => x.id === O.unit);
     if (O.values.path && O.values.path.length && u) S.boardApi.drawPath(u.at, O.values.path, null, null);
     else if (O.values.origin) S.boardApi.drawPath(O.values.origin, [O.values.origin], null, null);
+  }
+
+  // A click near the outline of the firing battery's zone lands on it: the nearest point of the
+  // outline (drawing, not judging: the ruling still says whether it is on the border).
+  function onBorder(p) {
+    const zu = O.unit ? zoneUnit(O.unit) : null;
+    const poly = zu && zu.zone && S.board.outlines ? S.board.outlines[zu.zone] : null;
+    if (!poly) return p;
+    let best = null;
+    for (let i = 0; i < poly.length; i++) {
+      const [ax, ay] = poly[i];
+      const [bx, by] = poly[(i + 1) % poly.length];
+      const dx = bx - ax;
+      const dy = by - ay;
+      const t = Math.max(0, Math.min(1, ((p[0] - ax) * dx + (p[1] - ay) * dy) / (dx * dx + dy * dy || 1)));
+      const q = [ax + t * dx, ay + t * dy];
+      const d = Math.hypot(q[0] - p[0], q[1] - p[1]);
+      if (!best || d < best.d) best = { d, q };
+    }
+    if (!best || best.d > 25) return p;
+    return best.q.map((v) => Math.round(v * 10) / 10);
   }
 
   // -- picks from the board: true when the order took the click ------------------------------
@@ -310,7 +335,7 @@ export function setupOrders(ctx) {
   function pickPoint(p, zid) {
     if (!O.kind) return false;
     if (O.want === "origin") {
-      O.values.origin = p;
+      O.values.origin = onBorder(p);
       O.want = (schemaOf(O.kind).properties || {}).target && !O.values.target ? "target" : null;
       changed();
       return true;
