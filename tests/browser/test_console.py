@@ -149,10 +149,19 @@ def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
 
 
 def _seal(page: Any, order: dict[str, Any]) -> None:
+    """Build the order in the allocation builder (a sector menu per unit) and seal it once
+    the server's check of the whole order says legal."""
     page.click("#tab-sealed")
-    area = page.locator(f"[data-decision='{DECISION}'] textarea")
-    area.fill(json.dumps(order))
-    page.click(f"[data-decision='{DECISION}'] .seal-submit")
+    builder = page.locator(f"[data-builder='{DECISION}']")
+    for sector, units in order["sectors"].items():
+        for unit in units:
+            builder.locator(f"select[data-unit='{unit}']").select_option(sector)
+    page.wait_for_function(
+        "([d, w]) => { const b = document.querySelector(`[data-builder='${d}']`);"
+        " return b && b.dataset.checking === 'false' && b.dataset.checkedFor === w; }",
+        arg=[DECISION, json.dumps(order, separators=(",", ":"))],
+    )
+    builder.locator(".seal-submit:not([disabled])").click()
     page.wait_for_selector("#notice.ok")
 
 
@@ -233,7 +242,9 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
         )
         page.wait_for_selector(".zone-card[data-zone=mill] .assault")
         dice = page.inner_text(".zone-card[data-zone=mill] .assault")
-        assert re.search(r"Sector 1: .*\[\d", dice)
+        assert re.search(r"Sector 1: us-1 against cs-22va, cs-bty\.", dice)
+        said = r"us-1 \(Union, attacking, level \w+: hits on [0-9\u2013]+\) rolled \d"
+        assert re.search(said, dice)
     # revealed orders are public now, to the spectator too
     watcher.click("#tab-sealed")
     watcher.wait_for_selector(f".revealed-card[data-instance='{DECISION}']")

@@ -104,13 +104,11 @@ def _seal(page: Any, decision: str, picks: dict[str, str]) -> None:
         " const keys = Object.keys(w.sectors);"
         " const same = (k) => JSON.stringify([...(got[k] || [])].sort())"
         "   === JSON.stringify([...w.sectors[k]].sort());"
-        " return keys.length === Object.keys(got).length && keys.every(same); }",
+        " const legal = b.querySelector('.alloc-check .verdict[data-legal=true]');"
+        " return Boolean(legal) && keys.length === Object.keys(got).length && keys.every(same); }",
         arg=[decision, wanted],
     )
-    assert builder.locator(".alloc-check .verdict[data-legal=true]").count() == 1, (
-        builder.inner_text()
-    )
-    builder.locator(".seal-submit").click()
+    builder.locator(".seal-submit:not([disabled])").click()
     page.wait_for_selector("#notice.ok")
 
 

@@ -65,7 +65,7 @@ export function allocationBuilder(d, ctx, drafts) {
       if (!attacker && units.filter((u) => u.type !== "artillery").length > 1) notes.push("one battalion per sector");
       if (!attacker && !ids.length) notes.push("left undefended");
       sectorsBox.append(h("div", { class: `alloc-sector${notes.length ? " warn" : ""}`, "data-sector": n },
-        h("strong", {}, `Sector ${n}`), `: ${ids.length ? ids.join(", ") : "nobody"} — ${men} casting${men === 1 ? "" : "s"} of foot and horse, ${inf} infantry${guns ? `, ${guns} batter${guns === 1 ? "y" : "ies"}` : ""}`,
+        h("strong", {}, `Sector ${n}`), `: ${ids.length ? ids.join(", ") : "nobody"} — ${men} casting${men === 1 ? "" : "s"} (battalions), ${inf} infantry unit${inf === 1 ? "" : "s"}${guns ? `, ${guns} batter${guns === 1 ? "y" : "ies"}` : ""}`,
         notes.length ? h("span", { class: "alloc-note" }, ` (${notes.join("; ")})`) : ""));
     }
   };

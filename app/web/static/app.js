@@ -16,7 +16,7 @@ import { appealButton, renderAppeals } from "./appeals.js";
 
 import { setupChat } from "./chat.js";
 import { setupOrders } from "./orders.js";
-import { narrate } from "./narrate.js";
+import { narrate, lossesOf } from "./narrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -498,7 +498,8 @@ function renderAll() {
     }
     api.render(units(), S.displays, reveals, S.selected);
   } else {
-    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected);
+    // castings lost in assaults and bombardments so far, shown on the counters (narrate.js)
+    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected, lossesOf(S.events.values()).losses);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
     api.drawReach(S.reach && S.reach.reach, S.reach && S.reach.unreachable);
     api.drawSupply(S.supply);
@@ -980,7 +981,8 @@ function appendLog(ev) {
     h("span", { class: "summary" }, ev.redacted ? "(hidden from you)" : r.summary || ""),
     " ", cites(r.citations));
   if (ev.kind === "sealed_received" && ev.payload) li.append(h("div", { class: "commitment" }, `commitment ${ev.payload.commitment}`));
-  if (ev.kind === "sealed_revealed" && ev.ruling) li.append(narrate(ev.ruling) || "");
+  // a reveal, and any ruling that rolled dice, told in words (narrate.js)
+  if (ev.ruling && (ev.kind === "sealed_revealed" || (ev.dice || []).length)) li.append(narrate(ev.ruling, ev.action) || "");
   if (ev.kind === "sealed_revealed") verifyReveal(ev).then((ok) => li.append(h("div", { class: `check ${ok ? "ok" : "bad"}` }, ok ? "✔ every order matches its commitment" : "✘ an order does not match its commitment")));
   if ((ev.dice || []).length) li.append(h("div", { class: "dice-used" }, `dice: ${ev.dice.map((d) => `d${d.sides}=${d.value}`).join(" ")}`));
   if (S.seat === "umpire" && ev.version > 1) {

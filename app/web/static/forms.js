@@ -74,6 +74,23 @@ export function schemaForm(schema, prefill, idPrefix) {
     const row = document.createElement("div");
     row.className = "form-row";
     row.append(label, input);
+    if (help) {
+      // the field's help as text under it (``code`` and `code` shown as code), read out with it
+      const note = document.createElement("div");
+      note.className = "field-help";
+      note.id = `${id}-help`;
+      String(help).split(/``([^`]+)``|`([^`]+)`/).forEach((part, i) => {
+        if (part === undefined) return;
+        if (i % 3 === 0) note.append(part);
+        else {
+          const code = document.createElement("code");
+          code.textContent = part;
+          note.append(code);
+        }
+      });
+      input.setAttribute("aria-describedby", note.id);
+      row.append(note);
+    }
     wrap.appendChild(row);
   }
   return {

@@ -49,9 +49,9 @@ function assaultStory(r) {
   const d = r.details || {};
   const zone = zoneName(d.zone);
   const sectors = Object.entries(d.sectors || {});
-  const attackerRoll = sectors.flatMap(([, s]) => s.rolls || []).find((x) => (sectorsAttackers(sectors)).includes(x.unit));
-  const attacker = attackerRoll ? sideLabel(attackerRoll.side) : "The attacker";
   const attackers = [...new Set(sectors.flatMap(([, s]) => s.attackers || []))];
+  const attackerRoll = sectors.flatMap(([, s]) => s.rolls || []).find((x) => attackers.includes(x.unit));
+  const attacker = attackerRoll ? sideLabel(attackerRoll.side) : "The attacker";
   const given = sectors.reduce((n, [, s]) => n + (s.inflicted_by_attacker || 0), 0);
   const taken = sectors.reduce((n, [, s]) => n + (s.inflicted_by_defender || 0), 0);
   const out = h("div", { class: "narrative", "data-narrative": "assault" });
@@ -68,9 +68,12 @@ function assaultStory(r) {
     const att = new Set(s.attackers || []);
     const rolls = (s.rolls || []).map((x) => h("li", { class: "die-line", "data-unit": x.unit }, rollText(x, att.has(x.unit) ? "attacking" : "defending")));
     const sectorEffects = (r.effects || []).filter((e) => e.details && String(e.details.sector) === String(sid));
+    // the sector's result is said once, with the rules of its effect; morale is said below
+    const RESULT_KINDS = { shattered: "oz.shattered", engaged: "oz.engaged", taken: "oz.sector_taken" };
+    const resultEffect = sectorEffects.find((e) => e.kind === RESULT_KINDS[s.result]);
     const said = [];
     for (const e of sectorEffects) {
-      if (e.kind === "oz.casualties") continue;
+      if (["oz.casualties", "oz.morale_check"].includes(e.kind) || e === resultEffect) continue;
       said.push(h("span", { class: "sector-effect", "data-kind": e.kind }, `${e.message}${(e.by || []).length ? ` (${list(e.by)})` : ""}`, ...cite(e.citations), ". "));
     }
     const cas = sectorEffects.find((e) => e.kind === "oz.casualties");
@@ -79,19 +82,20 @@ function assaultStory(r) {
       h("strong", {}, `Sector ${sid}`), `: ${list(s.attackers)} against ${defenders}. `,
       h("ul", { class: "dice-story" }, ...rolls),
       `Attacker inflicts ${s.inflicted_by_attacker}, takes ${s.inflicted_by_defender}`, ...(cas ? cite(cas.citations) : []),
-      `: ${RESULT[s.result] || s.result}. `, ...said));
+      h("span", { class: "sector-result", "data-result": s.result }, `: ${RESULT[s.result] || s.result}${resultEffect && (resultEffect.by || []).length ? ` (${list(resultEffect.by)})` : ""}`),
+      ...(resultEffect ? cite(resultEffect.citations) : []), ". ", ...said));
   }
   out.append(ul);
   const losses = Object.entries(d.losses || {});
   if (losses.length) out.append(h("p", { class: "losses" }, `Castings lost: ${losses.map(([u, n]) => `${u} −${n}`).join(", ")}.`));
   if ((d.removed || []).length) out.append(h("p", { class: "removed" }, `Removed from play: ${list(d.removed)}.`));
-  for (const e of effectsOf(r, "oz.morale_check")) out.append(h("p", { class: "morale-due" }, `${list(e.by)} must test morale (a d10)`, ...cite(e.citations), "."));
+  const due = effectsOf(r, "oz.morale_check");
+  if (due.length) {
+    const who = due.flatMap((e) => e.by || []);
+    out.append(h("p", { class: "morale-due" }, `Morale: ${list(who)} must test (one d10 each, the Test morale order)`, ...cite(due[0].citations), "."));
+  }
   for (const e of effectsOf(r, "oz.destroyed")) out.append(h("p", {}, `${e.message}`, ...cite(e.citations), "."));
   return out;
-
-  function sectorsAttackers(all) {
-    return all.flatMap(([, s]) => s.attackers || []);
-  }
 }
 
 function moraleStory(r, action) {
@@ -103,6 +107,20 @@ function moraleStory(r, action) {
     h("p", {}, h("strong", {}, `${unit} tests morale (${d.cause || "due"}): needs ${d.pass_from} or more on a d10 read 0–9, rolled ${d.roll}, and ${verdict}.`),
       ...cite(e ? e.citations : r.citations),
       d.passed ? "" : " What a failure does is the main rules' (the umpire's) call."));
+}
+
+// A bombardment (OZ.Basic.G): the battery's dice, each read against the level it hits at.
+function bombardStory(r, action) {
+  const e = effectsOf(r, "oz.bombard_hits")[0];
+  const d = e.details || {};
+  const lvl = d.level || 0;
+  const dice = (d.dice || []).map((x) => (reading(x) < lvl ? `${reading(x)}✓` : `${reading(x)}`)).join(", ");
+  const who = (action && action.unit) || "The battery";
+  const losses = Object.entries(d.losses || {});
+  const due = effectsOf(r, "oz.morale_check")[0];
+  return h("div", { class: "narrative", "data-narrative": "bombard" },
+    h("p", {}, h("strong", {}, `${who} bombards ${zoneName(d.zone)} (${d.box === "transit" ? "the In-Transit box" : "the garrison"}): ${(d.dice || []).length} dice hitting on 0${lvl > 1 ? `–${lvl - 1}` : ""} rolled ${dice || "nothing"}: ${d.hits} hit${d.hits === 1 ? "" : "s"}`), ...cite(e.citations), "."),
+    losses.length ? h("p", { class: "losses" }, `Castings lost: ${losses.map(([u, n]) => `${u} −${n}`).join(", ")}.`, due ? [` ${list(due.by)} must test morale`, ...cite(due.citations), "."] : "") : null);
 }
 
 function genericStory(r) {
@@ -119,6 +137,7 @@ export function narrate(r, action) {
   const d = r.details || {};
   if (d.sectors && typeof d.sectors === "object" && !Array.isArray(d.sectors)) return assaultStory(r);
   if (d.roll !== undefined && d.pass_from !== undefined) return moraleStory(r, action);
+  if (effectsOf(r, "oz.bombard_hits").length) return bombardStory(r, action);
   return genericStory(r);
 }
 

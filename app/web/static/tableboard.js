@@ -87,7 +87,7 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
     pz,
     kinds,
     hasOutlines: Object.keys(outlines || {}).length > 0,
-    drawUnits(units, markers, _ft, selected) {
+    drawUnits(units, markers, _ft, selected, losses) {
       clear(layers.units);
       for (const u of units) {
         if (!Array.isArray(u.at) || u.destroyed) continue; // a unit inside a zone has no point
@@ -96,6 +96,11 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
         const g = el("g", { class: `counter${u.id === selected ? " selected" : ""}`, "data-unit": u.id, tabindex: 0, role: "button", "aria-label": `${u.id} ${u.side} ${u.type} ${u.order} at ${x},${y} yards`, transform: `translate(${x},${y})` }, layers.units);
         el("rect", { x: -w / 2, y: -8, width: w, height: 16, fill: PALETTE.sides[sideIndex(u.side)] || "#555", stroke: u.id === selected ? PALETTE.stop : "#111", "stroke-width": u.id === selected ? 4 : 1 }, g);
         text(g, 0, 4, u.id, { class: "table-unit", "text-anchor": "middle" });
+        const lost = (losses || {})[u.id];
+        if (lost) {
+          const mark = text(g, w / 2 + 3, 4, `−${lost}`, { class: "table-loss", "data-loss": String(lost) });
+          if (mark) el("title", {}, mark).textContent = `${u.id} has lost ${lost} casting${lost === 1 ? "" : "s"}`;
+        }
         el("title", {}, g).textContent = `${u.id}: ${u.side} ${u.type}, ${u.order}, ${u.movement} yards`;
         g.addEventListener("keydown", (evt) => {
           if (evt.key === "Enter" || evt.key === " ") {

@@ -43,7 +43,8 @@ export function createZoneBoard(host, { board, sideIndex, onUnit, onZone }) {
       for (const ev of Object.values(reveals)) for (const [uid, n] of Object.entries((ev.ruling && ev.ruling.details && ev.ruling.details.losses) || {})) lost[uid] = (lost[uid] || 0) + n;
       for (const [zid, z] of Object.entries(board.zones || {})) {
         const d = displays[zid] || {};
-        const state = d.contested ? `contested by ${d.contested_by || "?"}` : "uncontested";
+        const why = { assault: "under assault", split: "both sides hold sectors", engaged: "a melee goes on" }[d.contested_by] || d.contested_by || "";
+        const state = d.contested ? `contested${why ? `: ${why}` : ""}` : "uncontested";
         const holders = new Set(Object.values(d.sectors || {}).map((s) => s.holder));
         const held = holders.size === 1 && [...holders][0] && [...holders][0] !== "engaged" ? [...holders][0] : null;
         const pick = h("button", { type: "button", class: "zone-pick", "data-zone-pick": zid, "aria-label": `Zone ${z.name}: pick it for the order being built` }, z.name);
@@ -57,7 +58,7 @@ export function createZoneBoard(host, { board, sideIndex, onUnit, onZone }) {
         const sectors = h("div", { class: "sectors" });
         for (const [sid, s] of Object.entries(d.sectors || {})) {
           sectors.appendChild(h("div", { class: `sector side-${s.holder ? sideIndex(s.holder) : "x"}`, "data-sector": sid },
-            h("strong", {}, `Sector ${sid}`), ` ${s.holder ? `held by ${s.holder}` : "empty"} `,
+            h("strong", {}, `Sector ${sid}`), ` ${s.holder === "engaged" ? "engaged: both sides fight here" : s.holder ? `held by ${s.holder}` : "empty"} `,
             ...(s.units || []).map((id) => chip(byId[id] || { id, side: s.holder }, selected))));
         }
         card.appendChild(sectors);
