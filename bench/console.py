@@ -180,6 +180,8 @@ def assault_shots(base: str, browser: Any) -> list[Path]:
     page.set_default_timeout(60_000)
     page.goto(seat_link(base, game["id"], "confederate", game["seats"]["confederate"]))
     page.wait_for_selector(".zone-card[data-zone=mill] .assault .narrative")
+    page.click("#tab-log")
+    page.locator("#log li[data-kind=sealed_revealed]").scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     path = IMAGES / "console-assault-phone.png"
     page.screenshot(path=str(path), full_page=True)
@@ -209,6 +211,7 @@ def assault_shots(base: str, browser: Any) -> list[Path]:
         page.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")
         page.click("#tab-log")
         page.wait_for_selector("#log li[data-kind=sealed_revealed] .narrative")
+        page.locator("#log li[data-kind=sealed_revealed]").scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         path = IMAGES / name
         page.screenshot(path=str(path), full_page=phone)
