@@ -184,7 +184,7 @@ def assault_shots(base: str, browser: Any) -> list[Path]:
     page.locator("#log li[data-kind=sealed_revealed]").scroll_into_view_if_needed()
     page.wait_for_timeout(300)
     path = IMAGES / "console-assault-phone.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=False)
     ctx.close()
     out.append(path)
 
@@ -214,7 +214,7 @@ def assault_shots(base: str, browser: Any) -> list[Path]:
         page.locator("#log li[data-kind=sealed_revealed]").scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         path = IMAGES / name
-        page.screenshot(path=str(path), full_page=phone)
+        page.screenshot(path=str(path), full_page=False)
         ctx.close()
         out.append(path)
     return out
