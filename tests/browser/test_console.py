@@ -162,7 +162,7 @@ def _seal(page: Any, order: dict[str, Any]) -> None:
         arg=[DECISION, json.dumps(order, separators=(",", ":"))],
     )
     builder.locator(".seal-submit:not([disabled])").click()
-    page.wait_for_selector("#notice.ok")
+    page.wait_for_selector("#notice.ok:has-text('Order sealed')")
 
 
 def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(

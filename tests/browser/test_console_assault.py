@@ -109,7 +109,7 @@ def _seal(page: Any, decision: str, picks: dict[str, str]) -> None:
         arg=[decision, wanted],
     )
     builder.locator(".seal-submit:not([disabled])").click()
-    page.wait_for_selector("#notice.ok")
+    page.wait_for_selector("#notice.ok:has-text('Order sealed')")
 
 
 def _events(base: str, game: dict[str, Any]) -> list[dict[str, Any]]:
@@ -318,5 +318,64 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
         # the captured village is drawn in the union's colour on the table
         page.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")
     for page in (union, confed, umpire):
+        assert page.errors == []
+        page.context.close()
+
+
+def _tab_to(page: Any, selector: str, key: str = "Tab", limit: int = 30) -> None:
+    """Press Tab (or Shift+Tab) until the focus is on ``selector``."""
+    for _ in range(limit):
+        if page.evaluate("(s) => document.activeElement.matches(s)", selector):
+            return
+        page.keyboard.press(key)
+    raise AssertionError(f"the keyboard never reached {selector}")
+
+
+def test_an_assault_declared_and_allocated_with_the_keyboard_alone(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """Keyboard only: the focus goes where the work is (the zone the order waits for, back to
+    the unit after Submit); zones, battalions and sectors are lists and check boxes."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union, umpire = (_open(browser, base, game, s, "desktop") for s in ("union", "umpire"))
+    union.focus("#unit-list [data-unit=us-1]")
+    union.keyboard.press("Enter")
+    union.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=true]")
+    _tab_to(union, ".order-kind[data-kind=declare_assault]")
+    union.keyboard.press("Enter")
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    union.keyboard.press("ArrowDown")  # the first zone of the list: Hooper's Mill
+    _wait_for(union, "orderFor", "o.zone === 'mill'")
+    assert union.evaluate("document.activeElement.id") == "order-zone"
+    for unit, key in (("us-2", "Shift+Tab"), ("us-3", "Tab")):
+        _tab_to(union, f"[data-field=units] input[value={unit}]", key)
+        union.keyboard.press("Space")
+        _wait_for(union, "orderFor", f"o.units.includes('{unit}')")
+    _tab_to(union, ".order-submit:not([disabled])")
+    union.keyboard.press("Enter")
+    union.wait_for_selector("body[data-submitting=false]")
+    union.wait_for_function("document.activeElement.dataset.unit === 'us-1'")
+    assert "union assaults mill" in union.inner_text("#ruling .narrative")
+    assert union.evaluate("document.activeElement.closest('#unit-list') !== null")
+
+    _advance(umpire, 4, base, game)
+    union.focus("#tab-act")
+    for _ in range(2):
+        union.keyboard.press("ArrowRight")  # Act -> Log -> Sealed
+    union.wait_for_selector("#pane-sealed:not([hidden]) [data-builder] select[data-unit=us-1]")
+    union.focus("[data-builder] select[data-unit=us-1]")
+    union.keyboard.press("ArrowDown")  # sector 1
+    _tab_to(union, "[data-builder] select[data-unit=us-2]")
+    union.keyboard.press("ArrowDown")
+    union.keyboard.press("ArrowDown")  # sector 2
+    union.wait_for_selector("[data-builder] .alloc-check .verdict[data-legal=true]")
+    _tab_to(union, "[data-builder] .seal-submit:not([disabled])")
+    union.keyboard.press("Enter")
+    union.wait_for_selector("#notice.ok:has-text('Order sealed')")
+    for page in (union, umpire):
         assert page.errors == []
         page.context.close()

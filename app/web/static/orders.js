@@ -64,7 +64,9 @@ export function setupOrders(ctx) {
     O.want = props.target ? "target" : props.zone && !O.values.zone ? "zone" : props.origin ? "origin" : props.path ? "path" : null;
     render();
     dryRun();
-    const first = host.querySelector(".order-form select, .order-form input, .order-form button");
+    // the focus goes where the work is: the field the order waits for, else its first field
+    const wanted = O.want === "zone" || O.want === "target" ? document.getElementById(`order-${O.want}`) : null;
+    const first = wanted || host.querySelector(".order-form select, .order-form input, .order-form button");
     if (first) first.focus();
   }
 
@@ -117,7 +119,7 @@ export function setupOrders(ctx) {
   async function send() {
     if (!O.ruling || !O.ruling.legal) return;
     const action = body();
-    const unit = O.unit;
+    const unit = O.unit || S.selected;
     const mine = O.seq;
     document.body.dataset.submitting = "true";
     const res = await submit(`/games/${S.gameId}/actions`, action);
