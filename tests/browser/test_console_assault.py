@@ -25,11 +25,15 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = ROOT / "scenarios"
-WIDTHS = {"desktop": {"width": 1400, "height": 860}, "phone": {"width": 390, "height": 844}}
+WIDTHS = {
+    "desktop": {"width": 1400, "height": 860},
+    "phone": {"width": 390, "height": 844},
+    "small-phone": {"width": 360, "height": 740},
+}
 
 
 def _open(browser: Any, base: str, game: dict[str, Any], seat: str, size: str) -> Any:
-    phone = size == "phone"
+    phone = size != "desktop"
     ctx = browser.new_context(viewport=WIDTHS[size], has_touch=phone, is_mobile=phone)
     page = ctx.new_page()
     page.set_default_timeout(15_000)
@@ -123,7 +127,7 @@ def _reading(die: int) -> int:
     return 0 if die == 10 else die
 
 
-@pytest.mark.parametrize("size", ["desktop", "phone"])
+@pytest.mark.parametrize("size", ["desktop", "phone", "small-phone"])
 def test_an_objective_zones_assault_by_pointing_only(
     browser: Any, console_server: ServerProcess, size: str
 ) -> None:
@@ -148,7 +152,9 @@ def test_an_objective_zones_assault_by_pointing_only(
     _wait_for(union, "orderFor", "o.units.length === 3")
     _legal_order(union)
     assert "§OZ.Assault.A" in union.inner_text("#ruling")
-    assert "union assaults mill" in union.inner_text("#ruling .narrative")
+    assert "Union declares an assault on Hooper's Mill with us-1, us-2, us-3" in union.inner_text(
+        "#ruling .narrative"
+    )
 
     _advance(umpire, 4, base, game)
     assert "Objective Combat Resolution" in umpire.inner_text("#position")
@@ -206,6 +212,8 @@ def test_an_objective_zones_assault_by_pointing_only(
     union.wait_for_selector("#rules-section")
     for page in (union, confed, umpire):
         assert page.errors == []
+        # nothing scrolls sideways, whatever the width (orders, builder, narrative included)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         page.context.close()
 
 
@@ -319,6 +327,8 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
         page.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")
     for page in (union, confed, umpire):
         assert page.errors == []
+        # nothing scrolls sideways, whatever the width (orders, builder, narrative included)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
         page.context.close()
 
 
@@ -359,7 +369,9 @@ def test_an_assault_declared_and_allocated_with_the_keyboard_alone(
     union.keyboard.press("Enter")
     union.wait_for_selector("body[data-submitting=false]")
     union.wait_for_function("document.activeElement.dataset.unit === 'us-1'")
-    assert "union assaults mill" in union.inner_text("#ruling .narrative")
+    assert "Union declares an assault on Hooper's Mill with us-1, us-2, us-3" in union.inner_text(
+        "#ruling .narrative"
+    )
     assert union.evaluate("document.activeElement.closest('#unit-list') !== null")
 
     _advance(umpire, 4, base, game)

@@ -123,6 +123,27 @@ function bombardStory(r, action) {
     losses.length ? h("p", { class: "losses" }, `Castings lost: ${losses.map(([u, n]) => `${u} −${n}`).join(", ")}.`, due ? [` ${list(due.by)} must test morale`, ...cite(due.citations), "."] : "") : null);
 }
 
+// An assault declared (a declaration, or a battlefield charge into a held zone): who, where,
+// against whom, and the sealed allocation it opens; other effects follow as said.
+function declareStory(r) {
+  const e = effectsOf(r, "oz.assault_declared")[0];
+  const zid = (e.details && e.details.zone) || (r.details && r.details.zone);
+  const zone = zoneName(zid);
+  const pending = effectsOf(r, "oz.allocation_pending")[0];
+  const contested = effectsOf(r, "oz.contested")[0];
+  const attacker = sideLabel(String(e.message || "").split(" ")[0]);
+  const defender = r.details && r.details.defender ? sideLabel(r.details.defender) : null;
+  const rest = (r.effects || []).filter((x) => ![e, pending, contested].includes(x) && x.message);
+  return h("div", { class: "narrative", "data-narrative": "declare" },
+    h("p", {},
+      h("strong", {}, `${attacker} declares an assault on ${zone} with ${list(e.by)}`), ...cite(e.citations),
+      defender ? `; ${defender} defends it` : "",
+      contested ? ["; the zone is contested", ...cite(contested.citations)] : "",
+      pending ? [`; both sides now owe a sealed troop allocation for its ${pending.details && pending.details.sectors} sector${pending.details && pending.details.sectors === 1 ? "" : "s"}, made in the Objective Combat phase`, ...cite(pending.citations)] : "",
+      "."),
+    rest.length ? h("p", {}, ...rest.map((x) => [x.message, ...cite(x.citations), ". "]).flat()) : null);
+}
+
 function genericStory(r) {
   const effects = (r.effects || []).filter((e) => e.message);
   if (!effects.length) return null;
@@ -138,6 +159,7 @@ export function narrate(r, action) {
   if (d.sectors && typeof d.sectors === "object" && !Array.isArray(d.sectors)) return assaultStory(r);
   if (d.roll !== undefined && d.pass_from !== undefined) return moraleStory(r, action);
   if (effectsOf(r, "oz.bombard_hits").length) return bombardStory(r, action);
+  if (effectsOf(r, "oz.assault_declared").length) return declareStory(r);
   return genericStory(r);
 }
 
