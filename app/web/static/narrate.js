@@ -145,7 +145,9 @@ function declareStory(r) {
 }
 
 function genericStory(r) {
-  const effects = (r.effects || []).filter((e) => e.message);
+  // the zone rules' effects (oz.*, bf.*) are told here; other rulesets' rulings keep their
+  // summary and consequences as they are
+  const effects = (r.effects || []).filter((e) => e.message && /^(oz|bf)\./.test(e.kind));
   if (!effects.length) return null;
   return h("div", { class: "narrative", "data-narrative": "effects" },
     h("p", {}, ...effects.map((e) => [h("span", { class: "effect-said", "data-kind": e.kind }, e.message, (e.by || []).length && !String(e.message).includes(e.by[0]) ? ` (${list(e.by)})` : "", e.details && e.details.earliest_exit ? `, earliest exit turn ${e.details.earliest_exit}` : ""), ...cite(e.citations), ". "]).flat()));
