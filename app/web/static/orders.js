@@ -61,7 +61,7 @@ export function setupOrders(ctx) {
     if (props.normal_to_hit) O.values.normal_to_hit = 1;
     if (props.posture) O.values.posture = (props.posture.enum || [])[0] || "holding";
     // the first thing to point at: a target, a zone, an origin, the path
-    O.want = props.target ? "target" : props.zone && !O.values.zone ? "zone" : props.origin ? "origin" : props.path ? "path" : null;
+    O.want = props.origin ? "origin" : props.target ? "target" : props.zone && !O.values.zone ? "zone" : props.path ? "path" : null;
     render();
     dryRun();
     // the focus goes where the work is: the field the order waits for, else its first field
@@ -218,8 +218,8 @@ export function setupOrders(ctx) {
     if (props.zone) rows.push(zoneField());
     if (props.sector) rows.push(sectorField("sector", "any free sector"));
     if (props.to_sector) rows.push(sectorField("to_sector", "the In-Transit box"));
-    if (props.target) rows.push(unitField("target", "Target", enemies));
     if (props.origin) rows.push(pointsField("origin"));
+    if (props.target) rows.push(unitField("target", "Target", enemies));
     if (props.path) rows.push(pointsField("path"));
     if (props.by_road) {
       const box = h("input", { type: "checkbox", id: "order-by_road", checked: Boolean(O.values.by_road) });
