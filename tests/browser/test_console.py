@@ -190,12 +190,19 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
     mill = union.locator(".zone-card[data-zone=mill]")
     assert "Class C" in mill.inner_text() and mill.locator(".sector").count() == 2
 
-    # the union declares the assault with the form built from the action's JSON schema
-    union.click("#other-actions summary")
-    union.select_option("#action-kind", "declare_assault")
-    union.fill("#act-declare_assault-zone", "mill")
-    union.fill("#act-declare_assault-units", '["us-1", "us-2", "us-3"]')
-    union.click("#action-submit")
+    # the union declares the assault by pointing: us-1, the order, the zone, two battalions
+    union.click("#unit-list [data-unit=us-1]")
+    union.click(".order-kind[data-kind=declare_assault]")
+    union.click("[data-zone-pick=mill]")
+    union.check("[data-field=units] input[value=us-2]")
+    union.check("[data-field=units] input[value=us-3]")
+    union.wait_for_function(
+        "document.body.dataset.orderFor"
+        " && JSON.parse(document.body.dataset.orderFor).units.length === 3"
+    )
+    union.wait_for_selector(".order-submit:not([disabled])")
+    union.click(".order-submit")
+    union.wait_for_selector("body[data-submitting=false]")
     union.wait_for_selector("#ruling .verdict[data-legal=true]")
     assert "§OZ.Assault.A" in union.inner_text("#ruling")
     # the umpire advances to Objective Combat Resolution

@@ -388,6 +388,15 @@ def test_an_assault_declared_and_allocated_with_the_keyboard_alone(
     _tab_to(union, "[data-builder] .seal-submit:not([disabled])")
     union.keyboard.press("Enter")
     union.wait_for_selector("#notice.ok:has-text('Order sealed')")
+    # Other actions (the umpire's and rare kinds): a zone is a menu, each field's help is text
+    union.click("#tab-act")
+    union.click("#other-actions summary")
+    union.select_option("#action-kind", "declare_assault")
+    zones = union.locator("#act-declare_assault-zone option").all_inner_texts()
+    assert zones == ["\u2014 pick \u2014", "Hooper's Mill", "Church Hill", "North Redoubt"]
+    help_id = "act-declare_assault-batteries-help"
+    assert union.inner_text(f"#{help_id}") == "Batteries named as support."
+    assert union.get_attribute("#act-declare_assault-batteries", "aria-describedby") == help_id
     for page in (union, umpire):
         assert page.errors == []
         page.context.close()

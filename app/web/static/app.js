@@ -940,6 +940,16 @@ export function withCode(textValue) {
   });
 }
 
+// Menus for the form's zone, unit and target fields of a game with objective zones
+// (objective-zones, battlefield): the board's zones and the units shown, not free text.
+function formChoices() {
+  const b = S.board || {};
+  if (!b.zones) return null;
+  const zones = Object.entries(b.zones.zones || b.zones).filter(([, z]) => z && typeof z === "object" && !Array.isArray(z));
+  const us = units().filter((u) => !u.destroyed && !u.eliminated).map((u) => [u.id, `${u.id} (${u.side})`]);
+  return { zone: zones.map(([id, z]) => [id, z.name || id]), unit: us, target: us };
+}
+
 function prefillActionForm() {
   const kind = $("action-kind").value;
   const schema = ((S.meta && S.meta.schemas.actions) || {})[kind];
@@ -947,7 +957,7 @@ function prefillActionForm() {
   const pre = {};
   if (S.selected && schema.properties && schema.properties.unit) pre.unit = S.selected;
   if (S.path.length && schema.properties && schema.properties.path) pre.path = S.path;
-  S.actionForm = schemaForm(schema, pre, `act-${kind}`);
+  S.actionForm = schemaForm(schema, pre, `act-${kind}`, formChoices());
   const host = $("action-form");
   host.innerHTML = "";
   if (schema.description) host.append(h("p", { class: "hint" }, ...withCode(schema.description)));

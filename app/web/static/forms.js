@@ -17,7 +17,9 @@ function scalarType(s) {
   return s;
 }
 
-export function schemaForm(schema, prefill, idPrefix) {
+// choices: {field name: [[value, label], ...]} -- a string field with choices (a zone, a unit,
+// a target) is a menu of them instead of free text.
+export function schemaForm(schema, prefill, idPrefix, choices) {
   const root = schema;
   const wrap = document.createElement("div");
   const getters = {};
@@ -55,6 +57,12 @@ export function schemaForm(schema, prefill, idPrefix) {
       if (s.type === "number") input.step = "any";
       if (pre !== undefined && pre !== null) input.value = String(pre);
       getters[name] = () => (input.value === "" ? (s.nullable ? null : undefined) : Number(input.value));
+    } else if (s.type === "string" && choices && (choices[name] || []).length) {
+      input = document.createElement("select");
+      input.appendChild(new Option(required.has(name) ? "— pick —" : "", ""));
+      for (const [v, text] of choices[name]) input.appendChild(new Option(text, v));
+      if (pre !== undefined && pre !== null) input.value = String(pre);
+      getters[name] = () => (input.value === "" ? (s.nullable ? null : undefined) : input.value);
     } else if (s.type === "string") {
       input = document.createElement("input");
       if (pre !== undefined && pre !== null) input.value = String(pre);
