@@ -496,7 +496,7 @@ function renderAll() {
         if (zone) reveals[zone] = ev;
       }
     }
-    api.render(units(), S.displays, reveals, S.selected);
+    api.render(units(), S.displays, reveals, S.selected, lossesOf(S.events.values()).losses);
   } else {
     // castings lost in assaults and bombardments so far, shown on the counters (narrate.js)
     api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected, lossesOf(S.events.values()).losses);

@@ -165,7 +165,8 @@ export function narrate(r, action) {
   return genericStory(r);
 }
 
-// Castings lost and units removed by the latest ruling of each zone's last assault, for the board.
+// Castings lost and units removed by the rulings of the log (assaults, melees, bombardments), for
+// the counters on the board.
 export function lossesOf(events) {
   const losses = {};
   const removed = new Set();

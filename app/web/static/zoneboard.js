@@ -25,7 +25,7 @@ export function createZoneBoard(host, { board, sideIndex, onUnit, onZone }) {
   let lost = {};
   const chip = (u, selected) => {
     const loss = lost[u.id] ? ` −${lost[u.id]}` : "";
-    const b = h("button", { type: "button", class: `chip side-${sideIndex(u.side)}${u.id === selected ? " selected" : ""}${u.engaged ? " engaged" : ""}`, "data-unit": u.id, "aria-pressed": u.id === selected ? "true" : "false", "aria-label": `${u.id}: ${u.side} ${u.type}, ${u.grade}, ${u.men} men${u.sections ? `, ${u.sections} sections` : ""}${loss ? `, lost ${lost[u.id]} in the last assault` : ""}${u.engaged ? ", engaged" : ""}` }, `${u.id} (${u.men}${u.sections ? `/${u.sections}g` : ""})`, loss ? h("span", { class: "loss", "data-loss": String(lost[u.id]) }, loss) : null, u.engaged ? h("span", { class: "engaged-mark", title: "engaged" }, " ⚔") : null);
+    const b = h("button", { type: "button", class: `chip side-${sideIndex(u.side)}${u.id === selected ? " selected" : ""}${u.engaged ? " engaged" : ""}`, "data-unit": u.id, "aria-pressed": u.id === selected ? "true" : "false", "aria-label": `${u.id}: ${u.side} ${u.type}, ${u.grade}, ${u.men} men${u.sections ? `, ${u.sections} sections` : ""}${loss ? `, lost ${lost[u.id]} castings so far` : ""}${u.engaged ? ", engaged" : ""}` }, `${u.id} (${u.men}${u.sections ? `/${u.sections}g` : ""})`, loss ? h("span", { class: "loss", "data-loss": String(lost[u.id]) }, loss) : null, u.engaged ? h("span", { class: "engaged-mark", title: "engaged" }, " ⚔") : null);
     b.addEventListener("click", (evt) => {
       evt.stopPropagation();
       if (onUnit) onUnit(u.id);
@@ -36,11 +36,11 @@ export function createZoneBoard(host, { board, sideIndex, onUnit, onZone }) {
     kinds: new Set(),
     pz: { zoomIn() {}, zoomOut() {}, reset() {} },
     // displays: {zone id: zone query result}; reveals: {zone id: sealed_revealed event}
-    render(units, displays, reveals, selected) {
+    // losses: {unit: castings lost so far} (assaults, melees, bombardments; narrate.js)
+    render(units, displays, reveals, selected, losses) {
       root.innerHTML = "";
       const byId = Object.fromEntries(units.map((u) => [u.id, u]));
-      lost = {};
-      for (const ev of Object.values(reveals)) for (const [uid, n] of Object.entries((ev.ruling && ev.ruling.details && ev.ruling.details.losses) || {})) lost[uid] = (lost[uid] || 0) + n;
+      lost = { ...(losses || {}) };
       for (const [zid, z] of Object.entries(board.zones || {})) {
         const d = displays[zid] || {};
         const why = { assault: "under assault", split: "both sides hold sectors", engaged: "a melee goes on" }[d.contested_by] || d.contested_by || "";
