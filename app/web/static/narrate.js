@@ -42,6 +42,7 @@ const RESULT = {
   engaged: "attackers and defenders stay engaged",
   taken: "the sector was undefended and is taken",
   held: "the defenders hold",
+  not_attacked: "not attacked",
 };
 
 // The narrative of a resolved assault (or a melee round): details.sectors with every roll.
@@ -59,17 +60,21 @@ function assaultStory(r) {
     out.append(h("p", {}, `The assault on ${zone} is called off: the attacker gave no allocation.`, ...cite(r.citations)));
     return out;
   }
-  const headline = [`${attacker} ${list(attackers)} assault${attackers.length === 1 ? "s" : ""} ${zone} in ${sectors.length} sector${sectors.length === 1 ? "" : "s"}: ${given} hit${given === 1 ? "" : "s"} inflicted, ${taken} taken`];
+  const goesOn = effectsOf(r, "oz.melee_continues")[0];
+  const opening = goesOn
+    ? `The melee in ${zone} goes on, ${attacker} ${list(attackers)} attacking`
+    : `${attacker} ${list(attackers)} assault${attackers.length === 1 ? "s" : ""} ${zone} in ${sectors.length} sector${sectors.length === 1 ? "" : "s"}`;
+  const headline = [`${opening}: ${given} hit${given === 1 ? "" : "s"} inflicted, ${taken} taken`];
   const captured = effectsOf(r, "oz.zone_captured")[0];
   if (captured) headline.push(`; ${zone} captured by ${list(captured.by)}, earliest exit turn ${captured.details && captured.details.earliest_exit}`);
-  out.append(h("p", { class: "headline" }, h("strong", {}, headline.join("") + "."), ...(captured ? cite(captured.citations) : [])));
+  out.append(h("p", { class: "headline" }, h("strong", {}, headline.join("") + "."), ...(goesOn ? cite(goesOn.citations) : []), ...(captured ? cite(captured.citations) : [])));
   const ul = h("ul", { class: "sector-story" });
   for (const [sid, s] of sectors) {
     const att = new Set(s.attackers || []);
     const rolls = (s.rolls || []).map((x) => h("li", { class: "die-line", "data-unit": x.unit }, rollText(x, att.has(x.unit) ? "attacking" : "defending")));
     const sectorEffects = (r.effects || []).filter((e) => e.details && String(e.details.sector) === String(sid));
     // the sector's result is said once, with the rules of its effect; morale is said below
-    const RESULT_KINDS = { shattered: "oz.shattered", engaged: "oz.engaged", taken: "oz.sector_taken" };
+    const RESULT_KINDS = { shattered: "oz.shattered", engaged: "oz.engaged", taken: "oz.sector_taken", not_attacked: "oz.not_attacked" };
     const resultEffect = sectorEffects.find((e) => e.kind === RESULT_KINDS[s.result]);
     const said = [];
     for (const e of sectorEffects) {
@@ -79,7 +84,7 @@ function assaultStory(r) {
     const cas = sectorEffects.find((e) => e.kind === "oz.casualties");
     const defenders = (s.defenders || []).length ? list(s.defenders) : "nobody";
     ul.append(h("li", { "data-sector": sid },
-      h("strong", {}, `Sector ${sid}`), `: ${list(s.attackers)} against ${defenders}. `,
+      h("strong", {}, `Sector ${sid}`), (s.attackers || []).length ? `: ${list(s.attackers)} against ${defenders}. ` : `: nobody attacks ${defenders}. `,
       h("ul", { class: "dice-story" }, ...rolls),
       `Attacker inflicts ${s.inflicted_by_attacker}, takes ${s.inflicted_by_defender}`, ...(cas ? cite(cas.citations) : []),
       h("span", { class: "sector-result", "data-result": s.result }, `: ${RESULT[s.result] || s.result}${resultEffect && (resultEffect.by || []).length ? ` (${list(resultEffect.by)})` : ""}`),
