@@ -400,3 +400,56 @@ def test_an_assault_declared_and_allocated_with_the_keyboard_alone(
     for page in (union, umpire):
         assert page.errors == []
         page.context.close()
+
+
+def test_a_melee_going_on_and_a_morale_test_by_pointing(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """OZ.PostMelee.D.4 and OZ.Morale from a position in mid-game: *Continue the melee* is an
+    order of the zone (actions/available lists it with no unit), the zone clicked on the board;
+    a unit owing a morale test gets *Test morale*; both told in words with the dice rolled."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    scenario.update(
+        phase="objective_combat", melees={"mill": "union"}, morale_due={"cs-36va": "melee"}
+    )
+    for unit in scenario["units"]:
+        if unit["id"] == "cs-22va":
+            unit["engaged"] = True
+        if unit["id"] == "us-1":
+            unit.update(zone="mill", at="garrison", sector=1, engaged=True, entered_turn=1)
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union, confed = (_open(browser, base, game, s, "desktop") for s in ("union", "confederate"))
+    assert union.locator(".zone-card[data-zone=mill] .chip[data-unit=us-1] .engaged-mark").count()
+    union.click(".order-kind[data-kind=continue_melee]")
+    union.click("[data-zone-pick=mill]")
+    _legal_order(union)
+    melee = next(e for e in _events(base, game) if e["kind"] == "continue_melee")
+    rolls = {
+        r["unit"]: r for s in melee["ruling"]["details"]["sectors"].values() for r in s["rolls"]
+    }
+    story = union.inner_text("#ruling .narrative")
+    assert "The melee in Hooper's Mill goes on, Union us-1 attacking" in story
+    shown = [_reading(d) for d in rolls["us-1"]["dice"]]
+    line = union.inner_text("#ruling .die-line[data-unit=us-1]")
+    assert line.split(" rolled ", 1)[1].split(":")[0].replace("✓", "").split(", ") == [
+        str(d) for d in shown
+    ]
+
+    _settled(confed, base, game)
+    confed.click("#unit-list [data-unit=cs-36va]")
+    confed.click(".order-kind[data-kind=morale_test]")
+    _legal_order(confed)
+    test = next(e for e in _events(base, game) if e["kind"] == "morale_test")
+    d = test["ruling"]["details"]
+    said = confed.inner_text("#ruling .narrative")
+    verdict = "passes" if d["passed"] else "fails"
+    assert (
+        f"cs-36va tests morale (melee): needs {d['pass_from']} or more on a d10 read 0\u20139, "
+        f"rolled {d['roll']}, and {verdict}." in said
+    )
+    for page in (union, confed):
+        assert page.errors == []
+        page.context.close()
