@@ -104,6 +104,7 @@ def screenshots(base: str, browser: Any) -> list[Path]:
     out.append(_phone(browser, base))
     out += replay_shots(base, browser)
     out += order_shots(base, browser)
+    out += assault_shots(base, browser)
     return out
 
 
@@ -289,6 +290,122 @@ def order_shots(base: str, browser: Any) -> list[Path]:
     out += zoc_phone_turn(browser, base)
     out.append(terrain_yards(browser, base))
     out.append(battlefield_yards(browser, base))
+
+
+def _battle_to_the_reveal(base: str) -> dict[str, Any]:
+    """Miller's Crossing through the API, as tests/api/test_battlefield_api.py plays it, up to
+    both sealed allocations; the umpire's physical melee dice are left to the page."""
+    body = {
+        "ruleset": "battlefield",
+        "scenario": _scenario("battlefield", "millers-crossing"),
+        "match": {"physical_dice": True},
+    }
+    r = httpx.post(f"{base}/games", json=body, timeout=60)
+    r.raise_for_status()
+    game: dict[str, Any] = r.json()
+    gid, seats = game["id"], game["seats"]
+
+    def version() -> int:
+        auth = {"Authorization": f"Bearer {seats['umpire']}"}
+        v: int = httpx.get(f"{base}/games/{gid}", headers=auth).json()["version"]
+        return v
+
+    def advance(times: int) -> None:
+        for _ in range(times):
+            auth = {"Authorization": f"Bearer {seats['umpire']}", "If-Match": f'W/"{version()}"'}
+            httpx.post(f"{base}/games/{gid}/phase/advance", headers=auth).raise_for_status()
+
+    def act(seat: str, action: dict[str, Any]) -> None:
+        auth = {"Authorization": f"Bearer {seats[seat]}", "If-Match": f'W/"{version()}"'}
+        httpx.post(f"{base}/games/{gid}/actions", json=action, headers=auth).raise_for_status()
+
+    advance(1)
+    act("union", {"kind": "move", "unit": "us-1", "path": [[745, 350], [752, 418]]})
+    act("union", {"kind": "move", "unit": "us-2", "path": [[1150, 390]]})
+    advance(6)
+    fire = {"kind": "garrison_fire", "unit": "cs-bty", "origin": [757.6, 480], "target": "us-1"}
+    act("confederate", fire)
+    advance(3)
+    act("union", {"kind": "charge", "unit": "us-1", "path": [[758, 520]]})
+    act("union", {"kind": "charge", "unit": "us-2", "path": [[900, 600]]})
+    advance(4)
+    url = f"{base}/games/{gid}/sealed/allocation:village:t2"
+    orders = {
+        "union": {"sectors": {"1": ["us-1"], "2": ["us-2", "us-bty"]}},
+        "confederate": {"sectors": {"1": ["cs-1va", "cs-bty"]}},
+    }
+    for seat, order in orders.items():
+        auth = {"Authorization": f"Bearer {seats[seat]}", "If-Match": "*"}
+        httpx.post(url, json=order, headers=auth).raise_for_status()
+    return game
+
+
+def assault_shots(base: str, browser: Any) -> list[Path]:
+    """Issue 23: the allocation builder being filled (its dry run refusing an order without
+    infantry in a sector), an objective-zones assault told in words after the reveal, on a
+    desktop and on a 390-pixel phone; the Miller's Crossing village captured, its outline in
+    the union's colour and the reveal told in words in the log, desktop and phone."""
+    out: list[Path] = []
+    game = _create(base, "objective-zones", _scenario("objective-zones"))
+    oz_assault(base, game, seal=False)
+    page = _open(browser, base, game, "union")
+    page.click("#tab-sealed")
+    builder = page.locator("[data-builder='allocation:mill:t1']")
+    builder.locator("select[data-unit=us-1]").select_option("1")
+    page.wait_for_function(
+        'document.querySelectorAll("[data-builder] .alloc-check"'
+        " + \" [data-code='oz.sector_without_infantry']\").length === 1"
+    )
+    builder.scroll_into_view_if_needed()
+    out.append(_shot(page, "console-allocation-builder.png"))
+
+    game = _create(base, "objective-zones", _scenario("objective-zones"))
+    oz_assault(base, game, seal=True)
+    page = _open(browser, base, game, "union")
+    page.wait_for_selector(".zone-card[data-zone=mill] .assault .narrative")
+    out.append(_shot(page, "console-objective-zones.png"))
+    ctx = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = ctx.new_page()
+    page.set_default_timeout(60_000)
+    page.goto(seat_link(base, game["id"], "confederate", game["seats"]["confederate"]))
+    page.wait_for_selector(".zone-card[data-zone=mill] .assault .narrative")
+    page.click("#tab-log")
+    page.locator("#log li[data-kind=sealed_revealed]").scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    path = IMAGES / "console-assault-phone.png"
+    page.screenshot(path=str(path), full_page=False)
+    ctx.close()
+    out.append(path)
+
+    for name, viewport in (
+        ("console-battlefield-captured.png", VIEWPORT),
+        ("console-battlefield-phone.png", PHONE),
+    ):
+        game = _battle_to_the_reveal(base)
+        umpire = browser.new_context(viewport=VIEWPORT).new_page()
+        umpire.set_default_timeout(60_000)
+        umpire.goto(seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+        umpire.wait_for_selector("body[data-ready=true]")
+        umpire.click("#tab-umpire")
+        umpire.fill("#physical-dice", "10,10,10,9,5,5,10,5,5,5")
+        umpire.click("#tab-sealed")
+        umpire.click("[data-decision='allocation:village:t2'] button:has-text('Open now')")
+        umpire.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")
+        umpire.context.close()
+        phone = viewport is PHONE
+        ctx = browser.new_context(viewport=viewport, has_touch=phone, is_mobile=phone)
+        page = ctx.new_page()
+        page.set_default_timeout(60_000)
+        page.goto(seat_link(base, game["id"], "union", game["seats"]["union"]))
+        page.wait_for_selector("#board .zone-outline[data-zone=village][data-held-by=union]")
+        page.click("#tab-log")
+        page.wait_for_selector("#log li[data-kind=sealed_revealed] .narrative")
+        page.locator("#log li[data-kind=sealed_revealed]").scroll_into_view_if_needed()
+        page.wait_for_timeout(300)
+        path = IMAGES / name
+        page.screenshot(path=str(path), full_page=False)
+        ctx.close()
+        out.append(path)
     return out
 
 
@@ -515,7 +632,7 @@ def perf(base: str, browser: Any, runs: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/console.py")
-    parser.add_argument("what", choices=["screenshots", "orders", "perf"])
+    parser.add_argument("what", choices=["screenshots", "orders", "assault-screenshots", "perf"])
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args(argv)
     with (
@@ -523,8 +640,12 @@ def main(argv: list[str] | None = None) -> int:
         served_sqlite(Path(tmp)) as server,
         chromium() as browser,
     ):
-        if args.what in ("screenshots", "orders"):
-            shots = screenshots if args.what == "screenshots" else order_shots
+        if args.what in ("screenshots", "orders", "assault-screenshots"):
+            shots = {
+                "screenshots": screenshots,
+                "orders": order_shots,
+                "assault-screenshots": assault_shots,
+            }[args.what]
             for path in shots(server.url, browser):
                 print(path.relative_to(ROOT))
         else:

@@ -17,6 +17,8 @@ import { appealButton, renderAppeals } from "./appeals.js";
 import { setupChat } from "./chat.js";
 import { createOrders } from "./hexorders.js";
 import { narrative, boardMarks, yardsByFeature, measured } from "./hexnarrate.js";
+import { setupOrders } from "./orders.js";
+import { narrate, lossesOf } from "./narrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -123,6 +125,8 @@ export function renderRuling(r, target, action) {
   );
   // the ruling told in words, with its sections inline (zoi, zoc, terrain: hexnarrate.js)
   if (action && S.orders && S.orders.enabled) box.append(narrative(r, action, { h, citeButton, board: S.board, units: units(), facingName: S.orders.facingName }) || "");
+  const story = narrate(r); // the zone rules' rulings told in words, dice labelled (narrate.js)
+  if (story) box.append(story);
   if ((r.violations || []).length) {
     box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
   }
@@ -284,6 +288,9 @@ async function openGame(id, token, configured) {
   const overlays = refreshOverlays();
   buildBoard();
   setupActions();
+  // orders by pointing: zoi, zoc and terrain play theirs in hexorders.js (S.orders), the zone
+  // rulesets (objective-zones, battlefield) in orders.js (S.zoneOrders); never both at once
+  S.zoneOrders = S.orders && S.orders.enabled ? null : setupOrders({ S, h, submit, renderRuling, notify, problemText, citeButton, units, refresh: refreshAfterChange });
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
@@ -309,7 +316,7 @@ function boardKind() {
 
 function buildBoard() {
   const host = $("board");
-  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex };
+  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex, onZone: (z) => S.zoneOrders && S.zoneOrders.pickZone(z) };
   if (S.board.table) {
     S.kind = "table";
     // battlefield nests a terrain board and an objective-zones board, with zone outlines
@@ -433,8 +440,8 @@ async function refreshOverlays() {
     const asked = (S.availableAsked = (S.availableAsked || 0) + 1); // an older answer arriving late is dropped
     jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { if (asked === S.availableAsked) S.available = r.body; }).catch(() => { if (asked === S.availableAsked) S.available = null; }));
   }
-  if (S.kind === "zones") {
-    const zones = Object.keys(S.board.zones || {});
+  if (S.kind === "zones" || (S.kind === "table" && S.board.zones)) {
+    const zones = Object.keys(S.kind === "zones" ? S.board.zones || {} : S.board.zones.zones || {});
     jobs.push(Promise.all(zones.map((z) => S.api.query(S.gameId, "zone", { zone: z }))).then((rs) => {
       S.displays = Object.fromEntries(rs.map((r, i) => [zones[i], r.body.result]));
     }));
@@ -505,18 +512,21 @@ function renderAll() {
         if (zone) reveals[zone] = ev;
       }
     }
-    api.render(units(), S.displays, reveals, S.selected);
+    api.render(units(), S.displays, reveals, S.selected, lossesOf(S.events.values()).losses);
   } else {
-    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected);
+    // castings lost in assaults and bombardments so far, shown on the counters (narrate.js)
+    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected, lossesOf(S.events.values()).losses);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
     // where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere)
     const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
     api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
     api.drawSupply(S.supply);
+    if (api.colourZones) api.colourZones(S.displays, sideIndex);
     drawPath();
   }
   renderUnitList();
   if (S.orders) S.orders.render();
+  if (S.zoneOrders) S.zoneOrders.render();
   const lost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
@@ -657,6 +667,7 @@ function moveSchema() {
 
 async function selectUnit(id, at) {
   if (S.replay) return; // the replay shows the past: leave it to act
+  if (S.zoneOrders && S.zoneOrders.pickUnit(id)) return; // a target or a battalion of the order being built
   // With a unit selected, a counter in another hex is a step of the path (e.g. through a
   // friendly stack); pick another unit from the list, or press Escape first.
   const current = unitById(S.selected);
@@ -715,6 +726,7 @@ async function clickPoint(p, zoneId) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
+  if (S.zoneOrders && S.zoneOrders.pickPoint(p, zoneId)) return; // a zone, point or path of an order
   if (!S.selected || (S.orders && S.orders.enabled && !S.orders.takesPoints())) return zoneId ? showZone(zoneId) : showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
@@ -971,6 +983,16 @@ export function withCode(textValue) {
   });
 }
 
+// Menus for the form's zone, unit and target fields of a game with objective zones
+// (objective-zones, battlefield): the board's zones and the units shown, not free text.
+function formChoices() {
+  const b = S.board || {};
+  if (!b.zones) return null;
+  const zones = Object.entries(b.zones.zones || b.zones).filter(([, z]) => z && typeof z === "object" && !Array.isArray(z));
+  const us = units().filter((u) => !u.destroyed && !u.eliminated).map((u) => [u.id, `${u.id} (${u.side})`]);
+  return { zone: zones.map(([id, z]) => [id, z.name || id]), unit: us, target: us };
+}
+
 function prefillActionForm() {
   const kind = $("action-kind").value;
   const schema = ((S.meta && S.meta.schemas.actions) || {})[kind];
@@ -978,7 +1000,7 @@ function prefillActionForm() {
   const pre = {};
   if (S.selected && schema.properties && schema.properties.unit) pre.unit = S.selected;
   if (S.path.length && schema.properties && schema.properties.path) pre.path = S.path;
-  S.actionForm = schemaForm(schema, pre, `act-${kind}`);
+  S.actionForm = schemaForm(schema, pre, `act-${kind}`, formChoices());
   const host = $("action-form");
   host.innerHTML = "";
   if (schema.description) host.append(h("p", { class: "hint" }, ...withCode(schema.description)));
@@ -1012,6 +1034,8 @@ function appendLog(ev) {
     h("span", { class: "summary" }, ev.redacted ? "(hidden from you)" : r.summary || ""),
     " ", cites(r.citations));
   if (ev.kind === "sealed_received" && ev.payload) li.append(h("div", { class: "commitment" }, `commitment ${ev.payload.commitment}`));
+  // a reveal, and any ruling that rolled dice, told in words (narrate.js)
+  if (ev.ruling && (ev.kind === "sealed_revealed" || (ev.dice || []).length)) li.append(narrate(ev.ruling, ev.action) || "");
   if (ev.kind === "sealed_revealed") verifyReveal(ev).then((ok) => li.append(h("div", { class: `check ${ok ? "ok" : "bad"}` }, ok ? "✔ every order matches its commitment" : "✘ an order does not match its commitment")));
   if ((ev.dice || []).length) li.append(h("div", { class: "dice-used" }, `dice: ${ev.dice.map((d) => `d${d.sides}=${d.value}`).join(" ")}`));
   if (S.seat === "umpire" && ev.version > 1) {
@@ -1073,6 +1097,7 @@ function setupTabs() {
 }
 
 document.addEventListener("keydown", (evt) => {
+  if (evt.key === "Escape" && S.zoneOrders && S.zoneOrders.active()) return S.zoneOrders.reset();
   if (evt.key === "Escape" && S.selected) selectUnit(S.selected);
 });
 

@@ -128,7 +128,7 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
     pz,
     kinds,
     hasOutlines: Object.keys(outlines || {}).length > 0,
-    drawUnits(units, markers, _ft, selected) {
+    drawUnits(units, markers, _ft, selected, losses) {
       clear(layers.units);
       for (const u of units) {
         if (!Array.isArray(u.at) || u.destroyed) continue; // a unit inside a zone has no point
@@ -137,6 +137,11 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
         const g = el("g", { class: `counter${u.id === selected ? " selected" : ""}`, "data-unit": u.id, tabindex: 0, role: "button", "aria-label": `${u.id} ${u.side} ${u.type} ${u.order} at ${x},${y} yards`, transform: `translate(${x},${y})` }, layers.units);
         el("rect", { x: -w / 2, y: -8, width: w, height: 16, fill: PALETTE.sides[sideIndex(u.side)] || "#555", stroke: u.id === selected ? PALETTE.stop : "#111", "stroke-width": u.id === selected ? 4 : 1 }, g);
         text(g, 0, 4, u.id, { class: "table-unit", "text-anchor": "middle" });
+        const lost = (losses || {})[u.id];
+        if (lost) {
+          const mark = text(g, w / 2 + 3, 4, `−${lost}`, { class: "table-loss", "data-loss": String(lost) });
+          if (mark) el("title", {}, mark).textContent = `${u.id} has lost ${lost} casting${lost === 1 ? "" : "s"}`;
+        }
         el("title", {}, g).textContent = `${u.id}: ${u.side} ${u.type}, ${u.order}, ${u.movement} yards`;
         g.addEventListener("keydown", (evt) => {
           if (evt.key === "Enter" || evt.key === " ") {
@@ -192,6 +197,21 @@ export function createTableBoard(host, { board, outlines, names, sideIndex, onPo
       if (points.length === 2) {
         const clearLine = result && result.clear;
         el("line", { x1: points[0][0], y1: points[0][1], x2: points[1][0], y2: points[1][1], stroke: clearLine ? PALETTE.reach : PALETTE.blocked, "stroke-width": 3, "stroke-dasharray": clearLine ? null : "8 5", class: `los ${clearLine ? "clear" : "blocked"}` }, layers.los);
+      }
+    },
+    // displays: {zone id: zone query result}; a zone whose every sector one side holds is
+    // filled with that side's colour (a captured village turns blue)
+    colourZones(displays, sideOf) {
+      for (const node of svg.querySelectorAll(".zone-outline")) {
+        const d = (displays || {})[node.getAttribute("data-zone")] || {};
+        const holders = new Set(Object.values(d.sectors || {}).map((s) => s.holder));
+        const held = holders.size === 1 && [...holders][0] && [...holders][0] !== "engaged" ? [...holders][0] : null;
+        node.setAttribute("fill", held ? PALETTE.sides[sideOf(held)] || "#CC79A7" : "#CC79A7");
+        node.setAttribute("fill-opacity", held ? 0.3 : 0.12);
+        if (held) node.setAttribute("data-held-by", held);
+        else node.removeAttribute("data-held-by");
+        const title = node.querySelector("title");
+        if (title) title.textContent = `objective zone ${(names && names[node.getAttribute("data-zone")]) || node.getAttribute("data-zone")}${held ? `, held by ${held}` : ""}${d.contested ? `, contested` : ""}`;
       }
     },
     drawZones() {},
