@@ -253,12 +253,14 @@ export function setupOrders(ctx) {
     if (!host) return;
     const focusedId = document.activeElement && host.contains(document.activeElement) ? document.activeElement.id : null;
     host.innerHTML = "";
+    host.hidden = true; // an empty box takes no room (shown again below when there is an order to offer)
     if (!S.seat || S.replay) return;
     const { unitKinds, zoneKinds } = offered();
     if (O.kind && O.unit && O.unit !== S.selected) disarm();
     // (while the answer is being read again, S.available is null: keep the order being built)
     if (O.kind && S.available && !unitKinds.includes(O.kind) && !zoneKinds.includes(O.kind)) disarm();
     if (!unitKinds.length && !zoneKinds.length) return;
+    host.hidden = false;
     const buttons = (kinds, who) => kinds.map((k) => h("button", { type: "button", class: `order-kind${O.kind === k ? " armed" : ""}`, "data-kind": k, "aria-pressed": String(O.kind === k), onclick: () => (O.kind === k ? (disarm(), renderRuling(null), render()) : arm(k)) }, LABEL[k] || k));
     host.append(h("h3", {}, "Orders"));
     if (unitKinds.length) host.append(h("div", { class: "order-kinds", role: "group", "aria-label": `Orders for ${S.selected}` }, h("span", { class: "hint" }, `${S.selected}: `), ...buttons(unitKinds, S.selected)));
