@@ -133,3 +133,43 @@ def test_docs_page_and_rule_cases(package: str) -> None:
     rs = _ruleset(package)
     assert (REPO / "docs" / "rulesets" / f"{rs.id}.md").is_file()
     assert sorted((REPO / "tests" / "rules" / package / "cases").glob("*/*.yaml"))
+
+
+def _imports_of(path: Path, package: str) -> set[str]:
+    """The modules of ``package`` a module imports, at the top or inside a function."""
+    own = f"app.rules.{package}"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == own:
+                found |= {f"{own}.{a.name}" for a in node.names}
+            elif node.module.startswith(own + "."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith(own + ".")}
+    return found
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_no_import_cycle_inside_a_package(package: str) -> None:
+    """The package's modules import each other without a cycle -- counting imports made
+    inside functions, which is how a cycle hides (objective-zones' allocation check once
+    imported ``combat`` from ``models``)."""
+    own = f"app.rules.{package}"
+    graph = {
+        f"{own}.{p.stem}": _imports_of(p, package)
+        for p in _root(package).glob("*.py")
+        if p.stem != "__init__"
+    }
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join((*path[path.index(module) :], module))
+        if module in done:
+            return
+        for other in sorted(graph.get(module, ())):
+            visit(other, (*path, module))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())
