@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.dispatch import Kind, Query
+from app.rules.judgement import Citable, GameJudgement
 from app.rules.ruling import Citation, Ruling
 
 UMPIRE = "umpire"
@@ -210,6 +211,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     catalog: ClassVar[Catalog]
     interpretations: ClassVar[tuple[Interpretation, ...]] = ()
+    interpretation_by_id: ClassVar[Mapping[str, Interpretation]] = {}
+    """:attr:`interpretations` by id (filled in from them)."""
+    cites_from: ClassVar[Citable | None] = None
+    """Where the default :meth:`context` cites sections from, when not :attr:`catalog` alone
+    (a composed ruleset's :class:`~app.rules.judgement.Catalogs`: each citation keeps its
+    home ruleset)."""
 
     scenario_model: ClassVar[type[BaseModel]]
     options_model: ClassVar[type[BaseModel]]
@@ -237,6 +244,8 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if "interpretations" in cls.__dict__:
+            cls.interpretation_by_id = {i.id: i for i in cls.interpretations}
         if cls.__dict__.get("kinds"):
             cls.action_models = {name: kind.model for name, kind in cls.kinds.items()}
 
@@ -317,8 +326,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def context(self, board: BoardT, state: StateT, options: OptionsT, dice: Sequence[int]) -> Any:
         """The per-ruling context the judges and queries of :attr:`kinds` and
-        :attr:`query_table` take (board, state, options, dice and the ruling's bookkeeping)."""
-        raise NotImplementedError(f"ruleset {self.id!r} declares no context")
+        :attr:`query_table` take: a :class:`~app.rules.judgement.GameJudgement` (board, state,
+        options, dice and the ruling's bookkeeping). Default: one citing :attr:`cites_from`
+        (else :attr:`catalog`) and relying on :attr:`interpretations`; a ruleset whose rules
+        need more look-ups returns its own subclass."""
+        source = self.cites_from if self.cites_from is not None else self.catalog
+        return GameJudgement(source, self.interpretation_by_id, board, state, options, dice)
 
     def kind(self, action: BaseModel) -> Kind[Any, Any, Any, Any, Any]:
         """The dispatch-table entry of an action (RulesError for a kind not in the table)."""

@@ -60,7 +60,7 @@ from app.rules.objective_zones.models import (
     Withdraw,
 )
 from app.rules.objective_zones.setup import build
-from app.rules.objective_zones.zones import Ctx, judging
+from app.rules.objective_zones.zones import Ctx
 from app.rules.ruling import Ruling
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
@@ -107,9 +107,6 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
 
     def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
         return build(self.coerce_scenario(scenario), self.coerce_options(options))
-
-    def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
-        return judging(board, state, options, dice)
 
     def actor_side(self, board: Board, state: State, action: Action) -> str | None:
         if isinstance(action, DeclareAssault):  # the side of the first unit it names

@@ -16,7 +16,7 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.terrain import cover, movement, queries, sight
 from app.rules.terrain.available import available_actions
 from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
-from app.rules.terrain.ground import Ctx, judging
+from app.rules.terrain.ground import Ctx
 from app.rules.terrain.models import (
     Action,
     Board,
@@ -63,9 +63,6 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
 
     def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
         return build(self.coerce_scenario(scenario), self.coerce_options(options))
-
-    def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
-        return judging(board, state, options, dice)
 
     def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
         return movement.dice_needed(board, state, action) if isinstance(action, Move) else ()
