@@ -10,6 +10,7 @@ import pytest
 
 from app.rules import InvalidScenario, registry
 from app.rules.examples.pin import RULESET
+from app.rules.examples.pin.models import Board, State
 from app.rules.judgement import GameJudgement
 
 ROOT = Path(__file__).resolve().parents[2] / "app" / "rules" / "examples" / "pin"
@@ -38,8 +39,10 @@ def _core_names() -> set[str]:
     names: set[str] = set()
     for path in ROOT.glob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            module = node.module if isinstance(node, ast.ImportFrom) else None
-            if module and module.startswith("app.rules.") and ".examples" not in module:
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            module = node.module or ""
+            if module.startswith("app.rules.") and ".examples" not in module:
                 names |= {a.name for a in node.names}
     return names
 
@@ -71,7 +74,7 @@ def test_the_example_is_not_served() -> None:
     assert "app.rules.examples" not in registry.builtin_packages()
 
 
-def _game() -> tuple[object, object]:
+def _game() -> tuple[Board, State]:
     scenario = RULESET.parse_scenario(RULESET.example_scenario())
     return RULESET.setup(scenario, RULESET.parse_options({}))
 
@@ -84,7 +87,7 @@ def test_a_free_unit_moves_citing_both_rules() -> None:
     assert [c.section for c in ruling.citations] == ["P.2", "P.1"]
     assert RULESET.actor_side(board, state, action) == "red"
     after = RULESET.apply(board, state, action, ruling)
-    assert next(u.at for u in after.units if u.id == "r1") == (2, 2)  # type: ignore[attr-defined]
+    assert next(u.at for u in after.units if u.id == "r1") == (2, 2)
     assert isinstance(RULESET.context(board, state, RULESET.parse_options({}), ()), GameJudgement)
 
 
