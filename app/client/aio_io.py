@@ -16,8 +16,8 @@ import httpx
 from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
-from app.client.sse import SseParser, StreamEvent
-from app.client.streaming import CallFactory, StreamPolicy
+from app.client.sse import StreamEvent
+from app.client.streaming import CallFactory, StreamPolicy, StreamState
 
 T = TypeVar("T")
 
@@ -65,22 +65,11 @@ class AsyncClientIO(ServiceCalls):
             return done.value  # type: ignore[no-any-return]
 
 
-class AsyncSeatIO(SeatCalls):
-    """The plumbing of :class:`~app.client.aio.AsyncSeat`: its client, game and token."""
-
-    def __init__(self, client: AsyncClientIO, game_id: str, token: str | None) -> None:
-        self.client = client
-        self.etags = client.etags
-        self.game_id = game_id
-        self.token = token
-
-    @property
-    def etag(self) -> str | None:
-        """The newest ETag the client knows for this game."""
-        return self.etags.get(self.game_id)
+class AsyncSeatIO(SeatCalls[AsyncClientIO]):
+    """The base of :class:`~app.client.aio.AsyncSeat`: a seat of an async client."""
 
 
-class AsyncEventStream:
+class AsyncEventStream(StreamState[AsyncClientIO]):
     """The async twin of :class:`app.client.EventStream`: ``async for event in stream``;
     cancel it by cancelling its task, leaving its ``async with`` block or :meth:`aclose`."""
 
@@ -91,16 +80,8 @@ class AsyncEventStream:
         last_event_id: str | None,
         policy: StreamPolicy,
     ) -> None:
-        self.client = client
-        self.factory = factory
-        self.policy = policy
-        self.parser = SseParser(last_event_id=last_event_id)
-        self.reconnects = 0
+        super().__init__(client, factory, last_event_id, policy)
         self._closed = False
-
-    @property
-    def last_event_id(self) -> str | None:
-        return self.parser.last_event_id
 
     async def __aenter__(self) -> Self:
         return self
