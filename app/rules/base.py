@@ -15,7 +15,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -222,6 +222,8 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     options_model: ClassVar[type[BaseModel]]
     board_model: ClassVar[type[BaseModel]]
     state_model: ClassVar[type[BaseModel]]
+    """The board, state and options models default to the type parameters the ruleset
+    names (``Ruleset[Board, State, Action, Options]``): said once."""
     action_models: ClassVar[Mapping[str, type[BaseModel]]]
     """Action kind -> pydantic model. Every model has a literal ``kind`` field. Derived from
     :attr:`kinds` when the ruleset declares them."""
@@ -244,6 +246,14 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            if get_origin(base) is Ruleset:
+                named = zip(
+                    ("board_model", "state_model", "", "options_model"), get_args(base), strict=True
+                )
+                for attr, model in named:
+                    if attr and attr not in cls.__dict__ and isinstance(model, type):
+                        setattr(cls, attr, model)
         if "interpretations" in cls.__dict__:
             cls.interpretation_by_id = {i.id: i for i in cls.interpretations}
         if cls.__dict__.get("kinds"):

@@ -78,9 +78,6 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     interpretations = INTERPRETATIONS
     cites_from = SOURCES
     scenario_model = Scenario
-    options_model = Options
-    board_model = Board
-    state_model = State
     kinds = KINDS
     query_table = queries.QUERIES
     example = "millers-crossing.json"

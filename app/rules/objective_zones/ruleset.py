@@ -98,9 +98,6 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
-    options_model = Options
-    board_model = Board
-    state_model = State
     kinds = KINDS
     query_table = queries.QUERIES
     example = "example.json"

@@ -77,9 +77,6 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
-    options_model = ZocOptions
-    board_model = Board
-    state_model = State
     kinds = KINDS
     query_table = QUERIES
     example = "seed-example.json"

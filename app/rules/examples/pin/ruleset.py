@@ -20,9 +20,6 @@ class PinRuleset(Ruleset[Board, State, Action, Options]):
     title = "Pin (an example ruleset)"
     catalog = CATALOG
     scenario_model = Scenario
-    options_model = Options
-    board_model = Board
-    state_model = State
     kinds = {"move": Kind(Move, movement.judge_move, movement.apply_move, NoOutcome)}
     example = "example.json"
 
