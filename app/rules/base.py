@@ -11,7 +11,7 @@ Nothing here touches a database, the network, the clock or randomness. Dice ente
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -316,12 +316,20 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     # -- the game -------------------------------------------------------------------------
 
-    @abstractmethod
+    builder: ClassVar[Callable[[Any, Any], tuple[Any, Any]] | None] = None
+    """The package's ``build(scenario, options) -> (board, state)`` (its ``setup.py``), which
+    the default :meth:`setup` calls with the scenario and options coerced to their models."""
+
     def setup(self, scenario: Any, options: OptionsT) -> tuple[BoardT, StateT]:
         """Split a validated scenario into its immutable board and its initial state.
 
         Raises :class:`InvalidScenario` for a scenario that is well-formed but inconsistent.
+        Default: :attr:`builder` with the scenario and options coerced to their models.
         """
+        build = type(self).builder
+        if build is None:
+            raise NotImplementedError(f"ruleset {self.id!r} declares no builder and no setup")
+        return build(self.coerce_scenario(scenario), self.coerce_options(options))
 
     def sides(self, board: BoardT) -> Sides:
         """The sides playing this game: :attr:`fixed_sides` if declared, else the board's

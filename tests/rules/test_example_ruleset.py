@@ -64,7 +64,7 @@ def test_the_example_needs_at_most_eight_concepts() -> None:
         if isinstance(t, ast.Name)
     }
     assert declared <= {
-        *("id", "version", "title", "catalog", "kinds", "example", "setup"),
+        *("id", "version", "title", "catalog", "kinds", "example", "builder"),
         "scenario_model",
     }, declared
     # the board, state and options models are the type parameters, said once

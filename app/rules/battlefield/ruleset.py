@@ -78,12 +78,10 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     interpretations = INTERPRETATIONS
     cites_from = SOURCES
     scenario_model = Scenario
+    builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "millers-crossing.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), self.coerce_options(options))
 
     def sides(self, board: Board) -> Sides:
         return ZONES.sides(board.zones)

@@ -98,12 +98,10 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
+    builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "example.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), self.coerce_options(options))
 
     def actor_side(self, board: Board, state: State, action: Action) -> str | None:
         if isinstance(action, DeclareAssault):  # the side of the first unit it names

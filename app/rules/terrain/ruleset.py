@@ -54,12 +54,10 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
+    builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "example.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), self.coerce_options(options))
 
     def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
         return movement.dice_needed(board, state, action) if isinstance(action, Move) else ()

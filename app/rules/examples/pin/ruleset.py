@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from app.rules.base import Ruleset
 from app.rules.dispatch import Kind, NoOutcome
 from app.rules.examples.pin import movement
@@ -20,8 +18,6 @@ class PinRuleset(Ruleset[Board, State, Action, Options]):
     title = "Pin (an example ruleset)"
     catalog = CATALOG
     scenario_model = Scenario
+    builder = build
     kinds = {"move": Kind(Move, movement.judge_move, movement.apply_move, NoOutcome)}
     example = "example.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario))

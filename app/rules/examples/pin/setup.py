@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from app.rules.examples.pin.catalog import CATALOG
-from app.rules.examples.pin.models import Board, Scenario, State
+from app.rules.examples.pin.models import Board, Options, Scenario, State
 from app.rules.judgement import Judgement
 from app.rules.refs import UnitRefs
 
 
-def build(scenario: Scenario) -> tuple[Board, State]:
+def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     check = Judgement(CATALOG)
     refs = UnitRefs(s.id for s in scenario.sides)
     for i, unit in enumerate(scenario.units):
