@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.dispatch import Kind, Query
+from app.rules.errors import InvalidQuery as InvalidQuery
+from app.rules.errors import InvalidScenario as InvalidScenario
+from app.rules.errors import RulesError as RulesError
 from app.rules.judgement import Citable, GameJudgement
 from app.rules.ruling import Citation, Ruling
 
@@ -31,30 +34,6 @@ BoardT = TypeVar("BoardT", bound=BaseModel)
 StateT = TypeVar("StateT", bound=BaseModel)
 ActionT = TypeVar("ActionT", bound=BaseModel)
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
-
-
-class RulesError(Exception):
-    """Base class of errors raised by a rules core for input it cannot judge."""
-
-    code = "rules.error"
-
-
-class InvalidScenario(RulesError):
-    """The scenario is well-formed JSON but inconsistent (unknown hex, duplicate unit…)."""
-
-    code = "scenario.invalid"
-
-    def __init__(self, message: str, errors: Sequence[Mapping[str, Any]] = ()) -> None:
-        super().__init__(message)
-        self.errors: list[dict[str, Any]] = [dict(e) for e in errors]
-        """Every problem, as the judgement kit writes them (:meth:`Judgement.problems`):
-        ``code``, ``message``, ``location`` (RFC 6901 pointer in the scenario), ``citations``."""
-
-
-class InvalidQuery(RulesError):
-    """A query names something the game does not have (unknown unit, unknown side…)."""
-
-    code = "query.invalid"
 
 
 class QueryResultModel(BaseModel):
