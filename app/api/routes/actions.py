@@ -82,11 +82,7 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
     with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
     outcome = uc.submit_action(
-        request.write.uow,
-        game_id,
-        action,
-        **request.write.args,
-        client_seed=request.roll.client_seed,
-        entered_dice=parse_entered_dice(request.roll.dice),
+        request.write,
+        uc.SubmitAction(action, request.roll.client_seed, parse_entered_dice(request.roll.dice)),
     )
     return appended(game_id, outcome)
