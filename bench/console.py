@@ -290,6 +290,7 @@ def order_shots(base: str, browser: Any) -> list[Path]:
     out += zoc_phone_turn(browser, base)
     out.append(terrain_yards(browser, base))
     out.append(battlefield_yards(browser, base))
+    return out
 
 
 def _battle_to_the_reveal(base: str) -> dict[str, Any]:
