@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
 from app.rules.catalog import Catalog, Interpretation, RuleSection
@@ -16,6 +20,7 @@ from app.rules.ruling import (
     effect_of,
     ruling_of,
 )
+from tests.support.props import examples
 
 ONE = Catalog(
     "one",
@@ -309,3 +314,68 @@ def test_a_zoc_context_restores_the_readings_and_cites_again_after_a_restore() -
     assert ctx.judgement.relied_ids() == []
     ctx.cite("8.2.storms-snow")
     assert ctx.cited_ids() == ["basic.path", "8", "8.2", "8.2.storms-snow"]
+
+
+# -- a property: random bookkeeping against a plain model of it
+
+_OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("cite"), st.lists(st.sampled_from(["1", "2", "3", "P"]), max_size=3)),
+        st.tuples(st.just("rely"), st.sampled_from(["three.other", "three.reading"])),
+        st.tuples(st.just("checkpoint"), st.just(None)),
+        st.tuples(st.just("restore"), st.integers(0, 5)),
+        st.tuples(st.just("effect"), st.sampled_from(["1", "2", "3", "P"])),
+        st.tuples(st.just("reject"), st.sampled_from(["1", "2", "3", "P"])),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(_OPS)
+def test_random_bookkeeping_finishes_as_a_plain_model_of_it(ops: list[tuple[str, Any]]) -> None:
+    """Whole rulings (verdict, citations in order, readings, effects, rejections) of random
+    sequences of cite / rely / checkpoint / restore / effect / reject, against a model that
+    keeps lists: a restore goes back to the citations *and* readings of its mark."""
+    j = _layered()
+    implements = {"P": ["1", "3"]}
+    cited: list[str] = []
+    relied: list[str] = []
+    effects: list[str] = []
+    codes: list[str] = []
+    marks: list[tuple[Any, list[str], list[str]]] = []
+
+    def model_cite(sections: list[str]) -> None:
+        for s in sections:
+            for one in [s, *(m for m in implements.get(s, []) if m not in sections)]:
+                if one not in cited:
+                    cited.append(one)
+
+    for op, arg in ops:
+        if op == "cite":
+            j.cite(*arg)
+            model_cite(arg)
+        elif op == "rely":
+            j.rely(arg)
+            if arg not in relied:
+                relied.append(arg)
+        elif op == "checkpoint":
+            marks.append((j.checkpoint(), list(cited), list(relied)))
+        elif op == "restore" and marks:
+            mark, cited_then, relied_then = marks[arg % len(marks)]
+            j.restore(mark)
+            cited, relied = list(cited_then), list(relied_then)
+        elif op == "effect":
+            j.effect(f"e{arg}", "An effect.", [arg])
+            model_cite([arg])
+            effects.append(f"e{arg}")
+        elif op == "reject":
+            j.reject(f"three.no{arg}", "No.", [arg])
+            model_cite([arg])
+            codes.append(f"three.no{arg}")
+    ruling = j.finish("Done.")
+    assert ruling.legal is not codes
+    assert [c.section for c in ruling.citations] == cited
+    assert [r.id for r in ruling.interpretations] == relied
+    assert [e.kind for e in ruling.effects] == effects
+    assert [v.code for v in ruling.violations] == codes
