@@ -34,9 +34,7 @@ from tests.support.props import examples
 
 RS = registry.get("zoc")
 ZONE_CITES = {"8", "8.1", "8.2", "8.2.supply"}
-NEGATION_READING = {
-    i.id: any(s.startswith("8.1") for s in i.sections) for i in RS.interpretations
-}
+NEGATION_READING = {i.id: any(s.startswith("8.1") for s in i.sections) for i in RS.interpretations}
 
 
 @st.composite
@@ -85,7 +83,7 @@ def _check_unit(scenario: dict[str, Any], options: dict[str, Any], unit_id: str)
         missing = ZONE_CITES - set(got["citations"])
         assert not missing, f"the line goes round enemy zones but does not cite {missing}: {got}"
     if not got["in_supply"] and ref["in_supply"]:
-        assert ZONE_CITES <= set(got["citations"]), (got, ref)
+        assert set(got["citations"]) >= ZONE_CITES, (got, ref)
         assert blocked_by_zones, got
     if got["path"] == ref["path"] and not in_zone and not blocked_by_zones:
         # the whole answer, citations included; the search may have passed a negated zone
