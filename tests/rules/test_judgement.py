@@ -374,7 +374,7 @@ def test_random_bookkeeping_finishes_as_a_plain_model_of_it(ops: list[tuple[str,
             model_cite([arg])
             codes.append(f"three.no{arg}")
     ruling = j.finish("Done.")
-    assert ruling.legal is not codes
+    assert ruling.legal is (not codes)
     assert [c.section for c in ruling.citations] == cited
     assert [r.id for r in ruling.interpretations] == relied
     assert [e.kind for e in ruling.effects] == effects
