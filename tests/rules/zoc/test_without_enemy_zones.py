@@ -1,5 +1,5 @@
-"""A supply line's whole answer against a reference: the same game with the enemy's zones
-switched off (issue 27 item 7).
+"""Whole answers against a reference: the same game with the enemy's zones switched off
+(issue 27 item 7) -- a unit's supply line, and a move refused by rules outside section 8.
 
 8.2's supply clause forbids tracing a supply line into an EZOC hex without another friendly
 unit there; everything else that shapes a line (terrain, enemy-occupied hexes, the length, the
@@ -24,7 +24,7 @@ import copy
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from app.rules import registry
@@ -123,3 +123,42 @@ def test_a_supply_answer_is_the_reference_but_where_enemy_zones_shape_it(
     scenario, options = game_data
     for unit in scenario["units"]:
         _check_unit(scenario, options, unit["id"])
+
+
+def _refused_before_the_zones(ruling: Any) -> bool:
+    """Refused by rules outside section 8 only (the path, movement points, terrain, enemy
+    hexes): no violation cites a clause of section 8."""
+    return not ruling.legal and all(
+        c.section.split(".")[0] != "8" for v in ruling.violations for c in v.citations
+    )
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_a_move_refused_before_the_zones_is_ruled_as_without_them(
+    game_data: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """A move refused by rules outside section 8 (and by none of its clauses) is ruled exactly
+    as in the same game without the enemy's zones: whatever 8.2 weighed on the way (its
+    citations, the readings it relied on) did not decide the refusal and is not in it."""
+    scenario, options = game_data
+    opts = RS.parse_options(options)
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    twin_scenario = _without_enemy_zones(scenario, "axis")
+    twin_board, twin_state = RS.setup(RS.parse_scenario(twin_scenario), opts)
+    mover = next(u for u in state.units if u.id == "m")
+    ctx = Context(board, state, opts)
+    paths = []
+    for nbr, _ in ctx.topo.neighbors[mover.hex or ""]:
+        paths.append([nbr])
+        paths += [[nbr, far] for far, _ in ctx.topo.neighbors[nbr]]
+    for path in paths:
+        action = RS.parse_action({"kind": "move", "unit": "m", "path": path})
+        try:
+            ruling = RS.adjudicate(board, state, action, opts)
+            twin = RS.adjudicate(twin_board, twin_state, action, opts)
+        except IndexError:  # judge_move on a path past the allowance (test_index_handoff.py)
+            continue
+        if _refused_before_the_zones(ruling):
+            event("a move refused before the zones")
+            assert ruling.model_dump_json() == twin.model_dump_json(), path
