@@ -39,6 +39,7 @@ from app.rules.zoc.context import Context, Event
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
+from app.rules.zoc.zones import layered
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
@@ -70,6 +71,11 @@ class BoardGraph:
             layout = self._layout
             found = self._axial[i] = layout.to_axial(layout.parse(self.ids[i]))
         return found
+
+    def neighbours(self, i: int) -> list[int]:
+        """The hexes next to hex ``i``."""
+        index = self.index
+        return [index[n] for n, _side in self.topo.neighbors[self.ids[i]]]
 
     def row(self, i: int) -> tuple[tuple[int, int | None, str, bool], ...]:
         """``(neighbour, entry cost or None, why impassable, across All-Sea)`` in direction
@@ -200,22 +206,23 @@ class SideFacts:
         new = SideFacts.__new__(SideFacts)
         new.side = self.side
         new.graph = graph
-        new.ezoc = self.ezoc.copy()
-        new.no_zoc = self.no_zoc.copy()
-        for i in changed:
-            new.ezoc.pop(i, None)
-            new.no_zoc.pop(i, None)
-        new.steps = self.steps.copy()
-        for i in ring:
-            new.steps.pop(i, None)
+        new.ezoc = layered(self.ezoc, changed)
+        new.no_zoc = layered(self.no_zoc, changed)
+        new.steps = layered(self.steps, ring)
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
-        new.verdicts = {}
-        for key, table in self.verdicts.copy().items():
-            if key[0] == unit_id:
-                continue
-            new.verdicts[key] = {
-                k: v for k, v in table.copy().items() if k[0] not in touched and k[1] not in touched
-            }
+        # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
+        # touched hex are those between it and its neighbours, dropped by key (not by a scan)
+        dropped = [
+            key
+            for t in touched
+            for n in graph.neighbours(t)
+            for key in ((t, n, True), (t, n, False), (n, t, True), (n, t, False))
+        ]
+        new.verdicts = {
+            key: layered(table, dropped)
+            for key, table in self.verdicts.copy().items()
+            if key[0] != unit_id
+        }
         return new
 
 

@@ -12,11 +12,71 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from app.rules.geometry import Hexside
 from app.rules.zoc.models import ALL_SEA_TERRAIN, Board, Marker, Unit
 from app.rules.zoc.topology import Topology
+
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+_ABSENT: Any = object()
+
+LAYERS_KEPT = 8
+"""How many layers a :class:`Layered` table may stand on before it is made flat again."""
+
+
+class Layered(dict[K, V]):
+    """A lazily filled table of the state after a move, over the table of the state before:
+    what it does not hold yet is looked up in the one below (and kept), except the keys the
+    move invalidated (``dropped``), which are found again. Handing a table on thus costs
+    the keys dropped, not a copy of everything found so far; every :data:`LAYERS_KEPT`
+    moves the table is made flat (one copy), so the layers below can go.
+
+    Only ``t[key]``, ``get``, ``in`` and ``t[key] = value`` look below; nothing iterates
+    these tables."""
+
+    __slots__ = ("_below", "_dropped", "depth")
+
+    def __init__(self, below: dict[K, V], dropped: frozenset[K]) -> None:
+        super().__init__()
+        self._below = below
+        self._dropped = dropped
+        self.depth = below.depth + 1 if isinstance(below, Layered) else 1
+
+    def __missing__(self, key: K) -> V:
+        if key in self._dropped:
+            raise KeyError(key)
+        value = self._below[key]
+        self[key] = value
+        return value
+
+    def get(self, key: K, default: Any = None) -> Any:  # type: ignore[override]
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, _ABSENT) is not _ABSENT
+
+    def flat(self) -> dict[K, V]:
+        """Everything this table holds, as a plain dict."""
+        below = self._below
+        out = below.flat() if isinstance(below, Layered) else below.copy()
+        for key in self._dropped:
+            out.pop(key, None)
+        out.update(dict.items(self))
+        return out
+
+
+def layered(below: dict[K, V], dropped: Iterable[K]) -> dict[K, V]:
+    """``below`` without the keys ``dropped``, as a new table (see :class:`Layered`)."""
+    if isinstance(below, Layered) and below.depth >= LAYERS_KEPT:
+        below = below.flat()
+    return Layered(below, frozenset(dropped))
 
 
 @dataclass(frozen=True)
@@ -149,6 +209,9 @@ class Zones:
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
         self._no_zoc: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {}
+        self._sides: set[str] = set()
+        """The sides ``_ezoc`` and ``_no_zoc`` were asked for (each added before its first
+        entry), so that :meth:`handed_on` drops a hex's entries by key, not by a scan."""
         self._via: set[tuple[str, str]] = set()
 
     def silence(self, unit: Unit) -> Silent | None:
@@ -244,6 +307,7 @@ class Zones:
         key = (hex_id, side)
         found = self._no_zoc.get(key)
         if found is None:
+            self._sides.add(side)
             notes = [
                 (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
             ]
@@ -261,6 +325,7 @@ class Zones:
         key = (hex_id, side)
         found = self._ezoc.get(key)
         if found is None:
+            self._sides.add(side)
             found = self._ezoc[key] = [u for u in self.into(hex_id) if u.side != side]
         return found
 
@@ -282,15 +347,14 @@ class Zones:
           ``near``, dropped."""
         new = copy.copy(self)
         new._at = at
-        new._silence = self._silence.copy()
-        new._silence.pop(unit_id, None)
-        new._into = self._into.copy()
-        for h in near:
-            new._into.pop(h, None)
-        new._ezoc = {k: v for k, v in self._ezoc.copy().items() if k[0] not in near or k[1] == side}
-        new._no_zoc = {
-            k: v for k, v in self._no_zoc.copy().items() if k[0] not in near or k[1] == side
-        }
+        new._silence = layered(self._silence, (unit_id,))
+        new._into = layered(self._into, near)
+        # after the tables: every side with an entry in them is in the set (added first)
+        sides = self._sides.copy()
+        new._sides = sides.copy()
+        dropped = [(h, other) for other in sides if other != side for h in near]
+        new._ezoc = layered(self._ezoc, dropped)
+        new._no_zoc = layered(self._no_zoc, dropped)
         new._via = {p for p in self._via.copy() if p[0] != unit_id and p[1] not in near}
         return new
 
