@@ -319,15 +319,19 @@ class Found:
         kept = self._frontier
         if kept is not None and kept[0] == allowance:
             return kept[1]
-        ids = self.graph.ids
-        distance = self.graph.distance
+        graph = self.graph
+        ids = graph.ids
+        known, axial = graph._axial, graph.axial
+        q0, r0 = axial(self.start)
         reached = {row[0] for row in self.reached_rows()[0]}
         rows: list[FrontierRow] = []
         for i, noted in self.reasons.items():
             hex_id = ids[i]
             if i == self.start or hex_id in reached:
                 continue
-            if distance(self.start, i) <= allowance:
+            q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
+            dq, dr = q - q0, r - r0
+            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
                 rows.append((hex_id, in_code_order(noted)))
         rows.sort(key=lambda row: row[0])
         self._frontier = (allowance, tuple(rows))
@@ -368,6 +372,8 @@ WhyNotRow = tuple[str, tuple[dict[str, Any], ...] | None]
 
 
 def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    if len(noted) == 1:
+        return tuple(noted.values())
     return tuple(sorted(noted.values(), key=lambda r: str(r["code"])))
 
 

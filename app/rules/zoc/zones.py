@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from app.rules.geometry import Hexside
+from app.rules.memo import ByIdentity
 from app.rules.zoc.models import ALL_SEA_TERRAIN, Board, Marker, Unit
 from app.rules.zoc.topology import Topology
 
@@ -205,6 +206,8 @@ class Zones:
                 if hex_id is not None and hex_id in board.hexes:
                     at.setdefault(hex_id, []).append((i, unit))
         self._at = at
+        self._blocks = _BLOCKS_OF(board) if not self.beachheads else None
+        """Per board (no Beachhead marker in this state): each hex's projection clauses."""
         self._silence: dict[str, Silent | None] = {}
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
@@ -224,6 +227,9 @@ class Zones:
         if found is not None:
             return found
         at = self._at
+        blocks = self._blocks
+        if blocks is not None:
+            return self._projections_by_board(target, at, blocks)
         sources = [(s, side_id) for s, side_id in self.topo.neighbors.get(target, ()) if s in at]
         if not sources:  # no unit next to it (most hexes): nothing projects into it
             found = self._into[target] = ([], [])
@@ -253,6 +259,43 @@ class Zones:
                 into.append((i, unit))
         into.sort(key=lambda p: p[0])
         blocked.sort(key=lambda p: p[0])
+        found = self._into[target] = ([u for _, u in into], [b for _, b in blocked])
+        return found
+
+    def _projections_by_board(
+        self,
+        target: str,
+        at: dict[str, list[tuple[int, Unit]]],
+        blocks: dict[str, tuple[tuple[str, str, str | None, str], ...]],
+    ) -> tuple[list[Unit], list[Blocked]]:
+        """:meth:`_projections` in a state without Beachhead markers, where the clause that
+        stops a projection across a hexside depends on the board alone (found once per
+        board and hex, :data:`_BLOCKS_OF`); no projection crosses a Beachhead Hexside."""
+        row = blocks.get(target)
+        if row is None:
+            board = self.board
+            row = blocks[target] = tuple(
+                (source, side_id, *_projection_block(board, source, target, side_id, {}, set()))
+                for source, side_id in self.topo.neighbors.get(target, ())
+            )
+        into: list[tuple[int, Unit]] = []
+        blocked: list[tuple[int, Blocked]] = []
+        for source, _side_id, section, reason in row:
+            here = at.get(source)
+            if here is None:
+                continue
+            for i, unit in here:
+                if self.silence(unit) is not None:
+                    continue
+                if section is not None:
+                    stop = Blocked(unit.id, unit.side, source, target, section, reason)
+                    blocked.append((i, stop))
+                    continue
+                into.append((i, unit))
+        if len(into) > 1:
+            into.sort(key=lambda p: p[0])
+        if len(blocked) > 1:
+            blocked.sort(key=lambda p: p[0])
         found = self._into[target] = ([u for _, u in into], [b for _, b in blocked])
         return found
 
@@ -362,6 +405,14 @@ class Zones:
         """The on-map hexes -> (position in the unit list, unit) these zones were found from
         (a copy: :meth:`handed_on` takes the next state's)."""
         return self._at.copy()
+
+
+_BLOCKS_OF: ByIdentity[dict[str, tuple[tuple[str, str, str | None, str], ...]]] = ByIdentity(
+    lambda _board: {}
+)
+"""Board -> hex -> ``(neighbour, hexside, clause or None, reason)`` of the projection from
+each neighbour into the hex, in direction order, for states without Beachhead markers
+(filled in as hexes are asked for)."""
 
 
 def _is_sea(features: Iterable[str]) -> bool:
