@@ -422,6 +422,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     row = graph.row
     steps_from = facts.steps_from
     in_ezoc = facts.in_ezoc
+    steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
+    ezoc_kept = facts.ezoc.get
     verdicts = facts.verdicts.setdefault((unit.id, options, mover.started_in_ezoc), {})
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
@@ -473,8 +475,16 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     note(nbr, "zoc.must_stop", message, sections)
             continue
         first = prev[node] is None
-        judged = reserve or in_ezoc(ctx, cur)  # else only a step into an EZOC is judged
-        for nbr, step_cost, kind, refusal in steps_from(ctx, cur):
+        if reserve:
+            judged = True
+        else:  # else only a step into an EZOC is judged
+            judged = ezoc_kept(cur)
+            if judged is None:
+                judged = in_ezoc(ctx, cur)
+        out = steps_kept(cur)
+        if out is None:
+            out = steps_from(ctx, cur)
+        for nbr, step_cost, kind, refusal in out:
             if kind >= IMPASSABLE:
                 code = "zoc.prohibited_terrain" if kind == IMPASSABLE else "zoc.enemy_occupied"
                 found = reasons.get(nbr)
