@@ -14,6 +14,7 @@ from app import __version__
 from app.api import problems
 from app.api.browser import install_cors, install_docs
 from app.api.deps import plain_parameters
+from app.api.fast import FastRoutes
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
@@ -105,7 +106,9 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     """
     settings = settings or get_settings()
     registry.load_builtins()  # eagerly: the first requests must find every ruleset
-    engine = make_engine(settings.database_url, echo=settings.sql_echo)
+    engine = make_engine(
+        settings.database_url, echo=settings.sql_echo, pool_size=settings.db_pool_size
+    )
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -163,6 +166,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     # the console (app/web): the page at /, its static files under /console/static
     app.include_router(console_router)
     app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
+    if settings.fast_routes:  # innermost: after the body limit and every policy
+        app.add_middleware(FastRoutes, owner=app)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,

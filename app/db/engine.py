@@ -49,6 +49,13 @@ def json_reuse(*known: tuple[Any, str]) -> Iterator[None]:
         _reuse.texts = outer
 
 
+POOL_SIZE = 15
+"""Connections each engine keeps open (``REFEREE_DB_POOL_SIZE``), and its most: SQLAlchemy's
+default pool keeps 5 and opens up to 10 more on demand, closing each extra one as soon as it
+is returned -- under 16 concurrent requests that opened and closed a connection (four
+pragmas on SQLite, a backend on PostgreSQL) on most requests, 1.0 ms of CPU a request
+on SQLite (docs/PERFORMANCE.md, issue 28). The same 15 at most, kept."""
+
 WRITE_OPTION = "referee_write"
 """Connection execution option: the transaction will write (SQLite takes the lock up front)."""
 
@@ -71,18 +78,19 @@ def sqlite_file(url: URL) -> Path | None:
     return Path(database)
 
 
-def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
+def make_engine(url: str | URL, *, echo: bool = False, pool_size: int = POOL_SIZE) -> Engine:
     """Create an engine configured for this service.
 
     SQLite: the file's directory is created on first connect, WAL journal, foreign keys on,
     a busy timeout, and write transactions start with ``BEGIN IMMEDIATE`` so a writer never
     fails half-way on a stale snapshot. PostgreSQL: psycopg 3 with pre-ping (a connection the
     server dropped -- a restart -- is replaced at checkout) and a 5 s connect timeout (unless
-    the URL sets ``connect_timeout``).
+    the URL sets ``connect_timeout``). Both keep ``pool_size`` connections and open no more
+    (a request finding them all busy waits for one, as it did at SQLAlchemy's 5 + 10).
     """
     parsed = normalize_url(url)
     if parsed.drivername.startswith("sqlite"):
-        return _sqlite_engine(parsed, echo=echo)
+        return _sqlite_engine(parsed, echo=echo, pool_size=pool_size)
     # a connection attempt to an unreachable server gives up (503 service.database_unavailable)
     # instead of holding a worker thread for the TCP timeout
     connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 5}
@@ -90,15 +98,21 @@ def make_engine(url: str | URL, *, echo: bool = False) -> Engine:
         parsed,
         echo=echo,
         pool_pre_ping=True,
+        pool_size=pool_size,
+        max_overflow=0,
         connect_args=connect_args,
         json_serializer=JSON_SERIALIZER,
     )
 
 
-def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
+def _sqlite_engine(url: URL, *, echo: bool, pool_size: int) -> Engine:
+    pool: dict[str, Any] = {}
+    if sqlite_file(url) is not None:  # a memory database has its own (single) pool
+        pool = {"pool_size": pool_size, "max_overflow": 0}
     engine = create_engine(
         url,
         echo=echo,
+        **pool,
         connect_args={"check_same_thread": False, "timeout": 30},
         json_serializer=JSON_SERIALIZER,
     )
@@ -124,10 +138,14 @@ def _sqlite_engine(url: URL, *, echo: bool) -> Engine:
 
     @event.listens_for(engine, "begin")
     def _begin(conn: Connection) -> None:
+        # straight to the driver: through exec_driver_sql, SQLAlchemy's statement machinery
+        # cost more than the BEGIN itself (0.05 ms of every request's CPU; issue 28)
+        raw = conn.connection.driver_connection
+        assert raw is not None
         if conn.get_execution_options().get(WRITE_OPTION):
-            conn.exec_driver_sql("BEGIN IMMEDIATE")
+            raw.execute("BEGIN IMMEDIATE")
         else:
-            conn.exec_driver_sql("BEGIN")
+            raw.execute("BEGIN")
 
     return engine
 

@@ -81,8 +81,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     ) -> None:
         session = self.session
         try:
-            if session.in_transaction():
+            if self.writing and session.in_transaction():
                 session.rollback()  # anything not committed is discarded
+            # a read transaction is ended by close() alone (the connection's transaction is
+            # rolled back as it goes back to the pool): the ORM's rollback would first expire
+            # every row it loaded, a third of a GET game's database time (issue 28)
         finally:
             session.close()
             self._session = None
