@@ -43,7 +43,7 @@ from app.api.routes import (
     whatif,
 )
 from app.config import Settings, get_settings
-from app.db.engine import make_engine, make_session_factory
+from app.db.engine import WalCheckpointer, make_engine, make_session_factory
 from app.db.ratelimit import SharedRateLimits
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
@@ -110,14 +110,18 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         settings.database_url, echo=settings.sql_echo, pool_size=settings.db_pool_size
     )
 
+    checkpointer = WalCheckpointer(engine)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if settings.gc_tuning:
             tune_gc()
+        checkpointer.start()
         if settings.webhook_worker:
             app.state.webhook_worker.start()
         yield
         app.state.webhook_worker.stop()
+        checkpointer.stop()
         await app.state.events_hub.aclose()
         engine.dispose()
         if getattr(app.state, "rate_limits", None) is not None:

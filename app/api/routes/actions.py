@@ -85,7 +85,10 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
     Match flow: out of sequence is 409 `phase.not_your_turn` citing the sequence rule; a
     finished game is 409 `game.finished`. Dice the action needs are derived from the game's
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
-    with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
+    with match option `physical_dice` the umpire enters them in `Referee-Dice`.
+
+    `Prefer: return=minimal` answers the change alone (`ActionChange`: event, version,
+    ruling, position, clock; no state) with `Preference-Applied: return=minimal`."""
     outcome = uc.submit_action(
         request.write.uow,
         game_id,
@@ -94,4 +97,4 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
         client_seed=request.roll.client_seed,
         entered_dice=parse_entered_dice(request.roll.dice),
     )
-    return appended(game_id, outcome)
+    return appended(game_id, outcome, minimal=request.minimal)
