@@ -1,10 +1,11 @@
 """The hottest requests' common case, served without FastAPI's routing and dependency solving.
 
-``GET /games/{id}``, ``POST /games/{id}/rulings`` and ``GET /healthz`` are most of what a
-table sends (a console polls the game and asks a dry run per hover). FastAPI spends about
-0.4 ms of CPU on each before the route runs -- matching the path against every route in
-turn, solving the app-wide guard, the bearer scheme, the call bundle and each header
-parameter -- which was half of a GET game (docs/PERFORMANCE.md, issue 28).
+``GET /games/{id}``, ``POST /games/{id}/rulings``, ``POST /games/{id}/actions`` and
+``GET /healthz`` are most of what a table sends (a console reads the game, asks a dry run per
+hex clicked and submits). FastAPI spends 0.3-0.5 ms of CPU on each before the route runs --
+matching the path against every route in turn, solving the app-wide guard, the bearer scheme,
+the call bundle and each header parameter -- which was half of a GET game and a quarter of a
+submission (docs/PERFORMANCE.md, issue 28).
 
 :class:`FastRoutes` is the innermost pure ASGI middleware. For a request whose every part is
 plain -- the exact path with a canonical game id, no query string, at most one
@@ -15,8 +16,12 @@ route's own answer builder (:func:`app.api.routes.games.game_answer`,
 :func:`app.api.routes.actions.ruling_answer`). Anything else, and any exception on the way
 (a 404, a 401, a database error), is handed to the full application unchanged (the request
 body replayed), so every refusal, problem body and header comes from the one route that
-documents it; the work such a request did here is read-only and done again there.
-``tests/api/test_fast_routes.py`` checks both paths answer byte for byte alike.
+documents it; the work such a request did here is read-only and done again there. A
+submission is a write and is never done twice: once its plain headers and JSON-object body
+are checked (anything else is handed on before any work), it runs here to its end, and a
+refusal is answered by the application's own exception handlers, as the exception
+middleware would call them. ``tests/api/test_fast_routes.py`` checks both paths answer byte
+for byte alike.
 """
 
 from __future__ import annotations
@@ -29,46 +34,65 @@ from typing import Any
 from fastapi import FastAPI
 from starlette._utils import get_route_path
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.etags import parse_etags
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.service import actions as actions_uc
 from app.service import games as games_uc
+from app.service.match import parse_entered_dice
 
-_GAME = re.compile(r"/games/([0-9a-f-]{36})(/rulings)?")
+_GAME = re.compile(r"/games/([0-9a-f-]{36})(/rulings|/actions)?")
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+"""What the route's ``Idempotency-Key`` parameter accepts (else FastAPI's 422)."""
+_HEADERS = {
+    b"authorization": "token",
+    b"if-none-match": "if_none_match",
+    b"content-type": "content_type",
+    b"if-match": "if_match",
+    b"idempotency-key": "idempotency_key",
+    b"referee-client-seed": "client_seed",
+    b"referee-dice": "dice",
+    b"prefer": "prefer",
+}
 HEALTHY = {"status": "ok", "database": "ok"}
 
 
 class _Plain:
     """The headers a fast request may carry that matter to it; None: not plain."""
 
-    __slots__ = ("content_type", "if_none_match", "token")
+    __slots__ = tuple(_HEADERS.values())
 
     def __init__(self) -> None:
         self.token: str | None = None
         self.if_none_match: str | None = None
-        self.content_type: bytes | None = None
+        self.content_type: str | None = None
+        self.if_match: str | None = None
+        self.idempotency_key: str | None = None
+        self.client_seed: str | None = None
+        self.dice: str | None = None
+        self.prefer: str | None = None
 
 
 def _plain_headers(scope: Scope) -> _Plain | None:
     out = _Plain()
-    seen: set[bytes] = set()
     for name, value in scope["headers"]:
-        if name in (b"authorization", b"if-none-match", b"content-type"):
-            if name in seen:
-                return None  # repeated: which one counts is the route's business
-            seen.add(name)
-            if name == b"authorization":
-                scheme, _, credentials = value.decode("latin-1").partition(" ")
-                credentials = credentials.strip()
-                if not (scheme and credentials) or scheme.lower() != "bearer":
-                    return None  # the route answers a malformed one (401 auth.malformed)
-                out.token = credentials
-            elif name == b"if-none-match":
-                out.if_none_match = value.decode("latin-1")
-            else:
-                out.content_type = value
+        field = _HEADERS.get(name)
+        if field is None:
+            continue
+        if getattr(out, field) is not None:
+            return None  # repeated: which one counts is the route's business
+        text = value.decode("latin-1")
+        if field == "token":
+            scheme, _, credentials = text.partition(" ")
+            text = credentials.strip()
+            if not (scheme and text) or scheme.lower() != "bearer":
+                return None  # the route answers a malformed one (401 auth.malformed)
+        elif field == "idempotency_key" and not _KEY.fullmatch(text):
+            return None  # the route's parameter refuses it (422)
+        setattr(out, field, text)
     return out
 
 
@@ -108,9 +132,13 @@ class FastRoutes:
                         if await self._game(scope, send, game_id, plain):
                             return
                     else:
-                        receive = await self._dry_run(scope, receive, send, game_id, plain)
-                        if receive is None:
-                            return
+                        action, receive = await self._action(receive, plain)
+                        if action is not None:
+                            if match.group(2) == "/actions":
+                                await self._submit(scope, receive, send, game_id, action, plain)
+                                return
+                            if await self._dry_run(scope, send, game_id, action, plain):
+                                return
         await self.app(scope, receive, send)
 
     def _call(self) -> tuple[SqlAlchemyUnitOfWork, Any, float]:
@@ -146,33 +174,93 @@ class FastRoutes:
         await game_answer(view, plain.if_none_match)(scope, _no_body, send)
         return True
 
-    async def _dry_run(
-        self, scope: Scope, receive: Receive, send: Send, game_id: str, plain: _Plain
-    ) -> Receive | None:
-        """None once answered, else the ``receive`` the full application must use."""
-        from app.api.routes.actions import ruling_answer
-
+    async def _action(
+        self, receive: Receive, plain: _Plain
+    ) -> tuple[dict[str, Any] | None, Receive]:
+        """The body as a JSON object (None: not one), and the ``receive`` that replays it."""
         body = await _read_body(receive)
         if body is None:
-            return receive  # the client went away: let the application see it
+            return None, receive  # the client went away: let the application see it
         replay = _replay(body, receive)
-        if plain.content_type != b"application/json":
-            return replay
+        if plain.content_type != "application/json":
+            return None, replay
         try:
             action = json.loads(body)
         except ValueError:
-            return replay
-        if type(action) is not dict:
-            return replay
+            return None, replay
+        return (action if type(action) is dict else None), replay
+
+    async def _dry_run(
+        self, scope: Scope, send: Send, game_id: str, action: dict[str, Any], plain: _Plain
+    ) -> bool:
+        from app.api.routes.actions import ruling_answer
+
         uow, boards, now = self._call()
         try:
             result = await run_in_threadpool(
                 actions_uc.dry_run, uow, game_id, action, token=plain.token, boards=boards, now=now
             )
         except Exception:
-            return replay
+            return False
         self.served += 1
         await ruling_answer(result)(scope, _no_body, send)
+        return True
+
+    async def _submit(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        game_id: str,
+        action: dict[str, Any],
+        plain: _Plain,
+    ) -> None:
+        """A submission is a write: it is never done twice. Its refusals are answered here by
+        the application's own exception handlers, as its exception middleware would (an
+        exception no handler takes goes up to the server-error middleware, as from the
+        route)."""
+        from app.api.routes._outcome import appended, prefers_minimal
+
+        uow, boards, now = self._call()
+
+        def submit() -> Any:
+            return actions_uc.submit_action(
+                uow,
+                game_id,
+                action,
+                token=plain.token,
+                if_match=parse_etags(plain.if_match),
+                idempotency_key=plain.idempotency_key,
+                boards=boards,
+                now=now,
+                client_seed=plain.client_seed,
+                entered_dice=parse_entered_dice(plain.dice),
+            )
+
+        try:
+            outcome = await run_in_threadpool(submit)
+        except Exception as exc:
+            handler = self._handler(exc)
+            if handler is None:
+                raise
+            response = await handler(Request(scope, receive), exc)
+            exc.__traceback__ = None
+            self.served += 1
+            await response(scope, receive, send)
+            return
+        self.served += 1
+        answer = appended(game_id, outcome, minimal=prefers_minimal(plain.prefer))
+        await answer(scope, _no_body, send)
+
+    def _handler(self, exc: Exception) -> Any:
+        """The handler the application's exception middleware would call for ``exc`` (the
+        catch-all ``Exception`` handler is the server-error middleware's, not its)."""
+        handlers = self.owner.exception_handlers
+        for cls in type(exc).__mro__:
+            if cls is Exception:
+                return None
+            if cls in handlers:
+                return handlers[cls]
         return None
 
 

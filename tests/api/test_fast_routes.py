@@ -122,3 +122,87 @@ async def test_fast_and_full_routes_answer_alike(
     a = await fast.get(f"/games/{gid}", headers=twice)
     b = await slow.get(f"/games/{gid}", headers=twice)
     assert _answer(a) == _answer(b)
+
+
+async def test_fast_and_full_submissions_answer_alike(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    """The same requests, in the same order, on two games alike: one played through the fast
+    path, one through the routes; every answer equal once the game ids are swapped."""
+    fast, slow, fast_app = apps
+    scenario = json.loads(SEED.read_text())
+    games = []
+    for client in (fast, slow):
+        created = await client.post("/games", json={"ruleset": "zoc", "scenario": scenario})
+        assert created.status_code == 201, created.text
+        games.append(created.json())
+    move = {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]}
+    follow = {"kind": "move", "unit": "de-inf-2", "path": ["e3207"]}
+    illegal = {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307", "e3407"]}
+    soviet = {"kind": "move", "unit": "su-18a", "path": ["e3305"]}
+    jsonct = {"Content-Type": "application/json"}
+
+    def steps(game: dict[str, Any]) -> list[tuple[str, dict[str, str], bytes]]:
+        gid, seats = game["id"], game["seats"]
+        axis = {**jsonct, "Authorization": f"Bearer {seats['axis']}"}
+        other = {**jsonct, "Authorization": f"Bearer {seats['soviet']}"}
+        umpire = {**jsonct, "Authorization": f"Bearer {seats['umpire']}"}
+        at = f"/games/{gid}/actions"
+        return [
+            (at, axis, json.dumps(move).encode()),  # 428
+            (at, {**jsonct, "Authorization": "Bearer nope", "If-Match": 'W/"1"'}, b"{}"),
+            (at, {**axis, "If-Match": 'W/"9"'}, json.dumps(move).encode()),  # 412
+            (at, {**axis, "If-Match": 'W/"1"'}, json.dumps(illegal).encode()),  # 422 ruling
+            (at, {**other, "If-Match": 'W/"1"'}, json.dumps(move).encode()),  # 403
+            (at, {**axis, "If-Match": 'W/"1"'}, json.dumps({"kind": "fly"}).encode()),
+            (at, {**axis, "If-Match": 'W/"1"', "Idempotency-Key": "a b"}, b"{}"),  # 422
+            (at, {**axis, "If-Match": 'W/"1"'}, b"[1]"),
+            (at, {**axis, "If-Match": 'W/"1"'}, b"{oops"),
+            (at, {**axis, "If-Match": 'W/"1"', "Content-Type": "text/plain"}, b"{}"),
+            (at, {**umpire, "If-Match": 'W/"1"', "Referee-Dice": "x"}, json.dumps(move).encode()),
+            (at + "?x=1", {**axis, "If-Match": 'W/"1"'}, json.dumps(soviet).encode()),
+            (
+                at,
+                {**axis, "If-Match": 'W/"1"', "Idempotency-Key": "k1", "Prefer": "return=minimal"},
+                json.dumps(move).encode(),
+            ),
+            (
+                at,
+                {**axis, "If-Match": 'W/"1"', "Idempotency-Key": "k1", "Prefer": "return=minimal"},
+                json.dumps(move).encode(),
+            ),  # replayed
+            (
+                at,
+                {**axis, "If-Match": 'W/"2"', "Idempotency-Key": "k1"},
+                json.dumps(follow).encode(),
+            ),
+            (
+                at,
+                {**axis, "If-Match": 'W/"2"', "Referee-Client-Seed": "abc"},
+                json.dumps(follow).encode(),
+            ),
+            (
+                "/games/00000000-0000-0000-0000-000000000000/actions",
+                {**axis, "If-Match": 'W/"1"'},
+                json.dumps(move).encode(),
+            ),
+        ]
+
+    a_id, b_id = games[0]["id"], games[1]["id"]
+    for (path_a, head_a, body_a), (path_b, head_b, body_b) in zip(
+        steps(games[0]), steps(games[1]), strict=True
+    ):
+        a = await fast.post(path_a, headers=head_a, content=body_a)
+        b = await slow.post(path_b, headers=head_b, content=body_b)
+        status_b, headers_b, content_b = _answer(b)
+        swapped = (
+            status_b,
+            [(k, v.replace(b_id, a_id)) for k, v in headers_b],
+            content_b.replace(b_id.encode(), a_id.encode()),
+        )
+        assert _answer(a) == swapped, (path_a, head_a, body_a, a.text, b.text)
+    assert _fast_routes(fast_app).served >= 10
+    # the two games stand alike, both at version 3
+    states = [(await c.get(f"/games/{g['id']}")).json() for c, g in zip((fast, slow), games)]
+    assert states[0]["version"] == states[1]["version"] == 3
+    assert states[0]["state"] == states[1]["state"]
