@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.web import Bench, Settings, prepare, seed_game, server
+from bench.web import Bench, BenchGame, Settings, prepare, seed_game, server
 
 
 def _pin(pid: int, cpus: str) -> int:
@@ -50,8 +50,8 @@ def main() -> int:
         postmaster = int((cluster.data / "postmaster.pid").read_text().split()[0])
         print(f"postgres {postmaster}: {_pin(postmaster, '1')} processes pinned to CPU 1")
         prepare(url)
-        games = []
-        one = None
+        games: list[BenchGame] = []
+        one: float | None = None
         with tempfile.TemporaryDirectory() as tmp_name:
             tmp = Path(tmp_name)
             for workers in (1, 2):

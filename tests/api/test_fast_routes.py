@@ -203,6 +203,8 @@ async def test_fast_and_full_submissions_answer_alike(
         assert _answer(a) == swapped, (path_a, head_a, body_a, a.text, b.text)
     assert _fast_routes(fast_app).served >= 10
     # the two games stand alike, both at version 3
-    states = [(await c.get(f"/games/{g['id']}")).json() for c, g in zip((fast, slow), games)]
+    states = [
+        (await c.get(f"/games/{g['id']}")).json() for c, g in zip((fast, slow), games, strict=True)
+    ]
     assert states[0]["version"] == states[1]["version"] == 3
     assert states[0]["state"] == states[1]["state"]
