@@ -432,6 +432,7 @@ class Bench:
         connections: int,
         seconds: float | None = None,
         warmup: float = 0,
+        prefer: str | None = None,
     ) -> Measured:
         """Legal submissions with If-Match; every game's ETag follows its version. With
         ``warmup``, one unmeasured run of that many seconds first (so the measured runs see
@@ -439,6 +440,8 @@ class Bench:
         games_file = self.tmp / "games.txt"
         self._write_games(games, games_file)
         env = {"BENCH_GAMES": str(games_file), "BENCH_THREADS": str(threads)}
+        if prefer:
+            env["BENCH_PREFER"] = prefer
         if warmup:
             run_wrk(
                 self.base + "/",
@@ -492,9 +495,9 @@ class Bench:
         finally:
             engine.dispose()
 
-    def writers(self, games: list[BenchGame]) -> Measured:
+    def writers(self, games: list[BenchGame], prefer: str | None = None) -> Measured:
         n = self.s.write_connections
-        return self.submissions(games[:n], threads=n, connections=n)
+        return self.submissions(games[:n], threads=n, connections=n, prefer=prefer)
 
 
 # -- suites ---------------------------------------------------------------------------------
@@ -596,17 +599,21 @@ def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
             dry = bench.post(f"/games/{g.id}/rulings", g.dry_run)
             bare_write = bench.post(f"/_bench/write/{g.id}", {"n": 1}, writers=True)
             sub = bench.writers(games)
+            small = bench.writers(games, prefer="return=minimal")
+            minimal = "place_unit with If-Match, Prefer: return=minimal"
             rows.append(_vs(section, f"GET game ({label})", got, bare_read))
             rows.append(_vs(section, f"dry run ({label})", dry, bare_read))
             rows.append(
                 _vs(section, f"submission ({label})", sub, bare_write, "place_unit with If-Match")
             )
+            rows.append(_vs(section, f"submission, minimal ({label})", small, bare_write, minimal))
             measured += [
                 (f"in-app bare read ({label})", f"read:{g.id}", bare_read, "bench/server.py"),
                 (f"in-app bare write ({label})", f"write:{g.id}", bare_write, "bench/server.py"),
                 (f"GET game ({label})", f"read:{g.id}", got, ""),
                 (f"dry run ({label})", f"read:{g.id}", dry, ""),
                 (f"submission ({label})", f"write:{g.id}", sub, "place_unit with If-Match"),
+                (f"submission, minimal ({label})", f"write:{g.id}", small, minimal),
             ]
     with server(url, app="bench.bare") as bare_base:
         bare = Bench(bare_base, tmp, s)

@@ -186,7 +186,7 @@ class FastRoutes:
             return None, replay
         try:
             action = json.loads(body)
-        except ValueError:
+        except Exception:  # not JSON, or nested past the parser's depth (RecursionError)
             return None, replay
         return (action if type(action) is dict else None), replay
 

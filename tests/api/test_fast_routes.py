@@ -99,6 +99,7 @@ async def test_fast_and_full_routes_answer_alike(
         ("POST", f"/v1/games/{gid}/rulings", jsonct, json.dumps(legal).encode()),
         ("POST", f"/games/{gid}/rulings", jsonct, b"[1, 2]"),
         ("POST", f"/games/{gid}/rulings", jsonct, b"{not json"),
+        ("POST", f"/games/{gid}/rulings", jsonct, b"[" * 100_000 + b"]" * 100_000),
         ("POST", f"/games/{gid}/rulings", jsonct, b""),
         ("POST", f"/games/{gid}/rulings", jsonct, b'{"kind": "nothing"}'),
         ("POST", f"/games/{gid}/rulings", {"Content-Type": "text/plain"}, b"{}"),
@@ -158,6 +159,7 @@ async def test_fast_and_full_submissions_answer_alike(
             (at, {**axis, "If-Match": 'W/"1"', "Idempotency-Key": "a b"}, b"{}"),  # 422
             (at, {**axis, "If-Match": 'W/"1"'}, b"[1]"),
             (at, {**axis, "If-Match": 'W/"1"'}, b"{oops"),
+            (at, {**axis, "If-Match": 'W/"1"'}, b'{"a":' + b"[" * 100_000 + b"]" * 100_000 + b"}"),
             (at, {**axis, "If-Match": 'W/"1"', "Content-Type": "text/plain"}, b"{}"),
             (at, {**umpire, "If-Match": 'W/"1"', "Referee-Dice": "x"}, json.dumps(move).encode()),
             (at + "?x=1", {**axis, "If-Match": 'W/"1"'}, json.dumps(soviet).encode()),
