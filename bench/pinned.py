@@ -7,8 +7,9 @@ pinned to CPU 0. wrk runs on CPU 1 beside PostgreSQL (on a 2-core machine there 
 core; wrk's own share of CPU 1 is what it is). The load is the concurrency suite's: 200 seed
 games, two clients each (400 connections), umpire submissions with If-Match. Each row gives
 accepted submissions a second, the app's CPU per request and PostgreSQL's CPU per request
-(every postgres process's user + system time over the run, per answered request): the figures
-docs/OPERATIONS.md sizes a deployment from. Not part of ``make bench`` (about 2 minutes).
+(every postgres process's user + system time over the run, per answered request), and the
+same for GET game with one process: the figures docs/OPERATIONS.md sizes a deployment from.
+Not part of ``make bench`` (about 3 minutes).
 """
 
 from __future__ import annotations
@@ -63,6 +64,15 @@ def main() -> int:
                     m = bench.submissions(
                         games, threads=2, connections=400, seconds=args.seconds, warmup=args.warmup
                     )
+                    if workers == 1:  # a read's share of PostgreSQL, for the sizing
+                        read = bench.get(f"/games/{games[0].id}")
+                        print(
+                            f"| GET game, 1 process on CPU 0 | {read.rps:.0f}/s, p50 "
+                            f"{read.p50_ms:.0f} p99 {read.p99_ms:.0f} ms | app CPU "
+                            f"{read.cpu_ms:.2f} ms/req | PostgreSQL CPU "
+                            f"{statistics.median(r.other_cpu_ms for r in read.runs):.2f} ms/req |",
+                            flush=True,
+                        )
                 per_run = [r.statuses.get("201", 0) / args.seconds for r in m.runs]
                 accepted = statistics.median(per_run)
                 one = one or accepted

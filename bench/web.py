@@ -406,6 +406,8 @@ class Bench:
                     threads=t,
                     connections=c,
                     seconds=self.s.seconds,
+                    cpus=self.wrk_cpus,
+                    also=self.also,
                 )
             )
         return out
