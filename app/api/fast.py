@@ -43,6 +43,7 @@ from app.db.uow import SqlAlchemyUnitOfWork
 from app.service import actions as actions_uc
 from app.service import games as games_uc
 from app.service.match import parse_entered_dice
+from app.service.pipeline import WriteRequest
 
 _GAME = re.compile(r"/games/([0-9a-f-]{36})(/rulings|/actions)?")
 _KEY = re.compile(r"[\x21-\x7e]{1,255}")
@@ -224,17 +225,18 @@ class FastRoutes:
         uow, boards, now = self._call()
 
         def submit() -> Any:
-            return actions_uc.submit_action(
+            req = WriteRequest(
                 uow,
                 game_id,
-                action,
-                token=plain.token,
-                if_match=parse_etags(plain.if_match),
-                idempotency_key=plain.idempotency_key,
-                boards=boards,
-                now=now,
-                client_seed=plain.client_seed,
-                entered_dice=parse_entered_dice(plain.dice),
+                plain.token,
+                parse_etags(plain.if_match),
+                plain.idempotency_key,
+                boards,
+                now,
+            )
+            dice = parse_entered_dice(plain.dice)
+            return actions_uc.submit_action(
+                req, actions_uc.SubmitAction(action, plain.client_seed, dice)
             )
 
         try:

@@ -87,6 +87,10 @@ class PhaseSpec:
     acts: str = "phasing"
     """Who may submit actions in this phase: ``phasing`` (the phasing side), ``non_phasing``,
     ``both`` (either side, e.g. sealed allocations) or ``umpire``."""
+    kinds: tuple[str, ...] = ()
+    """The action kinds this phase allows (:func:`app.rules.play.step` refuses any other as
+    out of sequence, and ``available_actions`` offers only these); empty: the phase itself
+    restricts no kind (the kinds' judges decide)."""
 
 
 @dataclass(frozen=True)
@@ -337,12 +341,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     def actor_side(self, board: BoardT, state: StateT, action: ActionT) -> str | None:
         """The side that owns the action (whose unit moves); None if any seat may submit it.
         Default: from the kind's ``owner``."""
-        owner = self.kind(action).owner
-        if owner == "umpire":
+        kind = self.kind(action)
+        if kind.owner == "umpire":
             return UMPIRE
-        if owner == "anyone":
+        if kind.owner == "anyone":
             return None
-        return self.unit_side(board, state, str(getattr(action, "unit", "")))
+        return self.unit_side(board, state, kind.owning_unit(action))
 
     def adjudicate(
         self,
@@ -383,8 +387,11 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def dice_needed(self, board: BoardT, state: StateT, action: ActionT) -> Sequence[int]:
         """The sizes of the dice an action needs (e.g. ``[6, 6]``); the service rolls them
-        verifiably and passes the values to :meth:`adjudicate` in this order."""
-        return ()
+        verifiably and passes the values to :meth:`adjudicate` in this order. Default: the
+        kind's ``dice`` (none for a ruleset without a kinds table)."""
+        if not self.kinds:
+            return ()
+        return self.kind(action).dice_needed(board, state, action)
 
     def sealed_decisions(self, board: BoardT, state: StateT) -> Mapping[str, SealedDecision]:
         """Simultaneous secret decisions open in this state, by id."""
@@ -480,8 +487,11 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     def private_to(self, board: BoardT, state: StateT, action: ActionT) -> Sequence[str] | None:
         """Seats (besides the umpire and the submitter) who may read this action's event and
         ruling in the log and the stream; None = every reader of the game. A ruleset with
-        hidden information returns e.g. ``()`` for an action only its submitter may see."""
-        return None
+        hidden information returns e.g. ``()`` for an action only its submitter may see.
+        Default: the kind's ``private`` (every reader for a ruleset without a kinds table)."""
+        if not self.kinds:
+            return None
+        return self.kind(action).private_to(board, state, action)
 
     def view(self, board: BoardT, state: StateT, seat: str | None) -> dict[str, Any]:
         """What a reader in ``seat`` (None = public) may see of the state. Default: all."""

@@ -17,7 +17,7 @@ Pure: no I/O, clock or randomness.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
 
@@ -50,18 +50,45 @@ class NoOutcome(Outcome):
 
 @dataclass(frozen=True)
 class Kind(Generic[CtxT, BoardT, StateT, ActT, OutT]):
-    """One action kind of a ruleset's dispatch table.
+    """One action kind of a ruleset's dispatch table, with every fact about the kind.
 
     ``judge(ctx, action) -> Ruling``; ``apply(board, state, action, outcome) -> new state``
     (called only for a legal ruling; never mutates its inputs); ``outcome`` is the model of
-    the facts ``apply`` needs, read from the legal ruling's details; ``owner`` says whose seat
-    may submit it."""
+    the facts ``apply`` needs, read from the legal ruling's details.
+
+    The facts :func:`app.rules.play.step` asks of a kind (the base's ``actor_side``,
+    ``dice_needed`` and ``private_to`` read them; nothing ruleset-wide dispatches on the
+    action's type):
+
+    * ``owner`` -- whose seat may submit it: the side of the unit it names (``unit``; which
+      unit: ``unit_of``, default ``action.unit``), the umpire's, or anyone's. With the
+      phase's ``acts`` and ``kinds`` (:class:`~app.rules.base.PhaseSpec`) this is "may this
+      seat do it now";
+    * ``dice(board, state, action)`` -- the sizes of the dice it needs, in order (None: none);
+    * ``private(board, state, action)`` -- the seats besides the umpire and the submitter
+      who may read its event (None, or a function answering None: every reader).
+    """
 
     model: type[ActT]
     judge: Callable[[CtxT, ActT], Ruling]
     apply: Callable[[BoardT, StateT, ActT, OutT], StateT]
     outcome: type[OutT]
     owner: Owner = "unit"
+    dice: Callable[[BoardT, StateT, ActT], Sequence[int]] | None = None
+    private: Callable[[BoardT, StateT, ActT], Sequence[str] | None] | None = None
+    unit_of: Callable[[ActT], str] | None = None
+
+    def owning_unit(self, action: ActT) -> str:
+        """The unit whose side owns the action (``owner == "unit"``)."""
+        if self.unit_of is not None:
+            return self.unit_of(action)
+        return str(getattr(action, "unit", ""))
+
+    def dice_needed(self, board: BoardT, state: StateT, action: ActT) -> Sequence[int]:
+        return () if self.dice is None else self.dice(board, state, action)
+
+    def private_to(self, board: BoardT, state: StateT, action: ActT) -> Sequence[str] | None:
+        return None if self.private is None else self.private(board, state, action)
 
 
 @dataclass(frozen=True)

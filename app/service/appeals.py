@@ -29,8 +29,8 @@ from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.rules.ruling import Ruling
 from app.service import match as mt
-from app.service.actions import dice_needed_by, parse_action
-from app.service.boards import BoardCache, digest
+from app.service.actions import played
+from app.service.boards import digest
 from app.service.errors import (
     Conflict,
     EventNotFound,
@@ -39,17 +39,14 @@ from app.service.errors import (
     IllegalAction,
     InvalidInput,
     NotFound,
-    RulesRejected,
 )
 from app.service.events import all_events
 from app.service.flow import restore_version
 from app.service.pipeline import (
-    IfMatch,
     Write,
     WriteRequest,
     aware_utc,
     find_game,
-    guard,
     reader_seat,
     replay_outcome,
     require_active,
@@ -103,18 +100,7 @@ def _appeals(rows: list[EventRow]) -> tuple[dict[int, EventRow], dict[int, Event
     return appeals, decisions
 
 
-def appeal(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    seq: int,
-    note: Any,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
-) -> ActionOutcome:
+def appeal(req: WriteRequest, seq: int, note: Any) -> ActionOutcome:
     """``POST /games/{id}/events/{seq}/appeal``: a side appeals the ruling of event ``seq``.
 
     403 ``appeal.sides_only`` (the umpire), 404 ``event.not_found``, 403
@@ -187,7 +173,7 @@ def appeal(
         )
 
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="an appeal",
         request_digest=lambda seat: digest({"seat": seat, "appeal": seq, "note": text}),
         body=body,
@@ -196,19 +182,13 @@ def appeal(
 
 
 def decide(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     appeal_seq: int,
     *,
     outcome: str,
     note: Any = "",
     rollback_to: int | None = None,
     action: Any = None,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
 ) -> ActionOutcome:
     """``POST /games/{id}/appeals/{appeal}/decision``: the umpire decides an open appeal.
 
@@ -284,7 +264,7 @@ def decide(
     request = {"decide": appeal_seq, "outcome": outcome, "note": text}
     request |= {"rollback_to": rollback_to, "action": action}
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="deciding an appeal",
         request_digest=lambda seat: digest({"seat": seat, **request}),
         body=body,
@@ -311,45 +291,29 @@ def _corrected(
     """An override by a corrected action: judged and applied like the umpire's submission
     (legality first without dice, then the dice it needs, derived from the committed seed)."""
     game = cmd.game
-    parsed = parse_action(game.ruleset, action)
-    sizes = dice_needed_by(game, game.state, parsed)
-    if sizes:
-        try:
-            with guard("action"):
-                before: Ruling | None = game.ruleset.adjudicate(
-                    game.board, game.state, parsed, game.options, ()
-                )
-        except RulesRejected:
-            before = None
-        if before is not None and not before.legal:
-            raise IllegalAction(before, version=game.row.version)
-    rolls = mt.roll(game.row, sizes, seat=UMPIRE)
-    with guard("action"):
-        ruling: Ruling = game.ruleset.adjudicate(
-            game.board, game.state, parsed, game.options, tuple(r.value for r in rolls)
-        )
-    if not ruling.legal:
-        raise IllegalAction(ruling, version=game.row.version)
+
+    def roll(sizes: list[int]) -> list[Any]:
+        return mt.roll(game.row, sizes, seat=UMPIRE)
+
+    done = played(game, None, action, roll, sequence=False)  # the umpire's, any time
+    assert done.action is not None and done.ruling is not None
+    if done.state is None:
+        raise IllegalAction(done.ruling, version=game.row.version)
     cmd.require_current()
-    with guard("action"):
-        new_state = game.ruleset.apply(game.board, game.state, parsed, ruling)
-        over = game.ruleset.is_over(game.board, new_state)
-        private = game.ruleset.private_to(game.board, game.state, parsed)
-    if private is not None:
-        visible_to = sorted({*private, str(payload["appellant"]), UMPIRE})
-    extra: dict[str, Any] = {"dice_counter": game.row.dice_counter + len(rolls)}
-    if over:
+    if done.private_to is not None:
+        visible_to = done.visible_to(str(payload["appellant"]))
+    extra: dict[str, Any] = {"dice_counter": game.row.dice_counter + len(done.rolls)}
+    if done.over:
         extra["clock"] = mt.clock_stopped(game.row, cmd.now)
-    kind = str(getattr(parsed, "kind", type(parsed).__name__))
-    payload = {**payload, "action_kind": kind}
+    payload = {**payload, "action_kind": done.kind}
     return cmd.record(
         kind=DECIDED,
-        new_state=new_state,
-        ruling=ruling,
-        action=parsed.model_dump(mode="json"),
-        rolls=rolls,
+        new_state=done.state,
+        ruling=done.ruling,
+        action=done.action.model_dump(mode="json"),
+        rolls=done.rolls,
         payload=payload,
-        status="finished" if over else None,
+        status="finished" if done.over else None,
         extra=extra,
         visible_to=visible_to,
     )

@@ -3,9 +3,10 @@
 Starting from ``games.initial_state`` with the ruleset registered *now* (after a rules change,
 say), every event is replayed in order with the dice recorded in the log:
 
-* an action event (``payload`` null) is parsed, judged with its recorded dice and applied;
-  its ruling must equal the recorded ruling, the dice sizes the ruleset asks for must equal
-  the recorded ones, and every derived roll must re-derive from the secret seed;
+* an action event (``payload`` null) is played again by :func:`app.rules.play.step` with its
+  recorded dice (the one step every submission, dry run and what-if takes): the dice sizes
+  the ruleset asks for must equal the recorded ones, its ruling must equal the recorded
+  ruling, and every derived roll must re-derive from the secret seed;
 * ``phase`` calls the ruleset's ``advance_phase``;
 * ``rollback`` / ``takeback`` restore the *replayed* state of the version they name;
 * ``appeal_decided`` overridden by rollback restores likewise; overridden by a corrected
@@ -46,7 +47,8 @@ from typing import Any
 from app.db.models import EventRow
 from app.db.uow import AbstractUnitOfWork
 from app.match import dice as dicelib
-from app.rules.base import UMPIRE, Ruleset
+from app.rules.base import UMPIRE, RulesError, Ruleset
+from app.rules.play import step
 from app.service import match as mt
 from app.service.boards import BoardCache
 from app.service.errors import Conflict, Forbidden, Unauthenticated
@@ -217,6 +219,25 @@ def _check_rolls(keys: Sequence[DiceKey], row: LogEntry) -> tuple[AuditDifferenc
     return None, checked
 
 
+def _replay_action(
+    inp: ReplayInput, row: LogEntry, state: Any, rolls: Sequence[Any]
+) -> tuple[Any, AuditDifference | None]:
+    """Play an action event again with its recorded rolls (:func:`app.rules.play.step`, as a
+    submission plays it): the dice it needs now, then its ruling, must be the recorded ones."""
+    action = inp.ruleset.parse_action(dict(row.action))
+    done = step(inp.ruleset, inp.board, state, inp.options, None, action, rolls)
+    if done.refusal is not None:  # the recorded rolls are not the dice it needs now
+        recorded, needed = [r.sides for r in rolls], list(done.dice_needed)
+        return state, _diff(row, "dice", "the action now needs other dice", recorded, needed)
+    assert done.ruling is not None
+    replayed = done.ruling.model_dump(mode="json")
+    if replayed != row.ruling:
+        return state, _diff(row, "ruling", "the ruling differs", row.ruling, replayed)
+    if done.state is None:
+        raise RulesError("an illegal action cannot be applied")
+    return done.state, None
+
+
 def _replay_event(
     inp: ReplayInput, row: LogEntry, state: Any, states: Mapping[int, Any]
 ) -> tuple[Any, AuditDifference | None]:
@@ -225,18 +246,7 @@ def _replay_event(
     rolls = mt.load_rolls(list(row.dice))
     values = [r.value for r in rolls]
     if row.payload is None or corrected_action(row.kind, row.payload):
-        action = ruleset.parse_action(dict(row.action))
-        sizes = [int(s) for s in ruleset.dice_needed(inp.board, state, action) if int(s) > 0]
-        recorded_sizes = [r.sides for r in rolls]
-        if sizes != recorded_sizes:
-            return state, _diff(
-                row, "dice", "the action now needs other dice", recorded_sizes, sizes
-            )
-        ruling = ruleset.adjudicate(inp.board, state, action, inp.options, tuple(values))
-        replayed = ruling.model_dump(mode="json")
-        if replayed != row.ruling:
-            return state, _diff(row, "ruling", "the ruling differs", row.ruling, replayed)
-        return ruleset.apply(inp.board, state, action, ruling), None
+        return _replay_action(inp, row, state, rolls)
     if row.kind == "phase":
         return ruleset.advance_phase(inp.board, state), None
     if restores(row.kind, row.payload):

@@ -30,7 +30,6 @@ from app.service.errors import (
 from app.service.events import all_events
 from app.service.pipeline import (
     Game,
-    IfMatch,
     Write,
     WriteRequest,
     clock_now,
@@ -93,14 +92,8 @@ def _umpire_only(seat: str, detail: str, *, code: str) -> None:
 
 
 def end_phase(
-    uow: AbstractUnitOfWork,
-    game_id: str,
+    req: WriteRequest,
     *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
     umpire_advance: bool = False,
 ) -> ActionOutcome:
     """End the current phase (``POST /games/{id}/phase/end``: the side(s) acting in it, or
@@ -164,21 +157,10 @@ def end_phase(
             extra={"clock": clock_json},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, f"phase {how}", {"phase": how}, body)
 
 
-def finish_game(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    winner: str | None,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
-) -> ActionOutcome:
+def finish_game(req: WriteRequest, winner: str | None) -> ActionOutcome:
     """The umpire declares the game over (``POST /games/{id}/finish``), naming the winner or
     none. The clock stops and the dice seed becomes public (its event carries it)."""
 
@@ -208,7 +190,6 @@ def finish_game(
             extra={"winner": winner, "clock": mt.clock_stopped(game.row, cmd.now)},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "ending the game", {"finish": winner}, body)
 
 
@@ -308,16 +289,7 @@ def verify_dice(
         )
 
 
-def reveal_seed(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
-) -> ActionOutcome:
+def reveal_seed(req: WriteRequest) -> ActionOutcome:
     """``POST /games/{id}/dice/reveal``: the umpire has the seed revealed before the game
     ends. Appends a ``seed_revealed`` event every reader sees (without the seed), so players
     know the umpire can now work out later rolls; the seed itself is then served to the
@@ -347,7 +319,6 @@ def reveal_seed(
             extra={"seed_revealed": True},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "revealing the seed", {"dice": "reveal"}, body)
 
 
@@ -438,17 +409,7 @@ def restore_version(
     )
 
 
-def rollback(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    to_version: int,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
-) -> ActionOutcome:
+def rollback(req: WriteRequest, to_version: int) -> ActionOutcome:
     """``POST /games/{id}/rollback``: the umpire restores the state of an earlier version.
 
     The log is never rewritten: a ``rollback`` event is appended (a new version) whose state
@@ -469,7 +430,6 @@ def rollback(
         )
         return restore_version(cmd, to_version, kind="rollback", summary=summary, payload={})
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a rollback", {"rollback": to_version}, body)
 
 
@@ -523,16 +483,7 @@ def _last_action(uow: AbstractUnitOfWork, game_id: str) -> EventRow | None:
     return None
 
 
-def takeback(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
-) -> ActionOutcome:
+def takeback(req: WriteRequest) -> ActionOutcome:
     """``POST /games/{id}/takeback``: a player takes back their own last action.
 
     Needs match option ``takeback``; the action must be the latest event still in force
@@ -557,7 +508,7 @@ def takeback(
                 citations=cite("takeback"),
             )
         require_active(game.row)
-        last = _last_action(uow, game.row.id)
+        last = _last_action(cmd.uow, game.row.id)
         if last is None:
             raise Conflict(
                 "there is nothing to take back", code="takeback.nothing", citations=cite("takeback")
@@ -599,5 +550,4 @@ def takeback(
             payload={"event": last.seq, "to_version": last.version - 1},
         )
 
-    req = WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now)
     return _write(req, "a takeback", {"takeback": True}, body)

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -27,7 +26,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from app.db.models import EventRow, GameRow
 from app.match import clock as clk
 from app.match import dice as dicelib
-from app.rules.base import UMPIRE, PhaseSpec, Position, Ruleset, SequenceOfPlay
+from app.rules.base import UMPIRE, Ruleset
+from app.rules.play import Turn as Turn  # where play stands: the rules core's, used from here
+from app.rules.play import acting_side as acting_side
+from app.rules.play import die_sizes
+from app.rules.play import may_act as may_act
+from app.rules.play import where as where
 from app.service.errors import Conflict, FieldError, Forbidden, InvalidInput
 from app.service.policies import cite
 from app.service.results import ClockView, DiceView, PhaseInfo, PositionView
@@ -85,28 +89,6 @@ def options_of(row: GameRow) -> MatchOptions:
 # -- sequence of play ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Turn:
-    """Where a game stands: its sequence of play, position and current phase."""
-
-    sequence: SequenceOfPlay
-    position: Position
-    phase: PhaseSpec
-    sides: tuple[str, ...]
-
-
-def where(ruleset: AnyRuleset, board: Any, state: Any) -> Turn | None:
-    """The game's :class:`Turn`, or None when the ruleset declares no sequence of play."""
-    sequence = ruleset.sequence_of_play(board)
-    if sequence is None:
-        return None
-    position = ruleset.position(board, state)
-    if position is None:
-        return None
-    sides = sequence.sides or tuple(ruleset.sides(board).names)
-    return Turn(sequence, position, sequence.phase(position.phase), tuple(sides))
-
-
 def phase_name(title: str) -> str:
     """A phase in a sentence: "the Move phase", but "the Combat Phase" (never "Phase phase")."""
     return title if title.rstrip().lower().endswith("phase") else f"{title} phase"
@@ -134,30 +116,6 @@ def position_json(turn: Turn | None) -> dict[str, Any] | None:
         "phase": turn.position.phase,
         "phasing_side": turn.position.phasing_side,
     }
-
-
-def acting_side(seat: str, owner: str | None) -> str | None:
-    """The side an action is taken for: its owner's side, else the seat's own side; None
-    for the umpire acting on nobody's behalf."""
-    if owner is not None and owner != UMPIRE:
-        return owner
-    return None if seat == UMPIRE else seat
-
-
-def may_act(turn: Turn, seat: str, owner: str | None) -> bool:
-    """Whether ``seat`` may submit an action owned by ``owner`` in the current phase."""
-    acts = turn.phase.acts
-    if acts == "umpire":
-        return seat == UMPIRE
-    side = acting_side(seat, owner)
-    if side is None:
-        return True
-    phasing = turn.position.phasing_side
-    if acts == "phasing":
-        return side == phasing
-    if acts == "non_phasing":
-        return side != phasing
-    return acts == "both"
 
 
 def may_end_phase(turn: Turn, seat: str) -> bool:
@@ -254,7 +212,7 @@ def roll(
     the umpire entered. The caller stores ``row.dice_counter + len(rolls)`` with the same
     conditional update that bumps the version, so no number is ever used twice.
     """
-    sizes = [int(s) for s in sizes if int(s) > 0]
+    sizes = list(die_sizes(sizes))
     physical = options_of(row).physical_dice
     if entered is not None and not physical:
         raise Conflict(

@@ -721,7 +721,10 @@ RACE_RETRIES = 5
 
 @dataclass(frozen=True)
 class WriteRequest:
-    """What every write is called with besides its own arguments."""
+    """What every write is called with besides its own arguments: the one typed write request
+    (built once by the API's write dependency, ``api/routes/_outcome.write_request``), handed
+    as it is to every write use case (``actions.submit_action(req, SubmitAction(...))``,
+    ``flow.rollback(req, to_version)``…)."""
 
     uow: AbstractUnitOfWork
     game_id: str

@@ -56,6 +56,7 @@ from app.db.models import EventRow, SealedOrderRow
 from app.db.sealed import SealedOrderRepository, sealed_orders
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE, RulesError, Ruleset, SealedDecision
+from app.rules.play import die_sizes
 from app.rules.ruling import Citation, Ruling
 from app.service import match as mt
 from app.service.boards import BoardCache, digest
@@ -421,7 +422,7 @@ def _needs_umpire_dice(
     with _sealed_guard(decision.id):
         parsed = parse_orders(decision, documents)
         sizes = game.ruleset.sealed_dice_needed(game.board, game.state, decision.id, parsed)
-    return any(int(s) > 0 for s in sizes)
+    return bool(die_sizes(sizes))
 
 
 def _request_digest(seat: str, decision_id: str, order: Any) -> str:
@@ -462,17 +463,7 @@ def _replay(uow: AbstractUnitOfWork, prior: EventRow, request_digest: str) -> Se
 
 
 def submit_order(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    decision_id: str,
-    order: Any,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    client_seed: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
+    req: WriteRequest, decision_id: str, order: Any, *, client_seed: str | None = None
 ) -> SealedOutcome:
     """Submit one side's sealed order; reveal and adjudicate all when it completes the set.
 
@@ -488,11 +479,11 @@ def submit_order(
         return _submit(w, decision_id, order, seed)
 
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="submitting a sealed order",
         request_digest=lambda seat: _request_digest(seat, decision_id, order),
         body=body,
-        replay=lambda prior, digest_: _replay(uow, prior, digest_),
+        replay=lambda prior, digest_: _replay(req.uow, prior, digest_),
         hint=ANY_VERSION,
     )
 

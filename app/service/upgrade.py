@@ -34,7 +34,6 @@ from app.service.errors import Conflict, Forbidden, Unauthenticated
 from app.service.events import all_events
 from app.service.pipeline import (
     Game,
-    IfMatch,
     Write,
     WriteRequest,
     load_game,
@@ -114,16 +113,7 @@ def listed_change(change: AuditDifference, row: EventRow | None) -> dict[str, An
     }
 
 
-def upgrade_game(
-    uow: AbstractUnitOfWork,
-    game_id: str,
-    *,
-    token: str | None,
-    if_match: IfMatch | None,
-    idempotency_key: str | None = None,
-    boards: BoardCache,
-    now: float | None = None,
-) -> ActionOutcome:
+def upgrade_game(req: WriteRequest) -> ActionOutcome:
     """The umpire moves the game to the ruleset version this server runs: a
     ``ruleset_upgraded`` event (payload ``{from, to, changed, truncated}``) is appended and
     ``games.ruleset_version`` set, in one write."""
@@ -169,7 +159,7 @@ def upgrade_game(
         )
 
     return run_write(
-        WriteRequest(uow, game_id, token, if_match, idempotency_key, boards, now),
+        req,
         what="upgrading a game's rules",
         request_digest=lambda seat: digest({"seat": seat, "upgrade": True}),
         body=body,

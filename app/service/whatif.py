@@ -43,6 +43,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from app.db.models import EventRow
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
+from app.rules.play import step
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service.audit import corrected_action, restores
@@ -189,16 +190,16 @@ def _replay_event(game: Game, row: EventRow, state: Any, states: Mapping[int, An
     values = tuple(r.value for r in rolls)
     if row.payload is None or corrected_action(row.kind, row.payload):
         action = ruleset.parse_action(row.action)
-        sizes = [int(s) for s in ruleset.dice_needed(game.board, state, action) if int(s) > 0]
-        if sizes != [r.sides for r in rolls]:
+        done = step(ruleset, game.board, state, game.options, None, action, rolls)
+        if done.refusal is not None:  # the recorded rolls are not the dice it would need
+            need = list(done.dice_needed)
             return _Step(
                 state,
-                stop=("dice", f"the action would need dice {sizes}, not the {len(rolls)} rolled"),
+                stop=("dice", f"the action would need dice {need}, not the {len(rolls)} rolled"),
             )
-        ruling = ruleset.adjudicate(game.board, state, action, game.options, values)
-        if not ruling.legal:
-            return _Step(state, ruling, ("illegal", "the action would have been illegal"))
-        return _Step(ruleset.apply(game.board, state, action, ruling), ruling)
+        if done.state is None:
+            return _Step(state, done.ruling, ("illegal", "the action would have been illegal"))
+        return _Step(done.state, done.ruling)
     if row.kind == "phase":
         return _Step(ruleset.advance_phase(game.board, state))
     if restores(row.kind, row.payload):

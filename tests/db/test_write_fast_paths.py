@@ -29,7 +29,7 @@ from app.service import actions, games
 from app.service.boards import BoardCache
 from app.service.errors import PreconditionFailed
 from app.service.jsonsafe import MAX_INT, _fine, _walk, checked_text, fine_text, unsafe_values
-from app.service.pipeline import IfMatch
+from app.service.pipeline import IfMatch, WriteRequest
 
 scalars = st.one_of(
     st.none(),
@@ -182,12 +182,16 @@ def _umpire_submits(
     factory: Any, created: Any, action: dict[str, Any], version: int, boards: BoardCache
 ) -> Any:
     return actions.submit_action(
-        SqlAlchemyUnitOfWork(factory),
-        created.id,
-        action,
-        token=created.seats["umpire"],
-        if_match=IfMatch(versions=frozenset({version})),
-        boards=boards,
+        WriteRequest(
+            SqlAlchemyUnitOfWork(factory),
+            created.id,
+            token=created.seats["umpire"],
+            if_match=IfMatch(versions=frozenset({version})),
+            idempotency_key=None,
+            boards=boards,
+            now=None,
+        ),
+        actions.SubmitAction(action),
     )
 
 

@@ -1,11 +1,12 @@
-"""What the write routes share: their dependencies as one bundle, and the HTTP answer (and
-its OpenAPI description) of a use case that appended an event."""
+"""What the write routes share: their dependencies as the one typed write request the write
+use cases take (:class:`~app.service.pipeline.WriteRequest`), and the HTTP answer (and its
+OpenAPI description) of a use case that appended an event."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
 from fastapi.responses import Response
@@ -20,54 +21,36 @@ from app.api.deps import (
 )
 from app.api.etags import format_etag, parse_etags
 from app.api.problems import responses
-from app.db.uow import AbstractUnitOfWork
-from app.service.boards import BoardCache
-from app.service.pipeline import IfMatch
+from app.service.pipeline import WriteRequest
 from app.service.results import ActionOutcome
 from app.service.sealed import SealedOutcome
 
 
-class WriteArgs(TypedDict):
-    """The keyword arguments every write use case takes (``**write.args``)."""
-
-    token: str | None
-    if_match: IfMatch | None
-    idempotency_key: str | None
-    boards: BoardCache
-    now: float
-
-
-@dataclass(frozen=True)
-class Write:
-    """A write request's unit of work, seat token, If-Match, Idempotency-Key, board cache and
-    time: the dependencies of every route that appends an event."""
-
-    uow: AbstractUnitOfWork
-    args: WriteArgs
-
-
 async def write_request(
     request: Request,
+    game_id: str,
     credentials: BearerCredentials,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
-) -> Write:
-    """The bundle in one dependency: its headers are parameters of this function, not
-    dependencies of their own (FastAPI's cost per request grows with the dependencies)."""
+) -> WriteRequest:
+    """The write request of every route that appends an event (the game in its path, its
+    unit of work, seat token, If-Match, Idempotency-Key, board cache and time), as the one
+    :class:`~app.service.pipeline.WriteRequest` the write use cases take. One dependency:
+    its headers are parameters of this function, not dependencies of their own (FastAPI's
+    cost per request grows with the dependencies)."""
     game = await call(request, credentials)
-    return Write(
+    return WriteRequest(
         game.uow,
-        WriteArgs(
-            token=game.token,
-            if_match=parse_etags(if_match),
-            idempotency_key=idempotency_key,
-            boards=game.boards,
-            now=game.now,
-        ),
+        game_id,
+        game.token,
+        parse_etags(if_match),
+        idempotency_key,
+        game.boards,
+        game.now,
     )
 
 
-WriteDep = Annotated[Write, Depends(write_request)]
+WriteDep = Annotated[WriteRequest, Depends(write_request)]
 
 
 @dataclass(frozen=True)
@@ -80,10 +63,10 @@ class Roll:
 
 @dataclass(frozen=True)
 class RollingWrite:
-    """A write that may roll dice: :class:`Write`, its dice headers and whether the client
-    prefers the answer without the new state (``Prefer: return=minimal``)."""
+    """A write that may roll dice: its :class:`WriteRequest`, its dice headers and whether the
+    client prefers the answer without the new state (``Prefer: return=minimal``)."""
 
-    write: Write
+    write: WriteRequest
     roll: Roll
     minimal: bool = False
 
@@ -114,6 +97,7 @@ def prefers_minimal(prefer: str | None) -> bool:
 
 async def rolling_write_request(
     request: Request,
+    game_id: str,
     credentials: BearerCredentials,
     if_match: IfMatchHeader = None,
     idempotency_key: IdempotencyKeyHeader = None,
@@ -123,7 +107,7 @@ async def rolling_write_request(
 ) -> RollingWrite:
     """:data:`WriteDep`, the dice headers and ``Prefer``, in one dependency (see
     :func:`write_request`)."""
-    write = await write_request(request, credentials, if_match, idempotency_key)
+    write = await write_request(request, game_id, credentials, if_match, idempotency_key)
     return RollingWrite(write, Roll(client_seed, dice), prefers_minimal(prefer))
 
 

@@ -90,11 +90,7 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
     `Prefer: return=minimal` answers the change alone (`ActionChange`: event, version,
     ruling, position, clock; no state) with `Preference-Applied: return=minimal`."""
     outcome = uc.submit_action(
-        request.write.uow,
-        game_id,
-        action,
-        **request.write.args,
-        client_seed=request.roll.client_seed,
-        entered_dice=parse_entered_dice(request.roll.dice),
+        request.write,
+        uc.SubmitAction(action, request.roll.client_seed, parse_entered_dice(request.roll.dice)),
     )
     return appended(game_id, outcome, minimal=request.minimal)

@@ -66,7 +66,7 @@ def appeal(
     `appeal.sides_only`, `appeal.hidden_event`; 404 `event.not_found`; 409
     `appeal.not_an_action`, `appeal.window_closed`, `appeal.already_open`, `game.finished`;
     422 `appeal.invalid_note`."""
-    outcome = uc.appeal(write.uow, game_id, seq, body.note, **write.args)
+    outcome = uc.appeal(write, seq, body.note)
     return appended(game_id, outcome)
 
 
@@ -89,14 +89,12 @@ def decide(
     409 `appeal.already_decided`, `game.finished`; 422 `appeal.bad_decision`,
     `appeal.invalid_note`, `rollback.bad_version`, `action.invalid`, `action.illegal`."""
     outcome = uc.decide(
-        write.uow,
-        game_id,
+        write,
         appeal,
         outcome=body.outcome,
         note=body.note,
         rollback_to=body.rollback_to,
         action=body.action,
-        **write.args,
     )
     return appended(game_id, outcome)
 

@@ -57,5 +57,5 @@ def reveal_seed(game_id: str, write: WriteDep) -> Any:
     """Umpire only. Appends a `seed_revealed` event that every reader sees (it does not
     hold the seed), so the players know the umpire can now work out later rolls; from then
     on `GET .../dice` shows the seed to the umpire. 409 `dice.already_revealed` if done."""
-    outcome = uc.reveal_seed(write.uow, game_id, **write.args)
+    outcome = uc.reveal_seed(write)
     return appended(game_id, outcome)

@@ -35,7 +35,7 @@ def end_phase(game_id: str, write: WriteDep) -> Any:
     (next side's player turn, next game turn) and a `phase` event is appended. Someone else:
     409 `phase.not_your_turn` citing the sequence rule; a ruleset without a sequence of play:
     409 `phase.no_sequence`. The mover's clock is charged (with the increment)."""
-    outcome = uc.end_phase(write.uow, game_id, **write.args)
+    outcome = uc.end_phase(write)
     return appended(game_id, outcome)
 
 
@@ -49,7 +49,7 @@ def end_phase(game_id: str, write: WriteDep) -> Any:
 def advance_phase(game_id: str, write: WriteDep) -> Any:
     """The umpire moves the game to the next phase whoever's phase it is (403
     `phase.umpire_only` for any other seat). The clock switches without an increment."""
-    outcome = uc.end_phase(write.uow, game_id, **write.args, umpire_advance=True)
+    outcome = uc.end_phase(write, umpire_advance=True)
     return appended(game_id, outcome)
 
 
@@ -67,5 +67,5 @@ def finish_game(
 ) -> Any:
     """The umpire declares the game over, naming the winner (or null). The game's status
     becomes `finished`, its clock stops and its dice seed becomes public."""
-    outcome = uc.finish_game(write.uow, game_id, body.winner, **write.args)
+    outcome = uc.finish_game(write, body.winner)
     return appended(game_id, outcome)

@@ -40,7 +40,7 @@ def rollback(
     never rewritten; the game gets a new version). Umpire only (403 `rollback.umpire_only`);
     422 `rollback.bad_version` unless 1 <= to_version < current version; 409 `game.finished`
     on a finished game."""
-    outcome = uc.rollback(write.uow, game_id, body.to_version, **write.args)
+    outcome = uc.rollback(write, body.to_version)
     return appended(game_id, outcome)
 
 
@@ -57,5 +57,5 @@ def takeback(game_id: str, write: WriteDep) -> Any:
     409 with `takeback.disabled`, `takeback.nothing`, `takeback.not_yours` (someone else
     acted since), `takeback.window_closed` (a phase change, rollback, reveal or clock
     expiry came after it), `takeback.dice_rolled` or `takeback.revealed`."""
-    outcome = uc.takeback(write.uow, game_id, **write.args)
+    outcome = uc.takeback(write)
     return appended(game_id, outcome)

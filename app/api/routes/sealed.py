@@ -77,9 +77,7 @@ def submit_order(
     different sides do not conflict). The answer -- for the submitting seat only -- holds the
     order, its nonce and canonical text and the commitment every reader now sees. An order
     is final: a second one for the same decision is 409 `sealed.already_submitted`."""
-    outcome = uc.submit_order(
-        write.uow, game_id, decision, order, **write.args, client_seed=client_seed
-    )
+    outcome = uc.submit_order(write, decision, order, client_seed=client_seed)
     return appended(game_id, outcome, {"Cache-Control": "no-store"})
 
 

@@ -43,5 +43,5 @@ def upgrade(game_id: str, write: WriteDep) -> Any:
     version judges differently, bounded, and `truncated`) and the game's `ruleset_version`
     becomes the running one; from then on its writes are judged again. A game already on the
     running version: 409 `ruleset.up_to_date`; another seat: 403 `upgrade.umpire_only`."""
-    outcome = uc.upgrade_game(write.uow, game_id, **write.args)
+    outcome = uc.upgrade_game(write)
     return appended(game_id, outcome)

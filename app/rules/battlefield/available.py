@@ -12,11 +12,11 @@ Units destroyed or without castings act no more. The umpire sees every side's un
 
 from __future__ import annotations
 
-from app.rules.base import UMPIRE, AvailableActions, UnitActions
+from app.rules.base import AvailableActions
 from app.rules.battlefield.models import Board, State
 from app.rules.battlefield.table import SOURCES, zone_unit
 from app.rules.objective_zones.available import unit_kinds
-from app.rules.ruling import Citation
+from app.rules.offer import offer, seat_sides
 
 ON_TABLE: dict[str, tuple[str, str]] = {
     "declare_assault": ("charge", "BF.Charge"),
@@ -45,31 +45,25 @@ def _unit_kinds(board: Board, state: State, uid: str) -> list[tuple[str, str]]:
 
 
 def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
-    sides = {s.id for s in board.zones.sides} if seat == UMPIRE else {seat}
-    units: list[UnitActions] = []
-    cited = ["OZ.Sequence"]
-    for unit in state.table.units:
-        zunit = zone_unit(state, unit.id)
-        if unit.side not in sides or unit.destroyed or (zunit is not None and zunit.men <= 0):
-            continue
-        pairs = _unit_kinds(board, state, unit.id)
-        if not pairs:
-            continue
-        sections = ["OZ.Sequence", *dict.fromkeys(s for _, s in pairs)]
-        cited += sections
-        kinds = tuple(dict.fromkeys(k for k, _ in pairs))
-        units.append(UnitActions(unit=unit.id, kinds=kinds, citations=_cite(sections)))
-    notes: list[str] = []
-    if state.zones.phase == "objective_combat":
-        cited.append("OZ.Assault.B.1")
-        notes.append("Objective Combat: each assault's troop allocation is a sealed order.")
-    return AvailableActions(
-        kinds=tuple(sorted({k for u in units for k in u.kinds})),
-        units=tuple(units),
-        citations=_cite(list(dict.fromkeys(cited))),
-        notes=tuple(notes),
+    sides = seat_sides((s.id for s in board.zones.sides), seat)
+    units = (
+        (unit.id, [(kind, (section,)) for kind, section in _unit_kinds(board, state, unit.id)])
+        for unit in state.table.units
+        if unit.side in sides and not unit.destroyed and _has_men(state, unit.id)
+    )
+    combat = state.zones.phase == "objective_combat"
+    return offer(
+        SOURCES.cite,
+        units,
+        unit_lead=("OZ.Sequence",),
+        lead=("OZ.Sequence",),
+        more=("OZ.Assault.B.1",) if combat else (),
+        notes=("Objective Combat: each assault's troop allocation is a sealed order.",)
+        if combat
+        else (),
     )
 
 
-def _cite(sections: list[str]) -> tuple[Citation, ...]:
-    return tuple(SOURCES.cite(s) for s in sections)
+def _has_men(state: State, uid: str) -> bool:
+    zunit = zone_unit(state, uid)
+    return zunit is None or zunit.men > 0

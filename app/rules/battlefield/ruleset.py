@@ -47,11 +47,13 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.ruling import Ruling
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
-    "move": Kind(Move, moves.judge_move, moves.apply_move, MoveOutcome),
+    "move": Kind(Move, moves.judge_move, moves.apply_move, MoveOutcome, dice=zone_part.move_dice),
     "charge": Kind(Charge, moves.judge_move, moves.apply_move, MoveOutcome),
     "hold": Kind(Hold, moves.judge_hold, moves.apply_hold, NoOutcome),
     "fire": Kind(Fire, fire.judge_fire, fire.apply_nothing, NoOutcome),
-    "bombard": Kind(Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome),
+    "bombard": Kind(
+        Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome, dice=zone_part.zone_dice
+    ),
     "garrison_fire": Kind(GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome),
     "support": Kind(Support, fire.judge_support, fire.apply_support, NoOutcome),
     **{
@@ -59,7 +61,8 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
         for name in ("transfer", "withdraw", "unlimber", "morale_test", "continue_melee")
     },
 }
-"""Action kind -> its model, the judge and apply, and the outcome apply takes."""
+"""Action kind -> its model, the judge and apply, the outcome apply takes, and the kind's
+dice (a move's wheel checks, the zone part's bombardment, morale and melee dice)."""
 
 
 class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
@@ -96,9 +99,6 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     def unit_side(self, board: Board, state: State, unit_id: str) -> str | None:
         unit = table_unit(state, unit_id)
         return unit.side if unit is not None else None
-
-    def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
-        return zone_part.dice_needed(board, state, action)
 
     # -- sequence of play and the sealed allocation: the objective-zone rules' own --------
 

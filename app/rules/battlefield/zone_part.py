@@ -1,14 +1,14 @@
 """The objective-zone part of a battlefield game: the actions it judges alone (on its part of
 the game; units it removes leave the table), its sequence of play (a new player turn starts
 the table's charges, allowances and prolonge afresh), its sealed troop allocation and the dice
-its rules need."""
+its rules need (each the ``Kind.dice`` of the kinds that roll them)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from app.rules.base import SealedDecision
-from app.rules.battlefield.models import Action, Board, Bombard, Move, State, allocation_model
+from app.rules.battlefield.models import Board, Bombard, Move, State, allocation_model
 from app.rules.battlefield.moves import ZONES, judge_move
 from app.rules.battlefield.table import Ctx, judging, sync_table
 from app.rules.dispatch import Kind, Outcome
@@ -30,7 +30,9 @@ def zone_kind(name: str) -> Kind[Ctx, Board, State, ZoneAction, Outcome]:
     def apply(board: Board, state: State, action: ZoneAction, out: Outcome) -> State:
         return sync_table(board, state, inner.apply(board.zones, state.zones, action, out))
 
-    return Kind(inner.model, judge, apply, inner.outcome, inner.owner)
+    return Kind(
+        inner.model, judge, apply, inner.outcome, inner.owner, dice=zone_dice, unit_of=inner.unit_of
+    )
 
 
 def advance_phase(board: Board, state: State) -> State:
@@ -51,16 +53,16 @@ def sealed_decisions(board: Board, state: State) -> dict[str, SealedDecision]:
     return out
 
 
-def dice_needed(board: Board, state: State, action: Action) -> list[int]:
-    """A move's broken-wheel checks still to roll (A.46); the zone part's dice otherwise."""
-    if isinstance(action, Move):
-        ruling = judge_move(judging(board, state, board.options), action)
-        pending = [
-            e
-            for e in ruling.effects
-            if e.kind == "terrain.wheel_check" and e.details.get("pending")
-        ]
-        return [10] * len(pending)
-    if isinstance(action, Bombard | ZoneAction):
-        return list(ZONES.dice_needed(board.zones, state.zones, action))
-    return []
+def move_dice(board: Board, state: State, action: Move) -> list[int]:
+    """A move's broken-wheel checks still to roll (A.46)."""
+    ruling = judge_move(judging(board, state, board.options), action)
+    pending = [
+        e for e in ruling.effects if e.kind == "terrain.wheel_check" and e.details.get("pending")
+    ]
+    return [10] * len(pending)
+
+
+def zone_dice(board: Board, state: State, action: ZoneAction | Bombard) -> list[int]:
+    """The dice the zone part's rules need for an action it judges (a bombardment, a morale
+    test, an engaged melee's round)."""
+    return list(ZONES.dice_needed(board.zones, state.zones, action))

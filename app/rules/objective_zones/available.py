@@ -19,9 +19,10 @@ Units with no castings left act no more. The umpire sees every side's units.
 
 from __future__ import annotations
 
-from app.rules.base import UMPIRE, AvailableActions, UnitActions
+from app.rules.base import AvailableActions
 from app.rules.objective_zones.catalog import CATALOG
 from app.rules.objective_zones.models import Board, State, Unit
+from app.rules.offer import offer, seat_sides
 
 
 def unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
@@ -49,32 +50,20 @@ def unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
 
 
 def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
-    sides = {s.id for s in board.sides} if seat == UMPIRE else {seat}
-    units: list[UnitActions] = []
-    cited = ["OZ.Sequence"]
-    for unit in state.units:
-        if unit.side not in sides or unit.men <= 0:
-            continue
-        pairs = unit_kinds(state, unit)
-        if not pairs:
-            continue
-        sections = ["OZ.Sequence", *dict.fromkeys(s for _, s in pairs)]
-        cited += sections
-        units.append(
-            UnitActions(
-                unit=unit.id,
-                kinds=tuple(k for k, _ in pairs),
-                citations=tuple(CATALOG.cite(s) for s in sections),
-            )
-        )
-    kinds = sorted({k for u in units for k in u.kinds})
-    notes: list[str] = []
-    if state.phase == "objective_combat":
-        cited.append("OZ.Assault.B.1")
-        notes.append("Objective Combat: each assault's troop allocation is a sealed order.")
-    return AvailableActions(
-        kinds=tuple(kinds),
-        units=tuple(units),
-        citations=tuple(CATALOG.cite(s) for s in dict.fromkeys(cited)),
-        notes=tuple(notes),
+    sides = seat_sides((s.id for s in board.sides), seat)
+    units = (
+        (unit.id, [(kind, (section,)) for kind, section in unit_kinds(state, unit)])
+        for unit in state.units
+        if unit.side in sides and unit.men > 0
+    )
+    combat = state.phase == "objective_combat"
+    return offer(
+        CATALOG.cite,
+        units,
+        unit_lead=("OZ.Sequence",),
+        lead=("OZ.Sequence",),
+        more=("OZ.Assault.B.1",) if combat else (),
+        notes=("Objective Combat: each assault's troop allocation is a sealed order.",)
+        if combat
+        else (),
     )

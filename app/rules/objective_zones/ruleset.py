@@ -69,19 +69,37 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "transfer": Kind(Transfer, movement.judge_transfer, movement.apply_transfer, Placement),
     "musketry": Kind(Musketry, fire.judge_musketry, fire.apply_nothing, NoOutcome),
     "garrison_fire": Kind(GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome),
-    "bombard": Kind(Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome),
-    "declare_assault": Kind(
-        DeclareAssault, assault.judge_declare, assault.apply_declare, DeclareOutcome
+    "bombard": Kind(
+        Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome, dice=dice.bombard
+    ),
+    "declare_assault": Kind(  # owned by the side of the first unit it names
+        DeclareAssault,
+        assault.judge_declare,
+        assault.apply_declare,
+        DeclareOutcome,
+        unit_of=lambda a: a.units[0],
     ),
     "charge": Kind(Charge, assault.judge_charge, assault.apply_charge, NoOutcome),
     "withdraw": Kind(Withdraw, movement.judge_withdraw, movement.apply_withdraw, NoOutcome),
     "unlimber": Kind(Unlimber, support.judge_unlimber, support.apply_unlimber, NoOutcome),
-    "morale_test": Kind(MoraleTest, morale.judge_morale_test, morale.apply_morale_test, NoOutcome),
+    "morale_test": Kind(
+        MoraleTest,
+        morale.judge_morale_test,
+        morale.apply_morale_test,
+        NoOutcome,
+        dice=dice.morale_test,
+    ),
     "continue_melee": Kind(
-        ContinueMelee, engaged.judge_continue, engaged.apply_continue, AssaultOutcome, "anyone"
+        ContinueMelee,
+        engaged.judge_continue,
+        engaged.apply_continue,
+        AssaultOutcome,
+        "anyone",
+        dice=dice.continue_melee,
     ),
 }
-"""Action kind -> its model, the rule family's judge and apply, and the outcome apply takes."""
+"""Action kind -> its model, the rule family's judge and apply, the outcome apply takes, and
+the kind's facts (owner, dice)."""
 
 
 class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
@@ -110,14 +128,6 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
 
     def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
         return judging(board, state, options, dice)
-
-    def actor_side(self, board: Board, state: State, action: Action) -> str | None:
-        if isinstance(action, DeclareAssault):  # the side of the first unit it names
-            return self.unit_side(board, state, action.units[0])
-        return super().actor_side(board, state, action)
-
-    def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
-        return dice.dice_needed(board, state, action)
 
     # -- sequence of play --------------------------------------------------------------------
 

@@ -9,8 +9,8 @@ umpire sees every side's units.
 
 from __future__ import annotations
 
-from app.rules.base import UMPIRE, AvailableActions, UnitActions
-from app.rules.ruling import Citation
+from app.rules.base import AvailableActions
+from app.rules.offer import offer, seat_sides
 from app.rules.terrain.catalog import CATALOG
 from app.rules.terrain.models import Board, State
 
@@ -21,23 +21,17 @@ NO_SEQUENCE = (
 
 
 def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
-    sides = {s.id for s in board.sides} if seat == UMPIRE else {seat}
-    units: list[UnitActions] = []
-    for unit in state.units:
-        if unit.side not in sides or unit.destroyed:
-            continue
-        enemies = any(u.side != unit.side and not u.destroyed for u in state.units)
-        kinds = ("move", "charge", "fire", "hold") if enemies else ("move", "charge", "hold")
-        units.append(UnitActions(unit=unit.id, kinds=kinds))
+    sides = seat_sides((s.id for s in board.sides), seat)
+    acting = [u for u in state.units if u.side in sides and not u.destroyed]
+    units = ((unit.id, [(kind, ()) for kind in _kinds(state, unit.side)]) for unit in acting)
     destroyed = [u.id for u in state.units if u.side in sides and u.destroyed]
     notes = [NO_SEQUENCE]
-    citations: tuple[Citation, ...] = ()
     if destroyed:
         notes.append(f"Destroyed by a broken wheel, no longer acting: {', '.join(destroyed)}.")
-        citations = (CATALOG.cite("A.46"),)
-    return AvailableActions(
-        kinds=tuple(sorted({k for u in units for k in u.kinds})),
-        units=tuple(units),
-        citations=citations,
-        notes=tuple(notes),
-    )
+    return offer(CATALOG.cite, units, more=("A.46",) if destroyed else (), notes=notes)
+
+
+def _kinds(state: State, side: str) -> tuple[str, ...]:
+    """Every kind, and ``fire`` only while an enemy unit remains."""
+    enemies = any(u.side != side and not u.destroyed for u in state.units)
+    return ("move", "charge", "fire", "hold") if enemies else ("move", "charge", "hold")

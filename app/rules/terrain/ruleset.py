@@ -32,12 +32,15 @@ from app.rules.terrain.models import (
 from app.rules.terrain.setup import build
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
-    "move": Kind(Move, movement.judge_move, movement.apply_move, MoveOutcome),
+    "move": Kind(
+        Move, movement.judge_move, movement.apply_move, MoveOutcome, dice=movement.dice_needed
+    ),
     "charge": Kind(DeclareCharge, movement.judge_charge, movement.apply_charge, NoOutcome),
     "fire": Kind(Fire, sight.judge_fire, sight.apply_fire, NoOutcome),
     "hold": Kind(Hold, cover.judge_hold, cover.apply_hold, NoOutcome),
 }
-"""Action kind -> its model, the rule family's judge and apply, and the outcome apply takes."""
+"""Action kind -> its model, the rule family's judge and apply, the outcome apply takes, and
+the kind's dice (a move's broken-wheel checks, A.46)."""
 
 
 class TerrainRuleset(Ruleset[Board, State, Action, Options]):
@@ -66,9 +69,6 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
 
     def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
         return judging(board, state, options, dice)
-
-    def dice_needed(self, board: Board, state: State, action: Action) -> Sequence[int]:
-        return movement.dice_needed(board, state, action) if isinstance(action, Move) else ()
 
     def available_actions(
         self, board: Board, state: State, options: Options, seat: str

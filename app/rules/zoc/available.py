@@ -11,9 +11,10 @@
 
 from __future__ import annotations
 
-from app.rules.base import UMPIRE, AvailableActions, UnitActions
+from app.rules.base import UMPIRE, AvailableActions
+from app.rules.offer import Opening, offer, seat_sides
 from app.rules.zoc.catalog import CATALOG
-from app.rules.zoc.models import MOVEMENT_PHASES, Board, State, ZocOptions
+from app.rules.zoc.models import MOVEMENT_PHASES, Board, State, Unit, ZocOptions
 from app.rules.zoc.movement import Mover
 from app.rules.zoc.zones import Context
 
@@ -24,45 +25,34 @@ def available_actions(
     board: Board, state: State, options: ZocOptions, seat: str
 ) -> AvailableActions:
     ctx = Context(board, state, options)
-    sides = {s.id for s in board.sides} if seat == UMPIRE else {seat}
-    units: list[UnitActions] = []
-    cited: list[str] = ["basic.phase"]
-    for unit in state.units:
-        if unit.side not in sides or unit.hex is None:
-            continue
-        kinds: list[str] = []
-        sections: list[str] = []
-        if state.phase in MOVEMENT_PHASES and Mover(ctx, unit).may_move() is None:
-            kinds.append("move")
-            sections.append("basic.phase")
-        if state.phase == "combat" and unit.ground:
-            kinds.append("retreat")
-            sections += ["8.2.retreat", "basic.retreat"]
-        kinds.append("trace_supply")
-        sections += ["8.2.supply", "basic.supply"]
-        cited += sections
-        units.append(
-            UnitActions(
-                unit=unit.id,
-                kinds=tuple(kinds),
-                citations=tuple(CATALOG.cite(s) for s in dict.fromkeys(sections)),
-            )
-        )
-    kinds = sorted({k for u in units for k in u.kinds})
-    if seat == UMPIRE:
-        kinds += UMPIRE_KINDS
-        cited.append("basic.umpire")
-    notes = [
-        f"{state.phase.replace('_', ' ')} phase of {state.phasing_side}: "
-        + (
-            "only the phasing side's ground units that have not moved yet may move."
-            if state.phase in MOVEMENT_PHASES
-            else "no unit moves; retreats follow combat results."
-        )
-    ]
-    return AvailableActions(
-        kinds=tuple(kinds),
-        units=tuple(units),
-        citations=tuple(CATALOG.cite(s) for s in dict.fromkeys(cited)),
-        notes=tuple(notes),
+    sides = seat_sides((s.id for s in board.sides), seat)
+    moving = state.phase in MOVEMENT_PHASES
+    units = (
+        (unit.id, _openings(ctx, unit, moving))
+        for unit in state.units
+        if unit.side in sides and unit.hex is not None
     )
+    umpire = seat == UMPIRE
+    note = (
+        "only the phasing side's ground units that have not moved yet may move."
+        if moving
+        else "no unit moves; retreats follow combat results."
+    )
+    return offer(
+        CATALOG.cite,
+        units,
+        lead=("basic.phase",),
+        more=("basic.umpire",) if umpire else (),
+        extra_kinds=UMPIRE_KINDS if umpire else (),
+        notes=(f"{state.phase.replace('_', ' ')} phase of {state.phasing_side}: {note}",),
+    )
+
+
+def _openings(ctx: Context, unit: Unit, moving: bool) -> list[Opening]:
+    out: list[Opening] = []
+    if moving and Mover(ctx, unit).may_move() is None:
+        out.append(("move", ("basic.phase",)))
+    if ctx.state.phase == "combat" and unit.ground:
+        out.append(("retreat", ("8.2.retreat", "basic.retreat")))
+    out.append(("trace_supply", ("8.2.supply", "basic.supply")))
+    return out

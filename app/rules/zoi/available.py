@@ -17,9 +17,10 @@ by the same predicates the rulings use (never a copy of their conditions):
 
 from __future__ import annotations
 
-from app.rules.base import UMPIRE, AvailableActions, UnitActions
+from app.rules.base import UMPIRE, AvailableActions
+from app.rules.offer import Opening, offer, seat_sides
 from app.rules.zoi.catalog import CATALOG
-from app.rules.zoi.models import ZoiBoard, ZoiOptions, ZoiState
+from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
 from app.rules.zoi.movement import may_move
 from app.rules.zoi.retreat import may_melee_retreat
 from app.rules.zoi.zones import Game
@@ -29,40 +30,31 @@ def available_actions(
     board: ZoiBoard, state: ZoiState, options: ZoiOptions, seat: str
 ) -> AvailableActions:
     game = Game(board, state, options)
-    sides = {s.id for s in board.sides} if seat == UMPIRE else {seat}
+    sides = seat_sides((s.id for s in board.sides), seat)
     gone = set(state.eliminated)
-    units: list[UnitActions] = []
-    for unit in state.units:
-        if unit.side not in sides or unit.id in gone:
-            continue
-        if state.phase == "movement" and may_move(game, unit):
-            units.append(
-                UnitActions(
-                    unit=unit.id,
-                    kinds=("move",),
-                    citations=(CATALOG.cite("sequence"), CATALOG.cite("movement")),
-                )
-            )
-        elif state.phase == "melee" and may_melee_retreat(game, unit):
-            units.append(
-                UnitActions(
-                    unit=unit.id,
-                    kinds=("melee_retreat",),
-                    citations=(CATALOG.cite("sequence"), CATALOG.cite("14.melee-retreat")),
-                )
-            )
-    kinds = sorted({k for u in units for k in u.kinds})
+    units = [
+        (unit.id, _openings(game, unit))
+        for unit in state.units
+        if unit.side in sides and unit.id not in gone
+    ]
     cited = ["sequence", *(["movement"] if state.phase == "movement" else [])]
     if state.phase == "melee":
         cited.append("14.melee-retreat")
-    if seat == UMPIRE:
-        kinds.append("set_phase")
     notes: tuple[str, ...] = ()
-    if not units and seat != UMPIRE:
+    if not any(openings for _, openings in units) and seat != UMPIRE:
         notes = (f"No unit of {seat} acts in the {state.phase.replace('_', ' ')} phase here.",)
-    return AvailableActions(
-        kinds=tuple(kinds),
-        units=tuple(units),
-        citations=tuple(CATALOG.cite(s) for s in cited),
+    return offer(
+        CATALOG.cite,
+        units,
+        citations=cited,
+        extra_kinds=("set_phase",) if seat == UMPIRE else (),
         notes=notes,
     )
+
+
+def _openings(game: Game, unit: Unit) -> list[Opening]:
+    if game.state.phase == "movement" and may_move(game, unit):
+        return [("move", ("sequence", "movement"))]
+    if game.state.phase == "melee" and may_melee_retreat(game, unit):
+        return [("melee_retreat", ("sequence", "14.melee-retreat"))]
+    return []
