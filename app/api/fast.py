@@ -13,14 +13,15 @@ plain -- the exact path with a canonical game id, no query string, at most one
 ``Content-Type: application/json`` and a body that is a JSON object -- it calls the same
 service function the route calls, in the same worker thread pool, and answers with the
 route's own answer builder (:func:`app.api.routes.games.game_answer`,
-:func:`app.api.routes.actions.ruling_answer`). Anything else, and any exception on the way
-(a 404, a 401, a database error), is handed to the full application unchanged (the request
-body replayed), so every refusal, problem body and header comes from the one route that
-documents it; the work such a request did here is read-only and done again there. A
-submission is a write and is never done twice: once its plain headers and JSON-object body
-are checked (anything else is handed on before any work), it runs here to its end, and a
-refusal is answered by the application's own exception handlers, as the exception
-middleware would call them. ``tests/api/test_fast_routes.py`` checks both paths answer byte
+:func:`app.api.routes.actions.ruling_answer`). Anything else is handed to the full
+application unchanged (the request body replayed) *before any work is done*, so the routes
+answer every request that is not plain. Once a request is taken here it runs to its end
+(nothing is done twice: a submission is a write, and a refused read is still one statement,
+``tests/match/test_round_trips.py``); a refusal -- a 404, a 401, an illegal action, a
+database error -- is answered by the application's own exception handlers, as its exception
+middleware would call them, and an exception no handler takes goes up to the server-error
+middleware as from a route (500). ``/healthz`` alone hands a failed check to its route,
+which answers and logs it. ``tests/api/test_fast_routes.py`` checks both paths answer byte
 for byte alike.
 """
 
@@ -169,8 +170,9 @@ class FastRoutes:
             view = await run_in_threadpool(
                 games_uc.read_game, uow, game_id, token=plain.token, boards=boards, now=now
             )
-        except Exception:
-            return False
+        except Exception as exc:
+            await self._refuse(scope, _no_body, send, exc)
+            return True
         self.served += 1
         await game_answer(view, plain.if_none_match)(scope, _no_body, send)
         return True
@@ -201,8 +203,9 @@ class FastRoutes:
             result = await run_in_threadpool(
                 actions_uc.dry_run, uow, game_id, action, token=plain.token, boards=boards, now=now
             )
-        except Exception:
-            return False
+        except Exception as exc:
+            await self._refuse(scope, _no_body, send, exc)
+            return True
         self.served += 1
         await ruling_answer(result)(scope, _no_body, send)
         return True
@@ -242,17 +245,23 @@ class FastRoutes:
         try:
             outcome = await run_in_threadpool(submit)
         except Exception as exc:
-            handler = self._handler(exc)
-            if handler is None:
-                raise
-            response = await handler(Request(scope, receive), exc)
-            exc.__traceback__ = None
-            self.served += 1
-            await response(scope, receive, send)
+            await self._refuse(scope, receive, send, exc)
             return
         self.served += 1
         answer = appended(game_id, outcome, minimal=prefers_minimal(plain.prefer))
         await answer(scope, _no_body, send)
+
+    async def _refuse(self, scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:
+        """Answer ``exc`` as the application's exception middleware would: its handler's
+        response; an exception no handler takes goes up (to the server-error middleware: 500,
+        logged), as from the route."""
+        handler = self._handler(exc)
+        if handler is None:
+            raise exc
+        response = await handler(Request(scope, receive), exc)
+        exc.__traceback__ = None
+        self.served += 1
+        await response(scope, receive, send)
 
     def _handler(self, exc: Exception) -> Any:
         """The handler the application's exception middleware would call for ``exc`` (the
