@@ -82,7 +82,7 @@ def save(found: dict[Path, Meta]) -> None:
         meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
 
 
-CACHES = ["app.rules.zoc.zones._CITES"]
+CACHES = ["app.rules.zoc.context._CITES"]
 """Module-level dicts the rules core fills as a cache (besides ``functools`` caches and
 :class:`app.rules.memo.ByIdentity`, found by themselves): emptied before every case of the
 coverage pass and in every child."""

@@ -141,3 +141,23 @@ def test_importing_the_rules_core_loads_no_forbidden_module() -> None:
     assert sorted(m for m in after if _root(m) in THIRD_PARTY) == []
     assert sorted(m for m in new if _root(m) in NOT_LOADED) == []
     assert "app.rules" in after
+
+
+def test_the_rules_core_imports_its_own_modules_at_the_top() -> None:
+    """No module of ``app/rules`` imports another ``app`` module inside a function: such an
+    import is how an import cycle hides (``objective_zones.models`` once imported ``combat``
+    in a validator, ``judgement`` imported ``base``)."""
+    found = []
+    for path in sorted(RULES.rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for node in ast.walk(fn):
+                if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("app"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.module}")
+                elif isinstance(node, ast.Import) and any(
+                    a.name.startswith("app") for a in node.names
+                ):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, found

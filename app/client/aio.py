@@ -1,88 +1,41 @@
 """The asynchronous client: :class:`AsyncRefereeClient`, :class:`AsyncSeat` and
-:class:`AsyncEventStream`. Same operations and behaviour as the sync client (both run the
-generators of :mod:`app.client.operations`), awaited; see :mod:`app.client.sync` for what each
-method does. Cancel a stream by cancelling its task, leaving its ``async with`` block or
-:meth:`AsyncEventStream.aclose`."""
+:class:`AsyncEventStream`: the sync client's operations and behaviour, awaited.
+
+GENERATED from :mod:`app.client.sync` by ``python -m app.client.twin`` (then ``ruff format``):
+do not edit; change the sync client (or the I/O in :mod:`app.client.aio_io`) instead."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping, Sequence
-from types import TracebackType
-from typing import Any, TypeVar
-
-import anyio
-import httpx
+from typing import Any
 
 from app.client import models as m
-from app.client.calls import SeatCalls, ServiceCalls
-from app.client.operations import Etags, Op
-from app.client.problems import raise_for_problem
-from app.client.sse import SseParser, StreamEvent
-from app.client.streaming import (
-    CallFactory,
-    StreamPolicy,
-    feed_stream,
-    game_stream,
-    messages_stream,
-)
+from app.client.aio_io import AsyncClientIO, AsyncEventStream, AsyncSeatIO
+from app.client.streaming import StreamPolicy, feed_stream, game_stream, messages_stream
 
-T = TypeVar("T")
+__all__ = ["AsyncEventStream", "AsyncRefereeClient", "AsyncSeat"]
 
 
-class AsyncRefereeClient(ServiceCalls):
-    """The async twin of :class:`app.client.RefereeClient`."""
-
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        timeout: float = 30.0,
-        transport: httpx.AsyncBaseTransport | None = None,
-        http: httpx.AsyncClient | None = None,
-    ) -> None:
-        self.base_url = base_url
-        self.http = http or httpx.AsyncClient(
-            base_url=base_url, timeout=timeout, transport=transport
-        )
-        self.etags = Etags()
-
-    async def __aenter__(self) -> AsyncRefereeClient:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        await self.http.aclose()
-
-    async def run(self, op: Op[T]) -> T:
-        try:
-            call = next(op)
-            while True:
-                response = await self.http.request(call.method, call.path, **call.request_kwargs())
-                self.etags.note(call, response)
-                call = op.send(response)
-        except StopIteration as done:
-            return done.value  # type: ignore[no-any-return]
+class AsyncRefereeClient(AsyncClientIO):
+    """The async twin of :class:`app.client.RefereeClient`: the same methods, awaited."""
 
     async def healthz(self) -> dict[str, Any]:
+        """``{"status": "ok", "database": "ok"}``; ServiceUnavailable when degraded."""
         return await self.run(self._healthz())
 
     async def config(self) -> dict[str, Any]:
+        """``{"public_url", "api_version", "version"}``: the address to share links under."""
         return await self.run(self._config())
 
     async def rulesets(self) -> list[m.RulesetSummary]:
         return await self.run(self._rulesets())
 
     async def ruleset(self, ruleset_id: str) -> m.RulesetInfo:
+        """Catalog, interpretations, schemas, queries and example scenario."""
         return await self.run(self._ruleset(ruleset_id))
 
     async def ruleset_openapi(self, ruleset_id: str) -> dict[str, Any]:
+        """The OpenAPI document typed for one ruleset (actions, state, query results)."""
         return await self.run(self._ruleset_openapi(ruleset_id))
 
     async def create_game(
@@ -94,6 +47,7 @@ class AsyncRefereeClient(ServiceCalls):
         match: Mapping[str, Any] | None = None,
         public: bool = True,
     ) -> m.CreatedGame:
+        """A new game: its id and one token per seat (each side and ``umpire``), shown once."""
         return await self.run(self._create_game(ruleset, scenario, options, match, public))
 
     async def verify_export(self, file: Mapping[str, Any] | m.ExportFile) -> m.VerifyReport:
@@ -105,6 +59,7 @@ class AsyncRefereeClient(ServiceCalls):
         return await self.run(self._import_game(file))
 
     async def console_scenarios(self) -> list[m.ShippedScenario]:
+        """The scenarios the server ships (the console's picker)."""
         return await self.run(self._console_scenarios())
 
     async def games_page(
@@ -115,11 +70,14 @@ class AsyncRefereeClient(ServiceCalls):
         after: str | None = None,
         limit: int = 50,
     ) -> m.GameList:
+        """One page of the games the tokens hold a seat in (``next`` for the next page)."""
         return await self.run(self._games_page(tokens, status, my_turn, after, limit))
 
     async def games(
         self, *tokens: str, status: str | None = None, my_turn: bool | None = None
     ) -> AsyncIterator[m.GameSummary]:
+        """Every game the tokens hold a seat in (``status``: active/finished; ``my_turn``:
+        only those waiting for you), following the pages."""
         after: str | None = None
         while True:
             page = await self.games_page(*tokens, status=status, my_turn=my_turn, after=after)
@@ -130,34 +88,26 @@ class AsyncRefereeClient(ServiceCalls):
             after = page.next
 
     def feed(
-        self,
-        *tokens: str,
-        last_event_id: str | None = None,
-        policy: StreamPolicy = StreamPolicy(),
+        self, *tokens: str, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()
     ) -> AsyncEventStream:
+        """One live stream of every game the tokens hold (``data``: ``{game, seat, event}``),
+        resumable like a game's stream."""
         return AsyncEventStream(self, feed_stream(tokens), last_event_id, policy)
 
     def seat(self, game_id: str, token: str | None = None) -> AsyncSeat:
+        """One game as the seat of ``token`` (None: an anonymous reader)."""
         return AsyncSeat(self, game_id, token)
 
 
-class AsyncSeat(SeatCalls):
-    """The async twin of :class:`app.client.Seat`."""
-
-    def __init__(self, client: AsyncRefereeClient, game_id: str, token: str | None) -> None:
-        self.client = client
-        self.etags = client.etags
-        self.game_id = game_id
-        self.token = token
-
-    @property
-    def etag(self) -> str | None:
-        return self.etags.get(self.game_id)
+class AsyncSeat(AsyncSeatIO):
+    """The async twin of :class:`app.client.Seat`: the same methods, awaited."""
 
     async def game(self) -> m.GameView:
+        """The game as this seat may see it (state, position, clock, dice commitment)."""
         return await self.client.run(self._game())
 
     async def game_if_changed(self) -> m.GameView | None:
+        """The game, or None when unchanged since the ETag the client knows (304)."""
         return await self.client.run(self._game_if_changed())
 
     async def scenario(self) -> m.ScenarioView:
@@ -167,6 +117,7 @@ class AsyncSeat(SeatCalls):
         return await self.client.run(self._events_page(after, limit))
 
     async def events(self, after: int = 0, page: int = 100) -> AsyncIterator[m.EventView]:
+        """Every event after ``after``, oldest first, following ``next``."""
         cursor: int | None = after
         while cursor is not None:
             listing = await self.events_page(cursor, page)
@@ -182,6 +133,7 @@ class AsyncSeat(SeatCalls):
         return await self.client.run(self._position(version))
 
     async def query(self, name: str, **params: Any) -> m.QueryResult:
+        """A ruleset query; a list value becomes a repeated parameter."""
         return await self.client.run(self._query(name, params))
 
     async def dice(self) -> m.DiceInfo:
@@ -194,6 +146,7 @@ class AsyncSeat(SeatCalls):
         return await self.client.run(self._sealed())
 
     async def audit(self) -> m.AuditReport:
+        """Umpire only: re-adjudicate the whole log."""
         return await self.client.run(self._audit())
 
     async def export(self) -> m.ExportFile:
@@ -201,15 +154,20 @@ class AsyncSeat(SeatCalls):
         return await self.client.run(self._export())
 
     async def upgrade_preview(self) -> m.UpgradePreview:
+        """Umpire only: what upgrading to the running ruleset version would change."""
         return await self.client.run(self._upgrade_preview())
 
     async def what_if(self, options: Mapping[str, Any]) -> m.WhatIfReport:
+        """The log replayed under other option values (other readings); nothing written.
+        The umpire at any time, a player once the game is over."""
         return await self.client.run(self._what_if(options))
 
     async def available(self) -> m.AvailableView:
+        """What this seat can do now: units, action kinds, ending the phase, sealed orders."""
         return await self.client.run(self._available())
 
     async def mint_spectator(self, label: str | None = None) -> m.MintedToken:
+        """A read-only token for this game (shown once)."""
         return await self.client.run(self._mint_spectator(label))
 
     async def tokens(self) -> m.TokenList:
@@ -219,14 +177,18 @@ class AsyncSeat(SeatCalls):
         await self.client.run(self._revoke_token(token_id))
 
     async def rotate_token(self) -> m.IssuedSeatToken:
+        """A new token for this seat; this Seat uses it from now on (the old one is dead)."""
         return await self.client.run(self._rotate_token())
 
     async def reissue_token(self, seat: str) -> m.IssuedSeatToken:
+        """Umpire only: replace a seat's token."""
         return await self.client.run(self._reissue_token(seat))
 
     async def register_webhook(
         self, url: str, events: Sequence[str] | None = None
     ) -> m.RegisteredWebhook:
+        """Notifications for this seat POSTed to ``url``, signed with the ``secret`` shown
+        once in the answer."""
         return await self.client.run(self._register_webhook(url, events))
 
     async def webhooks(self) -> m.WebhookList:
@@ -241,6 +203,8 @@ class AsyncSeat(SeatCalls):
     async def register_email(
         self, address: str, events: Sequence[str] | None = None
     ) -> m.EmailSubscription:
+        """Email this seat's notifications to ``address`` once it is confirmed (a
+        confirmation email with a single-use link is sent first)."""
         return await self.client.run(self._register_email(address, events))
 
     async def emails(self) -> m.EmailSubscriptionList:
@@ -253,9 +217,12 @@ class AsyncSeat(SeatCalls):
         return await self.client.run(self._email_deliveries(email_id, limit))
 
     async def email_invitation(self, seat: str, address: str, token: str) -> m.SentInvitation:
+        """Umpire only: email ``seat``'s invitation link (it carries ``token``, the seat's
+        current token: the email is a secret) to ``address``."""
         return await self.client.run(self._email_invitation(seat, address, token))
 
     async def dry_run(self, action: Mapping[str, Any]) -> m.DryRun:
+        """The ruling on an action; nothing written."""
         return await self.client.run(self._dry_run(action))
 
     async def submit(
@@ -267,6 +234,10 @@ class AsyncSeat(SeatCalls):
         client_seed: str | None = None,
         dice: list[int] | None = None,
     ) -> m.ActionResult:
+        """Submit an action. IllegalAction (with ``ruling``) when the rules refuse it.
+        ``retry_stale=n``: after a 412 re-send up to n times on the refreshed version (the
+        server judges it again on the position it now has). ``dice``: physical dice the
+        umpire enters (``Referee-Dice``); ``client_seed`` is mixed into derived dice."""
         op = self._submit(action, idempotency_key, retry_stale, client_seed, dice)
         return await self.client.run(op)
 
@@ -283,27 +254,33 @@ class AsyncSeat(SeatCalls):
         return await self.client.run(op)
 
     async def end_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """End the current phase (the acting side, or the umpire)."""
         return await self.client.run(self._end_phase(idempotency_key))
 
     async def advance_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """Umpire only: move to the next phase whoever's it is."""
         return await self.client.run(self._advance_phase(idempotency_key))
 
     async def finish(
         self, winner: str | None, *, idempotency_key: str | None = None
     ) -> m.ActionResult:
+        """Umpire only: the game is over; its dice seed becomes public."""
         return await self.client.run(self._finish(winner, idempotency_key))
 
     async def rollback(
         self, to_version: int, *, idempotency_key: str | None = None
     ) -> m.ActionResult:
+        """Umpire only: restore version ``to_version`` (a rollback event is appended)."""
         return await self.client.run(self._rollback(to_version, idempotency_key))
 
     async def takeback(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """Take back this seat's last action (match option ``takeback``)."""
         return await self.client.run(self._takeback(idempotency_key))
 
     async def appeal(
         self, seq: int, note: str, *, idempotency_key: str | None = None
     ) -> m.ActionResult:
+        """A side appeals the ruling of action event ``seq`` (an ``appeal`` event)."""
         return await self.client.run(self._appeal(seq, note, idempotency_key))
 
     async def decide_appeal(
@@ -316,20 +293,26 @@ class AsyncSeat(SeatCalls):
         action: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
     ) -> m.ActionResult:
+        """Umpire only: ``upheld``, or ``overridden`` by ``rollback_to`` or a corrected
+        ``action`` (an ``appeal_decided`` event)."""
         return await self.client.run(
             self._decide_appeal(appeal, outcome, note, rollback_to, action, idempotency_key)
         )
 
     async def appeals(self) -> m.AppealList:
+        """The appeals this seat may see, open or decided."""
         return await self.client.run(self._appeals())
 
     async def upgrade(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """Umpire only: move the game to the running ruleset version."""
         return await self.client.run(self._upgrade(idempotency_key))
 
     async def reveal_seed(self, *, idempotency_key: str | None = None) -> m.ActionResult:
+        """Umpire only: the dice seed is shown to the umpire from now on."""
         return await self.client.run(self._reveal_seed(idempotency_key))
 
     async def check_sealed(self, decision: str, order: Mapping[str, Any]) -> m.OrderCheck:
+        """The ruling a sealed order would get now; nothing stored or published."""
         return await self.client.run(self._check_sealed(decision, order))
 
     async def submit_sealed(
@@ -341,97 +324,37 @@ class AsyncSeat(SeatCalls):
         retry_stale: int = 0,
         client_seed: str | None = None,
     ) -> m.SubmitResult:
+        """A sealed order: only its commitment is published until every side has sent one."""
         op = self._submit_sealed(decision, order, idempotency_key, retry_stale, client_seed)
         return await self.client.run(op)
 
     async def open_sealed(
         self, decision: str, *, client_seed: str | None = None, dice: list[int] | None = None
     ) -> m.RevealView:
+        """Umpire only: reveal the orders received so far and judge them."""
         return await self.client.run(self._open_sealed(decision, client_seed, dice))
 
     async def post_message(self, to: str, text: str) -> m.Message:
+        """Post table talk to ``all``, a side (privately) or ``umpire`` (privately)."""
         return await self.client.run(self._post_message(to, text))
 
     async def messages_page(self, after: int = 0, limit: int = 50) -> m.MessagePage:
+        """The messages this seat may read after ``after``, oldest first."""
         return await self.client.run(self._messages_page(after, limit))
 
     def message_stream(
         self, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()
     ) -> AsyncEventStream:
+        """The live table talk (``event: message``, ``id`` = the message's seq), resumed like
+        :meth:`stream`."""
         factory = messages_stream(self.game_id, self.token)
         return AsyncEventStream(self.client, factory, last_event_id, policy)
 
     def stream(
         self, last_event_id: str | None = None, policy: StreamPolicy = StreamPolicy()
     ) -> AsyncEventStream:
+        """The live events from ``last_event_id`` on (None: from the start). Iterate it; it
+        reconnects with Last-Event-ID when the connection drops or the server ends it, so no
+        event is lost or repeated. :meth:`AsyncEventStream.aclose` cancels it."""
         factory = game_stream(self.game_id, self.token)
         return AsyncEventStream(self.client, factory, last_event_id, policy)
-
-
-class AsyncEventStream:
-    """The async twin of :class:`app.client.EventStream`: ``async for event in stream``."""
-
-    def __init__(
-        self,
-        client: AsyncRefereeClient,
-        factory: CallFactory,
-        last_event_id: str | None,
-        policy: StreamPolicy,
-    ) -> None:
-        self.client = client
-        self.factory = factory
-        self.policy = policy
-        self.parser = SseParser(last_event_id=last_event_id)
-        self.reconnects = 0
-        self._closed = False
-
-    @property
-    def last_event_id(self) -> str | None:
-        return self.parser.last_event_id
-
-    async def __aenter__(self) -> AsyncEventStream:
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        self._closed = True
-
-    async def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        failures = 0
-        while not self._closed:
-            try:
-                async for event in self._connection():
-                    failures = 0
-                    yield event
-                    if self._closed:
-                        return
-            except httpx.TransportError:
-                failures += 1
-                if self._closed or not self.policy.may_retry(failures):
-                    raise
-            if self._closed or not self.policy.reconnect:
-                return
-            self.reconnects += 1
-            await anyio.sleep(self.policy.delay(self.parser.retry_ms, failures))
-
-    async def _connection(self) -> AsyncIterator[StreamEvent]:
-        call = self.factory(self.parser.last_event_id)
-        http = self.client.http
-        timeout = httpx.Timeout(http.timeout.connect, read=self.policy.read_timeout)
-        request = http.build_request(
-            call.method, call.path, timeout=timeout, **call.request_kwargs()
-        )
-        response = await http.send(request, stream=True)
-        try:
-            if response.status_code >= 400:
-                await response.aread()
-                raise_for_problem(response)
-            self.parser.reset()
-            async for line in response.aiter_lines():
-                event = self.parser.feed(line)
-                if event is not None:
-                    yield event
-        finally:
-            await response.aclose()

@@ -5,7 +5,7 @@ headers and result type."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import TypeAdapter
 
@@ -97,12 +97,29 @@ class ServiceCalls:
         return created
 
 
-class SeatCalls:
-    """Operations on one game, as one seat (``token``) or an anonymous reader (None)."""
+class HasEtags(Protocol):
+    """A client: it knows the newest ETag of every game it has seen."""
 
     etags: Etags
-    game_id: str
-    token: str | None
+
+
+ClientT = TypeVar("ClientT", bound=HasEtags)
+
+
+class SeatCalls(Generic[ClientT]):
+    """Operations on one game, as one seat (``token``) or an anonymous reader (None), through
+    ``client`` (sync or async: it runs the operations)."""
+
+    def __init__(self, client: ClientT, game_id: str, token: str | None) -> None:
+        self.client = client
+        self.etags = client.etags
+        self.game_id = game_id
+        self.token = token
+
+    @property
+    def etag(self) -> str | None:
+        """The newest ETag the client knows for this game."""
+        return self.etags.get(self.game_id)
 
     def _call(self, method: str, suffix: str = "", **kwargs: Any) -> Call:
         path = game_path(self.game_id, suffix)

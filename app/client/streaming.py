@@ -1,11 +1,14 @@
-"""What the sync and async live streams share: the reconnect policy and the request."""
+"""What the sync and async live streams share: the reconnect policy, the request and what a
+stream keeps across reconnections (:class:`StreamState`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 from app.client.operations import Call, game_path
+from app.client.sse import SseParser
 
 
 @dataclass(frozen=True)
@@ -67,3 +70,29 @@ def tokens_headers(tokens: Sequence[str]) -> tuple[str | None, dict[str, str]]:
         return None, {}
     rest = {"Referee-Tokens": ",".join(tokens[1:])} if len(tokens) > 1 else {}
     return tokens[0], rest
+
+
+ClientT = TypeVar("ClientT")
+
+
+class StreamState(Generic[ClientT]):
+    """What a live stream (sync or async) keeps across reconnections: its client, how to open
+    it again (``factory``, given the last event id), the policy, the SSE parser (the last
+    event id, the server's retry hint) and how often it reconnected."""
+
+    def __init__(
+        self,
+        client: ClientT,
+        factory: CallFactory,
+        last_event_id: str | None,
+        policy: StreamPolicy,
+    ) -> None:
+        self.client = client
+        self.factory = factory
+        self.policy = policy
+        self.parser = SseParser(last_event_id=last_event_id)
+        self.reconnects = 0
+
+    @property
+    def last_event_id(self) -> str | None:
+        return self.parser.last_event_id

@@ -14,10 +14,11 @@ from app.client import models as m
 from app.client.calls import SeatCalls, ServiceCalls
 from app.client.operations import Etags, Op
 from app.client.problems import raise_for_problem
-from app.client.sse import SseParser, StreamEvent
+from app.client.sse import StreamEvent
 from app.client.streaming import (
     CallFactory,
     StreamPolicy,
+    StreamState,
     feed_stream,
     game_stream,
     messages_stream,
@@ -154,21 +155,10 @@ class RefereeClient(ServiceCalls):
         return Seat(self, game_id, token)
 
 
-class Seat(SeatCalls):
+class Seat(SeatCalls["RefereeClient"]):
     """One game as one seat. Writes send If-Match with the newest ETag the client knows for
     the game and a fresh Idempotency-Key; a 412 refreshes the ETag and raises StaleVersion,
     unless ``retry_stale`` (actions and sealed orders only) allows re-sending."""
-
-    def __init__(self, client: RefereeClient, game_id: str, token: str | None) -> None:
-        self.client = client
-        self.etags = client.etags
-        self.game_id = game_id
-        self.token = token
-
-    @property
-    def etag(self) -> str | None:
-        """The newest ETag the client knows for this game."""
-        return self.etags.get(self.game_id)
 
     # -- reading -----------------------------------------------------------------------------
 
@@ -434,7 +424,7 @@ class Seat(SeatCalls):
         return EventStream(self.client, factory, last_event_id, policy)
 
 
-class EventStream:
+class EventStream(StreamState[RefereeClient]):
     """An iterator over live events that survives drops (a game's, or the per-token feed).
     Cancel with :meth:`close` (safe from another thread) or by leaving its ``with`` block."""
 
@@ -445,17 +435,9 @@ class EventStream:
         last_event_id: str | None,
         policy: StreamPolicy,
     ) -> None:
-        self.client = client
-        self.factory = factory
-        self.policy = policy
-        self.parser = SseParser(last_event_id=last_event_id)
-        self.reconnects = 0
+        super().__init__(client, factory, last_event_id, policy)
         self._closed = threading.Event()
         self._response: httpx.Response | None = None
-
-    @property
-    def last_event_id(self) -> str | None:
-        return self.parser.last_event_id
 
     def __enter__(self) -> EventStream:
         return self

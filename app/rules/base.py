@@ -11,16 +11,20 @@ Nothing here touches a database, the network, the clock or randomness. Dice ente
 from __future__ import annotations
 
 import json
-from abc import ABC, abstractmethod
+from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.rules.catalog import Catalog, Interpretation
 from app.rules.dispatch import Kind, Query
+from app.rules.errors import InvalidQuery as InvalidQuery
+from app.rules.errors import InvalidScenario as InvalidScenario
+from app.rules.errors import RulesError as RulesError
+from app.rules.judgement import Citable, GameJudgement
 from app.rules.ruling import Citation, Ruling
 
 UMPIRE = "umpire"
@@ -30,30 +34,6 @@ BoardT = TypeVar("BoardT", bound=BaseModel)
 StateT = TypeVar("StateT", bound=BaseModel)
 ActionT = TypeVar("ActionT", bound=BaseModel)
 OptionsT = TypeVar("OptionsT", bound=BaseModel)
-
-
-class RulesError(Exception):
-    """Base class of errors raised by a rules core for input it cannot judge."""
-
-    code = "rules.error"
-
-
-class InvalidScenario(RulesError):
-    """The scenario is well-formed JSON but inconsistent (unknown hex, duplicate unit…)."""
-
-    code = "scenario.invalid"
-
-    def __init__(self, message: str, errors: Sequence[Mapping[str, Any]] = ()) -> None:
-        super().__init__(message)
-        self.errors: list[dict[str, Any]] = [dict(e) for e in errors]
-        """Every problem, as the judgement kit writes them (:meth:`Judgement.problems`):
-        ``code``, ``message``, ``location`` (RFC 6901 pointer in the scenario), ``citations``."""
-
-
-class InvalidQuery(RulesError):
-    """A query names something the game does not have (unknown unit, unknown side…)."""
-
-    code = "query.invalid"
 
 
 class QueryResultModel(BaseModel):
@@ -214,11 +194,19 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     catalog: ClassVar[Catalog]
     interpretations: ClassVar[tuple[Interpretation, ...]] = ()
+    interpretation_by_id: ClassVar[Mapping[str, Interpretation]] = {}
+    """:attr:`interpretations` by id (filled in from them)."""
+    cites_from: ClassVar[Citable | None] = None
+    """Where the default :meth:`context` cites sections from, when not :attr:`catalog` alone
+    (a composed ruleset's :class:`~app.rules.judgement.Catalogs`: each citation keeps its
+    home ruleset)."""
 
     scenario_model: ClassVar[type[BaseModel]]
     options_model: ClassVar[type[BaseModel]]
     board_model: ClassVar[type[BaseModel]]
     state_model: ClassVar[type[BaseModel]]
+    """The board, state and options models default to the type parameters the ruleset
+    names (``Ruleset[Board, State, Action, Options]``): said once."""
     action_models: ClassVar[Mapping[str, type[BaseModel]]]
     """Action kind -> pydantic model. Every model has a literal ``kind`` field. Derived from
     :attr:`kinds` when the ruleset declares them."""
@@ -241,6 +229,16 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        for base in cls.__dict__.get("__orig_bases__", ()):
+            if get_origin(base) is Ruleset:
+                named = zip(
+                    ("board_model", "state_model", "", "options_model"), get_args(base), strict=True
+                )
+                for attr, model in named:
+                    if attr and attr not in cls.__dict__ and isinstance(model, type):
+                        setattr(cls, attr, model)
+        if "interpretations" in cls.__dict__:
+            cls.interpretation_by_id = {i.id: i for i in cls.interpretations}
         if cls.__dict__.get("kinds"):
             cls.action_models = {name: kind.model for name, kind in cls.kinds.items()}
 
@@ -301,12 +299,20 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     # -- the game -------------------------------------------------------------------------
 
-    @abstractmethod
+    builder: ClassVar[Callable[[Any, Any], tuple[Any, Any]] | None] = None
+    """The package's ``build(scenario, options) -> (board, state)`` (its ``setup.py``), which
+    the default :meth:`setup` calls with the scenario and options coerced to their models."""
+
     def setup(self, scenario: Any, options: OptionsT) -> tuple[BoardT, StateT]:
         """Split a validated scenario into its immutable board and its initial state.
 
         Raises :class:`InvalidScenario` for a scenario that is well-formed but inconsistent.
+        Default: :attr:`builder` with the scenario and options coerced to their models.
         """
+        build = type(self).builder
+        if build is None:
+            raise NotImplementedError(f"ruleset {self.id!r} declares no builder and no setup")
+        return build(self.coerce_scenario(scenario), self.coerce_options(options))
 
     def sides(self, board: BoardT) -> Sides:
         """The sides playing this game: :attr:`fixed_sides` if declared, else the board's
@@ -321,8 +327,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     def context(self, board: BoardT, state: StateT, options: OptionsT, dice: Sequence[int]) -> Any:
         """The per-ruling context the judges and queries of :attr:`kinds` and
-        :attr:`query_table` take (board, state, options, dice and the ruling's bookkeeping)."""
-        raise NotImplementedError(f"ruleset {self.id!r} declares no context")
+        :attr:`query_table` take: a :class:`~app.rules.judgement.GameJudgement` (board, state,
+        options, dice and the ruling's bookkeeping). Default: one citing :attr:`cites_from`
+        (else :attr:`catalog`) and relying on :attr:`interpretations`; a ruleset whose rules
+        need more look-ups returns its own subclass."""
+        source = self.cites_from if self.cites_from is not None else self.catalog
+        return GameJudgement(source, self.interpretation_by_id, board, state, options, dice)
 
     def kind(self, action: BaseModel) -> Kind[Any, Any, Any, Any, Any]:
         """The dispatch-table entry of an action (RulesError for a kind not in the table)."""

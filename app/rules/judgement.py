@@ -19,11 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from app.rules.catalog import Catalog, Interpretation
+from app.rules.errors import InvalidScenario
 from app.rules.ruling import (
     Citation,
     CiteKey,
@@ -35,9 +36,6 @@ from app.rules.ruling import (
     effect_of,
     ruling_of,
 )
-
-if TYPE_CHECKING:
-    from app.rules.base import InvalidScenario
 
 _LEGACY = frozenset({"loc", "msg", "section"})
 
@@ -368,9 +366,7 @@ class Judgement:
         return out
 
     def invalid_scenario(self, summary: str) -> InvalidScenario:
-        """The :class:`~app.rules.base.InvalidScenario` carrying every problem."""
-        from app.rules.base import InvalidScenario
-
+        """The :class:`~app.rules.errors.InvalidScenario` carrying every problem."""
         first = self.violations[0].message if self.violations else "none"
         return InvalidScenario(
             f"{summary}: {len(self.violations)} problem(s), first: {first}", self.problems()

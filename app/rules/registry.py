@@ -15,7 +15,6 @@ application start-up (``app.main.create_app``), so the first request never pays 
 from __future__ import annotations
 
 import importlib
-import pkgutil
 import threading
 from importlib import resources
 from typing import Any
@@ -78,13 +77,11 @@ def load_builtins() -> None:
 def builtin_packages() -> list[str]:
     """The packages directly under ``app.rules`` that hold a ruleset (a ``ruleset`` module),
     sorted: the built-in rulesets, found without importing anything."""
-    import app.rules
-
     root = resources.files("app.rules")
     return sorted(
-        f"app.rules.{m.name}"
-        for m in pkgutil.iter_modules(app.rules.__path__)
-        if m.ispkg and root.joinpath(m.name, "ruleset.py").is_file()
+        f"app.rules.{folder.name}"
+        for folder in root.iterdir()
+        if folder.joinpath("__init__.py").is_file() and folder.joinpath("ruleset.py").is_file()
     )
 
 

@@ -149,11 +149,20 @@ def test_zoc_move_built_by_clicking_is_ruled_cited_submitted_and_seen_live(
 
 
 def _seal(page: Any, order: dict[str, Any]) -> None:
+    """Build the order in the allocation builder (a sector menu per unit) and seal it once
+    the server's check of the whole order says legal."""
     page.click("#tab-sealed")
-    area = page.locator(f"[data-decision='{DECISION}'] textarea")
-    area.fill(json.dumps(order))
-    page.click(f"[data-decision='{DECISION}'] .seal-submit")
-    page.wait_for_selector("#notice.ok")
+    builder = page.locator(f"[data-builder='{DECISION}']")
+    for sector, units in order["sectors"].items():
+        for unit in units:
+            builder.locator(f"select[data-unit='{unit}']").select_option(sector)
+    page.wait_for_function(
+        "([d, w]) => { const b = document.querySelector(`[data-builder='${d}']`);"
+        " return b && b.dataset.checking === 'false' && b.dataset.checkedFor === w; }",
+        arg=[DECISION, json.dumps(order, separators=(",", ":"))],
+    )
+    builder.locator(".seal-submit:not([disabled])").click()
+    page.wait_for_selector("#notice.ok:has-text('Order sealed')")
 
 
 def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
@@ -181,12 +190,19 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
     mill = union.locator(".zone-card[data-zone=mill]")
     assert "Class C" in mill.inner_text() and mill.locator(".sector").count() == 2
 
-    # the union declares the assault with the form built from the action's JSON schema
-    union.click("#other-actions summary")
-    union.select_option("#action-kind", "declare_assault")
-    union.fill("#act-declare_assault-zone", "mill")
-    union.fill("#act-declare_assault-units", '["us-1", "us-2", "us-3"]')
-    union.click("#action-submit")
+    # the union declares the assault by pointing: us-1, the order, the zone, two battalions
+    union.click("#unit-list [data-unit=us-1]")
+    union.click(".order-kind[data-kind=declare_assault]")
+    union.click("[data-zone-pick=mill]")
+    union.check("[data-field=units] input[value=us-2]")
+    union.check("[data-field=units] input[value=us-3]")
+    union.wait_for_function(
+        "document.body.dataset.orderFor"
+        " && JSON.parse(document.body.dataset.orderFor).units.length === 3"
+    )
+    union.wait_for_selector(".order-submit:not([disabled])")
+    union.click(".order-submit")
+    union.wait_for_selector("body[data-submitting=false]")
     union.wait_for_selector("#ruling .verdict[data-legal=true]")
     assert "§OZ.Assault.A" in union.inner_text("#ruling")
     # the umpire advances to Objective Combat Resolution
@@ -233,7 +249,9 @@ def test_sealed_allocation_between_two_browsers_hidden_from_a_spectator(
         )
         page.wait_for_selector(".zone-card[data-zone=mill] .assault")
         dice = page.inner_text(".zone-card[data-zone=mill] .assault")
-        assert re.search(r"Sector 1: .*\[\d", dice)
+        assert re.search(r"Sector 1: us-1 against cs-22va, cs-bty\.", dice)
+        said = r"us-1 \(Union, attacking, level \w+: hits on [0-9\u2013]+\) rolled \d"
+        assert re.search(said, dice)
     # revealed orders are public now, to the spectator too
     watcher.click("#tab-sealed")
     watcher.wait_for_selector(f".revealed-card[data-instance='{DECISION}']")

@@ -63,7 +63,9 @@ def test_terrain_table_measures_a_typed_move_and_a_clicked_sight_line(
     expected = httpx.post(f"{base}/games/{game['id']}/rulings", json=action).json()
     shown = page.inner_text("#ruling .yards")
     for feature, yards in expected["details"]["yards_by_feature"].items():
-        assert f"{feature}: {yards} yd" in shown
+        # each feature by its name and kind (Mill orchard (orchard): 156.4 yd)
+        item = page.inner_text(f"#ruling .yards li[data-feature={feature}]")
+        assert item.endswith(f": {yards} yd"), item
     assert f"path {expected['details']['path_yards']} yd" in shown
     assert page.get_attribute("#ruling .verdict", "data-legal") == str(expected["legal"]).lower()
     codes = page.eval_on_selector_all("#ruling .violations li", "ns => ns.map(n => n.dataset.code)")

@@ -267,3 +267,83 @@ def test_zoc_movement_phase_exact_answers_for_each_seat() -> None:
         "basic.umpire",
     ]
     assert answer.notes == ("combat phase of axis: no unit moves; retreats follow combat results.",)
+
+
+def test_objective_zones_morale_unlimber_and_a_melee_going_on() -> None:
+    """OZ.Morale: a unit owing a test may take it in any phase (and only such a unit);
+    OZ.Basic.F: an In-Transit battery of a zone under assault may unlimber in the Movement
+    phase; OZ.PostMelee.D.4: an engaged melee going on is a kind of the zone, open in the
+    Objective Combat phase to a side with units engaged there (issue 23: the console offers
+    what this lists)."""
+    from app.rules.objective_zones.models import Assault
+
+    ruleset, board, state, options = game("objective-zones", "objective-zones/example.json")
+    units = [u.model_copy(update={"at": "transit"}) if u.id == "cs-bty" else u for u in state.units]
+    assault = Assault(
+        zone="mill", attacker="union", defender="confederate", units=["us-1"], turn=state.turn
+    )
+    moving = state.model_copy(
+        update={
+            "phase": "movement",
+            "units": units,
+            "assaults": [assault],
+            "morale_due": {"cs-36va": "melee"},
+        }
+    )
+    confederate = by_unit(ruleset.available_actions(board, moving, options, "confederate"))
+    assert confederate["cs-bty"] == ("exit", "transfer", "unlimber")
+    assert confederate["cs-36va"] == ("exit", "transfer", "morale_test")
+    assert confederate["cs-22va"] == ("exit", "transfer")
+    # without the assault the battery only leaves or moves between sectors
+    calm = by_unit(
+        ruleset.available_actions(
+            board, moving.model_copy(update={"assaults": []}), options, "confederate"
+        )
+    )
+    assert calm["cs-bty"] == ("exit", "transfer")
+    # a test owed is taken in any phase, by that unit alone
+    combat = moving.model_copy(update={"phase": "objective_combat"})
+    answer = ruleset.available_actions(board, combat, options, "confederate")
+    assert by_unit(answer) == {"cs-36va": ("morale_test",)}
+    assert sections(answer) == ["OZ.Sequence", "OZ.Morale", "OZ.Assault.B.1"]
+    # a melee going on in the mill: continue_melee for the sides engaged there
+    into_mill = {"zone": "mill", "at": "garrison", "sector": 1, "engaged": True}
+    engaged = [
+        u.model_copy(update=into_mill if u.id == "us-1" else {"engaged": u.id == "cs-22va"})
+        for u in units
+    ]
+    melee = combat.model_copy(update={"units": engaged, "melees": {"mill": "union"}})
+    union = ruleset.available_actions(board, melee, options, "union")
+    assert union.kinds == ("continue_melee",) and union.units == ()
+    assert sections(union)[-1] == "OZ.PostMelee.D.4"
+    assert union.notes[-1] == "An engaged melee goes on in: mill (continue_melee)."
+    outside = [u.model_copy(update={"engaged": False}) if u.side == "union" else u for u in engaged]
+    alone = melee.model_copy(update={"units": outside})
+    assert "continue_melee" not in ruleset.available_actions(board, alone, options, "union").kinds
+
+
+def test_battlefield_support_and_a_morale_test_on_the_table() -> None:
+    """OZ.Assault.B.5: once its side has declared this turn's assault, a battery on the table
+    may name itself as support in the Charge Declaration phase; OZ.Morale as in the zones."""
+    from app.rules.objective_zones.models import Assault
+
+    ruleset, board, state, options = game("battlefield", "battlefield/millers-crossing.json")
+    union = by_unit(ruleset.available_actions(board, state, options, "union"))
+    assert union["us-bty"] == ("charge", "hold")
+    assault = Assault(
+        zone="village",
+        attacker="union",
+        defender="confederate",
+        units=["us-1"],
+        turn=state.zones.turn,
+    )
+    zones = state.zones.model_copy(
+        update={"assaults": [assault], "morale_due": {"cs-1va": "melee"}}
+    )
+    declared = state.model_copy(update={"zones": zones})
+    answer = ruleset.available_actions(board, declared, options, "union")
+    assert by_unit(answer)["us-bty"] == ("charge", "support", "hold")
+    assert by_unit(answer)["us-1"] == ("charge", "hold")
+    assert "OZ.Assault.B.5" in sections(answer)
+    confederate = by_unit(ruleset.available_actions(board, declared, options, "confederate"))
+    assert confederate["cs-1va"] == ("morale_test", "hold")

@@ -20,17 +20,11 @@ from app.rules.base import Ruleset
 
 REPO = Path(__file__).resolve().parents[2]
 
-REQUIRED = (
-    "__init__.py",
-    "ruleset.py",
-    "models.py",
-    "catalog.py",
-    "setup.py",
-    "queries.py",
-    "available.py",
-    "results.py",
-)
-"""The modules every ruleset package has, one role each."""
+REQUIRED = ("__init__.py", "ruleset.py", "models.py", "catalog.py", "setup.py")
+"""The modules every ruleset package has, one role each (the rule families come on top)."""
+
+WITH_QUERIES = ("queries.py", "results.py")
+"""The modules of a package that declares queries: the query table and its answers' models."""
 
 FORBIDDEN = ("examples.py", "example.py", "common.py")
 """Gone for good: example scenarios live in ``scenarios/*.json``; shared per-ruling helpers in
@@ -44,6 +38,9 @@ MAX_METHOD_LINES = 6
 
 PACKAGES = [name.rpartition(".")[2] for name in registry.builtin_packages()]
 """The discovered ruleset packages (``objective_zones``, ``zoc`` ...)."""
+
+SHAPED = [*PACKAGES, "examples.pin"]
+"""Every package of the one shape: the served ones and the example (not served)."""
 
 
 def _root(package: str) -> Path:
@@ -67,16 +64,19 @@ def test_discovery_finds_every_ruleset_package() -> None:
     assert "geometry" not in {p.rpartition(".")[2] for p in registry.builtin_packages()}
 
 
-@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("package", SHAPED)
 def test_package_has_the_role_modules_and_no_python_examples(package: str) -> None:
     root = _root(package)
     present = {p.name for p in root.glob("*.py")}
     assert set(REQUIRED) <= present, sorted(set(REQUIRED) - present)
     assert not present & set(FORBIDDEN), sorted(present & set(FORBIDDEN))
-    assert registry.get(_ruleset(package).id) is _ruleset(package)
+    if _ruleset(package).query_table:
+        assert set(WITH_QUERIES) <= present, sorted(set(WITH_QUERIES) - present)
+    if package in PACKAGES:
+        assert registry.get(_ruleset(package).id) is _ruleset(package)
 
 
-@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("package", SHAPED)
 def test_examples_are_packaged_json(package: str) -> None:
     rs = _ruleset(package)
     files = sorted((_root(package) / "scenarios").glob("*.json"))
@@ -88,7 +88,7 @@ def test_examples_are_packaged_json(package: str) -> None:
     assert rs.sides(board).names
 
 
-@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("package", SHAPED)
 def test_ruleset_module_only_wires(package: str) -> None:
     tree = ast.parse((_root(package) / "ruleset.py").read_text())
     own = f"app.rules.{package}"
@@ -109,7 +109,7 @@ def test_ruleset_module_only_wires(package: str) -> None:
         )
 
 
-@pytest.mark.parametrize("package", PACKAGES)
+@pytest.mark.parametrize("package", SHAPED)
 def test_actions_are_typed(package: str) -> None:
     rs = _ruleset(package)
     assert rs.kinds, f"{package} declares no kind -> judge table"
@@ -133,3 +133,43 @@ def test_docs_page_and_rule_cases(package: str) -> None:
     rs = _ruleset(package)
     assert (REPO / "docs" / "rulesets" / f"{rs.id}.md").is_file()
     assert sorted((REPO / "tests" / "rules" / package / "cases").glob("*/*.yaml"))
+
+
+def _imports_of(path: Path, package: str) -> set[str]:
+    """The modules of ``package`` a module imports, at the top or inside a function."""
+    own = f"app.rules.{package}"
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.module == own:
+                found |= {f"{own}.{a.name}" for a in node.names}
+            elif node.module.startswith(own + "."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith(own + ".")}
+    return found
+
+
+@pytest.mark.parametrize("package", SHAPED)
+def test_no_import_cycle_inside_a_package(package: str) -> None:
+    """The package's modules import each other without a cycle -- counting imports made
+    inside functions, which is how a cycle hides (objective-zones' allocation check once
+    imported ``combat`` from ``models``)."""
+    own = f"app.rules.{package}"
+    graph = {
+        f"{own}.{p.stem}": _imports_of(p, package)
+        for p in _root(package).glob("*.py")
+        if p.stem != "__init__"
+    }
+    done: set[str] = set()
+
+    def visit(module: str, path: tuple[str, ...]) -> None:
+        assert module not in path, " -> ".join((*path[path.index(module) :], module))
+        if module in done:
+            return
+        for other in sorted(graph.get(module, ())):
+            visit(other, (*path, module))
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module, ())

@@ -7,6 +7,9 @@ from its border (BF.Leave); the phasing side's uncommitted units may ``charge`` 
 Declaration phase (BF.Charge, a charge into a held zone declares its assault); any unit may be
 ordered to ``hold`` or advance in either of those phases (BF.Posture). ``transfer``,
 ``withdraw``, ``fire``, ``garrison_fire`` and ``bombard`` open as the zone rules open them.
+A battery on the table of the side that declared this turn's assault on a zone may name
+itself as its ``support`` in the Charge Declaration phase (OZ.Assault.B.5); ``unlimber``,
+``morale_test`` and ``continue_melee`` open as in the zone rules.
 Units destroyed or without castings act no more. The umpire sees every side's units.
 """
 
@@ -15,7 +18,7 @@ from __future__ import annotations
 from app.rules.base import AvailableActions
 from app.rules.battlefield.models import Board, State
 from app.rules.battlefield.table import SOURCES, zone_unit
-from app.rules.objective_zones.available import unit_kinds
+from app.rules.objective_zones.available import melee_zones, unit_kinds
 from app.rules.offer import offer, seat_sides
 
 ON_TABLE: dict[str, tuple[str, str]] = {
@@ -27,6 +30,8 @@ ON_TABLE: dict[str, tuple[str, str]] = {
     "musketry": ("fire", "OZ.Basic.A"),
     "garrison_fire": ("garrison_fire", "OZ.Basic.E"),
     "bombard": ("bombard", "OZ.Basic.G"),
+    "unlimber": ("unlimber", "OZ.Basic.F"),
+    "morale_test": ("morale_test", "OZ.Morale"),
 }
 """An objective-zone kind -> the battlefield kind that plays it on the table, and its section."""
 
@@ -39,6 +44,15 @@ def _unit_kinds(board: Board, state: State, uid: str) -> list[tuple[str, str]]:
     pairs = [ON_TABLE[k] for k, _ in unit_kinds(state.zones, zunit)] if zunit else []
     if zunit is None and phase == "movement":
         pairs.append(("move", "BF.Table"))
+    attackers = {a.attacker for a in state.zones.assaults if a.turn == state.zones.turn}
+    if (
+        phase == "charge_declaration"
+        and zunit is not None
+        and zunit.zone is None
+        and zunit.type == "artillery"
+        and zunit.side in attackers
+    ):
+        pairs.append(("support", "OZ.Assault.B.5"))
     if phase in POSTURE_PHASES:
         pairs.append(("hold", "BF.Posture"))
     return list(dict.fromkeys(pairs))
@@ -52,15 +66,20 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         if unit.side in sides and not unit.destroyed and _has_men(state, unit.id)
     )
     combat = state.zones.phase == "objective_combat"
+    melees = melee_zones(state.zones, sides)
+    notes = (
+        ["Objective Combat: each assault's troop allocation is a sealed order."] if combat else []
+    )
+    if melees:
+        notes.append(f"An engaged melee goes on in: {', '.join(melees)} (continue_melee).")
     return offer(
         SOURCES.cite,
         units,
         unit_lead=("OZ.Sequence",),
         lead=("OZ.Sequence",),
-        more=("OZ.Assault.B.1",) if combat else (),
-        notes=("Objective Combat: each assault's troop allocation is a sealed order.",)
-        if combat
-        else (),
+        more=(("OZ.Assault.B.1",) if combat else ()) + (("OZ.PostMelee.D.4",) if melees else ()),
+        extra_kinds=("continue_melee",) if melees else (),
+        notes=notes,
     )
 
 

@@ -283,8 +283,3 @@ class Allocation(oz.Allocation):
         options = context.get("options")
         opts = options.zones() if isinstance(options, Options) else board.options.zones()
         return board.zones, state.zones, side, opts
-
-
-def allocation_model(zone: str) -> type[oz.Allocation]:
-    """The order model of the allocation decision for ``zone`` in a battlefield game."""
-    return oz.allocation_model(zone, Allocation)

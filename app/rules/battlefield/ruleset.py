@@ -42,7 +42,7 @@ from app.rules.battlefield.models import (
 )
 from app.rules.battlefield.moves import ZONES
 from app.rules.battlefield.setup import build
-from app.rules.battlefield.table import Ctx, judging, sync_table, table_unit
+from app.rules.battlefield.table import SOURCES, Ctx, sync_table, table_unit
 from app.rules.dispatch import Kind, NoOutcome
 from app.rules.ruling import Ruling
 
@@ -69,7 +69,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     """Seed 003 on one table: terrain, objective zones, assaults."""
 
     id = RULESET_ID
-    version = "0.12.0"
+    version = "0.13.0"
     title = "Seed 003 on one table: terrain and objective zones (measured)"
     description = (
         "One measured table in yards: terrain features and objective zones drawn on it; moves "
@@ -79,19 +79,12 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     source = SOURCE
     catalog = CATALOG
     interpretations = INTERPRETATIONS
+    cites_from = SOURCES
     scenario_model = Scenario
-    options_model = Options
-    board_model = Board
-    state_model = State
+    builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "millers-crossing.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), self.coerce_options(options))
-
-    def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
-        return judging(board, state, options, dice)
 
     def sides(self, board: Board) -> Sides:
         return ZONES.sides(board.zones)

@@ -7,13 +7,21 @@ from pydantic import ValidationError
 from shapely.geometry import Point, Polygon
 
 from app.rules.base import InvalidScenario
-from app.rules.battlefield.models import EDGE_TOLERANCE, Board, Options, Scenario, State
+from app.rules.battlefield.models import (
+    EDGE_TOLERANCE,
+    Board,
+    Options,
+    Scenario,
+    State,
+    UnitSpec,
+)
 from app.rules.battlefield.table import SOURCES, road_exit
 from app.rules.judgement import Judgement
 from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.setup import build as build_zones
 from app.rules.terrain import models as tr
 from app.rules.terrain.setup import build as build_table
+from app.rules.terrain.setup import placed_unit
 
 ZONE_TYPES = frozenset({"infantry", "cavalry", "artillery"})
 
@@ -26,6 +34,27 @@ def _take(check: Judgement, exc: InvalidScenario, unit_index: list[int]) -> None
         if len(loc) > 1 and loc[0] == "units" and isinstance(loc[1], int):
             loc[1] = unit_index[loc[1]]
         check.adopt(err, loc)
+
+
+TABLE_FIELDS = ("id", "side", "type", "order", "limbered", "mounted", "movement", "frontage")
+"""What a unit's entry in the terrain part copies from its battlefield entry (with a point)."""
+
+ZONE_FIELDS = (
+    *("id", "side", "type", "grade", "men", "sections"),
+    *("zone", "sector", "entered_turn", "engaged"),
+)
+"""What a unit's entry in the objective-zone part copies from its battlefield entry (with
+its box: ``board`` when it names none)."""
+
+
+def table_spec(u: UnitSpec, at: tuple[float, float]) -> tr.UnitSpec:
+    """The terrain part's scenario entry of a battlefield unit standing at ``at``."""
+    return tr.UnitSpec(**{f: getattr(u, f) for f in TABLE_FIELDS}, at=at)
+
+
+def zone_spec(u: UnitSpec) -> oz.UnitSpec:
+    """The objective-zone part's scenario entry of a battlefield unit."""
+    return oz.UnitSpec(**{f: getattr(u, f) for f in ZONE_FIELDS}, at=u.box or "board")
 
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
@@ -114,19 +143,7 @@ def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             )
         if u.at is not None and (u.zone is None or classes.get(u.zone) == "A"):
             table_index.append(i)
-            on_table.append(
-                tr.UnitSpec(
-                    id=u.id,
-                    side=u.side,
-                    type=u.type,
-                    order=u.order,
-                    limbered=u.limbered,
-                    mounted=u.mounted,
-                    at=u.at,
-                    movement=u.movement,
-                    frontage=u.frontage,
-                )
-            )
+            on_table.append(table_spec(u, u.at))
     table_scenario = tr.Scenario(
         title=scenario.title,
         layout=scenario.layout,
@@ -156,23 +173,7 @@ def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         )
         for z in scenario.zones
     ]
-    zone_units = [
-        oz.UnitSpec(
-            id=u.id,
-            side=u.side,
-            type=u.type,
-            grade=u.grade,
-            men=u.men,
-            sections=u.sections,
-            zone=u.zone,
-            at=u.box or "board",
-            sector=u.sector,
-            entered_turn=u.entered_turn,
-            engaged=u.engaged,
-        )
-        for u in scenario.units
-        if u.type in ZONE_TYPES
-    ]
+    zone_units = [zone_spec(u) for u in scenario.units if u.type in ZONE_TYPES]
     try:
         zone_board, zone_state = build_zones(
             oz.Scenario(
@@ -208,20 +209,7 @@ def _build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             continue
         point = shapes[u.zone].representative_point() if u.zone in shapes else None
         at = u.at or ((point.x, point.y) if point is not None else (0.0, 0.0))
-        key = "dismounted_cavalry" if u.type == "cavalry" and not u.mounted else u.type
-        extra.append(
-            tr.Unit(
-                id=u.id,
-                side=u.side,
-                type=u.type,
-                order=u.order,
-                limbered=u.limbered,
-                mounted=u.mounted,
-                at=at,
-                movement=u.movement or defaults.get(key, 100.0),
-                frontage=u.frontage,
-            )
-        )
+        extra.append(placed_unit(table_spec(u, at), defaults))
     board = Board(
         title=scenario.title,
         options=options,

@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.rules.base import SealedDecision
-from app.rules.battlefield.models import Board, Bombard, Move, State, allocation_model
+from app.rules.battlefield.models import Allocation, Board, Bombard, Move, State
 from app.rules.battlefield.moves import ZONES, judge_move
 from app.rules.battlefield.table import Ctx, judging, sync_table
 from app.rules.dispatch import Kind, Outcome
 from app.rules.objective_zones import models as oz
+from app.rules.objective_zones.combat import allocation_model
 from app.rules.ruling import Ruling
 
 ZoneAction = oz.Transfer | oz.Withdraw | oz.Unlimber | oz.MoraleTest | oz.ContinueMelee
@@ -49,7 +50,7 @@ def sealed_decisions(board: Board, state: State) -> dict[str, SealedDecision]:
     out = {}
     for did, d in ZONES.sealed_decisions(board.zones, state.zones).items():
         zone = getattr(d.order_model, "zone_id", None) or ""
-        out[did] = replace(d, order_model=allocation_model(zone))
+        out[did] = replace(d, order_model=allocation_model(zone, Allocation))
     return out
 
 

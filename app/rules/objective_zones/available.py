@@ -11,8 +11,12 @@ place decides which of them fit it -- the first gates each action's judge applie
 * Initial and Secondary Fire: any unit with castings may fire ``musketry`` (OZ.Basic.A); a
   garrison battery fires ``garrison_fire`` in the Initial Fire phase only (OZ.Basic.E); a
   battery outside the zones may ``bombard`` a zone (OZ.Basic.G).
-* Objective Combat: no action; the open troop allocations are sealed decisions
-  (OZ.Assault.B.1), listed by the service.
+* Objective Combat: the open troop allocations are sealed decisions (OZ.Assault.B.1),
+  listed by the service; an engaged melee going on in a zone may be fought again,
+  ``continue_melee`` (OZ.PostMelee.D.4: a kind of the zone, not of a unit, named in a note).
+* In the Movement phase an In-Transit battery of a zone under assault may ``unlimber``
+  into the garrison (OZ.Basic.F); in any phase a unit owing a morale test (after a melee
+  result or artillery losses) takes it, ``morale_test`` (OZ.Morale).
 
 Units with no castings left act no more. The umpire sees every side's units.
 """
@@ -39,6 +43,9 @@ def unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
             out.append(("withdraw", "OZ.PostMelee.D.4"))
         else:
             out += [("exit", "OZ.Trafficability"), ("transfer", "OZ.Basic.C")]
+            assaulted = {a.zone for a in state.assaults}
+            if unit.type == "artillery" and unit.at == "transit" and unit.zone in assaulted:
+                out.append(("unlimber", "OZ.Basic.F"))
     elif phase in ("initial_fire", "secondary_fire"):
         out.append(("musketry", "OZ.Basic.A"))
         if unit.type == "artillery" and unit.at == "garrison" and unit.zone is not None:
@@ -46,7 +53,21 @@ def unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
                 out.append(("garrison_fire", "OZ.Basic.E"))
         elif unit.type == "artillery" and unit.zone is None:
             out.append(("bombard", "OZ.Basic.G"))
+    if unit.id in state.morale_due:
+        out.append(("morale_test", "OZ.Morale"))
     return out
+
+
+def melee_zones(state: State, sides: set[str]) -> list[str]:
+    """Zones where an engaged melee going on may be fought again now (OZ.PostMelee.D.4):
+    in the Objective Combat phase, by a side with units engaged there."""
+    if state.phase != "objective_combat":
+        return []
+    return [
+        zone
+        for zone in state.melees
+        if any(u.zone == zone and u.engaged and u.side in sides for u in state.units)
+    ]
 
 
 def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
@@ -57,13 +78,18 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         if unit.side in sides and unit.men > 0
     )
     combat = state.phase == "objective_combat"
+    melees = melee_zones(state, sides)
+    notes = (
+        ["Objective Combat: each assault's troop allocation is a sealed order."] if combat else []
+    )
+    if melees:
+        notes.append(f"An engaged melee goes on in: {', '.join(melees)} (continue_melee).")
     return offer(
         CATALOG.cite,
         units,
         unit_lead=("OZ.Sequence",),
         lead=("OZ.Sequence",),
-        more=("OZ.Assault.B.1",) if combat else (),
-        notes=("Objective Combat: each assault's troop allocation is a sealed order.",)
-        if combat
-        else (),
+        more=(("OZ.Assault.B.1",) if combat else ()) + (("OZ.PostMelee.D.4",) if melees else ()),
+        extra_kinds=("continue_melee",) if melees else (),
+        notes=notes,
     )

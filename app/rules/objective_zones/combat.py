@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationInfo, model_validator
 
 from app.rules.base import SealedDecision
 from app.rules.judgement import Judgement, Problem
@@ -23,7 +24,6 @@ from app.rules.objective_zones.models import (
     State,
     Unit,
     Zone,
-    allocation_model,
 )
 from app.rules.objective_zones.zones import (
     battalions,
@@ -64,6 +64,34 @@ def judge_order(
             details=p.details,
         )
     return j.finish(f"{side}'s allocation for the assault on {zone_id} is accepted.")
+
+
+def check_now(order: Allocation, info: ValidationInfo) -> Allocation:
+    """Validate an allocation against the game named by the validation context
+    (:meth:`Allocation.zone_game`): every problem of :func:`order_problems`, as one error."""
+    context: Any = info.context if isinstance(info.context, dict) else {}
+    zone = type(order).zone_id
+    found = order.zone_game(context)
+    if zone is not None and found is not None:
+        board, state, side, opts = found
+        problems = order_problems(board, state, zone, side, order, opts)
+        if problems:
+            raise ValueError("; ".join(p.message for p in problems))
+    return order
+
+
+@cache
+def allocation_model(zone: str, base: type[Allocation] = Allocation) -> type[Allocation]:
+    """The order model of the allocation decision for ``zone``, checked against the game on
+    validation (:func:`check_now`); one class per zone id and base (a ruleset playing the
+    zone rules passes its own :class:`Allocation` subclass)."""
+    namespace = {
+        "zone_id": zone,
+        "__module__": base.__module__,
+        "_check_now": model_validator(mode="after")(check_now),
+    }
+    model: type[Allocation] = type("Allocation", (base,), namespace)
+    return model
 
 
 def order_problems(

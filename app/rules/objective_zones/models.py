@@ -3,10 +3,9 @@ actions, the sealed allocation order and query parameters."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules.dispatch import Outcome
 
@@ -369,9 +368,10 @@ class Allocation(_Strict):
     """One side's secret troop allocation for an assaulted zone (OZ.Assault.B).
 
     ``sectors`` maps a combat sector number ("1", "2", ...) to the units (and batteries)
-    committed there. Validated against the current game when a validation context
+    committed there. The per-decision model (:func:`app.rules.objective_zones.combat.
+    allocation_model`) is validated against the current game when a validation context
     ``{"board", "state", "side", "options"}`` is given (the service passes one on
-    submission); without it only the structure is checked.
+    submission); without it, and on this base model, only the structure is checked.
     """
 
     zone_id: ClassVar[str | None] = None
@@ -389,30 +389,6 @@ class Allocation(_Strict):
             return None
         options = context.get("options")
         return board, state, side, options if isinstance(options, Options) else Options()
-
-    @model_validator(mode="after")
-    def _check_now(self, info: ValidationInfo) -> Allocation:
-        context: Any = info.context if isinstance(info.context, dict) else {}
-        zone = type(self).zone_id
-        found = self.zone_game(context)
-        if zone is not None and found is not None:
-            from app.rules.objective_zones.combat import order_problems
-
-            board, state, side, opts = found
-            problems = order_problems(board, state, zone, side, self, opts)
-            if problems:
-                raise ValueError("; ".join(p.message for p in problems))
-        return self
-
-
-@cache
-def allocation_model(zone: str, base: type[Allocation] = Allocation) -> type[Allocation]:
-    """The order model of the allocation decision for ``zone`` (one class per zone id and
-    base: a ruleset playing the zone rules passes its own :class:`Allocation` subclass)."""
-    model: type[Allocation] = type(
-        "Allocation", (base,), {"zone_id": zone, "__module__": base.__module__}
-    )
-    return model
 
 
 # -- query params -----------------------------------------------------------------------------

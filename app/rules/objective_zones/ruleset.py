@@ -60,7 +60,7 @@ from app.rules.objective_zones.models import (
     Withdraw,
 )
 from app.rules.objective_zones.setup import build
-from app.rules.objective_zones.zones import Ctx, judging
+from app.rules.objective_zones.zones import Ctx
 from app.rules.ruling import Ruling
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
@@ -106,7 +106,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.7.0"
+    version = "1.8.0"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "
@@ -116,18 +116,10 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
-    options_model = Options
-    board_model = Board
-    state_model = State
+    builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "example.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), self.coerce_options(options))
-
-    def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
-        return judging(board, state, options, dice)
 
     # -- sequence of play --------------------------------------------------------------------
 

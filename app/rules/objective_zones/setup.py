@@ -17,13 +17,14 @@ from app.rules.objective_zones.models import (
     Unit,
     Zone,
 )
+from app.rules.refs import UnitRefs, repeats
 
 
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     """Scenario -> board + state, every cross-reference checked."""
     check = Judgement(CATALOG)
     sides = [s.id for s in scenario.sides]
-    if len(set(sides)) != len(sides):
+    if repeats(sides):
         check.invalid(["sides"], "duplicate side id", "OZ.Scenario")
     zones: dict[str, Zone] = {}
     for i, z in enumerate(scenario.zones):
@@ -60,13 +61,12 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
             if n not in {x.id for x in scenario.zones}:
                 check.invalid(["zones", i, "adjacent"], f"unknown zone {n}", "OZ.Scenario")
     units: list[Unit] = []
-    seen: set[str] = set()
+    refs = UnitRefs(sides)
     for i, u in enumerate(scenario.units):
         loc: list[str | int] = ["units", i]
-        if u.id in seen:
+        if refs.duplicate(u.id):
             check.invalid([*loc, "id"], f"duplicate unit {u.id}", "OZ.Scenario")
-        seen.add(u.id)
-        if u.side not in sides:
+        if refs.unknown_side(u.side):
             check.invalid([*loc, "side"], f"unknown side {u.side}", "OZ.Scenario")
         if u.type != "artillery" and u.grade not in scenario.melee_dice:
             check.invalid([*loc, "grade"], f"no melee dice for grade {u.grade}", "OZ.Scenario")
@@ -122,7 +122,7 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
         if zid not in zones or side not in sides:
             check.invalid(["melees", zid], "an unknown zone or side", "OZ.Scenario")
     for uid, cause in scenario.morale_due.items():
-        if uid not in seen or cause not in ("melee", "artillery"):
+        if uid not in refs.seen or cause not in ("melee", "artillery"):
             check.invalid(["morale_due", uid], "an unknown unit or cause", "OZ.Scenario")
     phasing = scenario.phasing_side or sides[0]
     if phasing not in sides:

@@ -8,7 +8,6 @@ setup in ``setup``, the queries in ``queries``, the shapes in ``geometry``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from app.rules.base import AvailableActions, Ruleset
@@ -16,7 +15,7 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.terrain import cover, movement, queries, sight
 from app.rules.terrain.available import available_actions
 from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
-from app.rules.terrain.ground import Ctx, judging
+from app.rules.terrain.ground import Ctx
 from app.rules.terrain.models import (
     Action,
     Board,
@@ -47,7 +46,7 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
     """Measured table-top terrain: woods, rough, water, buildings and works, in yards."""
 
     id = RULESET_ID
-    version = "0.9.0"
+    version = "0.10.0"
     title = "Terrain Definitions (measured horse-and-musket rules)"
     description = (
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "
@@ -57,18 +56,10 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
-    options_model = Options
-    board_model = Board
-    state_model = State
+    builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "example.json"
-
-    def setup(self, scenario: Any, options: Options) -> tuple[Board, State]:
-        return build(self.coerce_scenario(scenario), self.coerce_options(options))
-
-    def context(self, board: Board, state: State, options: Options, dice: Sequence[int]) -> Ctx:
-        return judging(board, state, options, dice)
 
     def available_actions(
         self, board: Board, state: State, options: Options, seat: str

@@ -6,11 +6,13 @@ Every inconsistency becomes one error (``loc``, ``msg``, ``section``) of one
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from shapely.geometry import LineString, Point
 
 from app.rules.judgement import Judgement
+from app.rules.refs import UnitRefs, repeats
 from app.rules.terrain.catalog import CATALOG
 from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, max_width, shape_of, yards_text
 from app.rules.terrain.ground import closed_reason
@@ -24,6 +26,7 @@ from app.rules.terrain.models import (
     Scenario,
     State,
     Unit,
+    UnitSpec,
 )
 
 MAX_STREAM_WIDTH = 40.0  # A.22
@@ -106,12 +109,29 @@ def _check_numbers(check: Judgement, scenario: Scenario) -> None:
             )
 
 
+def placed_unit(u: UnitSpec, defaults: Mapping[str, float]) -> Unit:
+    """The unit a scenario entry places on the table; its allowance from ``defaults`` (by
+    type, a dismounted cavalry unit's as such) when the entry gives none."""
+    key = "dismounted_cavalry" if u.type == "cavalry" and not u.mounted else u.type
+    return Unit(
+        id=u.id,
+        side=u.side,
+        type=u.type,
+        order=u.order,
+        limbered=u.limbered,
+        mounted=u.mounted,
+        at=u.at,
+        movement=u.movement if u.movement is not None else defaults[key],
+        frontage=u.frontage,
+    )
+
+
 def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     check = Judgement(CATALOG)
     _check_numbers(check, scenario)
 
     sides = [s.id for s in scenario.sides]
-    if len(set(sides)) != len(sides):
+    if repeats(sides):
         check.invalid(["sides"], "duplicate side id", "T.Scenario")
     shapes = {}
     seen: set[str] = set()
@@ -231,29 +251,17 @@ def build(scenario: Scenario, options: Options) -> tuple[Board, State]:
     )
     defaults = {**DEFAULT_MOVEMENT, **scenario.movement_defaults}
     units: list[Unit] = []
-    uids: set[str] = set()
+    refs = UnitRefs(sides)
     for i, u in enumerate(scenario.units):
         loc = ["units", i]
-        if u.id in uids:
+        if refs.duplicate(u.id):
             check.invalid([*loc, "id"], f"duplicate unit {u.id}", "T.Scenario")
-        uids.add(u.id)
-        if u.side not in sides:
+        if refs.unknown_side(u.side):
             check.invalid([*loc, "side"], f"unknown side {u.side}", "T.Scenario")
         x, y = u.at
         if not (0 <= x <= scenario.table.width and 0 <= y <= scenario.table.height):
             check.invalid([*loc, "at"], "position off the table", "T.Scenario")
-        key = "dismounted_cavalry" if u.type == "cavalry" and not u.mounted else u.type
-        unit = Unit(
-            id=u.id,
-            side=u.side,
-            type=u.type,
-            order=u.order,
-            limbered=u.limbered,
-            mounted=u.mounted,
-            at=u.at,
-            movement=u.movement if u.movement is not None else defaults[key],
-            frontage=u.frontage,
-        )
+        unit = placed_unit(u, defaults)
         # a unit may not start where it could never be (A.43, A.44, A.45, A.46)
         for f in scenario.features:
             shape = shapes.get(f.id)

@@ -14,9 +14,9 @@ from __future__ import annotations
 from app.rules.base import UMPIRE, AvailableActions
 from app.rules.offer import Opening, offer, seat_sides
 from app.rules.zoc.catalog import CATALOG
+from app.rules.zoc.context import Context
 from app.rules.zoc.models import MOVEMENT_PHASES, Board, State, Unit, ZocOptions
 from app.rules.zoc.movement import Mover
-from app.rules.zoc.zones import Context
 
 UMPIRE_KINDS = ("set_phase", "place_unit", "place_marker", "remove_marker")
 

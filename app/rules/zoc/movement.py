@@ -21,10 +21,12 @@ from typing import Any
 
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
+from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
+from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
 from app.rules.zoc.search import reached, search, why_nots
-from app.rules.zoc.zones import Context, Zones, effect, illegal, legal, moved_to, unit_ids
+from app.rules.zoc.zones import Zones
 
 STORMY = ("storms", "snow")
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.rules.judgement import Problem
+from app.rules.zoc.context import Context
 from app.rules.zoc.models import Unit
-from app.rules.zoc.zones import Context
 
 
 def find_unit(ctx: Context, unit_id: str) -> Unit | Problem:

@@ -9,10 +9,10 @@ from app.rules.base import InvalidQuery
 from app.rules.dispatch import Query
 from app.rules.zoc import results
 from app.rules.zoc.catalog import CATALOG
+from app.rules.zoc.context import Context, unit_ids
 from app.rules.zoc.models import EzocMapParams, ReachableParams, SupplyParams, Unit
 from app.rules.zoc.movement import reachable
 from app.rules.zoc.supply import trace
-from app.rules.zoc.zones import Context, unit_ids
 
 
 def ezoc_map(ctx: Context, p: EzocMapParams) -> dict[str, Any]:

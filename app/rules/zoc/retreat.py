@@ -24,9 +24,10 @@ from typing import Any
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
+from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
+from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import RetreatAction, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
-from app.rules.zoc.zones import Context, effect, illegal, legal, moved_to, unit_ids
 
 STORMY = ("storms", "snow")
 NO_SECTIONS: frozenset[str] = frozenset()

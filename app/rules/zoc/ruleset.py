@@ -14,6 +14,7 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.zoc import movement, retreat, supply, umpire
 from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
+from app.rules.zoc.context import Context
 from app.rules.zoc.models import (
     Action,
     Board,
@@ -31,7 +32,6 @@ from app.rules.zoc.models import (
 )
 from app.rules.zoc.queries import QUERIES
 from app.rules.zoc.setup import PHASES, advance, build, generated_hexes
-from app.rules.zoc.zones import Context
 
 KINDS: dict[str, Kind[Context, Board, State, Any, Any]] = {
     "move": Kind(MoveAction, movement.judge_move, movement.apply_move, MoveOutcome),
@@ -77,9 +77,6 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
     catalog = CATALOG
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
-    options_model = ZocOptions
-    board_model = Board
-    state_model = State
     kinds = KINDS
     query_table = QUERIES
     example = "seed-example.json"

@@ -31,20 +31,18 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
-from app.rules.judgement import Judgement, Problem
+from app.rules.judgement import Problem
 from app.rules.memo import ByIdentity
+from app.rules.zoc.context import Context, Event
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
-from app.rules.zoc.zones import Context, board_costs, topology
+from app.rules.zoc.topology import board_costs, topology
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
 MOVEMENT_POINTS = ("basic.movement-points",)
-
-Event = tuple[bool, tuple[str, ...]]
-"""(True, sections) for a citation of a group of sections; (False, ids) for readings relied on."""
 
 
 class BoardGraph:
@@ -175,7 +173,7 @@ class SideFacts:
         self, cells: list[str], near: set[str], unit_id: str, unit_side: str
     ) -> SideFacts:
         """These facts for the state after a unit moved from or to the hexes ``cells``
-        (:meth:`app.rules.zoc.zones._StateIndex.handed_on`), whose zones changed in the hexes
+        (:meth:`app.rules.zoc.index.StateIndex.handed_on`), whose zones changed in the hexes
         ``near`` (their neighbours). Dropped, to be found again: whether a hex of ``near`` is
         in EZOC and its no-ZOC notes; the steps out of any hex next to ``cells`` or ``near``
         (a step's kind is the occupation, the EZOC and the notes of the hex entered); every
@@ -231,39 +229,15 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     return found
 
 
-class _Recorder:
-    """Passes a judgement's citations and readings through, and notes them in order."""
-
-    def __init__(self, inner: Judgement) -> None:
-        self.inner = inner
-        self.log: list[Event] = []
-
-    def cite(self, *sections: str) -> Any:
-        self.log.append((True, sections))
-        return self.inner.cite(*sections)
-
-    def rely(self, *ids: str) -> None:
-        self.log.append((False, ids))
-        self.inner.rely(*ids)
-
-    def effect(self, kind: str, message: str, sections: Any, **kw: Any) -> Any:
-        self.log.append((True, tuple(sections)))
-        return self.inner.effect(kind, message, sections, **kw)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
 def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> StepVerdict:
     """Judge one step with the move judge's own rules, noting what it cites and relies on."""
     ctx.forget_no_zoc(nxt, mover.side)  # so that its notes are cited (and noted) again
-    recorder = _Recorder(ctx.judgement)
-    ctx.judgement = cast(Judgement, recorder)
+    note = ctx.noting()
     try:
         outcome = mover.zoc_step(cur, nxt, 0, first)
     finally:
-        ctx.judgement = recorder.inner
-    return StepVerdict(outcome.problem, outcome.stop, tuple(recorder.log))
+        ctx.stop_noting()
+    return StepVerdict(outcome.problem, outcome.stop, tuple(note))
 
 
 @dataclass
@@ -416,14 +390,13 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
                 for interpretation_id in args:
                     ctx.rely(interpretation_id)
         return found
-    recorder = _Recorder(ctx.judgement)
-    ctx.judgement = cast(Judgement, recorder)
+    note = ctx.noting()
     try:
         found = _search(ctx, facts, mover, unit, options)
     finally:
-        ctx.judgement = recorder.inner
+        ctx.stop_noting()
     # citing a group again, or relying on a reading again, changes nothing: each once
-    searches[key] = (found, tuple(dict.fromkeys(recorder.log)))
+    searches[key] = (found, tuple(dict.fromkeys(note)))
     if len(searches) > SEARCHES_KEPT:
         del searches[next(iter(searches))]
     return found

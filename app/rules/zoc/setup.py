@@ -13,6 +13,7 @@ from typing import Any
 from app.rules.base import InvalidScenario, PhaseSpec, Position
 from app.rules.geometry import Hex, HexIdError, HexLayout, Hexside
 from app.rules.judgement import Judgement
+from app.rules.refs import UnitRefs, repeats
 from app.rules.zoc.catalog import CATALOG
 from app.rules.zoc.models import (
     ALL_SEA_TERRAIN,
@@ -61,7 +62,7 @@ def build(scenario: Scenario) -> tuple[Board, State]:
     hexes = _hexes(scenario, layout, errors)
     hexsides = _hexsides(scenario, layout, hexes, errors)
     side_ids = [s.id for s in scenario.sides]
-    if len(set(side_ids)) != len(side_ids):
+    if repeats(side_ids):
         errors.add(["sides"], "duplicate side id", "duplicate_id")
     sides = set(side_ids)
     for hex_id, info in hexes.items():
@@ -78,13 +79,12 @@ def build(scenario: Scenario) -> tuple[Board, State]:
             )
     if scenario.phasing_side not in sides:
         errors.add(["phasing_side"], f"unknown side {scenario.phasing_side!r}", "unknown_side")
-    seen: set[str] = set()
+    refs = UnitRefs(side_ids)
     for i, unit in enumerate(scenario.units):
         loc: list[str | int] = ["units", i]
-        if unit.id in seen:
+        if refs.duplicate(unit.id):
             errors.add([*loc, "id"], f"duplicate unit id {unit.id!r}", "duplicate_id")
-        seen.add(unit.id)
-        if unit.side not in sides:
+        if refs.unknown_side(unit.side):
             errors.add([*loc, "side"], f"unknown side {unit.side!r}", "unknown_side")
         if unit.country is not None and unit.country not in scenario.countries:
             errors.add([*loc, "country"], f"unknown country {unit.country!r}", "unknown_country")

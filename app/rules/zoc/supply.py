@@ -17,9 +17,9 @@ from typing import Any
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem, count_of
 from app.rules.ruling import Ruling
+from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
 from app.rules.zoc.models import State, TraceSupplyAction, Unit
 from app.rules.zoc.paths import check_path, find_unit, names, without_start
-from app.rules.zoc.zones import Context, effect, illegal, legal, unit_ids
 
 
 @dataclass

@@ -6,6 +6,8 @@ from __future__ import annotations
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.ruling import Ruling
+from app.rules.zoc.context import Context, effect, illegal, legal
+from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import (
     PlaceMarkerAction,
     PlaceUnitAction,
@@ -14,7 +16,6 @@ from app.rules.zoc.models import (
     State,
 )
 from app.rules.zoc.setup import marker_problem, normalized_marker
-from app.rules.zoc.zones import Context, effect, illegal, legal, moved_to
 
 
 def judge_set_phase(ctx: Context, action: SetPhaseAction) -> Ruling:

@@ -70,9 +70,6 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
     catalog: ClassVar[Catalog] = CATALOG
     interpretations: ClassVar[tuple[Interpretation, ...]] = INTERPRETATIONS
     scenario_model: ClassVar[type[BaseModel]] = ZoiScenario
-    options_model: ClassVar[type[BaseModel]] = ZoiOptions
-    board_model: ClassVar[type[BaseModel]] = ZoiBoard
-    state_model: ClassVar[type[BaseModel]] = ZoiState
     kinds = KINDS
     query_table = QUERIES
     example = "example.json"

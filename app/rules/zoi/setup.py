@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from app.rules.base import PhaseSpec, Position
 from app.rules.geometry.hexgrid import Hex
 from app.rules.judgement import Judgement
+from app.rules.refs import UnitRefs, repeats
 from app.rules.zoi import tables
 from app.rules.zoi.catalog import CATALOG
 from app.rules.zoi.facing import needs_facing
@@ -102,7 +103,7 @@ def build(sc: ZoiScenario, options: ZoiOptions) -> tuple[ZoiBoard, ZoiState]:
         else [MeleeEntry.model_validate(r) for r in tables.MELEE_MATRIX]
     )
     side_ids = [s.id for s in sc.sides]
-    if len(set(side_ids)) != len(side_ids):
+    if repeats(side_ids):
         err(["sides"], "duplicate side id", "duplicate_id")
     board = ZoiBoard(
         name=sc.name,
@@ -119,13 +120,12 @@ def build(sc: ZoiScenario, options: ZoiOptions) -> tuple[ZoiBoard, ZoiState]:
         err(["phasing"], f"unknown side {phasing!r}", "unknown_side")
     state = ZoiState(turn=sc.turn, phase=sc.phase, phasing=phasing, units=sc.units)
     game = Game(board, state, options)
-    seen: set[str] = set()
+    refs = UnitRefs(side_ids)
     for n, u in enumerate(sc.units):
-        for field, code, msg, sections in _unit_errors(game, u, side_ids):
+        for field, code, msg, sections in _unit_errors(game, u, refs):
             err(["units", n, field], f"{u.id}: {msg}", code, sections)
-        if u.id in seen:
+        if refs.duplicate(u.id):
             err(["units", n, "id"], f"duplicate unit id {u.id!r}", "duplicate_id")
-        seen.add(u.id)
     for h, us in game.by_hex.items():
         if len({u.side for u in us}) > 1:
             err(["units"], f"units of different sides share {h}", "mixed_stack")
@@ -161,9 +161,9 @@ _UnitError = tuple[str, str, str, tuple[str, ...]]
 _FRONT = ("movement", "14.front")
 
 
-def _unit_errors(game: Game, u: Unit, side_ids: list[str]) -> list[_UnitError]:
+def _unit_errors(game: Game, u: Unit, refs: UnitRefs) -> list[_UnitError]:
     out: list[_UnitError] = []
-    if u.side not in side_ids:
+    if refs.unknown_side(u.side):
         out.append(("side", "unknown_side", f"unknown side {u.side!r}", ("movement",)))
     if u.hex not in game.board.hexes:
         out.append(("hex", "off_map", f"hex {u.hex!r} is not on the map", ("movement",)))

@@ -1,4 +1,6 @@
-"""A read-only view of one game (board + state + options) with the lookups the rules need."""
+"""The per-ruling context of ``zoi``: one :class:`~app.rules.judgement.GameJudgement` (board,
+state, options and dice of one game position) with the look-ups rule 14 needs, each derived
+once per context; and the helpers that finish a ruling in catalog order."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from functools import cached_property
 from typing import Any
 
 from app.rules.geometry.hexgrid import HexLayout
-from app.rules.judgement import Judgement
+from app.rules.judgement import GameJudgement, Judgement
 from app.rules.ruling import Citation, Effect, Ruling, Violation
 from app.rules.zoi.catalog import CATALOG, I_ROUTED, INTERPRETATIONS
 from app.rules.zoi.facing import front_directions
@@ -58,13 +60,15 @@ class ZoneSource:
         return self.type == "cavalry"
 
 
-@dataclass
-class Game:
-    """Board, state and options of one game, with cached derived lookups."""
+class Game(GameJudgement[ZoiBoard, ZoiState, ZoiOptions]):
+    """The judgement of one game position: board, state and options, with cached derived
+    look-ups. Its judges collect violations and effects and finish each ruling with
+    :func:`ruling` (a fresh judgement per ruling, cited in catalog order)."""
 
-    board: ZoiBoard
-    state: ZoiState
-    options: ZoiOptions
+    def __init__(
+        self, board: ZoiBoard, state: ZoiState, options: ZoiOptions, dice: Sequence[int] = ()
+    ) -> None:
+        super().__init__(CATALOG, INTERPRETATIONS, board, state, options, dice)
 
     @cached_property
     def layout(self) -> HexLayout:
@@ -238,7 +242,7 @@ def ruling(
     wanted = set(sections)
     for cited in (*(v.citations for v in violations), *(e.citations for e in effects)):
         wanted.update(c.section for c in cited)
-    j = Judgement(CATALOG, INTERPRETATIONS, game.options)
+    j = Judgement(game.source, game.interpretation_by_id, game.options)
     j.cite(*CATALOG.in_order(wanted))
     relied = set(consulted)
     j.rely(*(i.id for i in INTERPRETATIONS if i.id in relied))

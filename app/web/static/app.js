@@ -15,6 +15,10 @@ import { emailInviteField, mountNotifyToggle, onGameEvent } from "./notification
 import { appealButton, renderAppeals } from "./appeals.js";
 
 import { setupChat } from "./chat.js";
+import { createOrders } from "./hexorders.js";
+import { narrative, boardMarks, yardsByFeature, measured } from "./hexnarrate.js";
+import { setupOrders } from "./orders.js";
+import { narrate, lossesOf } from "./narrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -111,7 +115,7 @@ function cites(list) {
   return h("span", { class: "cites" }, ...(list || []).map((c) => citeButton(c)));
 }
 
-export function renderRuling(r, target) {
+export function renderRuling(r, target, action) {
   const box = target || $("ruling");
   box.innerHTML = "";
   if (!r) return;
@@ -119,15 +123,19 @@ export function renderRuling(r, target) {
   box.append(
     h("p", { class: `verdict ${r.legal ? "legal" : "illegal"}`, "data-legal": String(r.legal) }, h("strong", {}, r.legal ? "✔ " : "✘ ", verdict), " — ", r.summary || ""),
   );
+  // the ruling told in words, with its sections inline (zoi, zoc, terrain: hexnarrate.js)
+  if (action && S.orders && S.orders.enabled) box.append(narrative(r, action, { h, citeButton, board: S.board, units: units(), facingName: S.orders.facingName }) || "");
+  const story = narrate(r); // the zone rules' rulings told in words, dice labelled (narrate.js)
+  if (story) box.append(story);
   if ((r.violations || []).length) {
     box.append(h("h4", {}, "Why not"), h("ul", { class: "violations" }, ...r.violations.map((v) => h("li", { "data-code": v.code }, h("code", {}, v.code), " ", v.message || "", v.hex ? ` (${v.hex})` : "", " ", cites(v.citations)))));
   }
   if ((r.effects || []).length) {
     box.append(h("h4", {}, "Consequences"), h("ul", { class: "effects" }, ...r.effects.map((e) => h("li", { "data-kind": e.kind }, h("code", {}, e.kind), " ", e.message || "", " ", cites(e.citations)))));
   }
-  const d = r.details || {};
-  if (d.yards_by_feature) {
-    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...Object.entries(d.yards_by_feature).map(([f, y]) => h("li", {}, `${f}: ${y} yd`))));
+  const d = measured(r); // terrain, or battlefield's terrain part
+  if (d) {
+    box.append(h("h4", {}, "Yards measured"), h("ul", { class: "yards" }, h("li", {}, `path ${d.path_yards} yd, cost ${d.cost} of ${d.allowance}`), ...yardsByFeature(r, S.board).map((f) => h("li", { "data-feature": f.id }, `${f.label}: ${f.yards} yd`))));
   }
   box.append(h("h4", {}, "Rules cited"), h("ul", { class: "citations" }, ...(r.citations || []).map((c) => {
     const entry = S.catalog[c.section] || {};
@@ -249,7 +257,7 @@ function sideIds() {
   return ((S.view && S.view.sides) || []).map(sideId);
 }
 
-async function openGame(id, token) {
+async function openGame(id, token, configured) {
   if (S.stream) S.stream.stop();
   S.api = new Api(token);
   S.gameId = id;
@@ -274,14 +282,21 @@ async function openGame(id, token) {
   $("whoami").textContent = S.seat ? `Seat: ${S.seat}` : "Spectator (read-only)";
   document.body.dataset.seat = S.seat || "spectator";
   mountNotifyToggle(h, $("notify"), { api: S.api, gameId: id, seat: S.seat });
-  buildBoard();
+  // the overlays' queries go out before the board is drawn: the server answers meanwhile
+  S.kind = boardKind();
   setupTools();
+  const overlays = refreshOverlays();
+  buildBoard();
   setupActions();
+  // orders by pointing: zoi, zoc and terrain play theirs in hexorders.js (S.orders), the zone
+  // rulesets (objective-zones, battlefield) in orders.js (S.zoneOrders); never both at once
+  S.zoneOrders = S.orders && S.orders.enabled ? null : setupOrders({ S, h, submit, renderRuling, notify, problemText, citeButton, units, refresh: refreshAfterChange });
   const extras = { S, h, renderRuling, citeButton, notify, problemText, render: renderAll };
   S.replayApi = setupReplay(extras);
   S.rulesApi = setupRules(extras);
   setupChat({ S, h, notify, problemText, sideIds });
-  await refreshOverlays();
+  await overlays;
+  await configured;
   renderAll();
   perf.firstRender = performance.now();
   performance.mark("referee:first-render");
@@ -295,9 +310,13 @@ async function refreshView() {
   S.etag = r.headers.get("ETag");
 }
 
+function boardKind() {
+  return S.board.table ? "table" : S.board.zones ? "zones" : "hex";
+}
+
 function buildBoard() {
   const host = $("board");
-  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex };
+  const common = { board: S.board, sideIndex, onUnit: selectUnit, onHover: hoverHex, onZone: (z) => S.zoneOrders && S.zoneOrders.pickZone(z) };
   if (S.board.table) {
     S.kind = "table";
     // battlefield nests a terrain board and an objective-zones board, with zone outlines
@@ -415,12 +434,14 @@ async function refreshOverlays() {
       }
     }).catch(() => { S.reach = null; }));
   }
-  S.available = null;
+  // the last answer stays until the new one is in (a redraw meanwhile keeps what is offered)
+  if (!S.seat) S.available = null;
   if (S.seat) {
-    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { S.available = r.body; }).catch(() => { S.available = null; }));
+    const asked = (S.availableAsked = (S.availableAsked || 0) + 1); // an older answer arriving late is dropped
+    jobs.push(S.api.get(`/games/${S.gameId}/actions/available`).then((r) => { if (asked === S.availableAsked) S.available = r.body; }).catch(() => { if (asked === S.availableAsked) S.available = null; }));
   }
-  if (S.kind === "zones") {
-    const zones = Object.keys(S.board.zones || {});
+  if (S.kind === "zones" || (S.kind === "table" && S.board.zones)) {
+    const zones = Object.keys(S.kind === "zones" ? S.board.zones || {} : S.board.zones.zones || {});
     jobs.push(Promise.all(zones.map((z) => S.api.query(S.gameId, "zone", { zone: z }))).then((rs) => {
       S.displays = Object.fromEntries(rs.map((r, i) => [zones[i], r.body.result]));
     }));
@@ -491,15 +512,21 @@ function renderAll() {
         if (zone) reveals[zone] = ev;
       }
     }
-    api.render(units(), S.displays, reveals, S.selected);
+    api.render(units(), S.displays, reveals, S.selected, lossesOf(S.events.values()).losses);
   } else {
-    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected);
+    // castings lost in assaults and bombardments so far, shown on the counters (narrate.js)
+    api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected, lossesOf(S.events.values()).losses);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
-    api.drawReach(S.reach && S.reach.reach, S.reach && S.reach.unreachable);
+    // where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere)
+    const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
+    api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
     api.drawSupply(S.supply);
+    if (api.colourZones) api.colourZones(S.displays, sideIndex);
     drawPath();
   }
   renderUnitList();
+  if (S.orders) S.orders.render();
+  if (S.zoneOrders) S.zoneOrders.render();
   const lost = !document.activeElement || document.activeElement === document.body || !document.activeElement.isConnected;
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
@@ -509,8 +536,12 @@ function drawPath() {
   if (!u || S.kind === "zones") return S.boardApi.drawPath && S.boardApi.drawPath(null, [], null);
   const start = S.kind === "table" ? u.at : u.hex;
   const stop = stopHex(S.ruling);
-  const yards = S.ruling && S.ruling.details && S.ruling.details.path_yards !== undefined ? `${S.ruling.details.path_yards} yd` : null;
-  S.boardApi.drawPath(start, S.path, stop, yards);
+  const m = measured(S.ruling);
+  const yards = m && m.path_yards !== undefined ? `${m.path_yards} yd` : null;
+  // after a submit the board keeps what the ruling measured or took (until the next click)
+  const shown = S.ruling ? { r: S.ruling, a: S.rulingAction, path: S.path } : S.submitted && S.submitted.action.unit === S.selected ? { r: S.submitted.ruling, a: S.submitted.action, path: [] } : null;
+  const extra = shown ? { byFeature: yardsByFeature(shown.r, S.board), marks: boardMarks(shown.r, shown.a) } : null;
+  S.boardApi.drawPath(start, S.path, stop, yards, extra);
 }
 
 function stopHex(r) {
@@ -636,12 +667,16 @@ function moveSchema() {
 
 async function selectUnit(id, at) {
   if (S.replay) return; // the replay shows the past: leave it to act
+  if (S.zoneOrders && S.zoneOrders.pickUnit(id)) return; // a target or a battalion of the order being built
   // With a unit selected, a counter in another hex is a step of the path (e.g. through a
   // friendly stack); pick another unit from the list, or press Escape first.
   const current = unitById(S.selected);
   if (current && S.selected !== id && S.kind === "hex" && at && at !== current.hex) {
     return clickHex(at);
   }
+  // firing: a click on an enemy counter names the target (hexorders.js)
+  if (S.orders && S.orders.claimUnit(id)) return;
+  S.submitted = null;
   if (S.selected === id) {
     S.selected = null;
   } else {
@@ -653,6 +688,8 @@ async function selectUnit(id, at) {
   $("path-input").value = "";
   $("submit-move").disabled = true;
   prefillActionForm();
+  // the orders start afresh now, not after the overlays: what is chosen meanwhile stays
+  if (S.orders) S.orders.select();
   await refreshOverlays();
   renderAll();
 }
@@ -689,7 +726,8 @@ async function clickPoint(p, zoneId) {
     S.boardApi.drawLos(S.los, res);
     return;
   }
-  if (!S.selected) return zoneId ? showZone(zoneId) : showTerrainAt(p);
+  if (S.zoneOrders && S.zoneOrders.pickPoint(p, zoneId)) return; // a zone, point or path of an order
+  if (!S.selected || (S.orders && S.orders.enabled && !S.orders.takesPoints())) return zoneId ? showZone(zoneId) : showTerrainAt(p);
   perf.clickAt = performance.now();
   S.path.push(p);
   pathChanged();
@@ -749,21 +787,25 @@ async function pathChanged() {
   // the path built on the board also fills the path of a retreat, a charge… in the form
   const field = $("action-form").querySelector("[name=path]");
   if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
+  if (S.orders) S.orders.pathEdited();
+  S.ruling = null;
   drawPath();
-  if (!S.path.length) {
-    S.ruling = null;
+  // the order the board and the order controls describe (hexorders.js), else a plain move
+  const action = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+  if (!action) {
+    S.lastAsked = null;
     renderRuling(null);
     $("submit-move").disabled = true;
     return;
   }
-  const action = { kind: "move", unit: S.selected, path: S.path };
   const asked = JSON.stringify(action);
   S.lastAsked = asked;
   try {
     const r = (await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: action })).body;
     if (S.lastAsked !== asked) return;
     S.ruling = r;
-    renderRuling(r);
+    S.rulingAction = action;
+    renderRuling(r, null, action);
     drawPath();
     // only a move the dry run found legal can be submitted (the server would refuse the other)
     $("submit-move").disabled = !S.seat || !r.legal;
@@ -814,6 +856,7 @@ function clearPath() {
   S.path = [];
   S.lastAsked = null;
   S.ruling = null;
+  if (S.orders) S.orders.reset();
   $("path-input").value = "";
   $("path-input").removeAttribute("aria-invalid");
   $("submit-move").disabled = true;
@@ -852,20 +895,30 @@ function setupActions() {
     pathChanged();
   };
   $("submit-move").onclick = async () => {
-    if (!S.selected || !S.path.length) return;
+    const body = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+    if (!S.selected || !body) return;
     const unit = S.selected;
     document.body.dataset.submitting = "true";
-    const res = await submit(`/games/${S.gameId}/actions`, { kind: "move", unit, path: S.path });
+    const res = await submit(`/games/${S.gameId}/actions`, body);
     if (res) {
       await refreshOverlays();
       renderAll();
-      renderRuling(res.ruling);
+      renderRuling(res.ruling, null, body);
+      S.submitted = { ruling: res.ruling, action: body };
+      drawPath();
       // the Submit button is disabled now: the focus goes back to the unit that moved
       focusUnit(unit, S.kind === "zones" ? "#unit-list" : "#board");
     }
     // the ruling shown now is the submitted one, drawn once: its buttons stay
     document.body.dataset.submitting = "false";
   };
+  // orders by pointing (zoi, zoc, terrain): the controls go above the Path box
+  let host = $("orders");
+  if (!host) {
+    host = h("div", { id: "orders", class: "orders", "aria-label": "Orders for the selected unit" });
+    $("path-box").before(host);
+  }
+  S.orders = createOrders({ S, h, host, cites, onChange: () => pathChanged() });
   $("path-box").hidden = !moveSchema();
   const kinds = Object.keys((S.meta.schemas && S.meta.schemas.actions) || {});
   const sel = $("action-kind");
@@ -930,6 +983,16 @@ export function withCode(textValue) {
   });
 }
 
+// Menus for the form's zone, unit and target fields of a game with objective zones
+// (objective-zones, battlefield): the board's zones and the units shown, not free text.
+function formChoices() {
+  const b = S.board || {};
+  if (!b.zones) return null;
+  const zones = Object.entries(b.zones.zones || b.zones).filter(([, z]) => z && typeof z === "object" && !Array.isArray(z));
+  const us = units().filter((u) => !u.destroyed && !u.eliminated).map((u) => [u.id, `${u.id} (${u.side})`]);
+  return { zone: zones.map(([id, z]) => [id, z.name || id]), unit: us, target: us };
+}
+
 function prefillActionForm() {
   const kind = $("action-kind").value;
   const schema = ((S.meta && S.meta.schemas.actions) || {})[kind];
@@ -937,7 +1000,7 @@ function prefillActionForm() {
   const pre = {};
   if (S.selected && schema.properties && schema.properties.unit) pre.unit = S.selected;
   if (S.path.length && schema.properties && schema.properties.path) pre.path = S.path;
-  S.actionForm = schemaForm(schema, pre, `act-${kind}`);
+  S.actionForm = schemaForm(schema, pre, `act-${kind}`, formChoices());
   const host = $("action-form");
   host.innerHTML = "";
   if (schema.description) host.append(h("p", { class: "hint" }, ...withCode(schema.description)));
@@ -971,6 +1034,8 @@ function appendLog(ev) {
     h("span", { class: "summary" }, ev.redacted ? "(hidden from you)" : r.summary || ""),
     " ", cites(r.citations));
   if (ev.kind === "sealed_received" && ev.payload) li.append(h("div", { class: "commitment" }, `commitment ${ev.payload.commitment}`));
+  // a reveal, and any ruling that rolled dice, told in words (narrate.js)
+  if (ev.ruling && (ev.kind === "sealed_revealed" || (ev.dice || []).length)) li.append(narrate(ev.ruling, ev.action) || "");
   if (ev.kind === "sealed_revealed") verifyReveal(ev).then((ok) => li.append(h("div", { class: `check ${ok ? "ok" : "bad"}` }, ok ? "✔ every order matches its commitment" : "✘ an order does not match its commitment")));
   if ((ev.dice || []).length) li.append(h("div", { class: "dice-used" }, `dice: ${ev.dice.map((d) => `d${d.sides}=${d.value}`).join(" ")}`));
   if (S.seat === "umpire" && ev.version > 1) {
@@ -1032,16 +1097,21 @@ function setupTabs() {
 }
 
 document.addEventListener("keydown", (evt) => {
+  if (evt.key === "Escape" && S.zoneOrders && S.zoneOrders.active()) return S.zoneOrders.reset();
   if (evt.key === "Escape" && S.selected) selectUnit(S.selected);
 });
 
 // ---------------------------------------------------------------- routing
 async function route() {
-  await loadConfig(S.api);
+  // GET /config goes out with the game's own requests (links are built after the first render)
+  const configured = loadConfig(S.api);
   const params = new URLSearchParams(location.hash.slice(1));
   const id = params.get("game");
   notify("");
-  if (!id) return loadLobby();
+  if (!id) {
+    await configured;
+    return loadLobby();
+  }
   const tok = params.get("token");
   if (tok) {
     sessionStorage.setItem(tokenKey(id), tok);
@@ -1050,7 +1120,7 @@ async function route() {
   }
   const spectator = params.get("as") === "spectator";
   const token = spectator ? null : sessionStorage.getItem(tokenKey(id));
-  return openGame(id, token);
+  return openGame(id, token, configured);
 }
 
 setupTabs();

@@ -17,7 +17,9 @@ function scalarType(s) {
   return s;
 }
 
-export function schemaForm(schema, prefill, idPrefix) {
+// choices: {field name: [[value, label], ...]} -- a string field with choices (a zone, a unit,
+// a target) is a menu of them instead of free text.
+export function schemaForm(schema, prefill, idPrefix, choices) {
   const root = schema;
   const wrap = document.createElement("div");
   const getters = {};
@@ -55,6 +57,12 @@ export function schemaForm(schema, prefill, idPrefix) {
       if (s.type === "number") input.step = "any";
       if (pre !== undefined && pre !== null) input.value = String(pre);
       getters[name] = () => (input.value === "" ? (s.nullable ? null : undefined) : Number(input.value));
+    } else if (s.type === "string" && choices && (choices[name] || []).length) {
+      input = document.createElement("select");
+      input.appendChild(new Option(required.has(name) ? "— pick —" : "", ""));
+      for (const [v, text] of choices[name]) input.appendChild(new Option(text, v));
+      if (pre !== undefined && pre !== null) input.value = String(pre);
+      getters[name] = () => (input.value === "" ? (s.nullable ? null : undefined) : input.value);
     } else if (s.type === "string") {
       input = document.createElement("input");
       if (pre !== undefined && pre !== null) input.value = String(pre);
@@ -74,6 +82,23 @@ export function schemaForm(schema, prefill, idPrefix) {
     const row = document.createElement("div");
     row.className = "form-row";
     row.append(label, input);
+    if (help) {
+      // the field's help as text under it (``code`` and `code` shown as code), read out with it
+      const note = document.createElement("div");
+      note.className = "field-help";
+      note.id = `${id}-help`;
+      String(help).split(/``([^`]+)``|`([^`]+)`/).forEach((part, i) => {
+        if (part === undefined) return;
+        if (i % 3 === 0) note.append(part);
+        else {
+          const code = document.createElement("code");
+          code.textContent = part;
+          note.append(code);
+        }
+      });
+      input.setAttribute("aria-describedby", note.id);
+      row.append(note);
+    }
     wrap.appendChild(row);
   }
   return {

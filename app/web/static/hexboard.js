@@ -60,15 +60,17 @@ function edge(geo, a, b) {
 
 export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover }) {
   clear(host);
+  // the board's size on screen, read while it is empty (no layout of thousands of hexes)
+  const hostBox = { w: host.clientWidth, h: host.clientHeight };
   const geo = hexLayout(board.layout);
   const svg = el("svg", { class: "hexmap", role: "img", "aria-label": `Hex map: ${board.title || board.name || ""}` }, host);
   defs(svg);
   const layers = {};
-  for (const name of ["terrain", "hexsides", "zones", "reach", "supply", "fronts", "path", "units", "labels"]) {
+  for (const name of ["terrain", "hexsides", "zones", "reach", "supply", "fronts", "path", "units", "labels", "marks"]) {
     layers[name] = el("g", { class: `layer-${name}` }, svg);
   }
   // drawn over the hexes but never the target of a click or a tap (the hex under them is)
-  for (const name of ["reach", "supply", "fronts", "path", "labels"]) layers[name].setAttribute("pointer-events", "none");
+  for (const name of ["reach", "supply", "fronts", "path", "labels", "marks"]) layers[name].setAttribute("pointer-events", "none");
   let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
   const terrains = new Set();
   const hexIds = Object.keys(board.hexes || {});
@@ -96,7 +98,11 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
   }
   const pad = SIZE * 1.5;
   const box = { x: minX - pad, y: minY - pad, w: maxX - minX + 2 * pad, h: maxY - minY + 2 * pad };
-  const pz = panZoom(svg, box, host);
+  // hex ids and terrain names too small to read (under ~4.5 px on screen, e.g. a 2,000-hex map
+  // seen whole) are not drawn: thousands of unreadable texts cost the browser a paint per click
+  const tiny = (perPixel) => 7 / perPixel < 4.5;
+  if (hostBox.w && hostBox.h) svg.classList.toggle("tiny-labels", tiny(Math.max(box.w / hostBox.w, box.h / hostBox.h)));
+  const pz = panZoom(svg, box, host, (perPixel) => svg.classList.toggle("tiny-labels", tiny(perPixel)));
 
   svg.addEventListener("click", (evt) => {
     const counter = evt.target.closest("[data-unit]");
@@ -218,8 +224,20 @@ export function createHexBoard(host, { board, sideIndex, onHex, onUnit, onHover 
         if (pts.length > 1) el("polyline", { points: pts.map((p) => `${p.x},${p.y}`).join(" "), fill: "none", stroke: PALETTE.sides[sideIndex(line.side)] || "#333", "stroke-width": 2.5, "stroke-dasharray": "1 5", "stroke-linecap": "round", class: "supply", "data-unit": null }, layers.supply);
       }
     },
-    drawPath(start, path, stopHex) {
+    // extra.marks: [{hex, text, title}] what the ruling does to a counter there (−1: an increment lost)
+    drawPath(start, path, stopHex, _yards, extra) {
       clear(layers.path);
+      clear(layers.marks);
+      const seen = {};
+      for (const m of (extra && extra.marks) || []) {
+        const c = geo.center(m.hex);
+        if (!c) continue;
+        const n = (seen[m.hex] = (seen[m.hex] || 0) + 1) - 1;
+        const g = el("g", { class: "loss-mark", "data-hex": m.hex, "data-loss-unit": m.unit || null, transform: `translate(${c.x + SIZE * 0.62},${c.y - SIZE * 0.5 + n * 20})` }, layers.marks);
+        el("circle", { r: 10, fill: "#D55E00", stroke: "#000", "stroke-width": 1.5 }, g);
+        text(g, 0, 4, m.text, { class: "loss-text", "text-anchor": "middle" });
+        el("title", {}, g).textContent = m.title || m.text;
+      }
       const pts = [start, ...path].map((h) => geo.center(h)).filter(Boolean);
       if (pts.length > 1) el("polyline", { points: pts.map((p) => `${p.x},${p.y}`).join(" "), fill: "none", stroke: PALETTE.path, "stroke-width": 3, "marker-end": "url(#arrow)", class: "move-path" }, layers.path);
       path.forEach((h, i) => {

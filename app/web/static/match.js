@@ -1,5 +1,7 @@
 // Match panels: sealed orders, dice (commitment and a check of every roll), umpire tools.
 import { invitationLink, linkField, linkWarning } from "./invite.js";
+import { allocationBuilder } from "./alloc.js";
+import { narrate } from "./narrate.js";
 
 const drafts = {};
 
@@ -17,7 +19,9 @@ export async function renderSealed(box, ctx) {
       h("p", {}, `Sides: ${d.sides.join(", ")} · waiting for: ${d.waiting.join(", ") || "nobody"}${d.awaiting_umpire ? " · awaiting the umpire's dice" : ""}`),
       h("ul", { class: "receipts" }, ...d.received.map((r) => h("li", { "data-side": r.side }, `${r.side}: sealed, commitment `, h("code", {}, r.commitment)))));
     if (d.own) card.append(h("p", { class: "own-order" }, "Your order (only you can read it until the reveal): ", h("code", {}, JSON.stringify(d.own.order || d.own))));
-    if (mine && !d.own) {
+    const builder = ((S.meta && S.meta.queries) || []).some((q) => q.name === "allocation-options") && d.id.startsWith("allocation:");
+    if (mine && !d.own && builder) card.append(allocationBuilder(d, ctx, drafts));
+    if (mine && !d.own && !builder) {
       const area = h("textarea", { rows: 4, id: `order-${d.id}`, "aria-label": `Your sealed order for ${d.title || d.id} (JSON)`, placeholder: JSON.stringify(example(d.order_schema)) });
       area.value = drafts[d.id] || "";
       area.addEventListener("input", () => { drafts[d.id] = area.value; });
@@ -63,6 +67,7 @@ export async function renderSealed(box, ctx) {
       const orders = (r.orders || (r.payload && r.payload.orders) || {});
       box.append(h("section", { class: "revealed-card", "data-instance": r.instance || r.decision || "" },
         h("p", {}, `${r.instance || r.decision}: `, (r.ruling && r.ruling.summary) || ""),
+        narrate(r.ruling),
         h("ul", {}, ...Object.entries(orders).map(([side, o]) => h("li", {}, `${side}: `, h("code", {}, JSON.stringify(o.order !== undefined ? o.order : o)))))));
     }
   }

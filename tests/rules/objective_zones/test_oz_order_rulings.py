@@ -14,7 +14,8 @@ import pytest
 from pydantic import ValidationError
 
 from app.rules import registry
-from app.rules.objective_zones.models import Allocation, allocation_model
+from app.rules.objective_zones.combat import allocation_model
+from app.rules.objective_zones.models import Allocation
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "scenarios" / "objective-zones" / "example.json"
 OZ = registry.get("objective-zones")

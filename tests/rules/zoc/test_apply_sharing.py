@@ -1,4 +1,4 @@
-"""Issue 11: ``zoc``'s applies share what they do not change (``zones.moved_to``) instead of
+"""Issue 11: ``zoc``'s applies share what they do not change (``index.moved_to``) instead of
 deep-copying the whole state: a move on a 500-unit game copies one unit. Sharing is safe only
 if no state is ever changed once made, so these tests play a chain of actions and check that
 every earlier state still dumps as it did, and that each new state is the one the deep copy

@@ -1,5 +1,5 @@
 """Issue 11: the index of a state made by ``move``, ``retreat`` or ``place_unit`` is derived
-from the index of the state before (``zones._StateIndex.handed_on``: what the moved unit's old
+from the index of the state before (``index.StateIndex.handed_on``: what the moved unit's old
 and new hexes can change dropped, the rest kept), not built afresh. It must never change an
 answer: after random chains of legal actions, each state's queries (on an index handed on,
 then filled by queries in a random order) and rulings answer byte for byte as the same state
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
 from app.rules import registry
-from app.rules.zoc import zones
-from app.rules.zoc.zones import topology
+from app.rules.zoc import index as zoc_index
+from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
 
@@ -118,7 +118,7 @@ def test_a_handed_on_index_answers_as_a_fresh_one(
             return
         action, ruling = found
         new = RS.apply(board, state, action, ruling)
-        event(f"{action.kind}: handed on {zones._HANDED_ON.peek(new) is not None}")
+        event(f"{action.kind}: handed on {zoc_index._HANDED_ON.peek(new) is not None}")
         dumped = new.model_dump(mode="json")
         asks = _asks(board, new)
         searches = [i for i, (name, _) in enumerate(asks) if name == "reachable"]
@@ -147,15 +147,15 @@ def test_a_move_hands_the_index_on() -> None:
     ruling = RS.adjudicate(board, state, action, opts)
     assert ruling.legal, ruling.summary
     new = RS.apply(board, state, action, ruling)
-    move = zones._HANDED_ON.peek(new)
-    assert move is not None and move.old is zones._INDEX_OF.peek(state)
+    move = zoc_index._HANDED_ON.peek(new)
+    assert move is not None and move.old is zoc_index._INDEX_OF.peek(state)
     RS.queries()["reachable"].run(board, new, opts, {"unit": "de-inf-1"})
-    index = zones._INDEX_OF.peek(new)
-    assert index is not None and zones._HANDED_ON.peek(new) is None
+    index = zoc_index._INDEX_OF.peek(new)
+    assert index is not None and zoc_index._HANDED_ON.peek(new) is None
     assert index.units["de-inf-2"] is next(u for u in new.units if u.id == "de-inf-2")
     assert index.moved == frozenset(new.moved)
     phase = RS.parse_action(
         {"kind": "set_phase", "phase": "exploitation", "phasing_side": new.phasing_side}
     )
     after = RS.apply(board, new, phase, RS.adjudicate(board, new, phase, opts))
-    assert zones._HANDED_ON.peek(after) is None
+    assert zoc_index._HANDED_ON.peek(after) is None

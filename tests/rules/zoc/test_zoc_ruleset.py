@@ -271,7 +271,7 @@ def test_reachable_paths_are_legal_moves(game_data: tuple[dict[str, Any], dict[s
 
 
 def _neighbours(board: Board, state: State) -> list[str]:
-    from app.rules.zoc.zones import topology
+    from app.rules.zoc.topology import topology
 
     start = next(u.hex for u in state.units if u.id == "m")
     assert start is not None

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from app.rules import registry
 from app.rules.judgement import Problem
 from app.rules.zoc.catalog import CATALOG
+from app.rules.zoc.context import Context
 from app.rules.zoc.models import Unit, ZocOptions
 from app.rules.zoc.movement import Stop, reachable, reachable_start
-from app.rules.zoc.zones import Context
 from tests.support.props import examples
 
 RS = registry.get("zoc")
@@ -37,7 +37,7 @@ FLIPPED = {name: not f.default for name, f in ZocOptions.model_fields.items()}
 
 
 def _adjacent_pairs() -> list[tuple[str, str]]:
-    from app.rules.zoc.zones import topology
+    from app.rules.zoc.topology import topology
 
     board, _ = RS.setup(RS.parse_scenario(_base({})), RS.parse_options({}))
     topo = topology(board)

@@ -1,0 +1,193 @@
+"""The per-state index: what one state's rulings and queries look up, kept with the state.
+
+A state is never changed once made, so its index (:class:`StateIndex`: units by id and by hex,
+its zones, the moved list, markers by hex, the whole-map zone map, the search's per-side
+facts) is kept per state object (:mod:`app.rules.memo`, by identity; dropped with the state)
+and the next ruling or query on the same game version starts warm.
+
+:func:`moved_to` makes the state after one unit moved and records the move; the first ruling
+or query on that new state derives its index from the old one (:meth:`StateIndex.handed_on`),
+dropping only what the move invalidates -- each table's own ``handed_on`` says what that is
+(:meth:`app.rules.zoc.zones.Zones.handed_on`, :meth:`app.rules.zoc.search.SideFacts.handed_on`).
+Anything else (another board, a hex off the map, any mismatch) builds afresh.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+from app.rules.memo import ByIdentity
+from app.rules.zoc.models import Board, Marker, State, Unit
+from app.rules.zoc.topology import Topology
+from app.rules.zoc.zones import ZoneMap, Zones
+
+
+class StateIndex:
+    """What one state's rulings look up: units by id and by hex, its zones (filled in hex by
+    hex as rulings ask), the units that moved, the markers by hex."""
+
+    def __init__(
+        self,
+        board: Board,
+        units: dict[str, Unit],
+        occupants: dict[str, list[Unit]],
+        zones: Zones,
+        moved: frozenset[str],
+        markers_at: dict[str, list[Marker]],
+    ) -> None:
+        self.board = weakref.ref(board)
+        self.units = units
+        self.occupants = occupants
+        """Hex -> the units in it, in the state's unit order (off-map hexes too)."""
+        self.zones = zones
+        self.beachhead_sides = frozenset(zones.all_beachhead_sides)
+        self.moved = moved
+        self.markers_at = markers_at
+        self.zone_map: ZoneMap | None = None
+        """Every projection at once (the ``ezoc-map`` query), made when first asked for;
+        never handed on."""
+        self.search: dict[str, Any] = {}
+        """What the ``reachable`` search keeps per side (``app.rules.zoc.search.SideFacts``),
+        each handed on by its own ``handed_on``."""
+
+    @classmethod
+    def of(cls, board: Board, topo: Topology, state: State) -> StateIndex:
+        """The index of ``state`` built afresh."""
+        units: dict[str, Unit] = {}
+        occupants: dict[str, list[Unit]] = {}
+        at: dict[str, list[tuple[int, Unit]]] = {}
+        on_map = board.hexes
+        for i, unit in enumerate(state.units):  # one pass: by id, by hex, on the map
+            units[unit.id] = unit
+            hex_id = unit.hex
+            if hex_id is not None:
+                occupants.setdefault(hex_id, []).append(unit)
+                if hex_id in on_map:
+                    at.setdefault(hex_id, []).append((i, unit))
+        markers_at: dict[str, list[Marker]] = {}
+        for marker in state.markers:
+            markers_at.setdefault(marker.hex, []).append(marker)
+        zones = Zones(board, topo, (), state.markers, at)
+        return cls(board, units, occupants, zones, frozenset(state.moved), markers_at)
+
+    def handed_on(
+        self, board: Board, topo: Topology, state: State, move: Moved
+    ) -> StateIndex | None:
+        """The index of ``state``, which is this index's state with one unit moved (what
+        :func:`moved_to` made), derived from this one. None when the move cannot be handed on
+        (a hex off the map, a unit list that does not match): build afresh.
+
+        What a unit in hex ``h`` changes, table by table: units by id (the moved unit's entry)
+        and by hex (the lists of its old and new hex, rebuilt in list order); the zones next
+        to ``h`` (:meth:`Zones.handed_on`); the search's facts around ``h``
+        (``SideFacts.handed_on``); the moved list (read afresh) and the whole-map zone map
+        (dropped). The markers, weather, phase and start positions are the old state's own
+        (:func:`moved_to` changes nothing else), so the markers by hex are shared."""
+        i, unit_id, old_hex, new_hex = move.position, move.unit_id, move.old_hex, move.new_hex
+        on_map = board.hexes
+        if (old_hex is not None and old_hex not in on_map) or (
+            new_hex is not None and new_hex not in on_map
+        ):
+            return None  # units by hex off the map are not in the zones' table: build afresh
+        unit = state.units[i]
+        if (
+            unit.id != unit_id
+            or unit.hex != new_hex
+            or unit.side != move.unit.side
+            or self.units.get(unit_id) is not move.unit
+        ):
+            return None
+        at = self.zones.positions()
+        occupants = self.occupants.copy()
+        if old_hex is not None:
+            here = at.get(old_hex, [])
+            left = [(j, u) for j, u in here if j != i]
+            if len(left) != len(here) - 1:
+                return None
+            if left:
+                at[old_hex] = left
+                occupants[old_hex] = [u for _, u in left]
+            else:
+                del at[old_hex]
+                del occupants[old_hex]
+        if new_hex is not None:
+            here = sorted([*at.get(new_hex, ()), (i, unit)], key=lambda p: p[0])
+            at[new_hex] = here
+            occupants[new_hex] = [u for _, u in here]
+        cells = [h for h in (old_hex, new_hex) if h is not None]
+        near = {n for h in cells for n, _ in topo.neighbors.get(h, ())}
+        """The hexes whose projections (zones, EZOC, no-ZOC notes) the move can change."""
+        side = unit.side
+        units = self.units.copy()
+        units[unit_id] = unit
+        zones = self.zones.handed_on(at, unit_id, side, near)
+        new = StateIndex(board, units, occupants, zones, frozenset(state.moved), self.markers_at)
+        for facts_side, facts in self.search.copy().items():
+            handed = getattr(facts, "handed_on", None)
+            if handed is not None:
+                new.search[facts_side] = handed(cells, near, unit_id, side)
+        return new
+
+
+@dataclass(frozen=True)
+class Moved:
+    """What :func:`moved_to` changed in a state whose index existed: the index of the state
+    before, and the one unit (its place in the unit list, its old object, both hexes)."""
+
+    old: StateIndex
+    position: int
+    unit_id: str
+    unit: Unit
+    old_hex: str | None
+    new_hex: str | None
+
+
+_INDEX_OF: ByIdentity[StateIndex] = ByIdentity(maxsize=128)
+"""State -> its index (dropped with the state, or when evicted)."""
+_HANDED_ON: ByIdentity[Moved] = ByIdentity(maxsize=128)
+"""New state (made by :func:`moved_to`) -> the move, until the new state's index is made."""
+
+
+def state_index(board: Board, topo: Topology, state: State) -> StateIndex:
+    """The index of ``state`` on ``board``: kept, handed on from the state it was moved from,
+    or built."""
+    found = _INDEX_OF.get(state, lambda s: _new_index(board, topo, s))
+    if found.board() is not board:  # the same state judged on another board
+        found = StateIndex.of(board, topo, state)
+    return found
+
+
+def _new_index(board: Board, topo: Topology, state: State) -> StateIndex:
+    """The index of a state not indexed yet: handed on from the state it was moved from
+    (:func:`moved_to`) when that one's index is there for this board, else built."""
+    move = _HANDED_ON.pop(state)
+    if move is not None and move.old.board() is board:
+        found = move.old.handed_on(board, topo, state, move)
+        if found is not None:
+            return found
+    return StateIndex.of(board, topo, state)
+
+
+def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = False) -> State:
+    """A new state with unit ``unit_id`` in ``hex_id`` (and, with ``moved``, on the moved
+    list); KeyError if there is no such unit. Everything else -- the other units, markers,
+    weather -- is shared with ``state``, not copied: a state is never changed once made (an
+    apply that edits in place works on a deep copy of its own), so sharing is safe and a
+    move costs one unit, not the whole game."""
+    units = list(state.units)
+    for i, unit in enumerate(units):
+        if unit.id == unit_id:
+            units[i] = unit.model_copy(update={"hex": hex_id})
+            break
+    else:
+        raise KeyError(unit_id)
+    update: dict[str, object] = {"units": units}
+    if moved and unit_id not in state.moved:
+        update["moved"] = [*state.moved, unit_id]
+    new = state.model_copy(update=update)
+    old = _INDEX_OF.peek(state)
+    if old is not None:  # the new state's index will be derived from this one when asked for
+        _HANDED_ON.put(new, Moved(old, i, unit_id, unit, unit.hex, hex_id))
+    return new
