@@ -250,6 +250,9 @@ class AsyncSeat(AsyncSeatIO):
         client_seed: str | None = None,
         dice: list[int] | None = None,
     ) -> m.ActionChange:
+        """:meth:`submit`, answered without the new state (``Prefer: return=minimal``): the
+        event, version, ruling (its effects are the change), position and clock. For a
+        client that keeps its own copy of the state or reads it when it needs it."""
         op = self._submit_change(action, idempotency_key, retry_stale, client_seed, dice)
         return await self.client.run(op)
 
