@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from app.rules import registry
-from app.rules.zoc.zones import Context
+from app.rules.zoc.context import Context
 from tests.rules.zoc.test_zoc_search import HEXES, _base, games
 from tests.support.props import examples
 
