@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.rules import registry
-from bench.core import _fmt, _move_doc, _row, _zoi_move_doc, measure
+from bench.core import _move_doc, _row, _zoi_move_doc, measure
 from bench.floor import build_grid, floor_reachable, zoi_zone
 from bench.report import Row
 from bench.scenarios import zoc_scenario, zoi_scenario

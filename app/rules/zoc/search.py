@@ -212,12 +212,12 @@ class SideFacts:
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
         # touched hex are those between it and its neighbours, dropped by key (not by a scan)
-        dropped = [
+        dropped = frozenset(
             key
             for t in touched
             for n in graph.neighbours(t)
             for key in ((t, n, True), (t, n, False), (n, t, True), (n, t, False))
-        ]
+        )
         new.verdicts = {
             key: layered(table, dropped)
             for key, table in self.verdicts.copy().items()
@@ -475,9 +475,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     note(nbr, "zoc.must_stop", message, sections)
             continue
         first = prev[node] is None
-        if reserve:
-            judged = True
-        else:  # else only a step into an EZOC is judged
+        judged: bool | None = True
+        if not reserve:  # else only a step into an EZOC is judged
             judged = ezoc_kept(cur)
             if judged is None:
                 judged = in_ezoc(ctx, cur)

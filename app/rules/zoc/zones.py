@@ -10,7 +10,7 @@ not for every unit of the game; :func:`compute_zones` gives the whole map at onc
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -18,7 +18,6 @@ from app.rules.geometry import Hexside
 from app.rules.memo import ByIdentity
 from app.rules.zoc.models import ALL_SEA_TERRAIN, Board, Marker, Unit
 from app.rules.zoc.topology import Topology
-
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -40,8 +39,9 @@ class Layered(dict[K, V]):
     these tables."""
 
     __slots__ = ("_below", "_dropped", "depth")
+    depth: int
 
-    def __init__(self, below: dict[K, V], dropped: frozenset[K]) -> None:
+    def __init__(self, below: dict[K, V], dropped: Container[Any]) -> None:
         super().__init__()
         self._below = below
         self._dropped = dropped
@@ -54,30 +54,45 @@ class Layered(dict[K, V]):
         self[key] = value
         return value
 
-    def get(self, key: K, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: K, default: Any = None) -> Any:
         try:
             return self[key]
         except KeyError:
             return default
 
     def __contains__(self, key: object) -> bool:
-        return self.get(key, _ABSENT) is not _ABSENT
+        return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]
 
     def flat(self) -> dict[K, V]:
         """Everything this table holds, as a plain dict."""
         below = self._below
-        out = below.flat() if isinstance(below, Layered) else below.copy()
-        for key in self._dropped:
-            out.pop(key, None)
+        dropped = self._dropped
+        items = below.flat().items() if isinstance(below, Layered) else below.copy().items()
+        out = {k: v for k, v in items if k not in dropped}
         out.update(dict.items(self))
         return out
 
 
-def layered(below: dict[K, V], dropped: Iterable[K]) -> dict[K, V]:
-    """``below`` without the keys ``dropped``, as a new table (see :class:`Layered`)."""
+def layered(below: dict[K, V], dropped: Container[Any]) -> dict[K, V]:
+    """``below`` without the keys in ``dropped`` (a set, or a test of a key: it must hold for
+    any key the table below may ever hold, also one it is given after this call, as the
+    state before can still be asked), as a new table (see :class:`Layered`)."""
     if isinstance(below, Layered) and below.depth >= LAYERS_KEPT:
         below = below.flat()
-    return Layered(below, frozenset(dropped))
+    return Layered(below, dropped)
+
+
+class HexesOfOtherSides:
+    """The keys ``(hex, side)`` with the hex in ``hexes`` and a side other than ``side``."""
+
+    __slots__ = ("hexes", "side")
+
+    def __init__(self, hexes: set[str], side: str) -> None:
+        self.hexes = hexes
+        self.side = side
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and key[0] in self.hexes and key[1] != self.side
 
 
 @dataclass(frozen=True)
@@ -212,9 +227,6 @@ class Zones:
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
         self._no_zoc: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {}
-        self._sides: set[str] = set()
-        """The sides ``_ezoc`` and ``_no_zoc`` were asked for (each added before its first
-        entry), so that :meth:`handed_on` drops a hex's entries by key, not by a scan."""
         self._via: set[tuple[str, str]] = set()
 
     def silence(self, unit: Unit) -> Silent | None:
@@ -350,7 +362,6 @@ class Zones:
         key = (hex_id, side)
         found = self._no_zoc.get(key)
         if found is None:
-            self._sides.add(side)
             notes = [
                 (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
             ]
@@ -368,7 +379,6 @@ class Zones:
         key = (hex_id, side)
         found = self._ezoc.get(key)
         if found is None:
-            self._sides.add(side)
             found = self._ezoc[key] = [u for u in self.into(hex_id) if u.side != side]
         return found
 
@@ -390,12 +400,9 @@ class Zones:
           ``near``, dropped."""
         new = copy.copy(self)
         new._at = at
-        new._silence = layered(self._silence, (unit_id,))
-        new._into = layered(self._into, near)
-        # after the tables: every side with an entry in them is in the set (added first)
-        sides = self._sides.copy()
-        new._sides = sides.copy()
-        dropped = [(h, other) for other in sides if other != side for h in near]
+        new._silence = layered(self._silence, frozenset((unit_id,)))
+        new._into = layered(self._into, frozenset(near))
+        dropped = HexesOfOtherSides(set(near), side)
         new._ezoc = layered(self._ezoc, dropped)
         new._no_zoc = layered(self._no_zoc, dropped)
         new._via = {p for p in self._via.copy() if p[0] != unit_id and p[1] not in near}
