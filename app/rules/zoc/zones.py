@@ -69,7 +69,7 @@ class Layered(dict[K, V]):
         dropped = self._dropped
         items = below.flat().items() if isinstance(below, Layered) else below.copy().items()
         out = {k: v for k, v in items if k not in dropped}
-        out.update(dict.items(self))
+        out.update(dict.copy(self))  # a copy first: another request may be filling it
         return out
 
 
