@@ -408,6 +408,11 @@ class Zones:
         new._via = {p for p in self._via.copy() if p[0] != unit_id and p[1] not in near}
         return new
 
+    def positions_table(self) -> dict[str, list[tuple[int, Unit]]]:
+        """The on-map hexes -> (position in the unit list, unit) these zones were found from
+        (the table itself: to be read, not changed)."""
+        return self._at
+
     def positions(self) -> dict[str, list[tuple[int, Unit]]]:
         """The on-map hexes -> (position in the unit list, unit) these zones were found from
         (a copy: :meth:`handed_on` takes the next state's)."""
