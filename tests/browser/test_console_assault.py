@@ -453,3 +453,51 @@ def test_a_melee_going_on_and_a_morale_test_by_pointing(
     for page in (union, confed):
         assert page.errors == []
         page.context.close()
+
+
+def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """The loss marks on the counters say what the game's state says: a melee the umpire rolls
+    back (from the log's "undo from here") takes its castings lost off the counters again,
+    though the log keeps the event. The umpire's physical dice make the losses certain."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    scenario.update(phase="objective_combat", melees={"mill": "union"})
+    for unit in scenario["units"]:
+        if unit["id"] == "cs-22va":
+            unit["engaged"] = True
+        if unit["id"] == "us-1":
+            unit.update(zone="mill", at="garrison", sector=1, engaged=True, entered_turn=1)
+    game = httpx.post(
+        f"{base}/games",
+        json={"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}},
+    ).json()
+    umpire = _open(browser, base, game, "umpire", "desktop")
+    umpire.click("#tab-umpire")
+    umpire.fill("#physical-dice", ",".join(["1"] * 8))  # every die reads 1: a hit for each level
+    umpire.click("#tab-act")
+    umpire.click(".order-kind[data-kind=continue_melee]")
+    umpire.click("[data-zone-pick=mill]")
+    _legal_order(umpire)
+    melee = next(e for e in _events(base, game) if e["kind"] == "continue_melee")
+    losses = melee["ruling"]["details"]["losses"]
+    assert losses and all(n > 0 for n in losses.values()), melee["ruling"]
+    marks = dict(
+        umpire.eval_on_selector_all(
+            ".zone-card .chip .loss",
+            "ns => ns.map(n => [n.closest('.chip').dataset.unit, n.dataset.loss])",
+        )
+    )
+    assert marks == {u: str(n) for u, n in losses.items()}
+    # the umpire undoes the melee from the log: the marks go, the castings come back
+    umpire.click("#tab-log")
+    umpire.click(f"#ev-{melee['seq']} .rollback-here")
+    _settled(umpire, base, game)
+    umpire.click("#tab-act")
+    umpire.wait_for_function("!document.querySelector('.zone-card .chip .loss')")
+    chip = umpire.inner_text(".zone-card[data-zone=mill] .chip[data-unit=us-1]")
+    men = next(u["men"] for u in scenario["units"] if u["id"] == "us-1")
+    assert chip.startswith(f"us-1 ({men}"), chip
+    assert umpire.errors == []
+    umpire.context.close()
