@@ -431,3 +431,63 @@ def test_a_battlefield_move_shows_its_yards_per_feature_on_the_table_and_in_the_
     path_yards = r["details"]["terrain"]["path_yards"]
     assert page.text_content("#board .path-yards") == f"{path_yards:g} yd"
     assert page.errors == []
+
+
+def _asked(page: Any, condition: str) -> dict[str, Any]:
+    """Wait until the dry run on screen is of a move for which ``condition`` (on ``o``) holds
+    and its verdict is shown; returns that move."""
+    page.wait_for_function(
+        "cond => { const t = document.body.dataset.rulingFor; if (!t) return false;"
+        " const o = JSON.parse(t); return new Function('o', `return ${cond}`)(o) &&"
+        " Boolean(document.querySelector('#ruling .verdict')); }",
+        arg=condition,
+    )
+    asked: dict[str, Any] = json.loads(page.evaluate("document.body.dataset.rulingFor"))
+    return asked
+
+
+def test_a_battlefield_move_into_a_zone_offers_its_sectors_from_a_menu(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """BF.Enter: a move that ends in a zone enters it, in a sector the move may name. The Path
+    box offers that zone's sectors (its capacity) once the clicked path ends in it; the sector
+    picked is part of the move dry-run and submitted. An empty farm is added to the shipped
+    battle so that a union unit has a zone to enter in the Movement phase."""
+    base = console_server.url
+    scenario = _scenario("battlefield", "millers-crossing")
+    farm = [[200, 300], [420, 300], [420, 460], [200, 460]]
+    scenario["zones"].append({"id": "farm", "name": "Hale's Farm", "class": "C", "polygon": farm})
+    scenario["phase"] = "movement"
+    r = httpx.post(f"{base}/games", json={"ruleset": "battlefield", "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game = r.json()
+    page = _open(screen(DESKTOP), base, game, "union")
+    _point(page, "#unit-list [data-unit=us-sk]")
+    page.wait_for_selector("#unit-list [data-unit=us-sk][aria-selected=true]")
+    assert page.is_hidden("#path-sector-row")
+    _table_click(page, 300, 380)  # inside the farm
+    page.wait_for_selector("#path-sector-row:not([hidden])")
+    options = page.locator("#path-sector option").all_inner_texts()
+    assert options == [
+        "any free sector of Hale's Farm",
+        "Hale's Farm, sector 1",
+        "Hale's Farm, sector 2",
+    ]
+    asked = _asked(page, "o.unit === 'us-sk' && o.path.length === 1")
+    assert "sector" not in asked and page.get_attribute("#ruling .verdict", "data-legal") == "true"
+    page.select_option("#path-sector", "2")
+    asked = _asked(page, "o.sector === 2")
+    assert asked == {**asked, "kind": "move", "unit": "us-sk", "sector": 2}
+    page.wait_for_selector("#ruling .verdict[data-legal=true]")
+    _submit(page)
+    headers = {"Authorization": f"Bearer {game['seats']['union']}"}
+    state = httpx.get(f"{base}/games/{game['id']}", headers=headers).json()["state"]
+    entered = next(u for u in state["zones"]["units"] if u["id"] == "us-sk")
+    assert (entered["zone"], entered["sector"]) == ("farm", 2)
+    # after the submit the menu goes with the path; a path ending outside any zone offers none
+    assert page.is_hidden("#path-sector-row")
+    _point(page, "#unit-list [data-unit=us-1]")
+    _table_click(page, 742, 330)
+    _asked(page, "o.unit === 'us-1' && o.path.length === 1")
+    assert page.is_hidden("#path-sector-row")
+    assert page.errors == []

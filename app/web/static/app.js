@@ -683,6 +683,8 @@ async function selectUnit(id, at) {
     S.selected = id;
   }
   S.path = [];
+  S.moveSector = null;
+  renderSectorMenu();
   S.ruling = null;
   renderRuling(null);
   $("path-input").value = "";
@@ -781,6 +783,60 @@ function parsePath(text) {
   return { path: tokens };
 }
 
+// The zone a table path ends in (battlefield: a move that crosses a zone's border ends in it and
+// enters it), found on the drawn outlines -- placement only: the ruling judges the entry.
+function zoneAtEnd(path) {
+  const end = path.length ? path[path.length - 1] : null;
+  if (S.kind !== "table" || !Array.isArray(end) || !S.board.outlines) return null;
+  const [x, y] = end;
+  for (const [zid, poly] of Object.entries(S.board.outlines)) {
+    let inside = false;
+    for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+      const [xi, yi] = poly[i];
+      const [xj, yj] = poly[j];
+      if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+    }
+    if (inside) return zid;
+  }
+  return null;
+}
+
+// The sector menu of a move that enters a zone, where the move's schema has a sector (battlefield):
+// "any free sector" leaves the choice to the rules (the first free one), else sector 1..capacity.
+function renderSectorMenu() {
+  const box = $("path-sector-row");
+  if (!box) return;
+  const props = (moveSchema() || {}).properties || {};
+  const zid = props.sector && S.path.length ? zoneAtEnd(S.path) : null;
+  const zones = (S.board.zones && (S.board.zones.zones || S.board.zones)) || {};
+  const zone = zid ? zones[zid] || {} : null;
+  const display = zid ? (S.displays || {})[zid] || {} : {};
+  const cap = zone ? display.capacity ?? zone.capacity ?? 0 : 0;
+  box.hidden = !zone || !cap;
+  if (box.hidden) {
+    S.moveSector = null;
+    return;
+  }
+  if (S.moveSector && (S.moveSector > cap || S.moveSectorZone !== zid)) S.moveSector = null;
+  S.moveSectorZone = zid;
+  const sel = $("path-sector");
+  sel.innerHTML = "";
+  sel.append(new Option(`any free sector of ${zone.name || zid}`, ""));
+  for (let i = 1; i <= cap; i++) {
+    const held = ((display.sectors || {})[String(i)] || {}).holder;
+    sel.append(new Option(`${zone.name || zid}, sector ${i}${held ? ` (held by ${held === "engaged" ? "both: engaged" : held})` : ""}`, String(i)));
+  }
+  sel.value = S.moveSector ? String(S.moveSector) : "";
+}
+
+// The move the Path box describes: the selected unit along the path (and the sector it enters).
+function plainMove() {
+  if (!S.path.length) return null;
+  const move = { kind: "move", unit: S.selected, path: S.path };
+  if (S.moveSector && zoneAtEnd(S.path)) move.sector = S.moveSector;
+  return move;
+}
+
 async function pathChanged() {
   $("path-input").value = pathText();
   $("path-input").removeAttribute("aria-invalid");
@@ -789,9 +845,10 @@ async function pathChanged() {
   if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
   if (S.orders) S.orders.pathEdited();
   S.ruling = null;
+  renderSectorMenu();
   drawPath();
   // the order the board and the order controls describe (hexorders.js), else a plain move
-  const action = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+  const action = S.orders && S.orders.enabled ? S.orders.body() : plainMove();
   if (!action) {
     S.lastAsked = null;
     renderRuling(null);
@@ -854,6 +911,8 @@ export async function submit(path, body, extraHeaders, ifMatch) {
 // Drop the pending path and its dry run (after a write: what was clicked before is history).
 function clearPath() {
   S.path = [];
+  S.moveSector = null;
+  renderSectorMenu();
   S.lastAsked = null;
   S.ruling = null;
   if (S.orders) S.orders.reset();
@@ -890,12 +949,16 @@ function setupActions() {
     S.path = typed.path;
     pathChanged();
   };
+  $("path-sector").onchange = () => {
+    S.moveSector = $("path-sector").value ? Number($("path-sector").value) : null;
+    pathChanged();
+  };
   $("path-clear").onclick = () => {
     S.path = [];
     pathChanged();
   };
   $("submit-move").onclick = async () => {
-    const body = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+    const body = S.orders && S.orders.enabled ? S.orders.body() : plainMove();
     if (!S.selected || !body) return;
     const unit = S.selected;
     document.body.dataset.submitting = "true";
