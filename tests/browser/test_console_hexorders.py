@@ -238,12 +238,13 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
 # -- zoc ---------------------------------------------------------------------------------------
 
 
-def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
-    screen: Any, console_server: ServerProcess
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1400px", "390px"])
+def test_a_zoc_turn_with_a_retreat_and_a_supply_trace(
+    screen: Any, console_server: ServerProcess, size: dict[str, int]
 ) -> None:
     base = console_server.url
     game = _create(base, "zoc", "seed-example")
-    axis = _open(screen(PHONE), base, game, "axis")
+    axis = _open(screen(size), base, game, "axis")
     assert axis.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
 
     # a supply line traced hex by hex on the map, as offered to the unit
