@@ -492,3 +492,28 @@ def test_a_battlefield_move_into_a_zone_offers_its_sectors_from_a_menu(
     _asked(page, "o.unit === 'us-1' && o.path.length === 1")
     assert page.is_hidden("#path-sector-row")
     assert page.errors == []
+
+
+def test_end_phase_is_offered_only_while_the_seat_may_end_the_phase(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """A seat may end only a phase its side may end (actions/available's may_end_phase): once
+    the axis has ended its four phases of the turn, the soviet phases are not its to end, and
+    the End phase button says so instead of earning a 409 for each press."""
+    base = console_server.url
+    game = _create(base, "zoc", "seed-example")
+    axis = _open(screen(DESKTOP), base, game, "axis")
+    for phase in ("Combat", "Exploitation", "Reserve Movement"):
+        _end_phase(axis, phase)
+    _point(axis, "#end-phase")
+    axis.wait_for_function("document.querySelector('#position').textContent.includes('soviet')")
+    axis.wait_for_selector("#end-phase[disabled]")
+    assert axis.get_attribute("#end-phase", "title") == (
+        "Not yours to end: the phase belongs to another side."
+    )
+    soviet = _open(screen(DESKTOP), base, game, "soviet")
+    assert soviet.is_enabled("#end-phase")
+    _point(soviet, "#end-phase")
+    soviet.wait_for_function("document.querySelector('#position').textContent.includes('v6')")
+    assert axis.is_disabled("#end-phase")
+    assert axis.errors == [] and soviet.errors == []

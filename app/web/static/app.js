@@ -619,6 +619,10 @@ function renderAvailable() {
   const box = $("available");
   box.innerHTML = "";
   const av = S.available;
+  // End phase is offered only while this seat may end the phase (another side's phase: not)
+  const end = $("end-phase");
+  end.disabled = !S.seat || Boolean(av && !av.may_end_phase);
+  end.title = end.disabled && S.seat ? "Not yours to end: the phase belongs to another side." : "";
   if (!av) {
     box.append(h("p", { class: "hint" }, S.seat ? "" : "Spectators watch; they cannot act."));
     return;
