@@ -501,3 +501,31 @@ def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
     assert chip.startswith(f"us-1 ({men}"), chip
     assert umpire.errors == []
     umpire.context.close()
+
+
+def test_an_order_just_begun_says_what_it_waits_for_not_an_error(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """An order whose required fields are not pointed at yet is not judged: the panel says
+    what to point at next (no red 422 "Field required" before the player has done anything),
+    and the dry run starts once the order is whole."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union = _open(browser, base, game, "union", "phone")
+    refused: list[int] = []
+    union.on("response", lambda r: refused.append(r.status) if r.status >= 400 else None)
+    union.click("#unit-list [data-unit=us-1]")
+    union.click(".order-kind[data-kind=declare_assault]")
+    union.wait_for_selector("#ruling .waiting-for-fields")
+    assert union.inner_text("#ruling") == "To complete the order: pick the zone."
+    assert union.is_disabled(".order-submit")
+    union.click("[data-zone-pick=mill]")
+    _wait_for(union, "orderFor", "o.zone === 'mill'")
+    union.wait_for_selector("#ruling .verdict")
+    assert union.locator("#ruling .waiting-for-fields").count() == 0
+    assert refused == []
+    assert union.errors == []
+    union.context.close()

@@ -13,6 +13,12 @@ const LABEL = {
   withdraw: "Withdraw", unlimber: "Unlimber", morale_test: "Test morale", continue_melee: "Continue the melee",
   support: "Support the assault", hold: "Posture (hold / advance)",
 };
+// what each field asks for, in words (the order waits for them before it is judged)
+const FIELD = {
+  zone: "pick the zone", target: "pick the target", origin: "click the point the guns fire from",
+  path: "click the points of the path", units: "tick the assaulting units", to_sector: "pick the sector",
+  sector: "pick the sector", posture: "pick the posture", dice: "pick the dice", normal_to_hit: "pick the hitting reading",
+};
 // kinds the console already plays another way (the Path box builds moves)
 const ELSEWHERE = new Set(["move"]);
 
@@ -90,6 +96,11 @@ export function setupOrders(ctx) {
     return out;
   }
 
+  // The fields the schema requires that are not pointed at yet (nothing to judge until they are)
+  function missing(action) {
+    return (schemaOf(O.kind).required || []).filter((k) => action[k] === undefined);
+  }
+
   async function dryRun() {
     if (!O.kind) return;
     const action = body();
@@ -97,6 +108,15 @@ export function setupOrders(ctx) {
     O.asked = asked;
     const submitBtn = host.querySelector(".order-submit");
     if (submitBtn) submitBtn.disabled = true;
+    const wanting = missing(action);
+    if (wanting.length) {
+      // an order just begun is not an error: say what it waits for, ask for no ruling yet
+      O.ruling = null;
+      renderRuling(null);
+      document.getElementById("ruling").append(h("p", { class: "hint waiting-for-fields", "data-missing": wanting.join(" ") }, `To complete the order: ${wanting.map((k) => FIELD[k] || k).join(", ")}.`));
+      document.body.dataset.orderFor = asked;
+      return;
+    }
     try {
       const r = (await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: action })).body;
       if (O.asked !== asked) return;
