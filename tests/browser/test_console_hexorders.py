@@ -379,12 +379,18 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     ruled = _ruled(page, {"kind": "fire", "unit": "br-inf", "target": "fr-inf"})
     assert "br-inf fires at fr-inf." in ruled["text"]
     assert page.input_value("#order-target") == "fr-inf"
+    # a fire or a posture has no path: the Path box offers no path input nor Clear path
+    assert page.is_hidden("#path-input") and page.is_hidden("#path-clear")
     # a posture from two buttons: judged at once
     _point(page, "#orders [data-order-kind=hold]")
+    assert page.is_hidden("#path-input") and page.is_hidden("#path-clear")
+    assert page.inner_text("#submit-move") == "Submit posture"
     _point(page, "#orders [data-posture=advancing]")
     ruled = _ruled(page, {"kind": "hold", "unit": "br-inf", "posture": "advancing"})
     assert "br-inf is ordered to advancing." in ruled["text"]
     _submit(page)
+    _point(page, "#orders [data-order-kind=move]")
+    assert page.is_visible("#path-input") and page.is_visible("#path-clear")
     assert page.errors == []
 
 
