@@ -523,3 +523,27 @@ def test_end_phase_is_offered_only_while_the_seat_may_end_the_phase(
     soviet.wait_for_function("document.querySelector('#position').textContent.includes('v6')")
     assert axis.is_disabled("#end-phase")
     assert axis.errors == [] and soviet.errors == []
+
+
+def test_the_battlefield_path_box_is_offered_only_when_the_unit_may_move(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """In the Charge Declaration phase a unit may charge or hold, not move: no Path box with a
+    Submit move that could only be refused. In the Movement phase it is there, and it steps
+    aside while another order (a posture) is being built with its own Submit."""
+    base = console_server.url
+    game = _create(base, "battlefield", "millers-crossing")
+    page = _open(screen(PHONE), base, game, "union")
+    assert "Charge Declaration" in page.inner_text("#position")
+    _point(page, "#unit-list [data-unit=us-1]")
+    page.wait_for_selector(".order-kind[data-kind=charge]")
+    page.wait_for_selector("#path-box", state="hidden")
+    _end_phase(page, "Movement Phase")
+    _point(page, "#unit-list [data-unit=us-2]")
+    page.wait_for_selector("#unit-list [data-unit=us-2][aria-selected=true]")
+    page.wait_for_selector("#path-box", state="visible")
+    _point(page, ".order-kind[data-kind=hold]")
+    page.wait_for_selector("#path-box", state="hidden")
+    _point(page, ".order-cancel")
+    page.wait_for_selector("#path-box", state="visible")
+    assert page.errors == []

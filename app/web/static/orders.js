@@ -270,6 +270,22 @@ export function setupOrders(ctx) {
   }
 
   function render() {
+    draw();
+    syncPathBox();
+  }
+
+  // The Path box builds moves (battlefield): it is offered only while the selected unit may
+  // move (actions/available) and no other order is being built (that order has its own Submit).
+  function syncPathBox() {
+    const box = document.getElementById("path-box");
+    const move = schemaOf("move");
+    if (!box || !move || !(move.properties || {}).path) return;
+    const entry = ((S.available && S.available.units) || []).find((u) => u.unit === S.selected);
+    const mayMove = !S.available || !S.selected || Boolean(entry && entry.kinds.includes("move"));
+    box.hidden = Boolean(O.kind) || !mayMove || Boolean(S.replay);
+  }
+
+  function draw() {
     if (!host) return;
     const focusedId = document.activeElement && host.contains(document.activeElement) ? document.activeElement.id : null;
     host.innerHTML = "";
