@@ -263,7 +263,10 @@ def test_a_zoc_turn_with_a_retreat_and_a_supply_trace(
     assert ruled["legal"], ruled["text"]
     story = axis.inner_text("#ruling .narrative")
     assert "through e3306, overrunning su-18a. It spends 1 of 4 MP." in story
+    axis.wait_for_selector("#board polygon.reach", state="attached")
     _point(axis, "#orders [data-order-kind=trace_supply]")
+    # a supply line is no move: where the unit could move is no longer drawn
+    axis.wait_for_selector("#board polygon.reach", state="detached")
     line = ["e3206", "e3105", "e3104", "e3103", "e3003"]
     for hex_id in line:
         _hex(axis, hex_id)
@@ -387,7 +390,8 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     assert page.inner_text("#submit-move") == "Submit posture"
     _point(page, "#orders [data-posture=advancing]")
     ruled = _ruled(page, {"kind": "hold", "unit": "br-inf", "posture": "advancing"})
-    assert "br-inf is ordered to advancing." in ruled["text"]
+    assert "br-inf is ordered to advance." in ruled["text"]
+    assert "ordered to advancing" not in ruled["text"]
     _submit(page)
     _point(page, "#orders [data-order-kind=move]")
     assert page.is_visible("#path-input") and page.is_visible("#path-clear")

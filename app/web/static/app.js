@@ -518,8 +518,7 @@ function renderAll() {
     api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected, lossesOf(S.events.values()).losses);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
     // where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere)
-    const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
-    api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
+    drawReach(true);
     api.drawSupply(S.supply);
     if (api.colourZones) api.colourZones(S.displays, sideIndex);
     drawPath();
@@ -531,7 +530,20 @@ function renderAll() {
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
 
+// Where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere);
+// drawn again when the order's kind changes (force: after a refresh of the reach itself).
+function drawReach(force) {
+  const api = S.boardApi;
+  if (!api || !api.drawReach || S.kind !== "hex" || S.replay) return;
+  const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
+  const key = moving && S.reach;
+  if (!force && S.reachDrawn === key) return;
+  S.reachDrawn = key;
+  api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
+}
+
 function drawPath() {
+  drawReach(false);
   const u = unitById(S.selected);
   if (!u || S.kind === "zones") return S.boardApi.drawPath && S.boardApi.drawPath(null, [], null);
   const start = S.kind === "table" ? u.at : u.hex;
