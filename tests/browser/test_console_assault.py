@@ -529,3 +529,44 @@ def test_an_order_just_begun_says_what_it_waits_for_not_an_error(
     assert refused == []
     assert union.errors == []
     union.context.close()
+
+
+def test_the_focus_stays_with_the_work_when_an_order_is_dropped(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """Keyboard only: Cancel, pressing the armed order's button again, and Escape drop the order
+    and leave the focus on that order's button; Escape again puts the unit down and leaves the
+    focus on it in the unit list -- never on the page body, 20 Tabs away from the work."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union = _open(browser, base, game, "union", "desktop")
+    focused = "document.activeElement.id"
+    union.focus("#unit-list [data-unit=us-1]")
+    union.keyboard.press("Enter")
+    _tab_to(union, ".order-kind[data-kind=declare_assault]")
+    union.keyboard.press("Enter")
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    _tab_to(union, ".order-cancel")
+    union.keyboard.press("Enter")
+    union.wait_for_selector(".order-form", state="detached")
+    assert union.evaluate(focused) == "order-kind-declare_assault"
+    union.keyboard.press("Enter")  # armed again
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    union.keyboard.press("Escape")
+    union.wait_for_selector(".order-form", state="detached")
+    assert union.evaluate(focused) == "order-kind-declare_assault"
+    union.keyboard.press("Enter")
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    _tab_to(union, ".order-kind[data-kind=declare_assault]", "Shift+Tab")
+    union.keyboard.press("Enter")  # the armed order's button again: dropped
+    union.wait_for_selector(".order-form", state="detached")
+    assert union.evaluate(focused) == "order-kind-declare_assault"
+    union.keyboard.press("Escape")  # the unit put down
+    union.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=false]")
+    union.wait_for_function("document.activeElement.dataset.unit === 'us-1'")
+    assert union.evaluate("document.activeElement.closest('#unit-list') !== null")
+    assert union.errors == []
+    union.context.close()

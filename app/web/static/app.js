@@ -1177,7 +1177,14 @@ function setupTabs() {
 
 document.addEventListener("keydown", (evt) => {
   if (evt.key === "Escape" && S.zoneOrders && S.zoneOrders.active()) return S.zoneOrders.reset();
-  if (evt.key === "Escape" && S.selected) selectUnit(S.selected);
+  if (evt.key === "Escape" && S.selected) {
+    // the unit is put down: the focus stays on it in the list (its orders box goes away)
+    const unit = S.selected;
+    selectUnit(unit).then(() => {
+      const a = document.activeElement;
+      if (!a || a === document.body || !a.isConnected) focusUnit(unit, "#unit-list");
+    });
+  }
 });
 
 // ---------------------------------------------------------------- routing

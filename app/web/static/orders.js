@@ -266,7 +266,14 @@ export function setupOrders(ctx) {
       ...rows,
       h("div", { class: "order-buttons" },
         h("button", { type: "button", class: "order-submit", disabled: !(O.ruling && O.ruling.legal), onclick: send }, `Submit: ${LABEL[kind] || kind}`),
-        h("button", { type: "button", class: "order-cancel", onclick: () => { disarm(); renderRuling(null); render(); } }, "Cancel")));
+        h("button", { type: "button", class: "order-cancel", onclick: () => {
+          disarm();
+          renderRuling(null);
+          render();
+          // the focus goes back to the order's button (the Cancel button is gone)
+          const back = document.getElementById(`order-kind-${kind}`);
+          if (back) back.focus();
+        } }, "Cancel")));
   }
 
   function render() {
@@ -297,7 +304,7 @@ export function setupOrders(ctx) {
     if (O.kind && S.available && !unitKinds.includes(O.kind) && !zoneKinds.includes(O.kind)) disarm();
     if (!unitKinds.length && !zoneKinds.length) return;
     host.hidden = false;
-    const buttons = (kinds, who) => kinds.map((k) => h("button", { type: "button", class: `order-kind${O.kind === k ? " armed" : ""}`, "data-kind": k, "aria-pressed": String(O.kind === k), onclick: () => (O.kind === k ? (disarm(), renderRuling(null), render()) : arm(k)) }, LABEL[k] || k));
+    const buttons = (kinds, who) => kinds.map((k) => h("button", { type: "button", id: `order-kind-${k}`, class: `order-kind${O.kind === k ? " armed" : ""}`, "data-kind": k, "aria-pressed": String(O.kind === k), onclick: () => (O.kind === k ? (disarm(), renderRuling(null), render()) : arm(k)) }, LABEL[k] || k));
     host.append(h("h3", {}, "Orders"));
     if (unitKinds.length) host.append(h("div", { class: "order-kinds", role: "group", "aria-label": `Orders for ${S.selected}` }, h("span", { class: "hint" }, `${S.selected}: `), ...buttons(unitKinds, S.selected)));
     if (zoneKinds.length) host.append(h("div", { class: "order-kinds", role: "group", "aria-label": "Orders for a zone" }, h("span", { class: "hint" }, "Zone: "), ...buttons(zoneKinds, null)));
@@ -389,5 +396,14 @@ export function setupOrders(ctx) {
     return true; // an order is being built: a stray click selects nothing
   }
 
-  return { render, pickUnit, pickZone, pickPoint, active: () => Boolean(O.kind), reset: () => { disarm(); render(); }, refresh };
+  return { render, pickUnit, pickZone, pickPoint, active: () => Boolean(O.kind), reset: () => {
+    // Escape: the order is dropped; the focus goes back to its button if it was in the box
+    const k = O.kind;
+    const inside = host && host.contains(document.activeElement);
+    disarm();
+    renderRuling(null);
+    render();
+    const back = k && document.getElementById(`order-kind-${k}`);
+    if (back && (inside || document.activeElement === document.body)) back.focus();
+  }, refresh };
 }
