@@ -453,3 +453,120 @@ def test_a_melee_going_on_and_a_morale_test_by_pointing(
     for page in (union, confed):
         assert page.errors == []
         page.context.close()
+
+
+def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """The loss marks on the counters say what the game's state says: a melee the umpire rolls
+    back (from the log's "undo from here") takes its castings lost off the counters again,
+    though the log keeps the event. The umpire's physical dice make the losses certain."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    scenario.update(phase="objective_combat", melees={"mill": "union"})
+    for unit in scenario["units"]:
+        if unit["id"] == "cs-22va":
+            unit["engaged"] = True
+        if unit["id"] == "us-1":
+            unit.update(zone="mill", at="garrison", sector=1, engaged=True, entered_turn=1)
+    game = httpx.post(
+        f"{base}/games",
+        json={"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}},
+    ).json()
+    umpire = _open(browser, base, game, "umpire", "desktop")
+    umpire.click("#tab-umpire")
+    umpire.fill("#physical-dice", ",".join(["1"] * 8))  # every die reads 1: a hit for each level
+    umpire.click("#tab-act")
+    umpire.click(".order-kind[data-kind=continue_melee]")
+    umpire.click("[data-zone-pick=mill]")
+    _legal_order(umpire)
+    melee = next(e for e in _events(base, game) if e["kind"] == "continue_melee")
+    losses = melee["ruling"]["details"]["losses"]
+    assert losses and all(n > 0 for n in losses.values()), melee["ruling"]
+    marks = dict(
+        umpire.eval_on_selector_all(
+            ".zone-card .chip .loss",
+            "ns => ns.map(n => [n.closest('.chip').dataset.unit, n.dataset.loss])",
+        )
+    )
+    assert marks == {u: str(n) for u, n in losses.items()}
+    # the umpire undoes the melee from the log: the marks go, the castings come back
+    umpire.click("#tab-log")
+    umpire.click(f"#ev-{melee['seq']} .rollback-here")
+    _settled(umpire, base, game)
+    umpire.click("#tab-act")
+    umpire.wait_for_function("!document.querySelector('.zone-card .chip .loss')")
+    chip = umpire.inner_text(".zone-card[data-zone=mill] .chip[data-unit=us-1]")
+    men = next(u["men"] for u in scenario["units"] if u["id"] == "us-1")
+    assert chip.startswith(f"us-1 ({men}"), chip
+    assert umpire.errors == []
+    umpire.context.close()
+
+
+def test_an_order_just_begun_says_what_it_waits_for_not_an_error(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """An order whose required fields are not pointed at yet is not judged: the panel says
+    what to point at next (no red 422 "Field required" before the player has done anything),
+    and the dry run starts once the order is whole."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union = _open(browser, base, game, "union", "phone")
+    refused: list[int] = []
+    union.on("response", lambda r: refused.append(r.status) if r.status >= 400 else None)
+    union.click("#unit-list [data-unit=us-1]")
+    union.click(".order-kind[data-kind=declare_assault]")
+    union.wait_for_selector("#ruling .waiting-for-fields")
+    assert union.inner_text("#ruling") == "To complete the order: pick the zone."
+    assert union.is_disabled(".order-submit")
+    union.click("[data-zone-pick=mill]")
+    _wait_for(union, "orderFor", "o.zone === 'mill'")
+    union.wait_for_selector("#ruling .verdict")
+    assert union.locator("#ruling .waiting-for-fields").count() == 0
+    assert refused == []
+    assert union.errors == []
+    union.context.close()
+
+
+def test_the_focus_stays_with_the_work_when_an_order_is_dropped(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """Keyboard only: Cancel, pressing the armed order's button again, and Escape drop the order
+    and leave the focus on that order's button; Escape again puts the unit down and leaves the
+    focus on it in the unit list -- never on the page body, 20 Tabs away from the work."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    union = _open(browser, base, game, "union", "desktop")
+    focused = "document.activeElement.id"
+    union.focus("#unit-list [data-unit=us-1]")
+    union.keyboard.press("Enter")
+    _tab_to(union, ".order-kind[data-kind=declare_assault]")
+    union.keyboard.press("Enter")
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    _tab_to(union, ".order-cancel")
+    union.keyboard.press("Enter")
+    union.wait_for_selector(".order-form", state="detached")
+    assert union.evaluate(focused) == "order-kind-declare_assault"
+    union.keyboard.press("Enter")  # armed again
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    union.keyboard.press("Escape")
+    union.wait_for_selector(".order-form", state="detached")
+    assert union.evaluate(focused) == "order-kind-declare_assault"
+    union.keyboard.press("Enter")
+    union.wait_for_function("document.activeElement.id === 'order-zone'")
+    _tab_to(union, ".order-kind[data-kind=declare_assault]", "Shift+Tab")
+    union.keyboard.press("Enter")  # the armed order's button again: dropped
+    union.wait_for_selector(".order-form", state="detached")
+    assert union.evaluate(focused) == "order-kind-declare_assault"
+    union.keyboard.press("Escape")  # the unit put down
+    union.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=false]")
+    union.wait_for_function("document.activeElement.dataset.unit === 'us-1'")
+    assert union.evaluate("document.activeElement.closest('#unit-list') !== null")
+    assert union.errors == []
+    union.context.close()

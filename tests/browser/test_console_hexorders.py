@@ -238,12 +238,13 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
 # -- zoc ---------------------------------------------------------------------------------------
 
 
-def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
-    screen: Any, console_server: ServerProcess
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1400px", "390px"])
+def test_a_zoc_turn_with_a_retreat_and_a_supply_trace(
+    screen: Any, console_server: ServerProcess, size: dict[str, int]
 ) -> None:
     base = console_server.url
     game = _create(base, "zoc", "seed-example")
-    axis = _open(screen(PHONE), base, game, "axis")
+    axis = _open(screen(size), base, game, "axis")
     assert axis.evaluate("document.scrollingElement.scrollWidth <= window.innerWidth")
 
     # a supply line traced hex by hex on the map, as offered to the unit
@@ -262,7 +263,10 @@ def test_a_zoc_turn_on_a_phone_with_a_retreat_and_a_supply_trace(
     assert ruled["legal"], ruled["text"]
     story = axis.inner_text("#ruling .narrative")
     assert "through e3306, overrunning su-18a. It spends 1 of 4 MP." in story
+    axis.wait_for_selector("#board polygon.reach", state="attached")
     _point(axis, "#orders [data-order-kind=trace_supply]")
+    # a supply line is no move: where the unit could move is no longer drawn
+    axis.wait_for_selector("#board polygon.reach", state="detached")
     line = ["e3206", "e3105", "e3104", "e3103", "e3003"]
     for hex_id in line:
         _hex(axis, hex_id)
@@ -378,12 +382,19 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     ruled = _ruled(page, {"kind": "fire", "unit": "br-inf", "target": "fr-inf"})
     assert "br-inf fires at fr-inf." in ruled["text"]
     assert page.input_value("#order-target") == "fr-inf"
+    # a fire or a posture has no path: the Path box offers no path input nor Clear path
+    assert page.is_hidden("#path-input") and page.is_hidden("#path-clear")
     # a posture from two buttons: judged at once
     _point(page, "#orders [data-order-kind=hold]")
+    assert page.is_hidden("#path-input") and page.is_hidden("#path-clear")
+    assert page.inner_text("#submit-move") == "Submit posture"
     _point(page, "#orders [data-posture=advancing]")
     ruled = _ruled(page, {"kind": "hold", "unit": "br-inf", "posture": "advancing"})
-    assert "br-inf is ordered to advancing." in ruled["text"]
+    assert "br-inf is ordered to advance." in ruled["text"]
+    assert "ordered to advancing" not in ruled["text"]
     _submit(page)
+    _point(page, "#orders [data-order-kind=move]")
+    assert page.is_visible("#path-input") and page.is_visible("#path-clear")
     assert page.errors == []
 
 
@@ -430,4 +441,113 @@ def test_a_battlefield_move_shows_its_yards_per_feature_on_the_table_and_in_the_
     assert drawn == listed
     path_yards = r["details"]["terrain"]["path_yards"]
     assert page.text_content("#board .path-yards") == f"{path_yards:g} yd"
+    assert page.errors == []
+
+
+def _asked(page: Any, condition: str) -> dict[str, Any]:
+    """Wait until the dry run on screen is of a move for which ``condition`` (on ``o``) holds
+    and its verdict is shown; returns that move."""
+    page.wait_for_function(
+        "cond => { const t = document.body.dataset.rulingFor; if (!t) return false;"
+        " const o = JSON.parse(t); return new Function('o', `return ${cond}`)(o) &&"
+        " Boolean(document.querySelector('#ruling .verdict')); }",
+        arg=condition,
+    )
+    asked: dict[str, Any] = json.loads(page.evaluate("document.body.dataset.rulingFor"))
+    return asked
+
+
+def test_a_battlefield_move_into_a_zone_offers_its_sectors_from_a_menu(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """BF.Enter: a move that ends in a zone enters it, in a sector the move may name. The Path
+    box offers that zone's sectors (its capacity) once the clicked path ends in it; the sector
+    picked is part of the move dry-run and submitted. An empty farm is added to the shipped
+    battle so that a union unit has a zone to enter in the Movement phase."""
+    base = console_server.url
+    scenario = _scenario("battlefield", "millers-crossing")
+    farm = [[200, 300], [420, 300], [420, 460], [200, 460]]
+    scenario["zones"].append({"id": "farm", "name": "Hale's Farm", "class": "C", "polygon": farm})
+    scenario["phase"] = "movement"
+    r = httpx.post(f"{base}/games", json={"ruleset": "battlefield", "scenario": scenario})
+    assert r.status_code == 201, r.text
+    game = r.json()
+    page = _open(screen(DESKTOP), base, game, "union")
+    _point(page, "#unit-list [data-unit=us-sk]")
+    page.wait_for_selector("#unit-list [data-unit=us-sk][aria-selected=true]")
+    assert page.is_hidden("#path-sector-row")
+    _table_click(page, 300, 380)  # inside the farm
+    page.wait_for_selector("#path-sector-row:not([hidden])")
+    options = page.locator("#path-sector option").all_inner_texts()
+    assert options == [
+        "any free sector of Hale's Farm",
+        "Hale's Farm, sector 1",
+        "Hale's Farm, sector 2",
+    ]
+    asked = _asked(page, "o.unit === 'us-sk' && o.path.length === 1")
+    assert "sector" not in asked and page.get_attribute("#ruling .verdict", "data-legal") == "true"
+    page.select_option("#path-sector", "2")
+    asked = _asked(page, "o.sector === 2")
+    assert asked == {**asked, "kind": "move", "unit": "us-sk", "sector": 2}
+    page.wait_for_selector("#ruling .verdict[data-legal=true]")
+    _submit(page)
+    headers = {"Authorization": f"Bearer {game['seats']['union']}"}
+    state = httpx.get(f"{base}/games/{game['id']}", headers=headers).json()["state"]
+    entered = next(u for u in state["zones"]["units"] if u["id"] == "us-sk")
+    assert (entered["zone"], entered["sector"]) == ("farm", 2)
+    # after the submit the menu goes with the path; a path ending outside any zone offers none
+    assert page.is_hidden("#path-sector-row")
+    _point(page, "#unit-list [data-unit=us-1]")
+    _table_click(page, 742, 330)
+    _asked(page, "o.unit === 'us-1' && o.path.length === 1")
+    assert page.is_hidden("#path-sector-row")
+    assert page.errors == []
+
+
+def test_end_phase_is_offered_only_while_the_seat_may_end_the_phase(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """A seat may end only a phase its side may end (actions/available's may_end_phase): once
+    the axis has ended its four phases of the turn, the soviet phases are not its to end, and
+    the End phase button says so instead of earning a 409 for each press."""
+    base = console_server.url
+    game = _create(base, "zoc", "seed-example")
+    axis = _open(screen(DESKTOP), base, game, "axis")
+    for phase in ("Combat", "Exploitation", "Reserve Movement"):
+        _end_phase(axis, phase)
+    _point(axis, "#end-phase")
+    axis.wait_for_function("document.querySelector('#position').textContent.includes('soviet')")
+    axis.wait_for_selector("#end-phase[disabled]")
+    assert axis.get_attribute("#end-phase", "title") == (
+        "Not yours to end: the phase belongs to another side."
+    )
+    soviet = _open(screen(DESKTOP), base, game, "soviet")
+    assert soviet.is_enabled("#end-phase")
+    _point(soviet, "#end-phase")
+    soviet.wait_for_function("document.querySelector('#position').textContent.includes('v6')")
+    assert axis.is_disabled("#end-phase")
+    assert axis.errors == [] and soviet.errors == []
+
+
+def test_the_battlefield_path_box_is_offered_only_when_the_unit_may_move(
+    screen: Any, console_server: ServerProcess
+) -> None:
+    """In the Charge Declaration phase a unit may charge or hold, not move: no Path box with a
+    Submit move that could only be refused. In the Movement phase it is there, and it steps
+    aside while another order (a posture) is being built with its own Submit."""
+    base = console_server.url
+    game = _create(base, "battlefield", "millers-crossing")
+    page = _open(screen(PHONE), base, game, "union")
+    assert "Charge Declaration" in page.inner_text("#position")
+    _point(page, "#unit-list [data-unit=us-1]")
+    page.wait_for_selector(".order-kind[data-kind=charge]")
+    page.wait_for_selector("#path-box", state="hidden")
+    _end_phase(page, "Movement Phase")
+    _point(page, "#unit-list [data-unit=us-2]")
+    page.wait_for_selector("#unit-list [data-unit=us-2][aria-selected=true]")
+    page.wait_for_selector("#path-box", state="visible")
+    _point(page, ".order-kind[data-kind=hold]")
+    page.wait_for_selector("#path-box", state="hidden")
+    _point(page, ".order-cancel")
+    page.wait_for_selector("#path-box", state="visible")
     assert page.errors == []

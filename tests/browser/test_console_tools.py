@@ -371,3 +371,26 @@ def test_battlefield_draws_the_table_with_its_zone_outlines_and_their_displays(
     ]
     assert f"{display['name']} — Class {display['class']}" in page.inner_text("#hex-info")
     assert page.errors == []
+
+
+def test_the_umpire_tab_offers_only_tools_that_can_work(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    """`terrain` declares no sequence of play: no Advance phase (it could only earn a 409
+    phase.no_sequence). At the game's first version there is nothing to roll back to: the
+    Roll back button is disabled and says why, until an action gives it a version to go back to."""
+    base = console_server.url
+    _, umpire = _as_seat(new_page, base, ("terrain", "example"), "umpire")
+    umpire.click("#tab-umpire")
+    umpire.wait_for_selector("#rollback-go")
+    assert umpire.locator("#advance-phase").count() == 0
+    assert umpire.is_disabled("#rollback-go")
+    assert "Nothing to roll back yet" in (umpire.get_attribute("#rollback-go", "title") or "")
+    _, zoc = _as_seat(new_page, base, ("zoc", "seed-example"), "umpire")
+    zoc.click("#tab-umpire")
+    zoc.wait_for_selector("#advance-phase")
+    zoc.click("#advance-phase")
+    zoc.wait_for_selector("#notice.ok")
+    zoc.wait_for_selector("#rollback-go:not([disabled])")
+    assert zoc.get_attribute("#rollback-to", "max") == "1"
+    assert umpire.errors == [] and zoc.errors == []

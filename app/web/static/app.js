@@ -518,8 +518,7 @@ function renderAll() {
     api.drawUnits(units(), S.view.state.markers || [], S.board.front_table, S.selected, lossesOf(S.events.values()).losses);
     api.drawZones(S.zones ? S.zones.hexes : [], S.zones ? S.zones.blocked : [], S.fronts);
     // where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere)
-    const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
-    api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
+    drawReach(true);
     api.drawSupply(S.supply);
     if (api.colourZones) api.colourZones(S.displays, sideIndex);
     drawPath();
@@ -531,7 +530,20 @@ function renderAll() {
   if (focused && focused.where && lost) focusUnit(focused.unit, focused.where);
 }
 
+// Where the unit may move: shown for a move only (a retreat or a supply line goes elsewhere);
+// drawn again when the order's kind changes (force: after a refresh of the reach itself).
+function drawReach(force) {
+  const api = S.boardApi;
+  if (!api || !api.drawReach || S.kind !== "hex" || S.replay) return;
+  const moving = !S.orders || !S.orders.enabled || S.orders.kind() === "move";
+  const key = moving && S.reach;
+  if (!force && S.reachDrawn === key) return;
+  S.reachDrawn = key;
+  api.drawReach(moving && S.reach && S.reach.reach, moving && S.reach && S.reach.unreachable);
+}
+
 function drawPath() {
+  drawReach(false);
   const u = unitById(S.selected);
   if (!u || S.kind === "zones") return S.boardApi.drawPath && S.boardApi.drawPath(null, [], null);
   const start = S.kind === "table" ? u.at : u.hex;
@@ -619,6 +631,10 @@ function renderAvailable() {
   const box = $("available");
   box.innerHTML = "";
   const av = S.available;
+  // End phase is offered only while this seat may end the phase (another side's phase: not)
+  const end = $("end-phase");
+  end.disabled = !S.seat || Boolean(av && !av.may_end_phase);
+  end.title = end.disabled && S.seat ? "Not yours to end: the phase belongs to another side." : "";
   if (!av) {
     box.append(h("p", { class: "hint" }, S.seat ? "" : "Spectators watch; they cannot act."));
     return;
@@ -683,6 +699,8 @@ async function selectUnit(id, at) {
     S.selected = id;
   }
   S.path = [];
+  S.moveSector = null;
+  renderSectorMenu();
   S.ruling = null;
   renderRuling(null);
   $("path-input").value = "";
@@ -781,6 +799,60 @@ function parsePath(text) {
   return { path: tokens };
 }
 
+// The zone a table path ends in (battlefield: a move that crosses a zone's border ends in it and
+// enters it), found on the drawn outlines -- placement only: the ruling judges the entry.
+function zoneAtEnd(path) {
+  const end = path.length ? path[path.length - 1] : null;
+  if (S.kind !== "table" || !Array.isArray(end) || !S.board.outlines) return null;
+  const [x, y] = end;
+  for (const [zid, poly] of Object.entries(S.board.outlines)) {
+    let inside = false;
+    for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
+      const [xi, yi] = poly[i];
+      const [xj, yj] = poly[j];
+      if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+    }
+    if (inside) return zid;
+  }
+  return null;
+}
+
+// The sector menu of a move that enters a zone, where the move's schema has a sector (battlefield):
+// "any free sector" leaves the choice to the rules (the first free one), else sector 1..capacity.
+function renderSectorMenu() {
+  const box = $("path-sector-row");
+  if (!box) return;
+  const props = (moveSchema() || {}).properties || {};
+  const zid = props.sector && S.path.length ? zoneAtEnd(S.path) : null;
+  const zones = (S.board.zones && (S.board.zones.zones || S.board.zones)) || {};
+  const zone = zid ? zones[zid] || {} : null;
+  const display = zid ? (S.displays || {})[zid] || {} : {};
+  const cap = zone ? display.capacity ?? zone.capacity ?? 0 : 0;
+  box.hidden = !zone || !cap;
+  if (box.hidden) {
+    S.moveSector = null;
+    return;
+  }
+  if (S.moveSector && (S.moveSector > cap || S.moveSectorZone !== zid)) S.moveSector = null;
+  S.moveSectorZone = zid;
+  const sel = $("path-sector");
+  sel.innerHTML = "";
+  sel.append(new Option(`any free sector of ${zone.name || zid}`, ""));
+  for (let i = 1; i <= cap; i++) {
+    const held = ((display.sectors || {})[String(i)] || {}).holder;
+    sel.append(new Option(`${zone.name || zid}, sector ${i}${held ? ` (held by ${held === "engaged" ? "both: engaged" : held})` : ""}`, String(i)));
+  }
+  sel.value = S.moveSector ? String(S.moveSector) : "";
+}
+
+// The move the Path box describes: the selected unit along the path (and the sector it enters).
+function plainMove() {
+  if (!S.path.length) return null;
+  const move = { kind: "move", unit: S.selected, path: S.path };
+  if (S.moveSector && zoneAtEnd(S.path)) move.sector = S.moveSector;
+  return move;
+}
+
 async function pathChanged() {
   $("path-input").value = pathText();
   $("path-input").removeAttribute("aria-invalid");
@@ -789,9 +861,10 @@ async function pathChanged() {
   if (field) field.value = S.path.length ? JSON.stringify(S.path) : "";
   if (S.orders) S.orders.pathEdited();
   S.ruling = null;
+  renderSectorMenu();
   drawPath();
   // the order the board and the order controls describe (hexorders.js), else a plain move
-  const action = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+  const action = S.orders && S.orders.enabled ? S.orders.body() : plainMove();
   if (!action) {
     S.lastAsked = null;
     renderRuling(null);
@@ -854,6 +927,8 @@ export async function submit(path, body, extraHeaders, ifMatch) {
 // Drop the pending path and its dry run (after a write: what was clicked before is history).
 function clearPath() {
   S.path = [];
+  S.moveSector = null;
+  renderSectorMenu();
   S.lastAsked = null;
   S.ruling = null;
   if (S.orders) S.orders.reset();
@@ -890,12 +965,16 @@ function setupActions() {
     S.path = typed.path;
     pathChanged();
   };
+  $("path-sector").onchange = () => {
+    S.moveSector = $("path-sector").value ? Number($("path-sector").value) : null;
+    pathChanged();
+  };
   $("path-clear").onclick = () => {
     S.path = [];
     pathChanged();
   };
   $("submit-move").onclick = async () => {
-    const body = S.orders && S.orders.enabled ? S.orders.body() : S.path.length ? { kind: "move", unit: S.selected, path: S.path } : null;
+    const body = S.orders && S.orders.enabled ? S.orders.body() : plainMove();
     if (!S.selected || !body) return;
     const unit = S.selected;
     document.body.dataset.submitting = "true";
@@ -1098,7 +1177,14 @@ function setupTabs() {
 
 document.addEventListener("keydown", (evt) => {
   if (evt.key === "Escape" && S.zoneOrders && S.zoneOrders.active()) return S.zoneOrders.reset();
-  if (evt.key === "Escape" && S.selected) selectUnit(S.selected);
+  if (evt.key === "Escape" && S.selected) {
+    // the unit is put down: the focus stays on it in the list (its orders box goes away)
+    const unit = S.selected;
+    selectUnit(unit).then(() => {
+      const a = document.activeElement;
+      if (!a || a === document.body || !a.isConnected) focusUnit(unit, "#unit-list");
+    });
+  }
 });
 
 // ---------------------------------------------------------------- routing

@@ -69,7 +69,8 @@ export function narrative(r, action, { h, citeButton, board, units, facingName }
   }
   if (action.overrun) lead += `, overrunning ${action.overrun}`;
   if (action.kind === "fire") lead += ` at ${action.target}`;
-  if (action.kind === "hold") lead = `${who} is ordered to ${action.posture}`;
+  // "ordered to hold" / "ordered to advance" (the posture's name is holding / advancing)
+  if (action.kind === "hold") lead = `${who} is ordered to ${{ holding: "hold", advancing: "advance" }[action.posture] || action.posture}`;
   if (action.kind === "retreat") lead += ` (${action.length} hex${action.length === 1 ? "" : "es"} by the combat result)`;
   if (action.kind === "melee_retreat" && action.result) lead += ` after melee result ${action.result}`;
   say(`${lead}.`);

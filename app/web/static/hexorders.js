@@ -172,6 +172,7 @@ export function createOrders({ S, h, host, onChange, cites }) {
     host.hidden = !enabled || !u || Boolean(S.replay);
     if (host.hidden) {
       if (enabled) $submit().textContent = "Submit move";
+      showPathControls(true);
       return;
     }
     const ks = kinds();
@@ -223,6 +224,8 @@ export function createOrders({ S, h, host, onChange, cites }) {
     if (steps) host.append(steps);
     if (live().length) host.append(row(h("button", { type: "button", id: "order-undo", "data-okey": "undo", onclick: () => { focusKey = "undo"; o.changes = live(); o.changes.pop(); changed(); } }, "Undo last change")));
     $submit().textContent = `Submit ${(LABELS[k] || "move").toLowerCase()}`;
+    // a fire or a posture has no path: the Path box keeps only its Submit button
+    showPathControls(!["fire", "hold"].includes(k));
     if (focusKey) {
       const node = host.querySelector(`[data-okey="${focusKey}"]`);
       focusKey = null;
@@ -231,6 +234,14 @@ export function createOrders({ S, h, host, onChange, cites }) {
   }
 
   const $submit = () => document.getElementById("submit-move");
+
+  function showPathControls(shown) {
+    const input = document.getElementById("path-input");
+    const label = input && input.closest("label");
+    if (label) label.hidden = !shown;
+    const clear = document.getElementById("path-clear");
+    if (clear) clear.hidden = !shown;
+  }
 
   function enemiesAt(u, hex) {
     if (!hex) return [];

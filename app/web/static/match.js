@@ -137,15 +137,18 @@ export function renderUmpire(box, ctx) {
     box.append(h("p", { class: "hint" }, "These tools need the umpire's seat."));
     return;
   }
-  const toVersion = h("input", { type: "number", min: 1, id: "rollback-to", "aria-label": "Roll back to version", value: Math.max(1, S.view.version - 1) });
+  const toVersion = h("input", { type: "number", min: 1, max: Math.max(1, S.view.version - 1), id: "rollback-to", "aria-label": "Roll back to version", value: Math.max(1, S.view.version - 1) });
+  // a game at its first version has nothing to roll back to (the server would say 422)
+  const nothingYet = S.view.version <= 1;
   const winner = h("select", { id: "finish-winner", "aria-label": "Winner" }, new Option("no winner", ""), ...((S.view.sides || []).map((s) => new Option(s.name || s.id || s, s.name || s.id || s))));
   const dice = h("input", { id: "physical-dice", "aria-label": "Physical dice for the next action, comma separated", placeholder: "e.g. 4,2", value: S.physicalDice });
   dice.addEventListener("input", () => { S.physicalDice = dice.value.trim(); });
   const audit = h("div", { class: "audit", "aria-live": "polite" });
   // (DOM append writes null as the text "null": absent tools are filtered out)
   box.append(...[
-    h("div", {}, h("button", { type: "button", id: "advance-phase", onclick: () => submit(`/games/${S.gameId}/phase/advance`) }, "Advance phase")),
-    h("div", {}, h("label", { for: "rollback-to" }, "Roll back to version "), toVersion, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: Number(toVersion.value) }) }, "Roll back")),
+    // a ruleset without a sequence of play has no phase to advance (409 phase.no_sequence)
+    S.view.position ? h("div", {}, h("button", { type: "button", id: "advance-phase", onclick: () => submit(`/games/${S.gameId}/phase/advance`) }, "Advance phase")) : null,
+    h("div", {}, h("label", { for: "rollback-to" }, "Roll back to version "), toVersion, h("button", { type: "button", id: "rollback-go", disabled: nothingYet, title: nothingYet ? "Nothing to roll back yet: the game is at its first version." : "", onclick: () => submit(`/games/${S.gameId}/rollback`, { to_version: Number(toVersion.value) }) }, "Roll back")),
     S.view.dice && S.view.dice.physical ? h("div", {}, h("label", { for: "physical-dice" }, "Physical dice (sent with your next action or open) "), dice) : null,
     h("div", {}, h("button", { type: "button", onclick: async () => {
       try {

@@ -170,12 +170,33 @@ export function narrate(r, action) {
   return genericStory(r);
 }
 
-// Castings lost and units removed by the rulings of the log (assaults, melees, bombardments), for
-// the counters on the board.
+// The events still in force: a rollback, a takeback or an appeal overridden by rollback restores
+// the state of the version its payload's to_version names, so the events after that version no
+// longer count (the log keeps them; the state does not).
+export function inForce(events) {
+  const sorted = [...events].sort((a, b) => a.seq - b.seq);
+  const asOf = new Map(); // version -> the events in force once it was reached
+  let now = [];
+  for (const ev of sorted) {
+    const to = ev.payload && ev.payload.to_version;
+    if (Number.isInteger(to) && (ev.kind === "rollback" || ev.kind === "takeback" || ev.kind === "appeal_decided")) {
+      let base = asOf.get(to);
+      if (!base) base = now.filter((e) => e.version <= to); // versions not seen: keep what came before
+      now = [...base];
+    } else {
+      now = [...now, ev];
+    }
+    if (ev.version !== undefined) asOf.set(ev.version, now);
+  }
+  return now;
+}
+
+// Castings lost and units removed by the rulings still in force (assaults, melees,
+// bombardments; none undone by a rollback or takeback), for the counters on the board.
 export function lossesOf(events) {
   const losses = {};
   const removed = new Set();
-  for (const ev of events) {
+  for (const ev of inForce(events)) {
     const d = (ev.ruling && ev.ruling.details) || {};
     for (const [u, n] of Object.entries(d.losses || {})) losses[u] = (losses[u] || 0) + n;
     for (const u of d.removed || []) removed.add(u);

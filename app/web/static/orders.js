@@ -13,6 +13,12 @@ const LABEL = {
   withdraw: "Withdraw", unlimber: "Unlimber", morale_test: "Test morale", continue_melee: "Continue the melee",
   support: "Support the assault", hold: "Posture (hold / advance)",
 };
+// what each field asks for, in words (the order waits for them before it is judged)
+const FIELD = {
+  zone: "pick the zone", target: "pick the target", origin: "click the point the guns fire from",
+  path: "click the points of the path", units: "tick the assaulting units", to_sector: "pick the sector",
+  sector: "pick the sector", posture: "pick the posture", dice: "pick the dice", normal_to_hit: "pick the hitting reading",
+};
 // kinds the console already plays another way (the Path box builds moves)
 const ELSEWHERE = new Set(["move"]);
 
@@ -90,6 +96,11 @@ export function setupOrders(ctx) {
     return out;
   }
 
+  // The fields the schema requires that are not pointed at yet (nothing to judge until they are)
+  function missing(action) {
+    return (schemaOf(O.kind).required || []).filter((k) => action[k] === undefined);
+  }
+
   async function dryRun() {
     if (!O.kind) return;
     const action = body();
@@ -97,6 +108,15 @@ export function setupOrders(ctx) {
     O.asked = asked;
     const submitBtn = host.querySelector(".order-submit");
     if (submitBtn) submitBtn.disabled = true;
+    const wanting = missing(action);
+    if (wanting.length) {
+      // an order just begun is not an error: say what it waits for, ask for no ruling yet
+      O.ruling = null;
+      renderRuling(null);
+      document.getElementById("ruling").append(h("p", { class: "hint waiting-for-fields", "data-missing": wanting.join(" ") }, `To complete the order: ${wanting.map((k) => FIELD[k] || k).join(", ")}.`));
+      document.body.dataset.orderFor = asked;
+      return;
+    }
     try {
       const r = (await S.api.request("POST", `/games/${S.gameId}/rulings`, { body: action })).body;
       if (O.asked !== asked) return;
@@ -246,10 +266,33 @@ export function setupOrders(ctx) {
       ...rows,
       h("div", { class: "order-buttons" },
         h("button", { type: "button", class: "order-submit", disabled: !(O.ruling && O.ruling.legal), onclick: send }, `Submit: ${LABEL[kind] || kind}`),
-        h("button", { type: "button", class: "order-cancel", onclick: () => { disarm(); renderRuling(null); render(); } }, "Cancel")));
+        h("button", { type: "button", class: "order-cancel", onclick: () => {
+          disarm();
+          renderRuling(null);
+          render();
+          // the focus goes back to the order's button (the Cancel button is gone)
+          const back = document.getElementById(`order-kind-${kind}`);
+          if (back) back.focus();
+        } }, "Cancel")));
   }
 
   function render() {
+    draw();
+    syncPathBox();
+  }
+
+  // The Path box builds moves (battlefield): it is offered only while the selected unit may
+  // move (actions/available) and no other order is being built (that order has its own Submit).
+  function syncPathBox() {
+    const box = document.getElementById("path-box");
+    const move = schemaOf("move");
+    if (!box || !move || !(move.properties || {}).path) return;
+    const entry = ((S.available && S.available.units) || []).find((u) => u.unit === S.selected);
+    const mayMove = !S.available || !S.selected || Boolean(entry && entry.kinds.includes("move"));
+    box.hidden = Boolean(O.kind) || !mayMove || Boolean(S.replay);
+  }
+
+  function draw() {
     if (!host) return;
     const focusedId = document.activeElement && host.contains(document.activeElement) ? document.activeElement.id : null;
     host.innerHTML = "";
@@ -261,7 +304,7 @@ export function setupOrders(ctx) {
     if (O.kind && S.available && !unitKinds.includes(O.kind) && !zoneKinds.includes(O.kind)) disarm();
     if (!unitKinds.length && !zoneKinds.length) return;
     host.hidden = false;
-    const buttons = (kinds, who) => kinds.map((k) => h("button", { type: "button", class: `order-kind${O.kind === k ? " armed" : ""}`, "data-kind": k, "aria-pressed": String(O.kind === k), onclick: () => (O.kind === k ? (disarm(), renderRuling(null), render()) : arm(k)) }, LABEL[k] || k));
+    const buttons = (kinds, who) => kinds.map((k) => h("button", { type: "button", id: `order-kind-${k}`, class: `order-kind${O.kind === k ? " armed" : ""}`, "data-kind": k, "aria-pressed": String(O.kind === k), onclick: () => (O.kind === k ? (disarm(), renderRuling(null), render()) : arm(k)) }, LABEL[k] || k));
     host.append(h("h3", {}, "Orders"));
     if (unitKinds.length) host.append(h("div", { class: "order-kinds", role: "group", "aria-label": `Orders for ${S.selected}` }, h("span", { class: "hint" }, `${S.selected}: `), ...buttons(unitKinds, S.selected)));
     if (zoneKinds.length) host.append(h("div", { class: "order-kinds", role: "group", "aria-label": "Orders for a zone" }, h("span", { class: "hint" }, "Zone: "), ...buttons(zoneKinds, null)));
@@ -353,5 +396,14 @@ export function setupOrders(ctx) {
     return true; // an order is being built: a stray click selects nothing
   }
 
-  return { render, pickUnit, pickZone, pickPoint, active: () => Boolean(O.kind), reset: () => { disarm(); render(); }, refresh };
+  return { render, pickUnit, pickZone, pickPoint, active: () => Boolean(O.kind), reset: () => {
+    // Escape: the order is dropped; the focus goes back to its button if it was in the box
+    const k = O.kind;
+    const inside = host && host.contains(document.activeElement);
+    disarm();
+    renderRuling(null);
+    render();
+    const back = k && document.getElementById(`order-kind-${k}`);
+    if (back && (inside || document.activeElement === document.body)) back.focus();
+  }, refresh };
 }
