@@ -65,7 +65,9 @@ def test_the_offer_never_names_a_kind_its_phase_does_not_allow(ruleset_id: str) 
     assert sequence is not None
     seen: set[str] = set()
     for _ in range(2 * len(sequence.phases)):  # every phase of two player turns
-        phase = ruleset.position(board, state).phase
+        position = ruleset.position(board, state)
+        assert position is not None
+        phase = position.phase
         allowed = open_kinds(sequence.phases, phase)
         assert allowed is not None
         for seat in (UMPIRE, *ruleset.sides(board).names):
