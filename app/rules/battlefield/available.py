@@ -19,8 +19,8 @@ from app.rules.base import AvailableActions
 from app.rules.battlefield.models import Board, State
 from app.rules.battlefield.sequence import PHASES
 from app.rules.battlefield.table import SOURCES, zone_unit
-from app.rules.objective_zones.available import melee_zones, unit_kinds
-from app.rules.offer import offer, seat_sides
+from app.rules.objective_zones.available import unit_kinds, zone_offer
+from app.rules.offer import seat_sides
 from app.rules.phases import is_open
 
 ON_TABLE: dict[str, tuple[str, str]] = {
@@ -63,22 +63,7 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         for unit in state.table.units
         if unit.side in sides and not unit.destroyed and _has_men(state, unit.id)
     )
-    combat = state.zones.phase == "objective_combat"
-    melees = melee_zones(state.zones, sides)
-    notes = (
-        ["Objective Combat: each assault's troop allocation is a sealed order."] if combat else []
-    )
-    if melees:
-        notes.append(f"An engaged melee goes on in: {', '.join(melees)} (continue_melee).")
-    return offer(
-        SOURCES.cite,
-        units,
-        unit_lead=("OZ.Sequence",),
-        lead=("OZ.Sequence",),
-        more=(("OZ.Assault.B.1",) if combat else ()) + (("OZ.PostMelee.D.4",) if melees else ()),
-        extra_kinds=("continue_melee",) if melees else (),
-        notes=notes,
-    )
+    return zone_offer(SOURCES.cite, state.zones, sides, units)
 
 
 def _has_men(state: State, uid: str) -> bool:

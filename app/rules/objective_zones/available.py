@@ -23,12 +23,15 @@ Units with no castings left act no more. The umpire sees every side's units.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+
 from app.rules.base import AvailableActions
 from app.rules.objective_zones.catalog import CATALOG
 from app.rules.objective_zones.models import Board, State, Unit
 from app.rules.objective_zones.sequence import PHASES
-from app.rules.offer import offer, seat_sides
+from app.rules.offer import Opening, offer, seat_sides
 from app.rules.phases import is_open
+from app.rules.ruling import Citation
 
 
 def unit_kinds(state: State, unit: Unit) -> list[tuple[str, str]]:
@@ -76,7 +79,18 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         for unit in state.units
         if unit.side in sides and unit.men > 0
     )
-    combat = state.phase == "objective_combat"
+    return zone_offer(CATALOG.cite, state, sides, units)
+
+
+def zone_offer(
+    cite: Callable[[str], Citation],
+    state: State,
+    sides: set[str],
+    units: Iterable[tuple[str, Sequence[Opening]]],
+) -> AvailableActions:
+    """The answer for ``units`` (each with its openings) of ``sides``, with the zone rules'
+    sealed allocations and engaged melees (``battlefield`` answers through it too)."""
+    combat = state.phase == "objective_combat"  # the sealed allocations (OZ.Assault.B.1)
     melees = melee_zones(state, sides)
     notes = (
         ["Objective Combat: each assault's troop allocation is a sealed order."] if combat else []
@@ -84,7 +98,7 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
     if melees:
         notes.append(f"An engaged melee goes on in: {', '.join(melees)} (continue_melee).")
     return offer(
-        CATALOG.cite,
+        cite,
         units,
         unit_lead=("OZ.Sequence",),
         lead=("OZ.Sequence",),
