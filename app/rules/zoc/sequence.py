@@ -22,7 +22,13 @@ PHASES: tuple[PhaseSpec, ...] = (
 )
 """Project default sequence of one player turn (the source gives none): units move in the
 three movement phases (basic.phase); in Combat both sides act: retreats belong to the
-retreating unit's side."""
+retreating unit's side.
+
+A ``retreat`` is offered in the Combat phase only, but its judge does not refuse one in
+another phase: the source's retreat rules (8.2.retreat, basic.retreat) say nothing of the
+phase, and 26 rule cases (every ``retreat-*`` and ``mut-retreat-*`` case) judge retreats in
+the Operational Movement phase of their scenario -- ruling on the phase would turn them all
+into ``zoc.wrong_phase``."""
 
 PHASE_RULE = PhaseRule(
     "zoc.wrong_phase",
