@@ -96,6 +96,17 @@ class Settings(BaseSettings):
         default=DEFAULT_DATABASE_URL,
         description="SQLAlchemy database URL (SQLite file or PostgreSQL via psycopg 3).",
     )
+    db_pool_size: int = Field(
+        default=15,
+        ge=1,
+        le=1000,
+        description="Database connections each process keeps open, and its most.",
+    )
+    fast_routes: bool = Field(
+        default=True,
+        description="Serve the plain case of GET /games/{id}, dry runs and /healthz without "
+        "FastAPI's routing (app/api/fast.py); same answers.",
+    )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")
     board_cache_bytes: int = Field(

@@ -14,6 +14,7 @@ from app import __version__
 from app.api import problems
 from app.api.browser import install_cors, install_docs
 from app.api.deps import plain_parameters
+from app.api.fast import FastRoutes
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
@@ -42,7 +43,7 @@ from app.api.routes import (
     whatif,
 )
 from app.config import Settings, get_settings
-from app.db.engine import make_engine, make_session_factory
+from app.db.engine import WalCheckpointer, make_engine, make_session_factory
 from app.db.ratelimit import SharedRateLimits
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
@@ -105,16 +106,22 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     """
     settings = settings or get_settings()
     registry.load_builtins()  # eagerly: the first requests must find every ruleset
-    engine = make_engine(settings.database_url, echo=settings.sql_echo)
+    engine = make_engine(
+        settings.database_url, echo=settings.sql_echo, pool_size=settings.db_pool_size
+    )
+
+    checkpointer = WalCheckpointer(engine)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if settings.gc_tuning:
             tune_gc()
+        checkpointer.start()
         if settings.webhook_worker:
             app.state.webhook_worker.start()
         yield
         app.state.webhook_worker.stop()
+        checkpointer.stop()
         await app.state.events_hub.aclose()
         engine.dispose()
         if getattr(app.state, "rate_limits", None) is not None:
@@ -163,6 +170,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     # the console (app/web): the page at /, its static files under /console/static
     app.include_router(console_router)
     app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
+    if settings.fast_routes:  # innermost: after the body limit and every policy
+        app.add_middleware(FastRoutes, owner=app)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,

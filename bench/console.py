@@ -9,8 +9,9 @@ first render (navigation start to the board, units and overlays drawn) and from 
 hex or a point to the dry-run ruling on screen (the dry run's request timed apart by Resource
 Timing), for the zoc seed example, a generated 2,000-hex map with 300 units and the shipped
 battlefield battle, on a desktop and on a phone-size screen with the CPU throttled 4x
-(``make bench-console``). Figures go to docs/PERFORMANCE.md by hand; nothing here is
-asserted in tests.
+(``make bench-console``). ``python bench/console.py session`` counts the requests a match's
+two open consoles send for a move and while idle (docs/OPERATIONS.md, sizing). Figures go to
+docs/PERFORMANCE.md by hand; nothing here is asserted in tests.
 """
 
 from __future__ import annotations
@@ -631,10 +632,70 @@ def perf(base: str, browser: Any, runs: int) -> None:
             )
 
 
+def _kind(method: str, url: str) -> str:
+    """A request as ``METHOD /games/{id}/...`` with ids and seqs folded."""
+    path = url.split("://", 1)[-1].split("/", 1)[-1].split("?", 1)[0]
+    parts = ["{id}" if len(p) == 36 and p.count("-") == 4 else p for p in path.split("/")]
+    parts = ["{n}" if p.isdigit() else p for p in parts]
+    return f"{method} /" + "/".join(parts)
+
+
+def session(base: str, browser: Any, idle_seconds: float = 60.0) -> dict[str, Any]:
+    """The requests a match's two open consoles send (issue 28, docs/OPERATIONS.md sizing):
+    both seats open the zoc seed example; axis selects a unit, builds a two-hex move by
+    clicking (a dry run per hex), submits it and ends the phase; then both pages sit open for
+    ``idle_seconds``. Every request either page sends is counted by kind."""
+    game = _create(base, "zoc", _scenario("zoc", "seed-example"))
+    seen: dict[str, list[str]] = {"open": [], "move": [], "idle": []}
+    stage = ["open"]
+
+    def record(request: Any) -> None:
+        if request.url.startswith(base) and "/console/static/" not in request.url:
+            seen[stage[0]].append(_kind(request.method, request.url))
+
+    pages = []
+    for seat in ("axis", "soviet"):
+        page = browser.new_context(viewport=VIEWPORT).new_page()
+        page.set_default_timeout(60_000)
+        page.on("request", record)
+        page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
+        page.wait_for_selector("body[data-ready=true][data-stream=live]")
+        pages.append(page)
+    axis, soviet = pages
+    stage[0] = "move"
+    axis.click("#unit-list [data-unit=de-inf-1]")
+    axis.wait_for_selector("text.cost[data-reach=e3307]")
+    for i, hex_id in enumerate(["e3207", "e3307"], start=1):
+        axis.click(f"polygon.hex[data-hex='{hex_id}']", force=True)
+        _wait_ruling(axis, i)
+    axis.click("#submit-move")
+    axis.wait_for_selector("#notice.ok")
+    soviet.wait_for_selector(".counter[data-unit=de-inf-1][data-at=e3307]")
+    axis.click("#end-phase")
+    soviet.wait_for_function("document.querySelector('#position').innerText.includes('v3')")
+    axis.wait_for_timeout(1000)
+    stage[0] = "idle"
+    axis.wait_for_timeout(idle_seconds * 1000)
+    for page in pages:
+        page.context.close()
+    return {k: {kind: v.count(kind) for kind in sorted(set(v))} for k, v in seen.items()}
+
+
+def print_session(counts: dict[str, Any], idle_seconds: float) -> None:
+    for stage, kinds in counts.items():
+        total = sum(kinds.values())
+        print(f"{stage}: {total} requests" + (f" in {idle_seconds:g} s" if stage == "idle" else ""))
+        for kind, n in kinds.items():
+            print(f"  {n:4d}  {kind}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="bench/console.py")
-    parser.add_argument("what", choices=["screenshots", "orders", "assault-screenshots", "perf"])
+    parser.add_argument(
+        "what", choices=["screenshots", "orders", "assault-screenshots", "perf", "session"]
+    )
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--idle", type=float, default=60.0, help="session: idle seconds")
     args = parser.parse_args(argv)
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -649,6 +710,8 @@ def main(argv: list[str] | None = None) -> int:
             }[args.what]
             for path in shots(server.url, browser):
                 print(path.relative_to(ROOT))
+        elif args.what == "session":
+            print_session(session(server.url, browser, args.idle), args.idle)
         else:
             perf(server.url, browser, args.runs)
     return 0

@@ -5,6 +5,8 @@
   Python, integer hexes, the ZOC stop, nothing else) and rustworkx's compiled Dijkstra on the
   same bounded graph;
 * ``zoi reachable`` against the same plain floor on its map;
+* both again as a front end asks them, 20 units in turn: hovering, the first ask after a
+  move, a parsed state (``bench/hover.py``);
 * an ``objective-zones`` and a ``terrain`` ruling against hand-written code building the same
   ruling as plain dicts (``bench/ruling_floors.py``: dict look-ups; shapely intersections).
 """
@@ -383,4 +385,6 @@ def objective_zones_row() -> Row:
 
 
 def run_all() -> list[Row]:
-    return [*zoc_rows(), *zoi_rows(), terrain_row(), objective_zones_row()]
+    from bench.hover import rows as hover_rows  # 20 units asked in turn (issue 28 item 4)
+
+    return [*zoc_rows(), *zoi_rows(), *hover_rows(), terrain_row(), objective_zones_row()]

@@ -175,6 +175,9 @@ def zoi_scenario(
         )
         placed += 1
     spots = [(mid + dc, mid + dr) for dc, dr in ((2, 0), (-2, 0), (0, 2), (0, -2), (2, 2))]
+    spots += [  # more friends (bench/hover.py): a grid of spots every 5 hexes around the mover
+        (mid + dc, mid + dr) for dc in range(-15, 16, 5) for dr in range(-15, 16, 5) if dc or dr
+    ]
     free = [p for p in spots if p not in taken and min(p) >= 1 and max(p) <= size]
     for i, (col, row) in enumerate(free[:friends]):
         units.append(

@@ -55,6 +55,8 @@ class Load:
     cpu_ms: float = float("nan")
     """Server CPU time (every process) per answered request: steadier than throughput on a
     shared machine, where the server gets a varying share of the cores."""
+    other_cpu_ms: float = float("nan")
+    """CPU time per answered request of a further process measured alongside (PostgreSQL)."""
 
     def count(self, *codes: str) -> int:
         return sum(self.statuses.get(c, 0) for c in codes)
@@ -112,11 +114,17 @@ def run_wrk(
     threads: int,
     connections: int,
     seconds: float,
+    cpus: str | None = None,
+    also: int | None = None,
 ) -> Load:
+    """``cpus``: run wrk on those CPUs only (``taskset -c``); ``also``: a further process whose
+    CPU time (with its children's) per request is measured too (``Load.other_cpu_ms``)."""
     print(f"  wrk {connections} connections, {seconds:g} s: {url}", file=sys.stderr, flush=True)
     pid = _SERVERS.get(url.split("/", 3)[2])
     cpu_before = server_cpu_seconds(pid)
+    other_before = server_cpu_seconds(also)
     cmd = [
+        *(["taskset", "-c", cpus] if cpus else []),
         "nice",
         "-n",
         "5",
@@ -146,6 +154,9 @@ def run_wrk(
         statuses=data["statuses"],
         errors=data["errors"],
         cpu_ms=(server_cpu_seconds(pid) - cpu_before) * 1e3 / answered if answered else math.nan,
+        other_cpu_ms=(server_cpu_seconds(also) - other_before) * 1e3 / answered
+        if answered
+        else math.nan,
     )
 
 
@@ -215,10 +226,15 @@ def _free_port() -> int:
 
 @contextmanager
 def server(
-    url: str, workers: int = 1, extra: dict[str, str] | None = None, app: str = "bench.server"
+    url: str,
+    workers: int = 1,
+    extra: dict[str, str] | None = None,
+    app: str = "bench.server",
+    cpus: str | None = None,
 ) -> Iterator[str]:
     """uvicorn serving ``app``'s ``create`` factory (the Referee app plus its bare endpoints,
-    or ``bench.bare``: the bare app, ``BARE_DATABASE_URL`` = ``url``)."""
+    or ``bench.bare``: the bare app, ``BARE_DATABASE_URL`` = ``url``); ``cpus``: on those
+    CPUs only (``taskset -c``)."""
     port = _free_port()
     env = {
         **os.environ,
@@ -229,6 +245,7 @@ def server(
         **(extra or {}),
     }
     cmd = [
+        *(["taskset", "-c", cpus] if cpus else []),
         sys.executable,
         "-m",
         "uvicorn",
@@ -352,7 +369,17 @@ class Settings:
 class Bench:
     """wrk runs against one server: reads, dry runs, submissions and the bare endpoints."""
 
-    def __init__(self, base: str, tmp: Path, settings: Settings, db_url: str | None = None) -> None:
+    def __init__(
+        self,
+        base: str,
+        tmp: Path,
+        settings: Settings,
+        db_url: str | None = None,
+        wrk_cpus: str | None = None,
+        also: int | None = None,
+    ) -> None:
+        self.wrk_cpus = wrk_cpus
+        self.also = also
         self.base = base
         self.db_url = db_url
         self.tmp = tmp
@@ -379,6 +406,8 @@ class Bench:
                     threads=t,
                     connections=c,
                     seconds=self.s.seconds,
+                    cpus=self.wrk_cpus,
+                    also=self.also,
                 )
             )
         return out
@@ -405,6 +434,7 @@ class Bench:
         connections: int,
         seconds: float | None = None,
         warmup: float = 0,
+        prefer: str | None = None,
     ) -> Measured:
         """Legal submissions with If-Match; every game's ETag follows its version. With
         ``warmup``, one unmeasured run of that many seconds first (so the measured runs see
@@ -412,6 +442,8 @@ class Bench:
         games_file = self.tmp / "games.txt"
         self._write_games(games, games_file)
         env = {"BENCH_GAMES": str(games_file), "BENCH_THREADS": str(threads)}
+        if prefer:
+            env["BENCH_PREFER"] = prefer
         if warmup:
             run_wrk(
                 self.base + "/",
@@ -420,6 +452,7 @@ class Bench:
                 threads=threads,
                 connections=connections,
                 seconds=warmup,
+                cpus=self.wrk_cpus,
             )
             self._write_games(games, games_file)
         out = Measured()
@@ -432,6 +465,8 @@ class Bench:
                     threads=threads,
                     connections=connections,
                     seconds=seconds or self.s.seconds,
+                    cpus=self.wrk_cpus,
+                    also=self.also,
                 )
             )
             self._write_games(games, games_file)  # the next run starts from the current versions
@@ -462,9 +497,9 @@ class Bench:
         finally:
             engine.dispose()
 
-    def writers(self, games: list[BenchGame]) -> Measured:
+    def writers(self, games: list[BenchGame], prefer: str | None = None) -> Measured:
         n = self.s.write_connections
-        return self.submissions(games[:n], threads=n, connections=n)
+        return self.submissions(games[:n], threads=n, connections=n, prefer=prefer)
 
 
 # -- suites ---------------------------------------------------------------------------------
@@ -566,17 +601,21 @@ def main_suite(db: str, url: str, tmp: Path, s: Settings) -> list[Row]:
             dry = bench.post(f"/games/{g.id}/rulings", g.dry_run)
             bare_write = bench.post(f"/_bench/write/{g.id}", {"n": 1}, writers=True)
             sub = bench.writers(games)
+            small = bench.writers(games, prefer="return=minimal")
+            minimal = "place_unit with If-Match, Prefer: return=minimal"
             rows.append(_vs(section, f"GET game ({label})", got, bare_read))
             rows.append(_vs(section, f"dry run ({label})", dry, bare_read))
             rows.append(
                 _vs(section, f"submission ({label})", sub, bare_write, "place_unit with If-Match")
             )
+            rows.append(_vs(section, f"submission, minimal ({label})", small, bare_write, minimal))
             measured += [
                 (f"in-app bare read ({label})", f"read:{g.id}", bare_read, "bench/server.py"),
                 (f"in-app bare write ({label})", f"write:{g.id}", bare_write, "bench/server.py"),
                 (f"GET game ({label})", f"read:{g.id}", got, ""),
                 (f"dry run ({label})", f"read:{g.id}", dry, ""),
                 (f"submission ({label})", f"write:{g.id}", sub, "place_unit with If-Match"),
+                (f"submission, minimal ({label})", f"write:{g.id}", small, minimal),
             ]
     with server(url, app="bench.bare") as bare_base:
         bare = Bench(bare_base, tmp, s)

@@ -140,6 +140,27 @@ def test_two_seats_of_one_client_share_the_games_etag(base_url: str) -> None:
         assert audit.ok and audit.events == 4
 
 
+def test_submit_change_answers_without_the_state(base_url: str) -> None:
+    import anyio
+
+    with RefereeClient(base_url) as referee:
+        game = referee.create_game("zoc", SEED_EXAMPLE)
+        axis = referee.seat(game.id, game.seats["axis"])
+        change = axis.submit_change(MOVE)
+        assert (change.event, change.version) == (1, 2) and axis.etag == 'W/"2"'
+        assert [e.kind for e in change.ruling.effects] == ["zoc.ezoc_negated", "zoc.must_stop"]
+        assert "state" not in change.model_dump()
+        assert axis.dry_run(FOLLOW).ruling.legal is True  # the move was applied
+
+    async def play() -> int:
+        async with AsyncRefereeClient(base_url) as referee:
+            game = await referee.create_game("zoc", SEED_EXAMPLE)
+            axis = referee.seat(game.id, game.seats["axis"])
+            return (await axis.submit_change(MOVE)).version
+
+    assert anyio.run(play) == 2
+
+
 def test_a_stale_etag_is_refreshed_and_retried_only_when_asked(base_url: str) -> None:
     with RefereeClient(base_url) as bot, RefereeClient(base_url) as other:
         game = bot.create_game("zoc", SEED_EXAMPLE)

@@ -24,6 +24,7 @@ EXPOSED_HEADERS = (
     "ETag",
     "Location",
     "Idempotent-Replayed",
+    "Preference-Applied",
     "Referee-Dice-Needed",
     "Referee-Limit-Capped",
     "Referee-Api-Version",

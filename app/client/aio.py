@@ -241,6 +241,21 @@ class AsyncSeat(AsyncSeatIO):
         op = self._submit(action, idempotency_key, retry_stale, client_seed, dice)
         return await self.client.run(op)
 
+    async def submit_change(
+        self,
+        action: Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        retry_stale: int = 0,
+        client_seed: str | None = None,
+        dice: list[int] | None = None,
+    ) -> m.ActionChange:
+        """:meth:`submit`, answered without the new state (``Prefer: return=minimal``): the
+        event, version, ruling (its effects are the change), position and clock. For a
+        client that keeps its own copy of the state or reads it when it needs it."""
+        op = self._submit_change(action, idempotency_key, retry_stale, client_seed, dice)
+        return await self.client.run(op)
+
     async def end_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """End the current phase (the acting side, or the umpire)."""
         return await self.client.run(self._end_phase(idempotency_key))

@@ -272,6 +272,20 @@ class SeatCalls(Generic[ClientT]):
         options = WriteOptions(key, retry_stale, dice_headers(client_seed, dice))
         return self._appended("/actions", dict(action), options)
 
+    def _submit_change(
+        self,
+        action: Mapping[str, Any],
+        key: str | None,
+        retry_stale: int,
+        client_seed: str | None,
+        dice: list[int] | None,
+    ) -> Op[m.ActionChange]:
+        headers = {**dice_headers(client_seed, dice), "Prefer": "return=minimal"}
+        options = WriteOptions(key, retry_stale, headers)
+        response = yield from self._write("/actions", dict(action), options)
+        # a replayed retry answers the stored full answer: its extra `state` is ignored
+        return m.ActionChange.model_validate(response.json())
+
     def _end_phase(self, key: str | None) -> Op[m.ActionResult]:
         return self._appended("/phase/end", options=WriteOptions(key))
 

@@ -11,6 +11,7 @@ from app.service.export import ExportFile, VerifyReport
 from app.service.holdings import GameList, GameSummary
 from app.service.messages import Message, MessagePage
 from app.service.results import (
+    ActionChange,
     ActionResult,
     AppealDecision,
     AppealList,
@@ -36,6 +37,7 @@ from app.service.whatif import WhatIfChange, WhatIfReport, WhatIfStop
 from app.web.routes import ShippedScenario
 
 __all__ = [
+    "ActionChange",
     "ActionResult",
     "AppealDecision",
     "AppealList",

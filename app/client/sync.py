@@ -304,6 +304,21 @@ class Seat(SeatCalls["RefereeClient"]):
         op = self._submit(action, idempotency_key, retry_stale, client_seed, dice)
         return self.client.run(op)
 
+    def submit_change(
+        self,
+        action: Mapping[str, Any],
+        *,
+        idempotency_key: str | None = None,
+        retry_stale: int = 0,
+        client_seed: str | None = None,
+        dice: list[int] | None = None,
+    ) -> m.ActionChange:
+        """:meth:`submit`, answered without the new state (``Prefer: return=minimal``): the
+        event, version, ruling (its effects are the change), position and clock. For a
+        client that keeps its own copy of the state or reads it when it needs it."""
+        op = self._submit_change(action, idempotency_key, retry_stale, client_seed, dice)
+        return self.client.run(op)
+
     def end_phase(self, *, idempotency_key: str | None = None) -> m.ActionResult:
         """End the current phase (the acting side, or the umpire)."""
         return self.client.run(self._end_phase(idempotency_key))

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import abc
+import threading
 from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
-from app.db.engine import WRITE_OPTION
+from app.db.engine import WRITE_OPTION, writer_lock
 from app.db.repository import GameRepository
+
+WRITER_WAIT_SECONDS = 30.0
+"""How long a write waits for this process's other writers before trying SQLite's lock
+itself (whose busy timeout is the same 30 s)."""
 
 
 class AbstractUnitOfWork(abc.ABC):
@@ -56,6 +62,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
         self._session: Session | None = None
+        self._held: threading.RLock | None = None
         self._after_commit: list[Callable[[], None]] = []
 
     @property
@@ -67,8 +74,18 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     def __enter__(self) -> Self:
         session = self.session_factory()
         if self.writing:
-            # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
-            session.connection(execution_options={WRITE_OPTION: True})
+            bind = session.get_bind()
+            lock = writer_lock(bind) if isinstance(bind, Engine) else None
+            # queue behind this process's other writers (SQLite; see engine.writer_lock)
+            if lock is not None and lock.acquire(timeout=WRITER_WAIT_SECONDS):
+                self._held = lock
+            try:
+                # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
+                session.connection(execution_options={WRITE_OPTION: True})
+            except BaseException:
+                session.close()
+                self._release()
+                raise
         self._session = session
         self.games = GameRepository(session)
         return self
@@ -81,13 +98,22 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     ) -> None:
         session = self.session
         try:
-            if session.in_transaction():
+            if self.writing and session.in_transaction():
                 session.rollback()  # anything not committed is discarded
+            # a read transaction is ended by close() alone (the connection's transaction is
+            # rolled back as it goes back to the pool): the ORM's rollback would first expire
+            # every row it loaded, a third of a GET game's database time (issue 28)
         finally:
             session.close()
+            self._release()
             self._session = None
             self._write = False
             self._after_commit = []
+
+    def _release(self) -> None:
+        held, self._held = self._held, None
+        if held is not None:
+            held.release()
 
     def commit(self) -> None:
         self.session.commit()

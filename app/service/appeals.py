@@ -121,7 +121,9 @@ def appeal(req: WriteRequest, seq: int, note: Any) -> ActionOutcome:
         require_active(game.row)
         row = cmd.uow.games.event(game.row.id, seq)
         if row is None:
-            raise EventNotFound(f"game {game.row.id!r} has no event {seq}", seq=seq)
+            raise EventNotFound(
+                f"game {game.row.id!r} has no event {seq}", seq=seq, citations=cite("appeals")
+            )
         if not mt.event_visible(row, seat):
             raise Forbidden(
                 f"event {seq} is hidden from {seat}: a side appeals only rulings it can read",
@@ -220,6 +222,7 @@ def decide(
             raise NotFound(
                 f"game {game.row.id!r} has no appeal {appeal_seq}",
                 code="appeal.not_found",
+                citations=cite("appeals"),
                 appeal=appeal_seq,
             )
         _, decisions = _appeals(all_events(cmd.uow, game.row.id))

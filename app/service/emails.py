@@ -46,6 +46,7 @@ from app.service.errors import (
 )
 from app.service.notify import EMAIL_EVENTS
 from app.service.pipeline import aware_utc, valid_game_id
+from app.service.policies import cite
 from app.service.tokens import hash_token, same_hash
 from app.service.webhooks import Delivery, DeliveryLog, delivery_view
 
@@ -103,6 +104,7 @@ def configured(settings: Settings) -> None:
             f"this server does not send email: {', '.join(missing)} not set "
             "(docs/OPERATIONS.md, Email)",
             code="email.not_configured",
+            citations=cite("email"),
             missing=missing,
         )
 
@@ -112,6 +114,7 @@ def _bad(location: str, message: str, kind: str) -> InvalidInput:
         f"invalid email request: {message}",
         [FieldError(location, message, kind)],
         code="email.invalid",
+        citations=cite("email"),
     )
 
 
@@ -157,6 +160,7 @@ def _check_cap(uow: AbstractUnitOfWork, address: str, settings: Settings, now: d
             f"{address} already got {cap} emails in the last hour "
             "(REFEREE_EMAIL_PER_ADDRESS_PER_HOUR); try later",
             code="email.rate_limited",
+            citations=cite("email"),
             retry_after=3600,
             limit=cap,
         )
@@ -224,11 +228,13 @@ def register(
             raise Conflict(
                 f"{addr} is already registered for this seat (delete it to register again)",
                 code="email.already_registered",
+                citations=cite("email"),
             )
         if len(live) >= MAX_PER_SEAT:
             raise Conflict(
                 f"a seat may register at most {MAX_PER_SEAT} addresses per game",
                 code="email.limit",
+                citations=cite("email"),
             )
         now = datetime.now(UTC)
         _check_cap(uow, addr, settings, now)
@@ -277,9 +283,15 @@ def list_subscriptions(
 def _own(uow: AbstractUnitOfWork, gid: str, seat: str, sub_id: str) -> EmailSubscriptionRow:
     row = access(uow).email_subscription(gid, sub_id) if valid_game_id(sub_id) else None
     if row is None:
-        raise NotFound(f"game {gid!r} has no email address {sub_id!r}", code="email.not_found")
+        raise NotFound(
+            f"game {gid!r} has no email address {sub_id!r}",
+            code="email.not_found",
+            citations=cite("email"),
+        )
     if row.seat != seat:
-        raise Forbidden("this address belongs to another seat", code="email.not_yours")
+        raise Forbidden(
+            "this address belongs to another seat", code="email.not_yours", citations=cite("email")
+        )
     return row
 
 
@@ -359,7 +371,11 @@ def invite(
     with uow.begin(write=True):
         gid, caller = writer_seat(uow, game_id, token, "emailing an invitation")
         if caller != UMPIRE:
-            raise Forbidden("only the umpire may email an invitation", code="email.umpire_only")
+            raise Forbidden(
+                "only the umpire may email an invitation",
+                code="email.umpire_only",
+                citations=cite("email"),
+            )
         configured(settings)
         seats = {r.seat: r for r in uow.games.seats(gid)}
         if seat not in seats:

@@ -41,6 +41,7 @@ from app.service.access import writer_seat
 from app.service.errors import FieldError, InvalidInput, TooMany
 from app.service.jsonsafe import bad_line
 from app.service.pipeline import aware_utc, find_game, reader_seat
+from app.service.policies import cite
 
 ALL = "all"
 MAX_TEXT = 2000
@@ -102,6 +103,7 @@ def check_text(text: str) -> str:
             f"invalid message: {problem}",
             [FieldError("/text", problem, "text.unsupported")],
             code="message.invalid",
+            citations=cite("messages"),
         )
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
@@ -170,6 +172,7 @@ def post_message(
                 f"a seat may post {cap} messages a minute to one game "
                 "(REFEREE_MESSAGES_PER_MINUTE); try later",
                 code="message.rate_limited",
+                citations=cite("messages"),
                 retry_after=max(1, math.ceil(wait)),
                 limit=cap,
             )
@@ -197,6 +200,7 @@ def _bad_recipient(message: str) -> InvalidInput:
         f"invalid message: {message}",
         [FieldError("/to", message, "message.recipient")],
         code="message.invalid_recipient",
+        citations=cite("messages"),
     )
 
 

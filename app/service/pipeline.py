@@ -69,7 +69,7 @@ from app.service.jsonsafe import (
     unsafe_values,
 )
 from app.service.policies import cite
-from app.service.results import ActionOutcome, ActionResult
+from app.service.results import ActionChange, ActionOutcome, ActionResult
 from app.service.tokens import hash_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -453,16 +453,19 @@ def checking_writes() -> bool:
 def action_result_text(
     seq: int,
     version: int,
-    ruling: Ruling,
-    state_text: str,
+    ruling: Ruling | str,
+    state_text: str | None,
     position: Any,
     clock: Any,
 ) -> str:
     """``ActionResult(...).model_dump_json()`` with the state's JSON text put in as it is
-    (a large state is not decoded into Python objects to be encoded again)."""
+    (a large state is not decoded into Python objects to be encoded again); ``state_text``
+    None: ``ActionChange(...).model_dump_json()``, the answer without the state. ``ruling``
+    may be given as its JSON text."""
+    ruling_text = ruling if isinstance(ruling, str) else ruling.model_dump_json()
+    state = "" if state_text is None else f'"state":{state_text},'
     return (
-        f'{{"event":{seq},"version":{version},"ruling":{ruling.model_dump_json()},'
-        f'"state":{state_text},'
+        f'{{"event":{seq},"version":{version},"ruling":{ruling_text},{state}'
         f'"position":{"null" if position is None else position.model_dump_json()},'
         f'"clock":{"null" if clock is None else clock.model_dump_json()}}}'
     )
@@ -495,10 +498,13 @@ def record_event(
     with guard("state"):
         turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
+    minimal: list[str] = []
 
     def answer(seq: int, version: int, state_text: str) -> str:
         position = mt.position_view(turn)
         clock = mt.clock_view(game.row, now, columns.get("clock", game.row.clock))
+        ruling_text = ruling.model_dump_json()
+        minimal.append(action_result_text(seq, version, ruling_text, None, position, clock))
         if type(game.ruleset).view is not Ruleset.view:  # a ruleset that hides something
             return ActionResult(
                 event=seq,
@@ -508,7 +514,7 @@ def record_event(
                 position=position,
                 clock=clock,
             ).model_dump_json()
-        text = action_result_text(seq, version, ruling, state_text, position, clock)
+        text = action_result_text(seq, version, ruling_text, state_text, position, clock)
         if checking_writes():
             slow = ActionResult(
                 event=seq,
@@ -520,6 +526,11 @@ def record_event(
             ).model_dump_json()
             if slow != text:
                 raise AssertionError(f"the answer put together differs:\n{text}\n{slow}")
+            change = ActionChange(
+                event=seq, version=version, ruling=ruling, position=position, clock=clock
+            ).model_dump_json()
+            if change != minimal[-1]:
+                raise AssertionError(f"the change put together differs:\n{minimal[-1]}\n{change}")
         return text
 
     event = append_event(
@@ -542,7 +553,11 @@ def record_event(
     )
     assert event.response is not None
     return ActionOutcome(
-        status=ACCEPTED, body=event.response, event=event.seq, version=event.version
+        status=ACCEPTED,
+        body=event.response,
+        event=event.seq,
+        version=event.version,
+        minimal=minimal[-1] if minimal else None,
     )
 
 

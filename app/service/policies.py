@@ -47,6 +47,16 @@ POLICIES: dict[str, Policy] = {
             "umpire decides",
         ),
         Policy(
+            "messages",
+            "Table talk: a seat writes plain text to everyone or to one other seat, within "
+            "the server's rate",
+        ),
+        Policy(
+            "email",
+            "Email notifications: a seat registers plain addresses of its own, within the "
+            "server's caps; the umpire emails invitations",
+        ),
+        Policy(
             "what-if",
             "What-if replays: the umpire at any time, players once the game is over",
         ),

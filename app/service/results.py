@@ -283,6 +283,18 @@ class ActionResult(_Out):
     clock: ClockView | None = None
 
 
+class ActionChange(_Out):
+    """What an accepted write changed, without the new state (``Prefer: return=minimal``):
+    the event, the new version, the ruling (its effects are the change), position and clock.
+    The state follows from ``GET /games/{id}`` or the ruling's effects."""
+
+    event: int = Field(description="Sequence number of the appended event.")
+    version: int = Field(description="The game version after the action (the new ETag).")
+    ruling: Ruling
+    position: PositionView | None = None
+    clock: ClockView | None = None
+
+
 class DryRun(_Out):
     version: int
     ruling: Ruling
@@ -307,6 +319,9 @@ class ActionOutcome(_Out):
     event: int
     version: int
     replayed: bool = False
+    minimal: str | None = None
+    """The :class:`ActionChange` JSON of a write just accepted (None on a replay, which
+    answers the stored ``body``): what ``Prefer: return=minimal`` is answered."""
 
 
 # -- match flow (dice, audit) ---------------------------------------------------------------

@@ -3,6 +3,7 @@
 -- to its games in turn (the umpire puts the unit in hexA, then hexB, ...). A 412 names the
 -- current version in its ETag; when it does not, the next request re-reads the game.
 local nthreads = tonumber(os.getenv("BENCH_THREADS") or "1")
+local prefer = os.getenv("BENCH_PREFER")  -- e.g. "return=minimal"
 
 function init(args)
   games, byid, idx = {}, {}, 0
@@ -28,9 +29,10 @@ function request()
   g.flip = not g.flip
   local body = string.format('{"kind":"place_unit","unit":"%s","hex":"%s"}', g.unit,
                              g.flip and g.a or g.b)
-  return wrk.format("POST", "/games/" .. g.id .. "/actions",
-                    {["Content-Type"] = "application/json",
-                     ["Authorization"] = "Bearer " .. g.token, ["If-Match"] = g.etag}, body)
+  local headers = {["Content-Type"] = "application/json",
+                   ["Authorization"] = "Bearer " .. g.token, ["If-Match"] = g.etag}
+  if prefer then headers["Prefer"] = prefer end
+  return wrk.format("POST", "/games/" .. g.id .. "/actions", headers, body)
 end
 
 function response(status, headers, body)

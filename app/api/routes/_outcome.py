@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import Depends, Request
+from fastapi import Depends, Header, Request
 from fastapi.responses import Response
 
 from app.api.deps import (
@@ -63,10 +63,36 @@ class Roll:
 
 @dataclass(frozen=True)
 class RollingWrite:
-    """A write that may roll dice: its :class:`WriteRequest` and its dice headers."""
+    """A write that may roll dice: its :class:`WriteRequest`, its dice headers and whether the
+    client prefers the answer without the new state (``Prefer: return=minimal``)."""
 
     write: WriteRequest
     roll: Roll
+    minimal: bool = False
+
+
+PreferHeader = Annotated[
+    str | None,
+    Header(
+        alias="Prefer",
+        description="`return=minimal` (RFC 7240): answer without the new state -- the event, "
+        "version, ruling, position and clock -- with `Preference-Applied: return=minimal`. "
+        "A replayed retry answers the stored (full) answer, without that header.",
+    ),
+]
+
+
+def prefers_minimal(prefer: str | None) -> bool:
+    """Whether a ``Prefer`` header (RFC 7240: comma-separated preferences, each
+    ``token[=value]`` with optional ``;`` parameters, names case-insensitive, values maybe
+    quoted) asks for ``return=minimal``."""
+    if not prefer:
+        return False
+    for item in prefer.split(","):
+        name, _, value = item.split(";", 1)[0].partition("=")
+        if name.strip().lower() == "return":
+            return value.strip().strip('"').lower() == "minimal"
+    return False
 
 
 async def rolling_write_request(
@@ -77,10 +103,12 @@ async def rolling_write_request(
     idempotency_key: IdempotencyKeyHeader = None,
     client_seed: ClientSeedHeader = None,
     dice: EnteredDiceHeader = None,
+    prefer: PreferHeader = None,
 ) -> RollingWrite:
-    """:data:`WriteDep` and the dice headers, in one dependency (see :func:`write_request`)."""
+    """:data:`WriteDep`, the dice headers and ``Prefer``, in one dependency (see
+    :func:`write_request`)."""
     write = await write_request(request, game_id, credentials, if_match, idempotency_key)
-    return RollingWrite(write, Roll(client_seed, dice))
+    return RollingWrite(write, Roll(client_seed, dice), prefers_minimal(prefer))
 
 
 RollingWriteDep = Annotated[RollingWrite, Depends(rolling_write_request)]
@@ -97,6 +125,10 @@ def appended_responses(
                 "ETag": {"description": "The new version."},
                 "Location": {"description": location},
                 "Idempotent-Replayed": {"description": "`true` on a replayed retry."},
+                "Preference-Applied": {
+                    "description": "`return=minimal` when the body is the change alone "
+                    "(`Prefer: return=minimal`, submissions)."
+                },
             },
         },
         **responses(*errors),
@@ -122,9 +154,13 @@ def appended(
     game_id: str,
     outcome: ActionOutcome | SealedOutcome,
     headers: Mapping[str, str] | None = None,
+    *,
+    minimal: bool = False,
 ) -> Response:
     """The stored answer of the event's request (byte for byte on a replay), with the new
-    version as ETag, the event as Location and any further ``headers``."""
+    version as ETag, the event as Location and any further ``headers``. ``minimal``
+    (``Prefer: return=minimal``): the change alone (:class:`ActionChange`) where the outcome
+    has it -- a write just accepted -- with ``Preference-Applied``."""
     answer = {
         "ETag": format_etag(outcome.version),
         "Location": f"/games/{game_id}/events/{outcome.event}",
@@ -132,5 +168,9 @@ def appended(
     }
     if outcome.replayed:
         answer["Idempotent-Replayed"] = "true"
+    body = outcome.body
+    if minimal and isinstance(outcome, ActionOutcome) and outcome.minimal is not None:
+        body = outcome.minimal
+        answer["Preference-Applied"] = "return=minimal"
     status = outcome.status if isinstance(outcome, ActionOutcome) else 201
-    return Response(outcome.body, status_code=status, headers=answer, media_type="application/json")
+    return Response(body, status_code=status, headers=answer, media_type="application/json")

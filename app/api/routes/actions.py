@@ -15,7 +15,7 @@ from app.api.routes._outcome import RollingWriteDep, appended, appended_response
 from app.rules.ruling import Ruling
 from app.service import actions as uc
 from app.service.match import parse_entered_dice
-from app.service.results import ActionResult
+from app.service.results import ActionResult, DryRun
 
 router = APIRouter(prefix="/games/{game_id}", tags=["actions"])
 
@@ -54,6 +54,11 @@ def dry_run(game_id: str, action: DryRunBody, call: CallDep) -> Any:
     result = uc.dry_run(
         call.uow, game_id, action, token=call.token, boards=call.boards, now=call.now
     )
+    return ruling_answer(result)
+
+
+def ruling_answer(result: DryRun) -> Response:
+    """The answer of a dry run (also served by :mod:`app.api.fast`)."""
     headers = {"ETag": format_etag(result.version)}
     if result.dice_needed:
         headers["Referee-Dice-Needed"] = ",".join(str(s) for s in result.dice_needed)
@@ -80,9 +85,12 @@ def submit_action(game_id: str, action: ActionBody, request: RollingWriteDep) ->
     Match flow: out of sequence is 409 `phase.not_your_turn` citing the sequence rule; a
     finished game is 409 `game.finished`. Dice the action needs are derived from the game's
     committed seed (mixed with `Referee-Client-Seed` when sent) and recorded with the event;
-    with match option `physical_dice` the umpire enters them in `Referee-Dice`."""
+    with match option `physical_dice` the umpire enters them in `Referee-Dice`.
+
+    `Prefer: return=minimal` answers the change alone (`ActionChange`: event, version,
+    ruling, position, clock; no state) with `Preference-Applied: return=minimal`."""
     outcome = uc.submit_action(
         request.write,
         uc.SubmitAction(action, request.roll.client_seed, parse_entered_dice(request.roll.dice)),
     )
-    return appended(game_id, outcome)
+    return appended(game_id, outcome, minimal=request.minimal)

@@ -16,7 +16,14 @@ from app.api.schemas import CreateGameRequest
 from app.links import game_links, invitation_link, spectator_link
 from app.service import games as uc
 from app.service.errors import INT4_MAX
-from app.service.results import CreatedGame, GameAtVersion, GameLinks, GameView, ScenarioView
+from app.service.results import (
+    CreatedGame,
+    GameAtVersion,
+    GameJson,
+    GameLinks,
+    GameView,
+    ScenarioView,
+)
 
 router = APIRouter(prefix="/games", tags=["games"])
 
@@ -87,6 +94,12 @@ def get_game(
     the sequence of play, its `clock` (remaining time per side as of now), its `dice`
     commitment, its `match` options and `winner`."""
     view = uc.read_game(call.uow, game_id, token=call.token, boards=call.boards, now=call.now)
+    return game_answer(view, if_none_match)
+
+
+def game_answer(view: GameJson, if_none_match: str | None) -> Response:
+    """The answer of ``GET /games/{id}`` (also served by :mod:`app.api.fast`): the view with
+    its ETag, or 304 when ``If-None-Match`` names its version."""
     headers = {
         "ETag": format_etag(view.version),
         "Vary": "Authorization",

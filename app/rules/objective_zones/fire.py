@@ -43,8 +43,9 @@ def judge_musketry(ctx: Ctx, a: Musketry) -> Ruling:
                 )
             )
     ctx.cite("OZ.Basic.A")
-    if target.zone is not None and ctx.options.class_a_skirmish:
+    if target.zone is not None:  # a Class A garrison: either reading decides the target
         ctx.rely("oz.class-a-skirmish")
+    if target.zone is not None and ctx.options.class_a_skirmish:
         ctx.effect(
             "oz.skirmish_target",
             f"{target.id} counts as in skirmish order",
@@ -140,10 +141,11 @@ def judge_bombard(ctx: Ctx, a: Bombard) -> Ruling:
     n, level, box = bombard_plan(ctx, a, zone)
     ctx.cite("OZ.Basic.G", "OZ.Scenario")
     ctx.rely("oz.d10")
+    if zone.zone_class == "A" and box == "garrison":
+        ctx.rely("oz.class-a-skirmish")  # either reading decides the target
     if zone.zone_class == "A" and box == "garrison" and ctx.options.class_a_skirmish:
         # OZ.Class (A): as an artillery target the garrison counts as in skirmish order; the
         # caller's normal_to_hit must be the one against skirmishers.
-        ctx.rely("oz.class-a-skirmish")
         ctx.effect(
             "oz.skirmish_target",
             f"the garrison of Class A zone {zone.id} counts as in skirmish order",

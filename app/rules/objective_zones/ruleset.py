@@ -106,7 +106,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     """Operational Objective Zones: zone displays, sectors, and secret assault allocation."""
 
     id = RULESET_ID
-    version = "1.7.0"
+    version = "1.8.0"
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "

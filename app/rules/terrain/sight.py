@@ -17,6 +17,7 @@ from app.rules.terrain.geometry import (
     placed,
     point_in,
     sight_line,
+    split,
     yards,
 )
 from app.rules.terrain.ground import Ctx, actor, in_feature, on_table
@@ -32,10 +33,18 @@ def line_of_sight(
     ignored: list[str] = []
     ignored_sections: set[str] = set()
     relied: list[str] = []
-    for pl in placed(board):
-        if pl.kind not in SIGHT_BLOCKING:
+    blocking = [pl for pl in placed(board) if pl.kind in SIGHT_BLOCKING]
+    # a stretch along an edge two side-by-side features share is in one of them (the reading
+    # terrain.shared-edge, as for movement), not in each: its yards count once
+    once = options.shared_edge == "once"
+    splits = {sp.where.id: sp for sp in split(line, blocking, once=once)} if line.length else {}
+    for pl in blocking:
+        sp = splits.get(pl.id)
+        if sp is None:
             continue
-        inside = sum(p.length for p in pieces(line, pl.shape)) if line.length > 0 else 0.0
+        if sp.shared:
+            relied.append("terrain.shared-edge")
+        inside = sum(p.length for p in sp.parts)
         if inside <= TOLERANCE:
             continue
         holds_end = point_in(a, pl.shape) or point_in(b, pl.shape)

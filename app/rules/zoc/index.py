@@ -21,7 +21,7 @@ from typing import Any
 from app.rules.memo import ByIdentity
 from app.rules.zoc.models import Board, Marker, State, Unit
 from app.rules.zoc.topology import Topology
-from app.rules.zoc.zones import ZoneMap, Zones
+from app.rules.zoc.zones import ZoneMap, Zones, layered
 
 
 class StateIndex:
@@ -99,28 +99,33 @@ class StateIndex:
             or self.units.get(unit_id) is not move.unit
         ):
             return None
-        at = self.zones.positions()
-        occupants = self.occupants.copy()
+        before = self.zones.positions_table()
+        lists: dict[str, list[tuple[int, Unit]]] = {}
+        """The on-map hexes whose (position, unit) list the move changes: their new lists
+        (empty: no unit left)."""
         if old_hex is not None:
-            here = at.get(old_hex, [])
+            here = before.get(old_hex, [])
             left = [(j, u) for j, u in here if j != i]
             if len(left) != len(here) - 1:
                 return None
-            if left:
-                at[old_hex] = left
-                occupants[old_hex] = [u for _, u in left]
-            else:
-                del at[old_hex]
-                del occupants[old_hex]
+            lists[old_hex] = left
         if new_hex is not None:
-            here = sorted([*at.get(new_hex, ()), (i, unit)], key=lambda p: p[0])
-            at[new_hex] = here
-            occupants[new_hex] = [u for _, u in here]
+            here = lists[new_hex] if new_hex in lists else before.get(new_hex, [])
+            lists[new_hex] = sorted([*here, (i, unit)], key=lambda p: p[0])
+        changed = frozenset(lists)
+        # layered over the old tables (zones.Layered): the two hexes' lists replaced, the
+        # moved unit's entry replaced; nothing else copied
+        at = layered(before, changed)
+        occupants = layered(self.occupants, changed)
+        for hex_id, listed in lists.items():
+            if listed:
+                at[hex_id] = listed
+                occupants[hex_id] = [u for _, u in listed]
         cells = [h for h in (old_hex, new_hex) if h is not None]
         near = {n for h in cells for n, _ in topo.neighbors.get(h, ())}
         """The hexes whose projections (zones, EZOC, no-ZOC notes) the move can change."""
         side = unit.side
-        units = self.units.copy()
+        units = layered(self.units, frozenset((unit_id,)))
         units[unit_id] = unit
         zones = self.zones.handed_on(at, unit_id, side, near)
         new = StateIndex(board, units, occupants, zones, frozenset(state.moved), self.markers_at)

@@ -39,6 +39,7 @@ from app.rules.zoc.context import Context, Event
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
+from app.rules.zoc.zones import layered
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
@@ -70,6 +71,11 @@ class BoardGraph:
             layout = self._layout
             found = self._axial[i] = layout.to_axial(layout.parse(self.ids[i]))
         return found
+
+    def neighbours(self, i: int) -> list[int]:
+        """The hexes next to hex ``i``."""
+        index = self.index
+        return [index[n] for n, _side in self.topo.neighbors[self.ids[i]]]
 
     def row(self, i: int) -> tuple[tuple[int, int | None, str, bool], ...]:
         """``(neighbour, entry cost or None, why impassable, across All-Sea)`` in direction
@@ -200,22 +206,23 @@ class SideFacts:
         new = SideFacts.__new__(SideFacts)
         new.side = self.side
         new.graph = graph
-        new.ezoc = self.ezoc.copy()
-        new.no_zoc = self.no_zoc.copy()
-        for i in changed:
-            new.ezoc.pop(i, None)
-            new.no_zoc.pop(i, None)
-        new.steps = self.steps.copy()
-        for i in ring:
-            new.steps.pop(i, None)
+        new.ezoc = layered(self.ezoc, changed)
+        new.no_zoc = layered(self.no_zoc, changed)
+        new.steps = layered(self.steps, ring)
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
-        new.verdicts = {}
-        for key, table in self.verdicts.copy().items():
-            if key[0] == unit_id:
-                continue
-            new.verdicts[key] = {
-                k: v for k, v in table.copy().items() if k[0] not in touched and k[1] not in touched
-            }
+        # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
+        # touched hex are those between it and its neighbours, dropped by key (not by a scan)
+        dropped = frozenset(
+            key
+            for t in touched
+            for n in graph.neighbours(t)
+            for key in ((t, n, True), (t, n, False), (n, t, True), (n, t, False))
+        )
+        new.verdicts = {
+            key: layered(table, dropped)
+            for key, table in self.verdicts.copy().items()
+            if key[0] != unit_id
+        }
         return new
 
 
@@ -312,15 +319,19 @@ class Found:
         kept = self._frontier
         if kept is not None and kept[0] == allowance:
             return kept[1]
-        ids = self.graph.ids
-        distance = self.graph.distance
+        graph = self.graph
+        ids = graph.ids
+        known, axial = graph._axial, graph.axial
+        q0, r0 = axial(self.start)
         reached = {row[0] for row in self.reached_rows()[0]}
         rows: list[FrontierRow] = []
         for i, noted in self.reasons.items():
             hex_id = ids[i]
             if i == self.start or hex_id in reached:
                 continue
-            if distance(self.start, i) <= allowance:
+            q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
+            dq, dr = q - q0, r - r0
+            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
                 rows.append((hex_id, in_code_order(noted)))
         rows.sort(key=lambda row: row[0])
         self._frontier = (allowance, tuple(rows))
@@ -361,6 +372,8 @@ WhyNotRow = tuple[str, tuple[dict[str, Any], ...] | None]
 
 
 def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    if len(noted) == 1:
+        return tuple(noted.values())
     return tuple(sorted(noted.values(), key=lambda r: str(r["code"])))
 
 
@@ -409,6 +422,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     row = graph.row
     steps_from = facts.steps_from
     in_ezoc = facts.in_ezoc
+    steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
+    ezoc_kept = facts.ezoc.get
     verdicts = facts.verdicts.setdefault((unit.id, options, mover.started_in_ezoc), {})
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
@@ -460,8 +475,15 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     note(nbr, "zoc.must_stop", message, sections)
             continue
         first = prev[node] is None
-        judged = reserve or in_ezoc(ctx, cur)  # else only a step into an EZOC is judged
-        for nbr, step_cost, kind, refusal in steps_from(ctx, cur):
+        judged: bool | None = True
+        if not reserve:  # else only a step into an EZOC is judged
+            judged = ezoc_kept(cur)
+            if judged is None:
+                judged = in_ezoc(ctx, cur)
+        out = steps_kept(cur)
+        if out is None:
+            out = steps_from(ctx, cur)
+        for nbr, step_cost, kind, refusal in out:
             if kind >= IMPASSABLE:
                 code = "zoc.prohibited_terrain" if kind == IMPASSABLE else "zoc.enemy_occupied"
                 found = reasons.get(nbr)

@@ -10,13 +10,89 @@ not for every unit of the game; :func:`compute_zones` gives the whole map at onc
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from app.rules.geometry import Hexside
+from app.rules.memo import ByIdentity
 from app.rules.zoc.models import ALL_SEA_TERRAIN, Board, Marker, Unit
 from app.rules.zoc.topology import Topology
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+_ABSENT: Any = object()
+
+LAYERS_KEPT = 8
+"""How many layers a :class:`Layered` table may stand on before it is made flat again."""
+
+
+class Layered(dict[K, V]):
+    """A lazily filled table of the state after a move, over the table of the state before:
+    what it does not hold yet is looked up in the one below (and kept), except the keys the
+    move invalidated (``dropped``), which are found again. Handing a table on thus costs
+    the keys dropped, not a copy of everything found so far; every :data:`LAYERS_KEPT`
+    moves the table is made flat (one copy), so the layers below can go.
+
+    Only ``t[key]``, ``get``, ``in`` and ``t[key] = value`` look below; nothing iterates
+    these tables."""
+
+    __slots__ = ("_below", "_dropped", "depth")
+    depth: int
+
+    def __init__(self, below: dict[K, V], dropped: Container[Any]) -> None:
+        super().__init__()
+        self._below = below
+        self._dropped = dropped
+        self.depth = below.depth + 1 if isinstance(below, Layered) else 1
+
+    def __missing__(self, key: K) -> V:
+        if key in self._dropped:
+            raise KeyError(key)
+        value = self._below[key]
+        self[key] = value
+        return value
+
+    def get(self, key: K, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]
+
+    def flat(self) -> dict[K, V]:
+        """Everything this table holds, as a plain dict."""
+        below = self._below
+        dropped = self._dropped
+        items = below.flat().items() if isinstance(below, Layered) else below.copy().items()
+        out = {k: v for k, v in items if k not in dropped}
+        out.update(dict.copy(self))  # a copy first: another request may be filling it
+        return out
+
+
+def layered(below: dict[K, V], dropped: Container[Any]) -> dict[K, V]:
+    """``below`` without the keys in ``dropped`` (a set, or a test of a key: it must hold for
+    any key the table below may ever hold, also one it is given after this call, as the
+    state before can still be asked), as a new table (see :class:`Layered`)."""
+    if isinstance(below, Layered) and below.depth >= LAYERS_KEPT:
+        below = below.flat()
+    return Layered(below, dropped)
+
+
+class HexesOfOtherSides:
+    """The keys ``(hex, side)`` with the hex in ``hexes`` and a side other than ``side``."""
+
+    __slots__ = ("hexes", "side")
+
+    def __init__(self, hexes: set[str], side: str) -> None:
+        self.hexes = hexes
+        self.side = side
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and key[0] in self.hexes and key[1] != self.side
 
 
 @dataclass(frozen=True)
@@ -145,6 +221,8 @@ class Zones:
                 if hex_id is not None and hex_id in board.hexes:
                     at.setdefault(hex_id, []).append((i, unit))
         self._at = at
+        self._blocks = _BLOCKS_OF(board) if not self.beachheads else None
+        """Per board (no Beachhead marker in this state): each hex's projection clauses."""
         self._silence: dict[str, Silent | None] = {}
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
@@ -161,6 +239,9 @@ class Zones:
         if found is not None:
             return found
         at = self._at
+        blocks = self._blocks
+        if blocks is not None:
+            return self._projections_by_board(target, at, blocks)
         sources = [(s, side_id) for s, side_id in self.topo.neighbors.get(target, ()) if s in at]
         if not sources:  # no unit next to it (most hexes): nothing projects into it
             found = self._into[target] = ([], [])
@@ -190,6 +271,43 @@ class Zones:
                 into.append((i, unit))
         into.sort(key=lambda p: p[0])
         blocked.sort(key=lambda p: p[0])
+        found = self._into[target] = ([u for _, u in into], [b for _, b in blocked])
+        return found
+
+    def _projections_by_board(
+        self,
+        target: str,
+        at: dict[str, list[tuple[int, Unit]]],
+        blocks: dict[str, tuple[tuple[str, str, str | None, str], ...]],
+    ) -> tuple[list[Unit], list[Blocked]]:
+        """:meth:`_projections` in a state without Beachhead markers, where the clause that
+        stops a projection across a hexside depends on the board alone (found once per
+        board and hex, :data:`_BLOCKS_OF`); no projection crosses a Beachhead Hexside."""
+        row = blocks.get(target)
+        if row is None:
+            board = self.board
+            row = blocks[target] = tuple(
+                (source, side_id, *_projection_block(board, source, target, side_id, {}, set()))
+                for source, side_id in self.topo.neighbors.get(target, ())
+            )
+        into: list[tuple[int, Unit]] = []
+        blocked: list[tuple[int, Blocked]] = []
+        for source, _side_id, section, reason in row:
+            here = at.get(source)
+            if here is None:
+                continue
+            for i, unit in here:
+                if self.silence(unit) is not None:
+                    continue
+                if section is not None:
+                    stop = Blocked(unit.id, unit.side, source, target, section, reason)
+                    blocked.append((i, stop))
+                    continue
+                into.append((i, unit))
+        if len(into) > 1:
+            into.sort(key=lambda p: p[0])
+        if len(blocked) > 1:
+            blocked.sort(key=lambda p: p[0])
         found = self._into[target] = ([u for _, u in into], [b for _, b in blocked])
         return found
 
@@ -282,22 +400,31 @@ class Zones:
           ``near``, dropped."""
         new = copy.copy(self)
         new._at = at
-        new._silence = self._silence.copy()
-        new._silence.pop(unit_id, None)
-        new._into = self._into.copy()
-        for h in near:
-            new._into.pop(h, None)
-        new._ezoc = {k: v for k, v in self._ezoc.copy().items() if k[0] not in near or k[1] == side}
-        new._no_zoc = {
-            k: v for k, v in self._no_zoc.copy().items() if k[0] not in near or k[1] == side
-        }
+        new._silence = layered(self._silence, frozenset((unit_id,)))
+        new._into = layered(self._into, frozenset(near))
+        dropped = HexesOfOtherSides(set(near), side)
+        new._ezoc = layered(self._ezoc, dropped)
+        new._no_zoc = layered(self._no_zoc, dropped)
         new._via = {p for p in self._via.copy() if p[0] != unit_id and p[1] not in near}
         return new
+
+    def positions_table(self) -> dict[str, list[tuple[int, Unit]]]:
+        """The on-map hexes -> (position in the unit list, unit) these zones were found from
+        (the table itself: to be read, not changed)."""
+        return self._at
 
     def positions(self) -> dict[str, list[tuple[int, Unit]]]:
         """The on-map hexes -> (position in the unit list, unit) these zones were found from
         (a copy: :meth:`handed_on` takes the next state's)."""
         return self._at.copy()
+
+
+_BLOCKS_OF: ByIdentity[dict[str, tuple[tuple[str, str, str | None, str], ...]]] = ByIdentity(
+    lambda _board: {}
+)
+"""Board -> hex -> ``(neighbour, hexside, clause or None, reason)`` of the projection from
+each neighbour into the hex, in direction order, for states without Beachhead markers
+(filled in as hexes are asked for)."""
 
 
 def _is_sea(features: Iterable[str]) -> bool:

@@ -198,6 +198,16 @@ def moved_to(state: ZoiState, new: ZoiState, unit_id: str) -> ZoiState:
     old = _INDEX_OF.peek(state)
     if old is None:
         return new
+    su, nu = state.units, new.units
+    if len(su) == len(nu):  # the unit changed in its place (the usual move): one pass
+        changed = [i for i, (a, b) in enumerate(zip(su, nu, strict=True)) if a is not b]
+        if len(changed) == 1:
+            i = changed[0]
+            if su[i].id == unit_id and nu[i].id == unit_id:
+                if sum(1 for u in su if u.id == unit_id) != 1:
+                    return new
+                _HANDED_ON.put(new, _Moved(old, su[i], nu[i]))
+                return new
     was = [u for u in state.units if u.id == unit_id]
     now = [u for u in new.units if u.id == unit_id]
     if len(was) != 1 or len(now) > 1:

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from shapely.ops import unary_union
 
 from app.rules import registry
-from app.rules.terrain.geometry import TOLERANCE, inside_yards, path_line, placed
+from app.rules.terrain.geometry import TOLERANCE, inside_yards, path_line, placed, sight_line
 from app.rules.terrain.models import Board, Feature, Options, Table
 from app.rules.terrain.movement import crossings
+from app.rules.terrain.sight import line_of_sight
 from tests.support.props import examples
 
 REPO = Path(__file__).resolve().parents[3]
@@ -78,6 +79,29 @@ def test_path_length_split_exactly(
         open_ground = line.difference(union).length
         assert abs(sum(by_feature) - line.intersection(union).length) < 1e-3
         assert abs(sum(by_feature) + open_ground - line.length) < 1e-3 + TOLERANCE
+
+
+@settings(max_examples=examples(60), deadline=None)
+@given(st.lists(st.booleans(), min_size=16, max_size=16), point, point)
+@example(_TWO_WEST, (100.0, 0.0), (100.0, 99.0))  # down the edge f0 and f1 share
+@example(_ALL, (100.0, 0.0), (100.0, 400.0))
+def test_sight_line_yards_are_the_movement_split(
+    cells: list[bool], a: tuple[float, float], b: tuple[float, float]
+) -> None:
+    """A sight line is blocked by the features a path along it would cross, with the same
+    yards in each (a shared edge counted once, ``terrain.shared-edge``), and names the reading
+    exactly when the path does. The random draws rarely run along an edge: the explicit
+    examples do (before terrain 0.10.0 the first gave f0 and f1 99 yards each)."""
+    board = _grid(cells)
+    line = sight_line(a, b)
+    seen = line_of_sight(board, Options(), a, b)
+    if line.length <= 0:
+        return
+    cross = crossings(board, line)
+    moved = {c.where.id: round(c.yards, 2) for c in cross if c.yards > TOLERANCE}
+    assert {x["feature"]: x["yards"] for x in seen["blocked_by"]} == moved
+    assert ("terrain.shared-edge" in seen["interpretations"]) is any(c.shared_edge for c in cross)
+    assert seen["clear"] is not moved
 
 
 def test_shared_edge_each_counts_the_edge_in_both() -> None:

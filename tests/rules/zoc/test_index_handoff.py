@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from app.rules import registry
 from app.rules.zoc import index as zoc_index
+from app.rules.zoc import zones as zoc_zones
 from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
@@ -159,3 +160,22 @@ def test_a_move_hands_the_index_on() -> None:
     )
     after = RS.apply(board, new, phase, RS.adjudicate(board, new, phase, opts))
     assert zoc_index._HANDED_ON.peek(after) is None
+
+
+def test_tables_made_flat_again_answer_alike(monkeypatch: Any) -> None:
+    """A state's tables are handed on as layers over the last state's
+    (``zones.Layered``), made flat every ``LAYERS_KEPT`` moves: with flattening every second
+    move, the chains above reach it, and every answer is still the fresh index's."""
+    monkeypatch.setattr(zoc_zones, "LAYERS_KEPT", 2)
+    test_a_handed_on_index_answers_as_a_fresh_one()
+
+
+def test_a_layered_table_looks_below_except_what_was_dropped() -> None:
+    base = {"a": 1, "b": 2, "c": 3}
+    one = zoc_zones.layered(base, {"b"})
+    assert (one.get("a"), one.get("b"), "b" in one, "c" in one) == (1, None, False, True)
+    one["b"] = 20  # found again in the new state
+    two = zoc_zones.layered(one, {"c"})
+    assert (two.get("a"), two.get("b"), two.get("c"), two.get("x", 0)) == (1, 20, None, 0)
+    assert zoc_zones.layered(two, set()).flat() == {"a": 1, "b": 20}  # type: ignore[attr-defined]
+    assert base == {"a": 1, "b": 2, "c": 3}  # the table below is never changed
