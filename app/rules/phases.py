@@ -80,9 +80,10 @@ def out_of_phase(
 ) -> Problem | None:
     """The refusal of ``kind`` in the phase ``phase_id`` (None when the phase allows it),
     worded by ``rule``."""
-    allowed = allowed_phases(phases, kind)
-    if phase_id in allowed:
+    phases = tuple(phases)
+    if any(p.id == phase_id and allows(p, kind) for p in phases):
         return None
+    allowed = allowed_phases(phases, kind)
     facts: dict[str, Any] = {"phase": phase_id, "allowed": list(allowed)}
     template = rule.messages.get(kind, rule.message)
     message = template.format(kind=kind, allowed=" or ".join(allowed), phase=phase_id)
