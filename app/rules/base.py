@@ -15,7 +15,7 @@ from abc import ABC
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, ClassVar, Generic, TypeVar, get_args, get_origin
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -26,6 +26,9 @@ from app.rules.errors import InvalidScenario as InvalidScenario
 from app.rules.errors import RulesError as RulesError
 from app.rules.judgement import Citable, GameJudgement
 from app.rules.ruling import Citation, Ruling
+
+if TYPE_CHECKING:
+    from app.rules.phases import PhaseRule
 
 UMPIRE = "umpire"
 """The seat that may act for every side."""
@@ -68,9 +71,11 @@ class PhaseSpec:
     """Who may submit actions in this phase: ``phasing`` (the phasing side), ``non_phasing``,
     ``both`` (either side, e.g. sealed allocations) or ``umpire``."""
     kinds: tuple[str, ...] = ()
-    """The action kinds this phase allows (:func:`app.rules.play.step` refuses any other as
-    out of sequence, and ``available_actions`` offers only these); empty: the phase itself
-    restricts no kind (the kinds' judges decide)."""
+    """The action kinds this phase allows -- the one declaration of which phase a kind
+    belongs to (:mod:`app.rules.phases`); ``available_actions`` offers only these. Another
+    kind is refused: with the ruleset's cited violation (:attr:`Ruleset.phase_rule`, placed
+    by the kind's judge), or, for a ruleset that declares none, by
+    :func:`app.rules.play.step` as out of sequence. Empty: the phase restricts no kind."""
 
 
 @dataclass(frozen=True)
@@ -218,6 +223,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     query_table: ClassVar[tuple[Query[Any, Any], ...]] = ()
     """The read-only queries (:class:`~app.rules.dispatch.Query`), answered through
     :meth:`context`."""
+
+    phase_rule: ClassVar[PhaseRule | None] = None
+    """How the ruleset's rules refuse a kind submitted in a phase that does not allow it (a
+    cited violation, :func:`app.rules.phases.out_of_phase`, which the judges place among
+    their other reasons); None: :func:`app.rules.play.step` refuses it as out of sequence
+    before the judge."""
 
     fixed_sides: ClassVar[Sides | None] = None
     """The sides, for a ruleset whose sides do not come from the scenario."""

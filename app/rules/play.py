@@ -14,7 +14,11 @@ ends the step with a typed :class:`Refusal` (nothing judged past it):
    (``umpire_only``, ``not_owner``);
 3. **phase** -- the sequence of play lets the seat act now (:func:`may_act` on the phase's
    ``acts``) and the phase allows the kind (:attr:`PhaseSpec.kinds`, when it lists any)
-   (``out_of_sequence``);
+   (``out_of_sequence``). A ruleset whose rules refuse a kind out of its phase with a cited
+   violation declares :attr:`Ruleset.phase_rule`: then the kind's phase is not refused
+   here but ruled in step 4 -- by the one generic :func:`app.rules.phases.out_of_phase`
+   reading the same ``PhaseSpec.kinds``, placed by the judge among its other reasons (so an
+   unknown unit is still reported first) -- and a seat that may act at all gets a ruling;
 4. **judge** -- the kind's judge rules on it (:meth:`Ruleset.adjudicate`). Dice: the kind's
    :attr:`Kind.dice` names them (:meth:`Ruleset.dice_needed`). A live submission (``roll`` a
    callable) is judged first with no dice -- an illegal action never rolls, so it cannot
@@ -50,6 +54,7 @@ from app.rules.base import (
     Ruleset,
     SequenceOfPlay,
 )
+from app.rules.phases import allows
 from app.rules.ruling import Ruling
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -216,7 +221,8 @@ def step(
         if enforce_sequence:
             turn = where(ruleset, board, state)
             if turn is not None and not (
-                may_act(turn, seat, owner) and _phase_allows(turn.phase, action)
+                may_act(turn, seat, owner)
+                and (ruleset.phase_rule is not None or _phase_allows(turn.phase, action))
             ):
                 return Step(action, owner, refusal=Refusal("out_of_sequence", owner, turn))
     # 4. judge
@@ -250,7 +256,7 @@ def step(
 
 
 def _phase_allows(phase: PhaseSpec, action: BaseModel) -> bool:
-    return not phase.kinds or str(getattr(action, "kind", "")) in phase.kinds
+    return allows(phase, str(getattr(action, "kind", "")))
 
 
 def _judged_without_dice(

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 from app.rules.base import AvailableActions
 from app.rules.battlefield.models import Board, State
+from app.rules.battlefield.sequence import PHASES
 from app.rules.battlefield.table import SOURCES, zone_unit
-from app.rules.objective_zones.available import melee_zones, unit_kinds
-from app.rules.offer import offer, seat_sides
+from app.rules.objective_zones.available import unit_kinds, zone_offer
+from app.rules.offer import seat_sides
+from app.rules.phases import is_open
 
 ON_TABLE: dict[str, tuple[str, str]] = {
     "declare_assault": ("charge", "BF.Charge"),
@@ -35,27 +37,23 @@ ON_TABLE: dict[str, tuple[str, str]] = {
 }
 """An objective-zone kind -> the battlefield kind that plays it on the table, and its section."""
 
-POSTURE_PHASES = ("charge_declaration", "movement")
-
 
 def _unit_kinds(board: Board, state: State, uid: str) -> list[tuple[str, str]]:
     zunit = zone_unit(state, uid)
-    phase = state.zones.phase
     pairs = [ON_TABLE[k] for k, _ in unit_kinds(state.zones, zunit)] if zunit else []
-    if zunit is None and phase == "movement":
+    if zunit is None:
         pairs.append(("move", "BF.Table"))
     attackers = {a.attacker for a in state.zones.assaults if a.turn == state.zones.turn}
     if (
-        phase == "charge_declaration"
-        and zunit is not None
+        zunit is not None
         and zunit.zone is None
         and zunit.type == "artillery"
         and zunit.side in attackers
     ):
         pairs.append(("support", "OZ.Assault.B.5"))
-    if phase in POSTURE_PHASES:
-        pairs.append(("hold", "BF.Posture"))
-    return list(dict.fromkeys(pairs))
+    pairs.append(("hold", "BF.Posture"))
+    phase = state.zones.phase
+    return [pair for pair in dict.fromkeys(pairs) if is_open(PHASES, phase, pair[0])]
 
 
 def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
@@ -65,22 +63,7 @@ def available_actions(board: Board, state: State, seat: str) -> AvailableActions
         for unit in state.table.units
         if unit.side in sides and not unit.destroyed and _has_men(state, unit.id)
     )
-    combat = state.zones.phase == "objective_combat"
-    melees = melee_zones(state.zones, sides)
-    notes = (
-        ["Objective Combat: each assault's troop allocation is a sealed order."] if combat else []
-    )
-    if melees:
-        notes.append(f"An engaged melee goes on in: {', '.join(melees)} (continue_melee).")
-    return offer(
-        SOURCES.cite,
-        units,
-        unit_lead=("OZ.Sequence",),
-        lead=("OZ.Sequence",),
-        more=(("OZ.Assault.B.1",) if combat else ()) + (("OZ.PostMelee.D.4",) if melees else ()),
-        extra_kinds=("continue_melee",) if melees else (),
-        notes=notes,
-    )
+    return zone_offer(SOURCES.cite, state.zones, sides, units)
 
 
 def _has_men(state: State, uid: str) -> bool:

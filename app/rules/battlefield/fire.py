@@ -17,6 +17,7 @@ from app.rules.battlefield.models import (
     Support,
 )
 from app.rules.battlefield.moves import TERRAIN, ZONES
+from app.rules.battlefield.sequence import PHASE_RULE, PHASES
 from app.rules.battlefield.table import (
     Ctx,
     off_table,
@@ -32,6 +33,7 @@ from app.rules.battlefield.table import (
 from app.rules.dispatch import NoOutcome
 from app.rules.objective_zones import fire as oz_fire
 from app.rules.objective_zones import models as oz
+from app.rules.phases import out_of_phase
 from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 
@@ -186,13 +188,8 @@ def _support(j: Ctx, action: Support) -> str:
             unit=action.unit,
         )
         return ""
-    if zstate.phase != "charge_declaration":
-        j.reject(
-            "bf.wrong_phase",
-            "support is named in the charge declaration phase",
-            ["OZ.Sequence"],
-            details={"phase": zstate.phase, "allowed": ["charge_declaration"]},
-        )
+    if (p := out_of_phase(PHASE_RULE, PHASES, zstate.phase, action.kind)) is not None:
+        j.reject_problem(p)
         return ""
     shape = outline(j.board, action.zone)
     near = nearest_points(shape.exterior, Point(battery.at))[0]

@@ -24,6 +24,7 @@ from app.rules.battlefield.models import (
     State,
 )
 from app.rules.battlefield.models import Point as XY
+from app.rules.battlefield.sequence import PHASE_RULE, PHASES
 from app.rules.battlefield.table import (
     WOODS,
     Ctx,
@@ -42,6 +43,7 @@ from app.rules.objective_zones.assault import counter_charge_problem
 from app.rules.objective_zones.checks import castings_problem
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
+from app.rules.phases import out_of_phase
 from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 from app.rules.terrain.cover import cover_answer, cover_features
@@ -53,17 +55,13 @@ TERRAIN = TerrainRuleset()
 ZONES = ObjectiveZonesRuleset()
 
 
-def _phase(j: Ctx, kind: str, phases: tuple[str, ...]) -> bool:
-    phase = j.state.zones.phase
-    if phase in phases:
-        return True
-    j.reject(
-        "bf.wrong_phase",
-        f"a {kind} belongs to the {' or '.join(phases)} phase, not {phase}",
-        ["OZ.Sequence"],
-        details={"phase": phase, "allowed": list(phases)},
-    )
-    return False
+def _phase(j: Ctx, kind: str) -> bool:
+    """Whether the phase allows the kind: the one generic check of the sequence's declaration
+    (:func:`~app.rules.phases.out_of_phase` of ``PhaseSpec.kinds``); else rejected."""
+    p = out_of_phase(PHASE_RULE, PHASES, j.state.zones.phase, kind)
+    if p is not None:
+        j.reject_problem(p)
+    return p is None
 
 
 def _leave(
@@ -259,7 +257,6 @@ def _counter_charge(j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence
 def _move(j: Ctx, action: Move | Charge) -> str:
     """Judge a move or a charge; return the summary of a legal one."""
     charge = isinstance(action, Charge)
-    kind = "charge" if charge else "move"
     unit = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
     if unit is None or unit.destroyed:
@@ -269,7 +266,7 @@ def _move(j: Ctx, action: Move | Charge) -> str:
         return ""
     if charge:  # judged whatever the phase: the ban is the assault rule's, not the sequence's
         _counter_charge(j, unit, zunit, action.path)
-    if not _phase(j, kind, ("charge_declaration",) if charge else ("movement",)):
+    if not _phase(j, action.kind):
         return ""
     j.cite("BF.Table")
     path: list[XY] = list(action.path)
@@ -391,7 +388,7 @@ def _hold(j: Ctx, action: Hold) -> str:
             "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
         )
         return ""
-    if not _phase(j, "hold order", ("charge_declaration", "movement")):
+    if not _phase(j, action.kind):
         return ""
     j.effect(
         "bf.posture",

@@ -21,7 +21,7 @@ from app.rules.base import (
     SequenceOfPlay,
     Sides,
 )
-from app.rules.battlefield import fire, moves, queries, zone_part
+from app.rules.battlefield import fire, moves, queries, sequence, zone_part
 from app.rules.battlefield.available import available_actions
 from app.rules.battlefield.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
 from app.rules.battlefield.models import (
@@ -83,6 +83,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     scenario_model = Scenario
     builder = build
     kinds = KINDS
+    phase_rule = sequence.PHASE_RULE
     query_table = queries.QUERIES
     example = "millers-crossing.json"
 
@@ -96,7 +97,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     # -- sequence of play and the sealed allocation: the objective-zone rules' own --------
 
     def sequence_of_play(self, board: Board) -> SequenceOfPlay:
-        return ZONES.sequence_of_play(board.zones)
+        return sequence.sequence_of_play(board.zones)
 
     def position(self, board: Board, state: State) -> Position:
         return ZONES.position(board.zones, state.zones)

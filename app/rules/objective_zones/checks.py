@@ -5,56 +5,16 @@ reading a sector check rests on."""
 from __future__ import annotations
 
 from app.rules.judgement import Problem
-from app.rules.objective_zones.models import (
-    Bombard,
-    Charge,
-    DeclareAssault,
-    EnterZone,
-    ExitZone,
-    GarrisonFire,
-    Musketry,
-    Transfer,
-    Unit,
-    Withdraw,
-    Zone,
-)
+from app.rules.objective_zones.models import Action, Bombard, EnterZone, Transfer, Unit, Zone
+from app.rules.objective_zones.sequence import PHASE_RULE, PHASES
 from app.rules.objective_zones.zones import Ctx, rely_capacity, unit_named
-
-PHASE_OF: dict[type, tuple[str, ...]] = {
-    EnterZone: ("movement",),
-    ExitZone: ("movement",),
-    Transfer: ("movement",),
-    Withdraw: ("movement",),
-    Musketry: ("initial_fire", "secondary_fire"),
-    GarrisonFire: ("initial_fire", "secondary_fire"),
-    Bombard: ("initial_fire", "secondary_fire"),
-    DeclareAssault: ("charge_declaration",),
-    Charge: ("charge_declaration",),
-}
+from app.rules.phases import out_of_phase
 
 
-def phase_problem(
-    ctx: Ctx,
-    action: EnterZone
-    | ExitZone
-    | Transfer
-    | Withdraw
-    | Musketry
-    | GarrisonFire
-    | Bombard
-    | DeclareAssault
-    | Charge,
-) -> Problem | None:
-    phases = PHASE_OF[type(action)]
-    if ctx.state.phase in phases:
-        return None
-    return Problem(
-        "oz.wrong_phase",
-        f"A {getattr(action, 'kind', '?')} belongs to the {' or '.join(phases)} phase, not "
-        f"{ctx.state.phase}.",
-        ["OZ.Sequence"],
-        details={"phase": ctx.state.phase, "allowed": list(phases)},
-    )
+def phase_problem(ctx: Ctx, action: Action) -> Problem | None:
+    """Whether the phase allows the action's kind: the one generic check of the sequence's
+    declaration (:func:`~app.rules.phases.out_of_phase` of ``PhaseSpec.kinds``)."""
+    return out_of_phase(PHASE_RULE, PHASES, ctx.state.phase, action.kind)
 
 
 def unit_of(ctx: Ctx, uid: str) -> Unit | Problem:

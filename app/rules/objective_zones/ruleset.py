@@ -118,6 +118,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     scenario_model = Scenario
     builder = build
     kinds = KINDS
+    phase_rule = sequence.PHASE_RULE
     query_table = queries.QUERIES
     example = "example.json"
 

@@ -6,14 +6,54 @@ from __future__ import annotations
 from app.rules.base import PhaseSpec, Position, SequenceOfPlay
 from app.rules.objective_zones.catalog import CATALOG
 from app.rules.objective_zones.models import Board, State
+from app.rules.phases import PhaseRule
+
+ANY_PHASE = ("morale_test",)
+"""A unit owing a morale test takes it in whatever phase it falls due (OZ.PostMelee)."""
 
 PHASES: tuple[PhaseSpec, ...] = (
-    PhaseSpec("charge_declaration", "Charge Declaration Phase"),
-    PhaseSpec("movement", "Movement Phase", acts="both"),
-    PhaseSpec("initial_fire", "Initial Fire Phase", acts="both"),
-    PhaseSpec("secondary_fire", "Secondary Fire Phase", acts="both"),
-    PhaseSpec("objective_combat", "Objective Combat Resolution Phase", acts="both"),
+    PhaseSpec(
+        "charge_declaration",
+        "Charge Declaration Phase",
+        kinds=("declare_assault", "charge", *ANY_PHASE),
+    ),
+    PhaseSpec(
+        "movement",
+        "Movement Phase",
+        acts="both",
+        kinds=("enter", "exit", "transfer", "withdraw", "unlimber", *ANY_PHASE),
+    ),
+    PhaseSpec(
+        "initial_fire",
+        "Initial Fire Phase",
+        acts="both",
+        kinds=("musketry", "garrison_fire", "bombard", *ANY_PHASE),
+    ),
+    PhaseSpec(
+        "secondary_fire",
+        "Secondary Fire Phase",
+        acts="both",
+        kinds=("musketry", "garrison_fire", "bombard", *ANY_PHASE),
+    ),
+    PhaseSpec(
+        "objective_combat",
+        "Objective Combat Resolution Phase",
+        acts="both",
+        kinds=("continue_melee", *ANY_PHASE),
+    ),
 )
+"""The phases of a player turn and the action kinds each allows (OZ.Sequence: each action
+kind belongs to a phase)."""
+
+PHASE_RULE = PhaseRule(
+    "oz.wrong_phase",
+    ("OZ.Sequence",),
+    messages={
+        "unlimber": "An unlimber belongs to the {allowed} phase, not {phase}.",
+        "continue_melee": "An engaged melee is fought in the {allowed} phase, not {phase}.",
+    },
+)
+"""How a kind out of its phase is refused."""
 
 
 def sequence_of_play(board: Board) -> SequenceOfPlay:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
+from app.rules.objective_zones.checks import phase_problem
 from app.rules.objective_zones.models import Assault, Board, State, Unit, Unlimber
 from app.rules.objective_zones.zones import Ctx, gun_load, unit_named
 from app.rules.ruling import Ruling
@@ -75,15 +76,8 @@ def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
         return ctx.refuse(
             Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
         )
-    if ctx.state.phase != "movement":
-        return ctx.refuse(
-            Problem(
-                "oz.wrong_phase",
-                f"An unlimber belongs to the movement phase, not {ctx.state.phase}.",
-                ["OZ.Sequence"],
-                details={"phase": ctx.state.phase, "allowed": ["movement"]},
-            )
-        )
+    if (p := phase_problem(ctx, a)) is not None:
+        return ctx.refuse(p)
     if not must_flee(ctx.state, unit) or unit.zone is None:
         return ctx.refuse(
             Problem(

@@ -3,6 +3,8 @@
 * Movement phases (Operational Movement, Exploitation, Reserve Movement): each ground unit
   of the phasing side on the map that has not moved this phase may ``move`` -- the same
   pseudo-legal gate a move is judged by first (``basic.phase``).
+(The phases and the kinds each allows are the sequence's ``PhaseSpec.kinds``.)
+
 * Combat: both sides' ground units on the map may ``retreat`` when a combat result tells
   them to (8.2.retreat, basic.retreat).
 * Any phase: a unit on the map may ``trace_supply`` (8.2.supply, basic.supply).
@@ -13,12 +15,12 @@ from __future__ import annotations
 
 from app.rules.base import UMPIRE, AvailableActions
 from app.rules.offer import Opening, offer, seat_sides
+from app.rules.phases import is_open
 from app.rules.zoc.catalog import CATALOG
 from app.rules.zoc.context import Context
-from app.rules.zoc.models import MOVEMENT_PHASES, Board, State, Unit, ZocOptions
+from app.rules.zoc.models import Board, State, Unit, ZocOptions
 from app.rules.zoc.movement import Mover
-
-UMPIRE_KINDS = ("set_phase", "place_unit", "place_marker", "remove_marker")
+from app.rules.zoc.sequence import PHASES, UMPIRE_KINDS
 
 
 def available_actions(
@@ -26,7 +28,7 @@ def available_actions(
 ) -> AvailableActions:
     ctx = Context(board, state, options)
     sides = seat_sides((s.id for s in board.sides), seat)
-    moving = state.phase in MOVEMENT_PHASES
+    moving = is_open(PHASES, state.phase, "move")
     units = (
         (unit.id, _openings(ctx, unit, moving))
         for unit in state.units
@@ -52,7 +54,7 @@ def _openings(ctx: Context, unit: Unit, moving: bool) -> list[Opening]:
     out: list[Opening] = []
     if moving and Mover(ctx, unit).may_move() is None:
         out.append(("move", ("basic.phase",)))
-    if ctx.state.phase == "combat" and unit.ground:
+    if unit.ground:
         out.append(("retreat", ("8.2.retreat", "basic.retreat")))
     out.append(("trace_supply", ("8.2.supply", "basic.supply")))
-    return out
+    return [o for o in out if is_open(PHASES, ctx.state.phase, o[0])]

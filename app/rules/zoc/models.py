@@ -31,7 +31,6 @@ Phase = Annotated[
     Literal["operational_movement", "combat", "exploitation", "reserve_movement"],
     BeforeValidator(_term),
 ]
-MOVEMENT_PHASES: tuple[str, ...] = ("operational_movement", "exploitation", "reserve_movement")
 HexsideFeature = Annotated[
     Literal["mountain", "river", "major_river", "all_sea", "strait", "lake", "canal", "border"],
     BeforeValidator(_term),

@@ -20,12 +20,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.judgement import Problem
+from app.rules.phases import is_open, out_of_phase
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
 from app.rules.zoc.index import moved_to
-from app.rules.zoc.models import MOVEMENT_PHASES, MoveAction, MoveOutcome, State, Unit
+from app.rules.zoc.models import MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
 from app.rules.zoc.search import reached, search, why_nots
+from app.rules.zoc.sequence import PHASE_RULE, PHASES
 from app.rules.zoc.zones import Zones
 
 STORMY = ("storms", "snow")
@@ -120,14 +122,8 @@ class Mover:
     def may_move(self) -> Problem | None:
         """Does the phase let this unit move at all?"""
         ctx, unit = self.ctx, self.unit
-        if self.phase not in MOVEMENT_PHASES:
-            return Problem(
-                "zoc.wrong_phase",
-                f"No unit moves in the {self.phase} phase.",
-                ["basic.phase"],
-                unit=unit.id,
-                details={"phase": self.phase},
-            )
+        if (p := out_of_phase(PHASE_RULE, PHASES, self.phase, "move", unit=unit.id)) is not None:
+            return p
         if unit.side != ctx.state.phasing_side:
             return Problem(
                 "zoc.not_phasing",
@@ -455,7 +451,7 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
             )
             break
         prev = hex_id
-    if mover.phase not in MOVEMENT_PHASES:
+    if not is_open(PHASES, mover.phase, "move"):
         return illegal(ctx, problems)  # no 8.2 rule applies outside the movement phases
     if not problems:
         ctx.cite("basic.path", "basic.movement-points")

@@ -31,7 +31,8 @@ from app.rules.zoc.models import (
     ZocOptions,
 )
 from app.rules.zoc.queries import QUERIES
-from app.rules.zoc.setup import PHASES, advance, build, generated_hexes
+from app.rules.zoc.sequence import PHASE_RULE, PHASES
+from app.rules.zoc.setup import advance, build, generated_hexes
 
 KINDS: dict[str, Kind[Context, Board, State, Any, Any]] = {
     "move": Kind(MoveAction, movement.judge_move, movement.apply_move, MoveOutcome),
@@ -78,6 +79,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
     interpretations = INTERPRETATIONS
     scenario_model = Scenario
     kinds = KINDS
+    phase_rule = PHASE_RULE
     query_table = QUERIES
     example = "seed-example.json"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.rules.base import InvalidScenario, PhaseSpec, Position
+from app.rules.base import InvalidScenario, Position
 from app.rules.geometry import Hex, HexIdError, HexLayout, Hexside
 from app.rules.judgement import Judgement
 from app.rules.refs import UnitRefs, repeats
@@ -23,6 +23,7 @@ from app.rules.zoc.models import (
     Scenario,
     State,
 )
+from app.rules.zoc.sequence import PHASES as PHASES
 
 MAX_HEXES = 40_000
 
@@ -256,16 +257,6 @@ def normalized_marker(marker: Marker) -> Marker:
         return marker.model_copy()
     a, b = marker.hexside.split("/")
     return marker.model_copy(update={"hexside": Hexside.between(a.strip(), b.strip()).id})
-
-
-PHASES: tuple[PhaseSpec, ...] = (
-    PhaseSpec("operational_movement", "Operational Movement Phase"),
-    PhaseSpec("combat", "Combat Phase", acts="both"),
-    PhaseSpec("exploitation", "Exploitation Phase"),
-    PhaseSpec("reserve_movement", "Reserve Movement Phase"),
-)
-"""Project default sequence of one player turn (the source gives none). In Combat both sides
-act: retreats belong to the retreating unit's side."""
 
 
 def generated_hexes(scenario: Scenario) -> int:

@@ -700,7 +700,7 @@ def may_move(game: Game, unit: Unit) -> bool:
 
 def judge_move(game: Game, action: MoveAction) -> Ruling:
     """Walk the steps (rule 14); refuse with every rule the unit or its steps break."""
-    unit = unit_in_phase(game, action.unit, "movement", "movement", "Units move")
+    unit = unit_in_phase(game, action.unit, "movement", action.kind)
     if isinstance(unit, Ruling):
         return unit
     walk = Walk.start(game, unit)

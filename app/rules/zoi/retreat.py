@@ -235,7 +235,7 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
 
 def judge_melee_retreat(game: Game, action: MeleeRetreatAction) -> Ruling:
     """Judge a melee retreat (14.melee-retreat): the path, and the increments it costs."""
-    unit = unit_in_phase(game, action.unit, "14.melee-retreat", "melee", "Melee retreats happen")
+    unit = unit_in_phase(game, action.unit, "14.melee-retreat", action.kind)
     if isinstance(unit, Ruling):
         return unit
     out = judge_retreat(game, unit, action)

@@ -30,7 +30,8 @@ from app.rules.zoi.models import (
     ZoiState,
 )
 from app.rules.zoi.queries import QUERIES
-from app.rules.zoi.setup import PHASES, advance, build, generated_hexes
+from app.rules.zoi.sequence import PHASE_RULE, PHASES
+from app.rules.zoi.setup import advance, build, generated_hexes
 from app.rules.zoi.zones import Game
 
 KINDS: dict[str, Kind[Game, ZoiBoard, ZoiState, Any, Any]] = {
@@ -71,6 +72,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
     interpretations: ClassVar[tuple[Interpretation, ...]] = INTERPRETATIONS
     scenario_model: ClassVar[type[BaseModel]] = ZoiScenario
     kinds = KINDS
+    phase_rule = PHASE_RULE
     query_table = QUERIES
     example = "example.json"
 

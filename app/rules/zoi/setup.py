@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.rules.base import PhaseSpec, Position
+from app.rules.base import Position
 from app.rules.geometry.hexgrid import Hex
 from app.rules.judgement import Judgement
 from app.rules.refs import UnitRefs, repeats
@@ -23,19 +23,11 @@ from app.rules.zoi.models import (
     ZoiScenario,
     ZoiState,
 )
+from app.rules.zoi.sequence import PHASES as PHASES
 from app.rules.zoi.zones import Game, is_combat
 
 MAX_HEXES = 40_000
 """Largest map a scenario may define (a bound on the work and storage one request causes)."""
-
-PHASES: tuple[PhaseSpec, ...] = (
-    PhaseSpec("charges", "Charges"),
-    PhaseSpec("movement", "Movement"),
-    PhaseSpec("defensive_fire", "Defensive fire", acts="non_phasing"),
-    PhaseSpec("offensive_fire", "Offensive fire"),
-    PhaseSpec("melee", "Melee", acts="both"),  # the side driven out retreats (rule 14)
-    PhaseSpec("morale_recovery", "Morale recovery"),
-)
 
 
 def generated_hexes(scenario: ZoiScenario) -> int:

@@ -12,10 +12,12 @@ from typing import Any
 
 from app.rules.geometry.hexgrid import HexLayout
 from app.rules.judgement import GameJudgement, Judgement
+from app.rules.phases import out_of_phase
 from app.rules.ruling import Citation, Effect, Ruling, Violation
 from app.rules.zoi.catalog import CATALOG, I_ROUTED, INTERPRETATIONS
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import ChangeCosts, FrontSpec, Unit, ZoiBoard, ZoiOptions, ZoiState
+from app.rules.zoi.sequence import PHASE_RULE, PHASES
 from app.rules.zoi.tables import CARRE, ROUTED
 
 
@@ -256,9 +258,10 @@ def refusal(game: Game, v: Violation) -> Ruling:
     return ruling(game, v.message, violations=(v,))
 
 
-def unit_in_phase(game: Game, unit_id: str, section: str, phase: str, doing: str) -> Unit | Ruling:
-    """The unit an action names, if it exists (else cite ``section``) and the game is in
-    ``phase`` (else cite the sequence); otherwise the ruling refusing the action."""
+def unit_in_phase(game: Game, unit_id: str, section: str, kind: str) -> Unit | Ruling:
+    """The unit an action of ``kind`` names, if it exists (else cite ``section``) and the
+    phase allows the kind (the generic :func:`~app.rules.phases.out_of_phase` of the
+    sequence's declaration); otherwise the ruling refusing the action."""
     unit = game.units.get(unit_id)
     if unit is None:
         return refusal(
@@ -267,16 +270,9 @@ def unit_in_phase(game: Game, unit_id: str, section: str, phase: str, doing: str
                 "zoi.unknown_unit", f"No unit {unit_id!r} in this game.", [section], unit=unit_id
             ),
         )
-    if game.state.phase != phase:
-        return refusal(
-            game,
-            violation(
-                "zoi.wrong_phase",
-                f"{doing} in the {phase} phase; the game is in {game.state.phase}.",
-                ["sequence"],
-                unit=unit.id,
-            ),
-        )
+    p = out_of_phase(PHASE_RULE, PHASES, game.state.phase, kind, unit=unit.id)
+    if p is not None:
+        return refusal(game, violation(p.code, p.message, p.sections, unit=p.unit, **p.details))
     return unit
 
 

@@ -1,0 +1,91 @@
+"""Which phase allows which action kind: one declaration, read by the step, the judges and
+the offer of what a seat may do now.
+
+A ruleset declares the kinds each phase allows in its :class:`~app.rules.base.PhaseSpec`
+(``kinds``; a kind allowed in every phase, e.g. the umpire's, is listed in every phase).
+Nothing else in a ruleset says which phase a kind belongs to:
+
+* :func:`allowed_phases` -- the phases that allow a kind, in the order of play;
+* :func:`open_kinds` / :func:`allows` -- the kinds a phase allows (``available_actions``
+  offers only those);
+* :func:`out_of_phase` -- the cited refusal of a kind submitted in a phase that does not
+  allow it, worded by the ruleset's :class:`PhaseRule` (its code, sections, message and
+  details). A judge places this one generic check where its rules order it among the other
+  reasons (after "no such unit", say); it does not decide the phases itself.
+
+A ruleset that declares no :class:`PhaseRule` (``Ruleset.phase_rule``) has a kind outside
+its phase refused by :func:`app.rules.play.step` before the judge (``out_of_sequence``).
+
+Pure: no I/O, clock or randomness.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.rules.base import PhaseSpec
+from app.rules.judgement import Problem
+
+
+@dataclass(frozen=True)
+class PhaseRule:
+    """How a ruleset words the refusal of an action kind outside the phases that allow it.
+
+    ``message`` (or the kind's entry of ``messages``) is a :meth:`str.format` template with
+    the fields ``kind`` (the action kind), ``allowed`` (the phases that allow it, joined by
+    " or ") and ``phase`` (the phase the game is in). ``details`` names the facts the
+    violation's details carry, in order: ``phase`` (the current phase) and ``allowed`` (the
+    list of phases that allow the kind)."""
+
+    code: str
+    sections: tuple[str, ...]
+    message: str = "A {kind} belongs to the {allowed} phase, not {phase}."
+    messages: Mapping[str, str] = field(default_factory=dict)
+    details: tuple[str, ...] = ("phase", "allowed")
+
+
+def allows(phase: PhaseSpec, kind: str) -> bool:
+    """Whether ``phase`` allows the action kind (a phase listing no kinds restricts none)."""
+    return not phase.kinds or kind in phase.kinds
+
+
+def allowed_phases(phases: Iterable[PhaseSpec], kind: str) -> tuple[str, ...]:
+    """The ids of the phases that allow ``kind``, in the order of play."""
+    return tuple(p.id for p in phases if allows(p, kind))
+
+
+def open_kinds(phases: Iterable[PhaseSpec], phase_id: str) -> frozenset[str] | None:
+    """The kinds the phase ``phase_id`` allows; None when it restricts none."""
+    for p in phases:
+        if p.id == phase_id:
+            return frozenset(p.kinds) if p.kinds else None
+    raise KeyError(phase_id)
+
+
+def is_open(phases: Iterable[PhaseSpec], phase_id: str, kind: str) -> bool:
+    """Whether ``kind`` may be played in the phase ``phase_id``."""
+    kinds = open_kinds(phases, phase_id)
+    return kinds is None or kind in kinds
+
+
+def out_of_phase(
+    rule: PhaseRule,
+    phases: Iterable[PhaseSpec],
+    phase_id: str,
+    kind: str,
+    *,
+    unit: str | None = None,
+) -> Problem | None:
+    """The refusal of ``kind`` in the phase ``phase_id`` (None when the phase allows it),
+    worded by ``rule``."""
+    phases = tuple(phases)
+    if any(p.id == phase_id and allows(p, kind) for p in phases):
+        return None
+    allowed = allowed_phases(phases, kind)
+    facts: dict[str, Any] = {"phase": phase_id, "allowed": list(allowed)}
+    template = rule.messages.get(kind, rule.message)
+    message = template.format(kind=kind, allowed=" or ".join(allowed), phase=phase_id)
+    details = {name: facts[name] for name in rule.details}
+    return Problem(rule.code, message, list(rule.sections), unit=unit, details=details)

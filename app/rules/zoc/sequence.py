@@ -1,0 +1,40 @@
+"""The ``zoc`` sequence of play: the phases of one player turn, who acts in each and the
+action kinds each allows (the one place that says which phase a kind belongs to)."""
+
+from __future__ import annotations
+
+from app.rules.base import PhaseSpec
+from app.rules.phases import PhaseRule
+
+UMPIRE_KINDS = ("set_phase", "place_unit", "place_marker", "remove_marker")
+"""The umpire's commands (basic.umpire)."""
+
+ANY_PHASE = ("trace_supply", *UMPIRE_KINDS)
+"""Supply is traced in any phase (8.2.supply); the umpire's commands (basic.umpire) too."""
+
+MOVING = ("move", *ANY_PHASE)
+
+PHASES: tuple[PhaseSpec, ...] = (
+    PhaseSpec("operational_movement", "Operational Movement Phase", kinds=MOVING),
+    PhaseSpec("combat", "Combat Phase", acts="both", kinds=("retreat", *ANY_PHASE)),
+    PhaseSpec("exploitation", "Exploitation Phase", kinds=MOVING),
+    PhaseSpec("reserve_movement", "Reserve Movement Phase", kinds=MOVING),
+)
+"""Project default sequence of one player turn (the source gives none): units move in the
+three movement phases (basic.phase); in Combat both sides act: retreats belong to the
+retreating unit's side.
+
+A ``retreat`` is offered in the Combat phase only, but its judge does not refuse one in
+another phase: the source's retreat rules (8.2.retreat, basic.retreat) say nothing of the
+phase, and 26 rule cases (every ``retreat-*`` and ``mut-retreat-*`` case) judge retreats in
+the Operational Movement phase of their scenario -- ruling on the phase would turn them all
+into ``zoc.wrong_phase``."""
+
+PHASE_RULE = PhaseRule(
+    "zoc.wrong_phase",
+    ("basic.phase",),
+    message="No {kind} in the {phase} phase.",
+    messages={"move": "No unit moves in the {phase} phase."},
+    details=("phase",),
+)
+"""How a kind out of its phase is refused (basic.phase)."""
