@@ -164,6 +164,7 @@ def _submitted(page: Any) -> None:
 
 
 def _end_phase(page: Any, phase: str) -> None:
+    page.wait_for_selector("#end-phase:not([disabled])")
     _point(page, "#end-phase")
     page.wait_for_function(
         "p => document.querySelector('#position').textContent.includes(p)", arg=phase

@@ -333,7 +333,9 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
 
 
 def _tab_to(page: Any, selector: str, key: str = "Tab", limit: int = 30) -> None:
-    """Press Tab (or Shift+Tab) until the focus is on ``selector``."""
+    """Press Tab (or Shift+Tab) until the focus is on ``selector`` (once it is on the page: a
+    person waits for the control to appear before reaching for it)."""
+    page.wait_for_selector(selector)
     for _ in range(limit):
         if page.evaluate("(s) => document.activeElement.matches(s)", selector):
             return

@@ -116,6 +116,9 @@ def _submit(page: Any) -> None:
 
 
 def _end_phase(page: Any, phase: str) -> None:
+    # as a person does: wait until the button is offered (it is disabled while the phase
+    # belongs to another side, until this page has heard that it is now this side's)
+    page.wait_for_selector("#end-phase:not([disabled])")
     _point(page, "#end-phase")
     page.wait_for_function(
         "p => document.querySelector('#position').textContent.includes(p)", arg=phase
