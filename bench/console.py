@@ -35,6 +35,7 @@ from typing import Any  # noqa: E402
 import httpx  # noqa: E402
 
 from tests.support.chromium import chromium, oz_assault, seat_link, served_sqlite  # noqa: E402
+from tests.support.chromium import point as _point  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 IMAGES = ROOT / "docs" / "images"
@@ -117,27 +118,6 @@ def _page(browser: Any, base: str, game: dict[str, Any], seat: str, size: dict[s
     page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
     page.wait_for_selector("body[data-ready=true][data-stream=live]")
     return page
-
-
-def _point(page: Any, selector: str) -> None:
-    """Click (desktop) or tap (phone) the middle of an element, scrolled into view."""
-    page.wait_for_selector(selector, state="visible")
-    box = None
-    for _ in range(5):  # a live refresh may redraw the element meanwhile
-        try:
-            page.locator(selector).first.scroll_into_view_if_needed(timeout=2000)
-            box = page.locator(selector).first.bounding_box()
-        except Exception:
-            box = None
-        if box:
-            break
-        page.wait_for_timeout(200)
-    assert box is not None, selector
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    if page.viewport_size["width"] < 600:
-        page.touchscreen.tap(x, y)
-    else:
-        page.mouse.click(x, y)
 
 
 def _select(page: Any, unit: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.chromium import point as _point
 from tests.support.chromium import seat_link
 from tests.support.process import ServerProcess
 
@@ -62,28 +63,6 @@ def _open(page: Any, base: str, game: dict[str, Any], seat: str) -> Any:
     page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
     page.wait_for_selector("body[data-ready=true][data-stream=live]")
     return page
-
-
-def _point(page: Any, selector: str) -> None:
-    """A click on a desktop, a tap (touch events) on a phone, at the middle of the element
-    (scrolled into view first, as a person scrolls to what they want to touch)."""
-    page.wait_for_selector(selector, state="visible")
-    box = None
-    for _ in range(20):  # the list may be redrawn by a live refresh meanwhile: find it again
-        try:
-            page.locator(selector).first.scroll_into_view_if_needed(timeout=2000)
-            box = page.locator(selector).first.bounding_box()
-        except Exception:
-            box = None
-        if box:
-            break
-        page.wait_for_timeout(150)
-    assert box is not None, selector
-    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
-    if page.viewport_size["width"] < 600:
-        page.touchscreen.tap(x, y)
-    else:
-        page.mouse.click(x, y)
 
 
 def _hex(page: Any, hex_id: str) -> None:
