@@ -35,6 +35,8 @@ from typing import Any  # noqa: E402
 import httpx  # noqa: E402
 
 from tests.support.chromium import chromium, oz_assault, seat_link, served_sqlite  # noqa: E402
+from tests.support.chromium import click_yards as _click_yards  # noqa: E402
+from tests.support.chromium import end_phase as _end_phase  # noqa: E402
 from tests.support.chromium import point as _point  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,14 +145,6 @@ def _submitted(page: Any) -> None:
     page.wait_for_timeout(400)
 
 
-def _end_phase(page: Any, phase: str) -> None:
-    page.wait_for_selector("#end-phase:not([disabled])")
-    _point(page, "#end-phase")
-    page.wait_for_function(
-        "p => document.querySelector('#position').textContent.includes(p)", arg=phase
-    )
-
-
 def _full(page: Any, name: str) -> Path:
     page.wait_for_timeout(300)
     path = IMAGES / name
@@ -239,16 +233,6 @@ def terrain_yards(browser: Any, base: str) -> Path:
     return path
 
 
-def _click_at_yards(page: Any, x: float, y: float) -> None:
-    at = page.evaluate(
-        """([x, y]) => { const svg = document.querySelector('#board svg');
-        const p = svg.createSVGPoint(); p.x = x; p.y = y;
-        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
-        [x, y],
-    )
-    page.mouse.click(*at)
-
-
 def battlefield_yards(browser: Any, base: str) -> Path:
     """The shipped battle: us-1 down the pike over the bridge, yards per feature drawn."""
     game = _create(base, "battlefield", _scenario("battlefield", "millers-crossing"))
@@ -257,7 +241,7 @@ def battlefield_yards(browser: Any, base: str) -> Path:
     _point(page, "#unit-list [data-unit=us-1]")
     page.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=true]")
     for x, y in ((742, 360), (760, 420)):
-        _click_at_yards(page, x, y)
+        _click_yards(page, x, y)
         page.wait_for_timeout(200)
     page.wait_for_selector("#board .feature-yards")
     page.click("#zoom-in")
@@ -521,16 +505,6 @@ def _open_profiled(browser: Any, base: str, game: dict[str, Any], seat: str, pro
     page.goto(seat_link(base, game["id"], seat, game["seats"][seat]))
     page.wait_for_selector("body[data-ready=true]")
     return page
-
-
-def _click_yards(page: Any, x: float, y: float) -> None:
-    at = page.evaluate(
-        """([x, y]) => { const svg = document.querySelector('#board svg');
-        const p = svg.createSVGPoint(); p.x = x; p.y = y;
-        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
-        [x, y],
-    )
-    page.mouse.click(*at)
 
 
 def measure(

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.chromium import click_yards as _click_yards
 from tests.support.chromium import seat_link
 from tests.support.process import ServerProcess
 
@@ -220,18 +221,6 @@ def test_an_objective_zones_assault_by_pointing_only(
 BF_DICE = "10,10,10,9,5,5,10,5,5,5"
 """The umpire's physical melee dice: us-1 three, cs-1va one, us-2 two, us-bty four (d10 as rolled,
 a 10 reads 0)."""
-
-
-def _click_yards(page: Any, x: float, y: float) -> None:
-    """Click the table at (x, y) yards: where the board's own transform puts that point."""
-    page.locator("#board").scroll_into_view_if_needed()
-    at = page.evaluate(
-        "([x, y]) => { const svg = document.querySelector('#board svg');"
-        " const p = svg.createSVGPoint(); p.x = x; p.y = y;"
-        " const q = p.matrixTransform(svg.getScreenCTM()); return [q.x, q.y]; }",
-        [x, y],
-    )
-    page.mouse.click(at[0], at[1])
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])

@@ -17,6 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.support.chromium import click_yards as _click_yards
+from tests.support.chromium import end_phase as _end_phase
 from tests.support.chromium import point as _point
 from tests.support.chromium import seat_link
 from tests.support.process import ServerProcess
@@ -92,16 +94,6 @@ def _submit(page: Any) -> None:
     _point(page, "#submit-move")
     page.wait_for_selector("body[data-submitting=false]")
     page.wait_for_selector("#notice.ok")
-
-
-def _end_phase(page: Any, phase: str) -> None:
-    # as a person does: wait until the button is offered (it is disabled while the phase
-    # belongs to another side, until this page has heard that it is now this side's)
-    page.wait_for_selector("#end-phase:not([disabled])")
-    _point(page, "#end-phase")
-    page.wait_for_function(
-        "p => document.querySelector('#position').textContent.includes(p)", arg=phase
-    )
 
 
 # -- zoi --------------------------------------------------------------------------------------
@@ -297,17 +289,6 @@ def test_a_zoc_turn_with_a_retreat_and_a_supply_trace(
 # -- terrain -----------------------------------------------------------------------------------
 
 
-def _table_click(page: Any, x: float, y: float) -> None:
-    """Click the table at (x, y) yards, through the SVG's own screen transform."""
-    at = page.evaluate(
-        """([x, y]) => { const svg = document.querySelector('#board svg');
-        const p = svg.createSVGPoint(); p.x = x; p.y = y;
-        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
-        [x, y],
-    )
-    page.mouse.click(*at)
-
-
 def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     screen: Any, console_server: ServerProcess
 ) -> None:
@@ -321,9 +302,9 @@ def test_terrain_orders_measured_paths_fire_and_posture_by_pointing(
     )
     assert offered == ["move", "charge", "fire", "hold"]
     # a measured move: two points clicked on the table, across the brook at the ford
-    _table_click(page, 600, 480)
+    _click_yards(page, 600, 480)
     page.wait_for_function("document.body.dataset.rulingFor")
-    _table_click(page, 600, 405)
+    _click_yards(page, 600, 405)
     page.wait_for_function(
         "JSON.parse(document.body.dataset.rulingFor).path.length === 2 && "
         "document.querySelector('#ruling .narrative')"
@@ -391,9 +372,9 @@ def test_a_battlefield_move_shows_its_yards_per_feature_on_the_table_and_in_the_
     _end_phase(page, "Movement Phase")
     _point(page, "#unit-list [data-unit=us-1]")
     page.wait_for_selector("#unit-list [data-unit=us-1][aria-selected=true]")
-    _table_click(page, 742, 360)
+    _click_yards(page, 742, 360)
     page.wait_for_function("document.body.dataset.rulingFor")
-    _table_click(page, 760, 420)
+    _click_yards(page, 760, 420)
     page.wait_for_function(
         "JSON.parse(document.body.dataset.rulingFor).path.length === 2 && "
         "document.querySelector('#ruling .yards')"
@@ -458,7 +439,7 @@ def test_a_battlefield_move_into_a_zone_offers_its_sectors_from_a_menu(
     _point(page, "#unit-list [data-unit=us-sk]")
     page.wait_for_selector("#unit-list [data-unit=us-sk][aria-selected=true]")
     assert page.is_hidden("#path-sector-row")
-    _table_click(page, 300, 380)  # inside the farm
+    _click_yards(page, 300, 380)  # inside the farm
     page.wait_for_selector("#path-sector-row:not([hidden])")
     options = page.locator("#path-sector option").all_inner_texts()
     assert options == [
@@ -480,7 +461,7 @@ def test_a_battlefield_move_into_a_zone_offers_its_sectors_from_a_menu(
     # after the submit the menu goes with the path; a path ending outside any zone offers none
     assert page.is_hidden("#path-sector-row")
     _point(page, "#unit-list [data-unit=us-1]")
-    _table_click(page, 742, 330)
+    _click_yards(page, 742, 330)
     _asked(page, "o.unit === 'us-1' && o.path.length === 1")
     assert page.is_hidden("#path-sector-row")
     assert page.errors == []

@@ -107,3 +107,26 @@ def point(page: Any, selector: str) -> None:
         page.touchscreen.tap(x, y)
     else:
         page.mouse.click(x, y)
+
+
+def click_yards(page: Any, x: float, y: float) -> None:
+    """Click the table at (x, y) yards: where the board's own SVG transform puts that point
+    (the board scrolled into view first, as a person scrolls to it)."""
+    page.locator("#board").scroll_into_view_if_needed()
+    at = page.evaluate(
+        """([x, y]) => { const svg = document.querySelector('#board svg');
+        const p = svg.createSVGPoint(); p.x = x; p.y = y;
+        const s = p.matrixTransform(svg.getScreenCTM()); return [s.x, s.y]; }""",
+        [x, y],
+    )
+    page.mouse.click(*at)
+
+
+def end_phase(page: Any, phase: str) -> None:
+    """Press End phase once it is offered (it is disabled while the phase belongs to another
+    side, until the page has heard that it is now this side's), and wait for ``phase``."""
+    page.wait_for_selector("#end-phase:not([disabled])")
+    point(page, "#end-phase")
+    page.wait_for_function(
+        "p => document.querySelector('#position').textContent.includes(p)", arg=phase
+    )
