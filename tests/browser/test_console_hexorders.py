@@ -178,6 +178,9 @@ def test_a_zoi_turn_with_a_facing_change_and_a_melee_retreat_between_two_pages(
 
     # the Austrian line is driven out: the melee result from a menu, the retreat hex clicked
     austrian.wait_for_selector("#board .counter[data-unit=fr-4-2][data-at='0605']")
+    # as a person does: wait until this page shows the melee and offers the unit an order
+    austrian.wait_for_function("document.querySelector('#position').textContent.includes('Melee')")
+    austrian.wait_for_selector("#unit-list [data-unit=aus-ir49].can-act")
     _point(austrian, "#unit-list [data-unit=aus-ir49]")
     austrian.wait_for_selector("#orders [data-order-kind=melee_retreat][aria-pressed=true]")
     assert austrian.locator("#orders [data-order-kind]").count() == 1  # nothing else offered
