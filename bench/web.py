@@ -339,7 +339,13 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
             data = dict(row._mapping)
             data.pop("id")
             # the copies carry the action and ruling, not the state snapshot (rollback only)
-            data.update(idempotency_key=None, request_digest=None, response=None, state_after=None)
+            data.update(
+                idempotency_key=None,
+                request_digest=None,
+                response=None,
+                state_after=None,
+                state_delta=None,
+            )
             base_seq, base_version = data["seq"], data["version"]
             rows = []
             for i in range(1, total):

@@ -8,7 +8,9 @@
 * ``seats`` -- one per side plus the umpire; only a SHA-256 hash of each token is stored.
 * ``events`` -- append-only log of accepted actions with their ruling, dice, the version
   they produced and the ruleset version that judged them; the idempotency key (unique per
-  game and seat) and the stored response make retries safe.
+  game and seat) and the stored response make retries safe. The state each event left is a
+  snapshot every ``REFEREE_SNAPSHOT_EVERY`` events and a delta in between (migration 0012,
+  :mod:`app.db.deltas`).
 * ``access_tokens`` -- read-only (spectator) tokens minted by a seat or the umpire; hashed.
 * ``webhooks`` / ``webhook_deliveries`` -- per-seat webhooks and their outbox: a delivery row
   is written in the same transaction as the event that caused it and sent after commit by
@@ -55,6 +57,9 @@ NAMING_CONVENTION = {
 }
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
+NullableJsonType = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+"""A JSON column whose Python None is SQL ``NULL`` (``JsonType`` writes JSON ``null``), so
+that ``IS NULL`` finds the rows without a document."""
 
 
 def utcnow() -> datetime:
@@ -166,7 +171,14 @@ class EventRow(Base):
     payload: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     """Details of a non-action event (phase reached, rollback target, commitment…)."""
     state_after: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
-    """Snapshot of the state this event produced (rollbacks restore it; never served raw)."""
+    """Snapshot of the state this event produced (rollbacks restore it; never served raw);
+    null when the event stores a delta instead (``state_delta``) or kept no state. Read the
+    state of an event with :meth:`app.db.repository.GameRepository.state_after`, never this
+    column alone (:mod:`app.db.deltas`)."""
+    state_delta: Mapped[dict[str, Any] | None] = mapped_column(NullableJsonType, nullable=True)
+    """The change from the state before this event to its own (:mod:`app.db.deltas`), when
+    ``state_after`` holds no snapshot (migration 0012); SQL ``NULL`` otherwise (what finds
+    the nearest snapshot)."""
     visible_to: Mapped[list[str] | None] = mapped_column(JsonType, nullable=True)
     """Seats that may read this event; None = every reader of the game."""
     ruleset_version: Mapped[str | None] = mapped_column(String(32), nullable=True)

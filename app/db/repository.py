@@ -12,7 +12,7 @@ from sqlalchemy import CursorResult, Table, Update, bindparam, func, insert, or_
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.sql.elements import BindParameter
 
-from app.db import notify
+from app.db import deltas, notify
 from app.db.models import (
     AccessTokenRow,
     EmailSubscriptionRow,
@@ -130,6 +130,11 @@ def _jsonb_float(text: str) -> float | int:
     return int(value) if abs(value) >= 1e16 and value.is_integer() else value
 
 
+def _jsonb_reorder(doc: dict[str, Any]) -> dict[str, Any]:
+    """One object's keys in ``jsonb``'s order (its values are already in order)."""
+    return _jsonb_object(list(doc.items()))
+
+
 def jsonb_loads(text: str) -> Any:
     """``jsonb_order(json.loads(text))`` in one pass of the C parser (the objects are put in
     order as they are made, and no Python call is made per scalar)."""
@@ -232,6 +237,59 @@ class GameRepository:
     def event(self, game_id: str, seq: int) -> EventRow | None:
         stmt = select(EventRow).where(EventRow.game_id == game_id, EventRow.seq == seq)
         return self.session.execute(stmt).scalars().first()
+
+    def state_after(
+        self, game_id: str, seq: int, initial: Mapping[str, Any] | None
+    ) -> dict[str, Any] | None:
+        """The state event ``seq`` left (``seq`` 0: ``initial``, the game's initial state),
+        as the database hands a stored document back; None when it was not kept. Rebuilt
+        from the nearest snapshot at or before ``seq`` and the deltas after it
+        (:mod:`app.db.deltas`): one query, at most ``REFEREE_SNAPSHOT_EVERY`` rows."""
+        if seq <= 0:
+            return dict(initial) if initial is not None else None
+        table = cast(Table, EventRow.__table__)
+        # the chain starts at the last event without a delta: a snapshot, or an event that
+        # kept no state (its JSON ``null``; the states after it are then not kept either)
+        nearest = (
+            select(func.coalesce(func.max(table.c.seq), 0))
+            .where(
+                table.c.game_id == game_id,
+                table.c.seq <= seq,
+                table.c.state_delta.is_(None),
+            )
+            .scalar_subquery()
+        )
+        stmt = (
+            select(table.c.seq, table.c.state_after, table.c.state_delta)
+            .where(table.c.game_id == game_id, table.c.seq <= seq, table.c.seq >= nearest)
+            .order_by(table.c.seq)
+        )
+        rows = self.session.execute(stmt).all()
+        if not rows or rows[-1][0] != seq or rows[-1][0] - rows[0][0] != len(rows) - 1:
+            return None
+        if rows[0][1] is None and rows[0][0] != 1:
+            return None  # no snapshot before it, and the log does not start here
+        return self._rebuilt(initial, [(r[1], r[2]) for r in rows])[-1]
+
+    def states_after(
+        self, game_id: str, rows: Sequence[EventRow], initial: Mapping[str, Any] | None
+    ) -> list[dict[str, Any] | None]:
+        """The state each of ``rows`` left (consecutive events, oldest first, as
+        :meth:`events` pages them), in one pass: what an export, an audit or an upgrade's
+        replay reads for the whole log."""
+        if not rows:
+            return []
+        first = rows[0].seq
+        base = initial if first == 1 else self.state_after(game_id, first - 1, initial)
+        return self._rebuilt(base, [(r.state_after, r.state_delta) for r in rows])
+
+    def _rebuilt(
+        self,
+        base: Mapping[str, Any] | None,
+        stored: Sequence[tuple[dict[str, Any] | None, dict[str, Any] | None]],
+    ) -> list[dict[str, Any] | None]:
+        reorder = None if self.keeps_documents() else _jsonb_reorder
+        return deltas.rebuild(base, stored, reorder)
 
     def count_events(self, game_id: str) -> int:
         stmt = select(func.count()).select_from(EventRow).where(EventRow.game_id == game_id)

@@ -104,7 +104,9 @@ class LogEntry:
     a side's seat): the replay cannot judge it and says so."""
 
     @classmethod
-    def of_row(cls, row: EventRow) -> LogEntry:
+    def of_row(cls, row: EventRow, state_after: Any) -> LogEntry:
+        """A stored event with the state it left (rebuilt from snapshot and deltas by
+        :meth:`app.db.repository.GameRepository.states_after`)."""
         return cls(
             seq=row.seq,
             version=row.version,
@@ -114,7 +116,7 @@ class LogEntry:
             ruling=row.ruling,
             dice=row.dice,
             payload=row.payload,
-            state_after=row.state_after,
+            state_after=state_after,
             ruleset_version=row.ruleset_version,
         )
 
@@ -275,14 +277,15 @@ def _replay_event(
     return state, None
 
 
-def replay(game: Game, rows: list[EventRow]) -> AuditReport:
-    """Re-adjudicate ``rows`` (the whole log, in order) from the game's initial state."""
+def replay(game: Game, rows: list[EventRow], states: Sequence[Any]) -> AuditReport:
+    """Re-adjudicate ``rows`` (the whole log, in order) from the game's initial state;
+    ``states`` are the states they left, as the repository rebuilds them."""
     initial = game.row.initial_state
     if initial is None:
         raise Conflict(
             "this game kept no initial state: it cannot be audited", code="audit.unavailable"
         )
-    entries = [LogEntry.of_row(r) for r in rows]
+    entries = [LogEntry.of_row(r, s) for r, s in zip(rows, states, strict=True)]
     seed = bytes.fromhex(game.row.dice_seed) if game.row.dice_seed is not None else None
     inp = ReplayInput(
         game_id=game.row.id,
@@ -440,4 +443,4 @@ def audit_game(
         if require_umpire and seat_of(uow, game.row, token) != UMPIRE:
             raise Forbidden("only the umpire may audit a game", code="audit.umpire_only")
         rows = all_events(uow, game_id)
-        return replay(game, rows)
+        return replay(game, rows, uow.games.states_after(game_id, rows, game.row.initial_state))

@@ -236,7 +236,10 @@ def _sealed(events: Sequence[ExportEvent]) -> list[ExportSealed]:
     return [ExportSealed.model_validate({"instance": k, **v}) for k, v in found.items()]
 
 
-def _event(row: EventRow, seat: str | None, ruleset: AnyRuleset, board: Any) -> ExportEvent:
+def _event(
+    row: EventRow, state: dict[str, Any] | None, seat: str | None, ruleset: AnyRuleset, board: Any
+) -> ExportEvent:
+    """One event of the file; ``state`` the state it left (snapshot or rebuilt)."""
     view = event_view(row, seat)
     if view.redacted:
         return ExportEvent(
@@ -246,7 +249,6 @@ def _event(row: EventRow, seat: str | None, ruleset: AnyRuleset, board: Any) -> 
             redacted=True,
             created_at=view.created_at,
         )
-    state = row.state_after
     if state is not None and seat != UMPIRE and not _full_view(ruleset):
         shown = ruleset.view(board, ruleset.load_state(state), seat)
         state = state if shown == state else None
@@ -276,8 +278,11 @@ def export_game(
         seat = reader_seat(uow, row, token)
         scenario = uow.games.scenario(row.scenario_id).scenario
         rows = all_events(uow, game_id)
-        events = [_event(r, seat, game.ruleset, game.board) for r in rows]
         initial = row.initial_state
+        states = uow.games.states_after(game_id, rows, initial)
+        events = [
+            _event(r, s, seat, game.ruleset, game.board) for r, s in zip(rows, states, strict=True)
+        ]
         initial_hidden = False
         if initial is not None and seat != UMPIRE and not _full_view(game.ruleset):
             shown = game.ruleset.view(game.board, game.ruleset.load_state(initial), seat)

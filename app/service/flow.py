@@ -326,12 +326,9 @@ def reveal_seed(req: WriteRequest) -> ActionOutcome:
 
 
 def _state_at(game: GameRow, uow: AbstractUnitOfWork, version: int) -> dict[str, Any] | None:
-    """The stored state of ``version`` (initial state, or the snapshot of the event that
-    produced it); None when it was not kept."""
-    if version == 1:
-        return game.initial_state
-    event = uow.games.event(game.id, version - 1)
-    return event.state_after if event is not None else None
+    """The stored state of ``version`` (initial state, or the state the event that produced
+    it left: its snapshot, or rebuilt from the nearest one); None when it was not kept."""
+    return uow.games.state_after(game.id, version - 1, game.initial_state)
 
 
 def _restore(

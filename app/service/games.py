@@ -298,7 +298,8 @@ def get_position(
 ) -> GameAtVersion:
     """The game as it stood at ``version`` (1 = as set up; version ``v`` is the state event
     ``v - 1`` produced), as the bearer's seat may see it: the stored snapshot
-    (``games.initial_state``, ``events.state_after``) through the ruleset's per-seat ``view``,
+    (``games.initial_state``, or the state the event left: its snapshot, or rebuilt from the
+    nearest snapshot and the deltas after it) through the ruleset's per-seat ``view``,
     the same view ``GET /games/{id}`` gave that seat at that version -- never the raw state.
     404 ``position.not_found`` for a version the game has not reached; 409
     ``position.unavailable`` when the snapshot of that version was not kept."""
@@ -315,11 +316,9 @@ def get_position(
         if version == current:
             state = game.state
         else:
-            if version == INITIAL_VERSION:
-                stored = game.row.initial_state
-            else:
-                event = uow.games.event(game_id, version - INITIAL_VERSION)
-                stored = event.state_after if event is not None else None
+            stored = uow.games.state_after(
+                game_id, version - INITIAL_VERSION, game.row.initial_state
+            )
             if stored is None:
                 raise Conflict(
                     f"the state of version {version} was not kept",

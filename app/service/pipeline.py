@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
+from app.db import deltas
 from app.db.engine import json_reuse
 from app.db.models import EventRow, GameRow
 from app.db.uow import AbstractUnitOfWork
@@ -337,8 +338,12 @@ def append_event(
             )
         if state_text is None:  # the quick text check was only wary: the walk passed it
             state_text = json_text(state_json)
-    # the state is stored twice (game row, event snapshot) and encoded once
-    with json_reuse((state_json, state_text)):
+    seq = expected - INITIAL_VERSION + 1
+    delta = _state_delta(game, expected, new_state, state_text)
+    snapshot = state_json if delta is None else None
+    # the state is stored in the game row and, every REFEREE_SNAPSHOT_EVERY events, as the
+    # event's snapshot (encoded once); the events between store their delta
+    with json_reuse((state_json, state_text), *([delta] if delta is not None else [])):
         if not uow.games.advance(
             game.row.id,
             expected_version=expected,
@@ -347,7 +352,6 @@ def append_event(
             extra=dict(columns or {}),
         ):
             raise PreconditionFailed("another write was accepted first; reload the game")
-        seq = expected - INITIAL_VERSION + 1
         answer = response(seq, expected + 1, state_text) if response is not None else None
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
@@ -365,7 +369,8 @@ def append_event(
             response=answer if idempotency_key is not None else None,
             created_at=utc_now(),
             payload=dict(payload) if payload is not None else None,
-            state_after=state_json,
+            state_after=snapshot,
+            state_delta=delta[0] if delta is not None else None,
             visible_to=visible_to,
             ruleset_version=game.ruleset.version,
         )
@@ -387,6 +392,51 @@ def append_event(
                 ),
             )
     return event
+
+
+def _state_delta(
+    game: Game, expected: int, new_state: Any, state_text: str
+) -> tuple[dict[str, Any], str] | None:
+    """The delta the event leaving version ``expected`` stores instead of its whole state,
+    with its JSON text; None when it stores a snapshot: every ``REFEREE_SNAPSHOT_EVERY``-th
+    event, and any whose delta cannot be made from the two states' models or is not small
+    (:mod:`app.db.deltas`).
+
+    The delta is taken from ``game.state``, which must dump as the stored document of
+    ``expected`` does: so only when ``game.state`` is the state of ``expected`` (a second
+    event of one write stores a snapshot) and the game is pinned to the ruleset version this
+    process runs (the upgrade event, whose state the new version parsed from a document the
+    old one wrote, stores a snapshot)."""
+    if (
+        deltas.wants_snapshot(expected - INITIAL_VERSION + 1)
+        or expected != game.row.version
+        or game.row.ruleset_version != game.ruleset.version
+    ):
+        return None
+    try:
+        delta = deltas.make_delta(game.state, new_state)
+    except Exception:  # a state the generic diff does not understand: store it whole
+        return None
+    if delta is None:
+        return None
+    text = json_text(delta)
+    if len(text) > deltas.DELTA_SHARE * len(state_text):
+        return None
+    if checking_writes():
+        _check_delta(game, delta, state_text)
+    return delta, text
+
+
+def _check_delta(game: Game, delta: dict[str, Any], state_text: str) -> None:
+    """With ``REFEREE_CHECK_KEPT_STATE`` (the test suite): the delta applied to the state
+    before it gives the new state's document, value for value and in key order."""
+    before = game.state.model_dump(mode="json")
+    rebuilt = deltas.apply_delta(before, delta)
+    if json.dumps(rebuilt) != json.dumps(json.loads(state_text)):
+        raise AssertionError(
+            f"{game.ruleset.id}: the delta of a write does not rebuild the state it made"
+            f" (delta {json.dumps(delta)[:500]})"
+        )
 
 
 def remember_state(

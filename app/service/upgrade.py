@@ -67,9 +67,12 @@ def _pinned(game: Game) -> bool:
     return game.row.ruleset_version != game.ruleset.version
 
 
-def _changes(game: Game, rows: list[EventRow]) -> tuple[list[AuditDifference], bool]:
+def _changes(
+    uow: AbstractUnitOfWork, game: Game, rows: list[EventRow]
+) -> tuple[list[AuditDifference], bool]:
     """The events the running version judges differently, and whether the list is cut."""
-    report = replay(game, rows)
+    states = uow.games.states_after(game.row.id, rows, game.row.initial_state)
+    report = replay(game, rows, states)
     return list(report.differences), len(report.differences) >= MAX_DIFFERENCES
 
 
@@ -89,7 +92,7 @@ def preview_upgrade(
         if _pinned(game):
             rows = all_events(uow, game.row.id)
             events = len(rows)
-            changed, truncated = _changes(game, rows)
+            changed, truncated = _changes(uow, game, rows)
         return UpgradePreview(
             game=game.row.id,
             ruleset=game.ruleset.id,
@@ -134,7 +137,7 @@ def upgrade_game(req: WriteRequest) -> ActionOutcome:
             )
         cmd.require_current()
         rows = all_events(cmd.uow, game.row.id)
-        changed, capped = _changes(game, rows)  # capped: the replay stopped listing
+        changed, capped = _changes(cmd.uow, game, rows)  # capped: the replay stopped listing
         by_seq = {r.seq: r for r in rows}
         n = len(changed)
         listed = [listed_change(c, by_seq.get(c.seq)) for c in changed[:MAX_CHANGED]]

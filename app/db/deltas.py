@@ -1,0 +1,222 @@
+"""Event states stored as deltas, with a snapshot every N events (issue 28 item 3).
+
+Each accepted event used to store the whole state it left (``events.state_after``). Since
+migration 0012 an event stores either
+
+* a **snapshot**: the whole state in ``state_after`` (every ``REFEREE_SNAPSHOT_EVERY``-th
+  event, ``seq % N == 0``; every event written before the migration; every imported event;
+  and any event whose delta could not be made or would not be small), or
+* a **delta**: ``state_delta``, the change from the state of the event before it (for
+  ``seq`` 1 the game's initial state) to its own, and ``state_after`` null,
+
+or neither: the state was not kept (events written before migration 0002). The state of an
+event is rebuilt from the nearest snapshot at or before it plus the deltas after that
+snapshot (:func:`rebuild`); a chain that meets an event with neither is broken, and the
+states after the break up to the next snapshot are "not kept" (None), as before.
+
+A delta is a JSON object of the changed top-level entries of the state document and, for a
+list or object entry, of its changed items (a unit of ``units``, a key of
+``start_positions``)::
+
+    {"set": {"turn": 3},                       # top-level entries replaced whole
+     "items": {"units": [[12, {...}]]},        # list entries: [index, item], same length
+     "keys": {"start_positions": {"put": {"u1": "0304"}, "del": ["u7"]}}}
+
+:func:`make_delta` builds it from the two states' models (pydantic), without encoding or
+parsing either state: an entry shared between the two models (the rulesets share what an
+action did not change, ``app/rules/zoc/index.py`` ``moved_to``) is skipped by identity, the
+others compared by value, and only the changed parts dumped. Nothing here knows any rule.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+SNAPSHOT_EVERY_DEFAULT = 32
+"""The default of ``REFEREE_SNAPSHOT_EVERY``: a snapshot every 32 events, so reading one old
+position applies at most 31 deltas."""
+
+DELTA_SHARE = 0.5
+"""A delta larger than this share of the state's JSON text is not kept: the event stores a
+snapshot instead (a set-up that moves every unit gains nothing from a delta)."""
+
+
+def snapshot_every() -> int:
+    """``REFEREE_SNAPSHOT_EVERY`` (events between snapshots; 1 = every event stores its whole
+    state, as before migration 0012). Read on every write, so a change needs no restart of
+    the database, only of the setting's process."""
+    raw = os.environ.get("REFEREE_SNAPSHOT_EVERY")
+    if not raw:
+        return SNAPSHOT_EVERY_DEFAULT
+    try:
+        value = int(raw)
+    except ValueError:
+        return SNAPSHOT_EVERY_DEFAULT
+    return max(1, value)
+
+
+def wants_snapshot(seq: int, every: int | None = None) -> bool:
+    """True when event ``seq`` stores its whole state whatever its delta would be."""
+    n = snapshot_every() if every is None else every
+    return n <= 1 or seq % n == 0
+
+
+# -- making a delta ---------------------------------------------------------------------------
+
+
+_PLAIN: dict[type, bool] = {}
+
+
+def _plain(cls: type[BaseModel]) -> bool:
+    """True when a model of ``cls`` dumps each field under its own name and nothing else (no
+    computed fields, aliases or serializers of its own): what :func:`make_delta` relies on."""
+    known = _PLAIN.get(cls)
+    if known is None:
+        decorators = cls.__pydantic_decorators__
+        known = (
+            not cls.model_computed_fields
+            and not decorators.model_serializers
+            and not decorators.field_serializers
+        ) and all(
+            (info.serialization_alias or info.alias or name) == name and not info.exclude
+            for name, info in cls.model_fields.items()
+        )
+        _PLAIN[cls] = known
+    return known
+
+
+def _same(a: Any, b: Any) -> bool:
+    return a is b or (type(a) is type(b) and a == b)
+
+
+def make_delta(old: Any, new: Any) -> dict[str, Any] | None:
+    """The delta from state model ``old`` to ``new`` (see the module docstring), or None when
+    none can be made from the models alone (not pydantic models of one class, extra or
+    computed fields); an empty dict when nothing changed."""
+    cls = type(new)
+    if (
+        type(old) is not cls
+        or not isinstance(new, BaseModel)
+        or not _plain(cls)
+        or new.__pydantic_extra__
+        or old.__pydantic_extra__
+    ):
+        return None
+    whole: set[str] = set()
+    items: dict[str, list[int]] = {}
+    keys: dict[str, tuple[list[Any], list[Any]]] = {}
+    old_values, new_values = old.__dict__, new.__dict__
+    for name in cls.model_fields:
+        a, b = old_values.get(name), new_values.get(name)
+        if a is b:
+            continue
+        if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            changed = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if not _same(x, y)]
+            if changed:
+                if len(changed) * 2 > len(b):
+                    whole.add(name)
+                else:
+                    items[name] = changed
+            continue
+        if isinstance(a, dict) and isinstance(b, dict):
+            gone = [k for k in a if k not in b]
+            put = [k for k in b if k not in a or not _same(a[k], b[k])]
+            if not gone and not put:
+                if list(a) != list(b):
+                    whole.add(name)  # the same entries in another order
+                continue
+            kept = [k for k in a if k in b]
+            added = [k for k in b if k not in a]
+            if list(b) != kept + added or (len(put) + len(gone)) * 2 > len(b) + 1:
+                whole.add(name)  # the order changed, or most of it did: set it whole
+            else:
+                keys[name] = (put, gone)
+            continue
+        if not _same(a, b):
+            whole.add(name)
+    if not whole and not items and not keys:
+        return {}
+    include: dict[str, Any] = {name: True for name in whole}
+    for name, indexes in items.items():
+        include[name] = dict.fromkeys(indexes, True)
+    for name, (put, _gone) in keys.items():
+        if put:
+            include[name] = dict.fromkeys(put, True)
+    dumped = new.model_dump(mode="json", include=include) if include else {}
+    delta: dict[str, Any] = {}
+    if whole:
+        delta["set"] = {name: dumped[name] for name in cls.model_fields if name in whole}
+    if items:
+        delta["items"] = {
+            name: [[i, v] for i, v in zip(indexes, dumped[name], strict=True)]
+            for name, indexes in items.items()
+        }
+    if keys:
+        delta["keys"] = {
+            name: {
+                **({"put": {k: dumped[name][k] for k in put}} if put else {}),
+                **({"del": gone} if gone else {}),
+            }
+            for name, (put, gone) in keys.items()
+        }
+    return delta
+
+
+# -- applying deltas --------------------------------------------------------------------------
+
+
+Reorder = Callable[[dict[str, Any]], dict[str, Any]]
+"""Puts an object's keys in the order the database keeps them (PostgreSQL's ``jsonb``), for
+the objects a delta gave new keys (every other object came from the database in order)."""
+
+
+def apply_delta(
+    doc: Mapping[str, Any], delta: Mapping[str, Any], reorder: Reorder | None = None
+) -> dict[str, Any]:
+    """The state document ``delta`` makes of ``doc`` (a new document; ``doc`` is unchanged,
+    and shares with the result the entries the delta does not touch)."""
+    out = dict(doc)
+    added = False
+    for name, value in (delta.get("set") or {}).items():
+        added = added or name not in out
+        out[name] = value
+    for name, changes in (delta.get("items") or {}).items():
+        items = list(out[name])
+        for index, value in changes:
+            items[index] = value
+        out[name] = items
+    for name, change in (delta.get("keys") or {}).items():
+        entry = dict(out[name])
+        for key in change.get("del") or ():
+            entry.pop(key, None)
+        put = change.get("put") or {}
+        grows = reorder is not None and any(key not in entry for key in put)
+        entry.update(put)
+        out[name] = reorder(entry) if grows and reorder is not None else entry
+    return reorder(out) if added and reorder is not None else out
+
+
+def rebuild(
+    base: Mapping[str, Any] | None,
+    stored: Iterable[tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]],
+    reorder: Reorder | None = None,
+) -> list[dict[str, Any] | None]:
+    """The states a run of consecutive events left, oldest first: ``base`` is the state
+    before the first of them (None: not known), ``stored`` each event's ``(state_after,
+    state_delta)``. A snapshot is its own state; a delta applies to the state before it (None
+    when that is not known); an event with neither left a state that was not kept."""
+    out: list[dict[str, Any] | None] = []
+    state: dict[str, Any] | None = dict(base) if base is not None else None
+    for snapshot, delta in stored:
+        if snapshot is not None:
+            state = dict(snapshot)
+        elif delta is not None and state is not None:
+            state = apply_delta(state, delta, reorder)
+        else:
+            state = None
+        out.append(state)
+    return out
