@@ -85,11 +85,13 @@ def downgrade() -> None:
             ),
             {"g": game_id},
         ).all()
-        for seq, snapshot, delta in rows:
+        for seq, stored, stored_delta in rows:
+            # SQLite hands the JSON text back (``null`` for a missing snapshot)
+            snapshot, delta = _doc(stored), _doc(stored_delta)
             if snapshot is not None:
-                state = _doc(snapshot)
+                state = snapshot
             elif delta is not None and state is not None:
-                state = _apply(state, _doc(delta))
+                state = _apply(state, delta)
                 bind.execute(
                     events.update()
                     .where(events.c.game_id == game_id, events.c.seq == seq)

@@ -1,0 +1,272 @@
+"""Event states stored as deltas with a snapshot every N events (issue 28 item 3, migration
+0012), over HTTP on both databases: a game played past several snapshots answers its old
+positions, audit, export, rollback and takeback exactly as the same game stored with a
+snapshot at every event (N=1, as before the migration); and a database made at revision 0011
+reads, plays on and audits after the upgrade."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from app.config import Settings
+from app.db.engine import make_engine
+from app.main import create_app
+from tests.match.flowkit import FakeClock, Game
+
+pytestmark = pytest.mark.anyio
+ROOT = Path(__file__).resolve().parents[2]
+ZOC = json.loads((ROOT / "scenarios/zoc/seed-example.json").read_text(encoding="utf-8"))
+
+# umpire actions on the zoc seed example: units moved one at a time (a delta of one unit),
+# markers placed and removed (the list grows and shrinks), a unit off the map and back, a
+# phase set (every start position and the weather at once)
+SCRIPT: list[dict[str, Any]] = [
+    {"kind": "place_unit", "unit": "su-18a", "hex": "e3405"},
+    {"kind": "place_unit", "unit": "de-inf-1", "hex": "e3209"},
+    {
+        "kind": "place_marker",
+        "marker": {"id": "m1", "kind": "airdrop", "hex": "e3506", "side": "axis"},
+    },
+    {"kind": "place_unit", "unit": "su-1uk-hq", "hex": "e3604"},
+    {
+        "kind": "set_phase",
+        "phase": "combat",
+        "phasing_side": "soviet",
+        "weather": {"south": "mud"},
+        "turn": 2,
+    },
+    {"kind": "place_unit", "unit": "de-inf-2", "hex": None},
+    {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3103"},
+    {
+        "kind": "place_marker",
+        "marker": {"id": "m2", "kind": "partisan_base", "hex": "e3008", "side": "soviet"},
+    },
+    {"kind": "remove_marker", "marker": "m1"},
+    {"kind": "place_unit", "unit": "su-18a", "hex": "e3306"},
+    {"kind": "place_unit", "unit": "de-inf-y", "hex": "e3010"},
+]
+
+
+async def _zoc_game(client: httpx.AsyncClient) -> Game:
+    r = await client.post("/games", json={"ruleset": "zoc", "scenario": ZOC})
+    assert r.status_code == 201, r.text
+    body = r.json()
+    return Game(client=client, id=body["id"], seats=body["seats"], body=body)
+
+
+async def _played(client: httpx.AsyncClient, script: list[dict[str, Any]]) -> Game:
+    g = await _zoc_game(client)
+    for action in script:
+        r = await g.act("umpire", action)
+        assert r.status_code == 201, (action, r.text)
+    return g
+
+
+async def _positions(g: Game, last: int) -> list[Any]:
+    out = []
+    for version in range(1, last + 1):
+        r = await g.client.get(f"/games/{g.id}/positions/{version}", headers=g.auth("umpire"))
+        assert r.status_code == 200, r.text
+        out.append(r.json()["state"])
+    return out
+
+
+async def _export(g: Game, seat: str = "umpire") -> dict[str, Any]:
+    r = await g.client.get(f"/games/{g.id}/export", headers=g.auth(seat))
+    assert r.status_code == 200, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def _log(export: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """What an export says of each event, without what differs between two games (ids,
+    times)."""
+    return [
+        (e["seq"], e["kind"], e["action"], e["ruling"], e["payload"], e["state_after"])
+        for e in export["events"]
+    ]
+
+
+async def _audit(g: Game) -> dict[str, Any]:
+    r = await g.client.get(f"/games/{g.id}/audit", headers=g.auth("umpire"))
+    assert r.status_code == 200, r.text
+    report: dict[str, Any] = r.json()
+    report.pop("game", None)
+    return report
+
+
+def _stored(db_url: str, game_id: str) -> list[tuple[int, bool, bool]]:
+    """(seq, has a snapshot, has a delta) of each stored event."""
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT seq, state_after, state_delta IS NOT NULL FROM events "
+                    "WHERE game_id = :g ORDER BY seq"
+                ),
+                {"g": game_id},
+            ).all()
+    finally:
+        engine.dispose()
+    snap = [r[1] if not isinstance(r[1], str) else json.loads(r[1]) for r in rows]
+    return [(r[0], s is not None, bool(r[2])) for r, s in zip(rows, snap, strict=True)]
+
+
+async def test_a_game_past_several_snapshots_reads_as_one_stored_whole(
+    client: httpx.AsyncClient, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", "1")
+    whole = await _played(client, SCRIPT)
+    monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", "4")
+    delta = await _played(client, SCRIPT)
+    last = len(SCRIPT) + 1
+
+    # stored: N=1 every event whole; N=4 a snapshot at seq 4 and 8, deltas between (the
+    # phase set at seq 5 changes most of the state: small enough still on this example)
+    assert all(snap and not d for _, snap, d in _stored(db_url, whole.id))
+    stored = _stored(db_url, delta.id)
+    assert [seq for seq, snap, _ in stored if snap] == [4, 8]
+    assert all(d for seq, snap, d in stored if not snap)
+
+    # every old position, the export (as the umpire and as a side) and the audit alike
+    assert await _positions(delta, last) == await _positions(whole, last)
+    assert _log(await _export(delta)) == _log(await _export(whole))
+    assert (await _export(delta))["withheld"] == (await _export(whole))["withheld"]
+    assert _log(await _export(delta, "axis")) == _log(await _export(whole, "axis"))
+    audit = await _audit(delta)
+    assert audit == await _audit(whole)
+    assert audit["ok"] is True and audit["events"] == len(SCRIPT)
+
+    # rollbacks to a version between snapshots, to one that is a snapshot, to the start
+    for to in (7, 5, 9, 1, 3):
+        for g in (whole, delta):
+            r = await g.post("/rollback", "umpire", json={"to_version": to})
+            assert r.status_code == 201, r.text
+        a, b = await whole.view(), await delta.view()
+        assert a["state"] == b["state"] and a["version"] == b["version"]
+    # played on after the rollbacks; the log (now past snapshot 12 and 16) still audits
+    for action in SCRIPT[:4]:
+        for g in (whole, delta):
+            assert (await g.act("umpire", action)).status_code == 201
+    last = await delta.version()
+    assert await _positions(delta, last) == await _positions(whole, last)
+    assert _log(await _export(delta)) == _log(await _export(whole))
+    audit = await _audit(delta)
+    assert audit == await _audit(whole) and audit["ok"] is True
+
+
+async def test_a_takeback_restores_a_state_rebuilt_from_deltas(
+    client: httpx.AsyncClient, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The umpire moves units away and back (seq 1-4: a snapshot at 3 with N=3, deltas at 1,
+    2 and 4), axis moves, and takes the move back: the state restored is version 5's, which
+    with N=3 is rebuilt from snapshot 3 and the delta of event 4."""
+    away_and_back = [
+        {"kind": "place_unit", "unit": "su-1uk-hq", "hex": "e3309"},
+        {"kind": "place_unit", "unit": "su-1uk-hq", "hex": "e3308"},
+        {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3108"},
+        {"kind": "place_unit", "unit": "de-inf-2", "hex": "e3107"},
+    ]
+    games = []
+    for every in ("1", "3"):
+        monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", every)
+        r = await client.post(
+            "/games", json={"ruleset": "zoc", "scenario": ZOC, "match": {"takeback": True}}
+        )
+        assert r.status_code == 201, r.text
+        g = Game(client=client, id=r.json()["id"], seats=r.json()["seats"])
+        for action in away_and_back:
+            assert (await g.act("umpire", action)).status_code == 201
+        move = {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]}
+        r = await g.act("axis", move)
+        assert r.status_code == 201, r.text
+        r = await g.post("/takeback", "axis")
+        assert r.status_code == 201, r.text
+        games.append(g)
+    whole, delta = games
+    assert [(s, snap) for s, snap, _ in _stored(db_url, delta.id)] == [
+        (1, False),
+        (2, False),
+        (3, True),
+        (4, False),
+        (5, False),
+        (6, True),
+    ]
+    before_move = (await _positions(delta, 5))[-1]
+    assert (await delta.view("umpire"))["state"] == before_move
+    assert (await whole.view("umpire"))["state"] == before_move
+    assert await _positions(delta, 7) == await _positions(whole, 7)
+    assert await _audit(delta) == await _audit(whole)
+
+
+@pytest.fixture
+async def fresh_client(empty_db_url: str) -> AsyncIterator[tuple[str, FakeClock]]:
+    yield empty_db_url, FakeClock()
+
+
+async def _serve(url: str, clock: FakeClock) -> tuple[Any, httpx.AsyncClient]:
+    app = create_app(Settings(database_url=url), clock=clock)
+    transport = httpx.ASGITransport(app=app)
+    return app, httpx.AsyncClient(transport=transport, base_url="http://referee.test")
+
+
+async def test_a_database_made_at_0011_reads_plays_on_and_audits(
+    fresh_client: tuple[str, FakeClock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Made at head with deltas (N=3), taken down to 0011 (the downgrade writes every delta
+    event's whole state, as the release before 0012 stored it), a game is played on there as
+    that release's rows are (every event a snapshot), then the database goes up to head again."""
+    from alembic import command
+
+    from app.db.migrate import alembic_config, upgrade
+
+    url, clock = fresh_client
+    upgrade(url)
+    monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", "3")
+    app, client = await _serve(url, clock)
+    async with client:
+        g = await _played(client, SCRIPT[:7])
+        truth = _log(await _export(g))
+        positions = await _positions(g, 8)
+    app.state.engine.dispose()
+
+    command.downgrade(alembic_config(url), "0011")
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            columns = {
+                c["name"] for c in __import__("sqlalchemy").inspect(conn).get_columns("events")
+            }
+            assert "state_delta" not in columns
+            rows = conn.execute(
+                text("SELECT seq, state_after FROM events WHERE game_id = :g ORDER BY seq"),
+                {"g": g.id},
+            ).all()
+    finally:
+        engine.dispose()
+    states = [r[1] if not isinstance(r[1], str) else json.loads(r[1]) for r in rows]
+    assert states == [t[-1] for t in truth]  # every event whole again, as 0011 kept them
+
+    upgrade(url)
+    app, client = await _serve(url, clock)
+    async with client:
+        g = Game(client=client, id=g.id, seats=g.seats)
+        assert await _positions(g, 8) == positions
+        assert _log(await _export(g)) == truth
+        for action in SCRIPT[7:]:  # played on: seq 8 to 11, deltas again between snapshots
+            assert (await g.act("umpire", action)).status_code == 201
+        audit = await _audit(g)
+        assert audit["ok"] is True and audit["events"] == len(SCRIPT)
+        r = await g.post("/rollback", "umpire", json={"to_version": 2})
+        assert r.status_code == 201, r.text
+        assert (await g.view())["state"] == positions[1]
+    app.state.engine.dispose()
+    assert [s for s, snap, _ in _stored(url, g.id) if snap] == [1, 2, 3, 4, 5, 6, 7, 9, 12]
