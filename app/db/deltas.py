@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Mapping
+from itertools import compress
+from operator import is_not
 from typing import Any
 
 from pydantic import BaseModel
@@ -115,7 +117,10 @@ def make_delta(old: Any, new: Any) -> dict[str, Any] | None:
         if a is b:
             continue
         if isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            changed = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if not _same(x, y)]
+            # the items not shared, found in C (a move replaces one of 501 units), then compared
+            changed = [
+                i for i in compress(range(len(b)), map(is_not, a, b)) if not _same(a[i], b[i])
+            ]
             if changed:
                 if len(changed) * 2 > len(b):
                     whole.add(name)

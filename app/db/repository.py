@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, Table, Update, bindparam, func, insert, or_, select, update
+from sqlalchemy import Table, Update, bindparam, func, insert, or_, select, update
 from sqlalchemy.orm import Session, defer
 from sqlalchemy.sql.elements import BindParameter
 
@@ -18,6 +18,7 @@ from app.db.models import (
     EmailSubscriptionRow,
     EventRow,
     GameRow,
+    NewEvent,
     ScenarioRow,
     SeatRow,
     WebhookRow,
@@ -325,21 +326,24 @@ class GameRepository:
             **{f"p_{name}": value for name, value in extra.items()},
         }
         stmt = _advance_statement(frozenset(extra))
-        result = self.session.execute(stmt, params)
-        assert isinstance(result, CursorResult)
+        result = self.session.connection().execute(stmt, params)  # Core: no ORM machinery
         return result.rowcount == 1
 
-    def append_event(self, event: EventRow) -> None:
+    def append_event(self, event: EventRow | NewEvent) -> None:
         """Stage an event; readers are woken when (and only if) the transaction commits:
         ``pg_notify`` on PostgreSQL (every process), after-commit callbacks in this process
-        (see :mod:`app.db.notify`)."""
-        values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
+        (see :mod:`app.db.notify`). One Core ``INSERT`` on the session's connection (the
+        ORM's statement machinery is not needed for it)."""
+        if isinstance(event, NewEvent):
+            values = event.values()
+        else:
+            values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
         if values["created_at"] is None:
             values["created_at"] = utcnow()
-        self.session.execute(_INSERT_EVENT, values)
+        self.session.connection().execute(_INSERT_EVENT, values)
         notify.stage(self.session, event.game_id, event.seq)
 
-    def set_response(self, event: EventRow, body: str) -> None:
+    def set_response(self, event: EventRow | NewEvent, body: str) -> None:
         """Store the answer of an appended event's request once it is known (the event row
         is written at once, not tracked by the session: this is its one later change)."""
         event.response = body

@@ -37,7 +37,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from app.db.access import access
-from app.db.models import EventRow, WebhookDeliveryRow
+from app.db.models import EventRow, NewEvent, WebhookDeliveryRow
 from app.db.uow import AbstractUnitOfWork
 from app.links import game_links
 from app.rules.base import UMPIRE, Ruleset
@@ -80,7 +80,7 @@ class Change:
 
     ruleset: AnyRuleset
     board: Any
-    event: EventRow
+    event: EventRow | NewEvent
     before: Any
     after: Any
     was_active: bool

@@ -38,7 +38,7 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db import deltas
 from app.db.engine import json_reuse
-from app.db.models import EventRow, GameRow
+from app.db.models import EventRow, GameRow, NewEvent
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
 from app.rules import registry
@@ -312,7 +312,7 @@ def append_event(
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
     response: Callable[[int, int, str], str] | None = None,
-) -> EventRow:
+) -> NewEvent:
     """Move the game from version ``expected`` to the next and append the event that did it,
     in the open write transaction (one conditional UPDATE; 412 if another write came first).
     Every write appends through here, so each bumps the version by exactly one
@@ -355,7 +355,7 @@ def append_event(
         answer = response(seq, expected + 1, state_text) if response is not None else None
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
-        event = EventRow(
+        event = NewEvent(
             game_id=game.row.id,
             seq=seq,
             seat=seat,
