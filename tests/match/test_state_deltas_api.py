@@ -18,7 +18,7 @@ from sqlalchemy import text
 from app.config import Settings
 from app.db.engine import make_engine
 from app.main import create_app
-from tests.match.flowkit import FakeClock, Game
+from tests.match.flowkit import FakeClock, Game, tiny_scenario
 
 pytestmark = pytest.mark.anyio
 ROOT = Path(__file__).resolve().parents[2]
@@ -270,3 +270,87 @@ async def test_a_database_made_at_0011_reads_plays_on_and_audits(
         assert (await g.view())["state"] == positions[1]
     app.state.engine.dispose()
     assert [s for s, snap, _ in _stored(url, g.id) if snap] == [1, 2, 3, 4, 5, 6, 7, 9, 12]
+
+
+async def test_the_repository_rebuilds_from_the_nearest_snapshot_and_stops_where_none_was_kept(
+    client: httpx.AsyncClient, db_url: str
+) -> None:
+    """``GameRepository.state_after`` / ``states_after`` on a log written row by row: deltas
+    from the initial state, a snapshot, a delta adding a key (put in ``jsonb``'s order on
+    PostgreSQL), an event that kept no state (as before migration 0002: the chain is broken
+    until the next snapshot), a delta removing a key."""
+    from sqlalchemy import insert
+
+    from app.db.engine import make_session_factory
+    from app.db.models import EventRow
+    from app.db.repository import GameRepository
+
+    r = await client.post("/games", json={"ruleset": "tiny", "scenario": tiny_scenario()})
+    assert r.status_code == 201, r.text
+    game_id = r.json()["id"]
+    view = await client.get(f"/games/{game_id}/positions/1")
+    assert view.status_code == 200, view.text
+    initial = view.json()["state"]
+    assert initial["positions"] == {"r1": 0, "b1": 9}  # the tiny example's set-up
+
+    def at(positions: dict[str, int]) -> dict[str, Any]:
+        return {**initial, "positions": positions}
+
+    put = {"keys": {"positions": {"put": {"r1": 1}}}}
+    stored: list[tuple[Any, Any]] = [
+        (None, put),  # 1: from the initial state
+        (None, {"keys": {"positions": {"put": {"b1": 4}}}}),  # 2
+        (at({"r1": 5, "b1": 9}), None),  # 3: a snapshot
+        (None, {"keys": {"positions": {"put": {"a9": 3}}}}),  # 4: a new key
+        (None, None),  # 5: not kept
+        (None, put),  # 6: after a break: not known
+        (at({"r1": 7, "b1": 1}), None),  # 7: a snapshot again
+        (None, {"keys": {"positions": {"del": ["r1"]}}}),  # 8
+    ]
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(
+                insert(EventRow),
+                [
+                    {
+                        "game_id": game_id,
+                        "seq": seq,
+                        "seat": "umpire",
+                        "kind": "step",
+                        "action": {},
+                        "ruling": {},
+                        "dice": [],
+                        "version": seq + 1,
+                        "state_after": snapshot,
+                        "state_delta": delta,
+                    }
+                    for seq, (snapshot, delta) in enumerate(stored, start=1)
+                ],
+            )
+        with make_session_factory(engine)() as session:
+            repo = GameRepository(session)
+            got = [repo.state_after(game_id, seq, initial) for seq in range(0, 10)]
+            rows = repo.events(game_id, after=0, limit=100)
+            whole = repo.states_after(game_id, rows, initial)
+            tail = repo.states_after(game_id, rows[4:], initial)
+    finally:
+        engine.dispose()
+    expected = [
+        initial,
+        at({"r1": 1, "b1": 9}),
+        at({"r1": 1, "b1": 4}),
+        at({"r1": 5, "b1": 9}),
+        at({"r1": 5, "b1": 9, "a9": 3}),
+        None,
+        None,
+        at({"r1": 7, "b1": 1}),
+        at({"b1": 1}),
+        None,  # no event 9
+    ]
+    assert got == expected
+    assert whole == expected[1:9] and tail == expected[5:9]
+    # the new key where each database keeps it: appended (SQLite keeps the text), in jsonb's
+    # order on PostgreSQL (as the snapshot of that state would have come back)
+    order = ["r1", "b1", "a9"] if db_url.startswith("sqlite") else ["a9", "b1", "r1"]
+    assert list(got[4]["positions"]) == order and list(whole[3]["positions"]) == order
