@@ -353,4 +353,6 @@ async def test_the_repository_rebuilds_from_the_nearest_snapshot_and_stops_where
     # the new key where each database keeps it: appended (SQLite keeps the text), in jsonb's
     # order on PostgreSQL (as the snapshot of that state would have come back)
     order = ["r1", "b1", "a9"] if db_url.startswith("sqlite") else ["a9", "b1", "r1"]
-    assert list(got[4]["positions"]) == order and list(whole[3]["positions"]) == order
+    fourth, again = got[4], whole[3]
+    assert fourth is not None and again is not None
+    assert list(fourth["positions"]) == order and list(again["positions"]) == order
