@@ -42,6 +42,7 @@ from app.db.uow import AbstractUnitOfWork
 from app.match import clock
 from app.rules import registry
 from app.rules.base import RulesError, Ruleset
+from app.rules.phases import allows
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service import notify
@@ -673,9 +674,25 @@ def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: B
         return True
 
 
-def out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequence:
-    """The 409 for a seat acting outside its phase, citing the ruleset's sequence of play."""
+def out_of_sequence(
+    turn: mt.Turn, seat: str, owner: str | None, kind: str | None = None
+) -> OutOfSequence:
+    """The 409 for a seat acting outside its phase, or (``kind``) for an action kind the
+    current phase does not allow, citing the ruleset's sequence of play."""
     side = mt.acting_side(seat, owner) or seat
+    if kind is not None and mt.may_act(turn, seat, owner):
+        allowed = [p.title for p in turn.sequence.phases if allows(p, kind)]
+        where = " or ".join(mt.phase_name(t) for t in allowed) or "no phase"
+        return OutOfSequence(
+            f"turn {turn.position.turn}, {mt.phase_name(turn.phase.title)}: no {kind} in "
+            f"this phase; it belongs to the {where}",
+            side=side,
+            position=mt.position_json(turn),
+            acts=turn.phase.acts,
+            kind=kind,
+            allowed=[p.id for p in turn.sequence.phases if allows(p, kind)],
+            citations=[turn.sequence.citation.model_dump(mode="json")],
+        )
     phasing = turn.position.phasing_side
     acts = {
         "phasing": f"only the phasing side ({phasing}) may act",
