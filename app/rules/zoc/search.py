@@ -256,7 +256,8 @@ class Found:
     """node (hex * 2 + must stop there) -> cheapest cost."""
     prev: dict[int, int | None]
     stops: dict[int, Any]
-    reasons: dict[int, dict[str, dict[str, Any]]]
+    reasons: dict[int, dict[str, Reason]]
+    """hex -> code -> the first reason of that code a step into it was refused for."""
     graph: BoardGraph
     _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
         default=None, init=False, repr=False
@@ -361,25 +362,34 @@ class Found:
         return self._everywhere[1]
 
 
+Reason = tuple[str, str, tuple[str, ...]]
+"""Why a step was refused: (code, message, the cited section ids), made a dict only in an
+answer (:func:`why_nots`)."""
+
+
 ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
 """(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
 
-FrontierRow = tuple[str, tuple[dict[str, Any], ...]]
+FrontierRow = tuple[str, tuple[Reason, ...]]
 """(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
 
-WhyNotRow = tuple[str, tuple[dict[str, Any], ...] | None]
+WhyNotRow = tuple[str, tuple[Reason, ...] | None]
 """(hex, its reasons in code order, or None: out of reach)."""
 
 
-def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+def in_code_order(noted: dict[str, Reason]) -> tuple[Reason, ...]:
     if len(noted) == 1:
         return tuple(noted.values())
-    return tuple(sorted(noted.values(), key=lambda r: str(r["code"])))
+    return tuple(sorted(noted.values(), key=_code))
 
 
-def why_nots(reasons: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
-    """A hex's reasons for an answer: copies (the search's are kept with the state)."""
-    return [{**r, "citations": list(r["citations"])} for r in reasons]
+def _code(reason: Reason) -> str:
+    return reason[0]
+
+
+def why_nots(reasons: tuple[Reason, ...]) -> list[dict[str, Any]]:
+    """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
+    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
@@ -433,10 +443,10 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     best: dict[int, int] = {start * 2: 0}
     prev: dict[int, int | None] = {start * 2: None}
     stops: dict[int, Any] = {}
-    reasons: dict[int, dict[str, dict[str, Any]]] = {}
+    reasons: dict[int, dict[str, Reason]] = {}
     replayed: set[tuple[Event, ...]] = set()
     no_zoc_cited: set[int] = set()
-    groups: dict[tuple[str, ...], list[str]] = {}
+    groups: dict[tuple[str, ...], tuple[str, ...]] = {}
     """Groups of sections cited so far -> their section ids (citing one again changes
     nothing, so each group is cited once)."""
 
@@ -444,29 +454,30 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         """Why a step into hex ``i`` was refused (the first reason of each kind is kept)."""
         cited = groups.get(sections)
         if cited is None:
-            cited = groups[sections] = [c.section for c in cite(*sections)]
+            cited = groups[sections] = tuple(c.section for c in cite(*sections))
         found = reasons.get(i)
         if found is None:
-            found = reasons[i] = {}
-        elif code in found:
-            return
-        found[code] = {"code": code, "message": message, "citations": list(cited)}
+            reasons[i] = {code: (code, message, cited)}
+        elif code not in found:
+            found[code] = (code, message, cited)
 
-    heap: list[tuple[int, int, int]] = [(0, 0, start * 2)]
+    origin = start * 2
+    heap: list[tuple[int, int, int]] = [(0, 0, origin)]
     seq = 0
-    done: set[int] = set()
     pop, push = heapq.heappop, heapq.heappush
+    best_of = best.__getitem__
     while heap:
         cost, _, node = pop(heap)
-        if node in done:
+        # a node is pushed only at a cost below its best so far, so the one entry at its
+        # best is the first popped at it; every other entry of the node is dearer (stale)
+        if cost != best_of(node):
             continue
-        done.add(node)
         cur = node >> 1
         if node & 1:  # the unit must stop here: every path through it ends in it
             stop = stops[node]
             sections = tuple(stop.sections)
             if sections not in groups:  # cited once, as the first neighbour's note would
-                groups[sections] = [c.section for c in cite(*sections)]
+                groups[sections] = tuple(c.section for c in cite(*sections))
             message = ""
             for nbr, _c, _w, _s in row(cur):
                 found = reasons.get(nbr)
@@ -474,7 +485,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     message = message or f"Paths through {ids[cur]} end there: {stop.message}."
                     note(nbr, "zoc.must_stop", message, sections)
             continue
-        first = prev[node] is None
+        first = node == origin
         judged: bool | None = True
         if not reserve:  # else only a step into an EZOC is judged
             judged = ezoc_kept(cur)
