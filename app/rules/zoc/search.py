@@ -44,6 +44,8 @@ from app.rules.zoc.zones import layered
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
 MOVEMENT_POINTS = ("basic.movement-points",)
+INSUFFICIENT_MP = "zoc.insufficient_mp"
+MUST_STOP = "zoc.must_stop"
 
 
 class BoardGraph:
@@ -294,24 +296,29 @@ class Found:
                 path = paths[n] = (*path, ids[n >> 1])
             return path
 
-        chosen: dict[str, ReachedRow] = {}
+        chosen: dict[str, tuple[int, int, bool, Any, tuple[str, ...]]] = {}
         groups: dict[tuple[str, ...], None] = {}
+        start = self.start
         for node, total in self.best.items():
             i = node >> 1
-            if i == self.start:
+            if i == start:
                 continue
             hex_id = ids[i]
             terminal = bool(node & 1)
             entry = chosen.get(hex_id)
             if entry is not None and (entry[1] < total or (entry[1] == total and terminal)):
                 continue
-            stop = stops.get(node)
+            stop = stops.get(node) if terminal else None
             sections: tuple[str, ...] = ()
             if stop is not None:
                 sections = tuple(stop.sections)
                 groups.setdefault(sections)
-            chosen[hex_id] = (hex_id, total, path_to(node), terminal, stop, sections)
-        self._rows = (tuple(chosen[h] for h in sorted(chosen)), tuple(groups))
+            chosen[hex_id] = (node, total, terminal, stop, sections)
+        rows = []
+        for hex_id in sorted(chosen):  # a path only for the node chosen
+            node, total, terminal, stop, sections = chosen[hex_id]
+            rows.append((hex_id, total, path_to(node), terminal, stop, sections))
+        self._rows = (tuple(rows), tuple(groups))
         return self._rows
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
@@ -362,9 +369,11 @@ class Found:
         return self._everywhere[1]
 
 
-Reason = tuple[str, str, tuple[str, ...]]
+Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
 """Why a step was refused: (code, message, the cited section ids), made a dict only in an
-answer (:func:`why_nots`)."""
+answer (:func:`why_nots`). The messages of ``zoc.insufficient_mp`` (hex entered, hex left,
+cost) and ``zoc.must_stop`` (the stop's hex, the stop's message) are written then: most such
+notes lie beyond the answer's frontier, or are never answered (a kept search's)."""
 
 
 ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
@@ -389,7 +398,17 @@ def _code(reason: Reason) -> str:
 
 def why_nots(reasons: tuple[Reason, ...]) -> list[dict[str, Any]]:
     """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
-    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
+    return [
+        {"code": c, "message": _message(m), "citations": list(cited)} for c, m, cited in reasons
+    ]
+
+
+def _message(message: str | tuple[str, str, int] | tuple[str, str]) -> str:
+    if isinstance(message, str):
+        return message
+    if len(message) == 2:  # zoc.must_stop
+        return f"Paths through {message[0]} end there: {message[1]}."
+    return f"Entering {message[0]} from {message[1]} would cost {message[2]} movement points."
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
@@ -476,14 +495,17 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         if node & 1:  # the unit must stop here: every path through it ends in it
             stop = stops[node]
             sections = tuple(stop.sections)
-            if sections not in groups:  # cited once, as the first neighbour's note would
-                groups[sections] = tuple(c.section for c in cite(*sections))
-            message = ""
+            cited = groups.get(sections)
+            if cited is None:  # cited once, as the first neighbour's note would
+                cited = groups[sections] = tuple(c.section for c in cite(*sections))
+            # the note inlined, its message written only for an answer
+            reason: Reason = (MUST_STOP, (ids[cur], stop.message), cited)
             for nbr, _c, _w, _s in row(cur):
                 found = reasons.get(nbr)
-                if found is None or "zoc.must_stop" not in found:
-                    message = message or f"Paths through {ids[cur]} end there: {stop.message}."
-                    note(nbr, "zoc.must_stop", message, sections)
+                if found is None:
+                    reasons[nbr] = {MUST_STOP: reason}
+                elif MUST_STOP not in found:
+                    found[MUST_STOP] = reason
             continue
         first = node == origin
         judged: bool | None = True
@@ -502,13 +524,19 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     note(nbr, code, refusal, TERRAIN if kind == IMPASSABLE else ENEMY_HEX)
                 continue
             total = cost + step_cost
-            if total > ma:
+            if total > ma:  # the note inlined, its message written only for an answer
                 found = reasons.get(nbr)
-                if found is None or "zoc.insufficient_mp" not in found:
-                    message = (
-                        f"Entering {ids[nbr]} from {ids[cur]} would cost {total} movement points."
-                    )
-                    note(nbr, "zoc.insufficient_mp", message, MOVEMENT_POINTS)
+                if found is None or INSUFFICIENT_MP not in found:
+                    cited = groups.get(MOVEMENT_POINTS)
+                    if cited is None:
+                        cited = groups[MOVEMENT_POINTS] = tuple(
+                            c.section for c in cite(*MOVEMENT_POINTS)
+                        )
+                    reason = (INSUFFICIENT_MP, (ids[nbr], ids[cur], total), cited)
+                    if found is None:
+                        reasons[nbr] = {INSUFFICIENT_MP: reason}
+                    else:
+                        found[INSUFFICIENT_MP] = reason
                 continue
             stop = None
             if judged or kind == EZOC:
