@@ -341,7 +341,7 @@ class Found:
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
                 rows.append((hex_id, in_code_order(noted)))
-        rows.sort(key=lambda row: row[0])
+        rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
 
@@ -370,45 +370,50 @@ class Found:
 
 
 Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
-"""Why a step was refused: (code, message, the cited section ids), made a dict only in an
-answer (:func:`why_nots`). The messages of ``zoc.insufficient_mp`` (hex entered, hex left,
-cost) and ``zoc.must_stop`` (the stop's hex, the stop's message) are written then: most such
-notes lie beyond the answer's frontier, or are never answered (a kept search's)."""
+"""Why a step was refused, as the search notes it: (code, message, the cited section ids).
+The messages of ``zoc.insufficient_mp`` (hex entered, hex left, cost) and ``zoc.must_stop``
+(the stop's hex, the stop's message) are written only for a row of an answer
+(:func:`in_code_order`): most such notes lie beyond the answer's frontier."""
+
+Written = tuple[str, str, tuple[str, ...]]
+"""A :data:`Reason` with its message written, as an answer's rows keep it (made a dict in
+each answer: :func:`why_nots`)."""
 
 
 ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
 """(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
 
-FrontierRow = tuple[str, tuple[Reason, ...]]
+FrontierRow = tuple[str, tuple[Written, ...]]
 """(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
 
-WhyNotRow = tuple[str, tuple[Reason, ...] | None]
+WhyNotRow = tuple[str, tuple[Written, ...] | None]
 """(hex, its reasons in code order, or None: out of reach)."""
 
 
-def in_code_order(noted: dict[str, Reason]) -> tuple[Reason, ...]:
+def in_code_order(noted: dict[str, Reason]) -> tuple[Written, ...]:
+    """A hex's reasons in code order, their messages written."""
     if len(noted) == 1:
-        return tuple(noted.values())
-    return tuple(sorted(noted.values(), key=_code))
+        for code, message, cited in noted.values():
+            return ((code, message if isinstance(message, str) else _message(message), cited),)
+    return tuple(
+        (code, message if isinstance(message, str) else _message(message), cited)
+        for code, message, cited in sorted(noted.values(), key=_code)
+    )
 
 
 def _code(reason: Reason) -> str:
     return reason[0]
 
 
-def why_nots(reasons: tuple[Reason, ...]) -> list[dict[str, Any]]:
-    """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
-    return [
-        {"code": c, "message": _message(m), "citations": list(cited)} for c, m, cited in reasons
-    ]
-
-
-def _message(message: str | tuple[str, str, int] | tuple[str, str]) -> str:
-    if isinstance(message, str):
-        return message
+def _message(message: tuple[str, str, int] | tuple[str, str]) -> str:
     if len(message) == 2:  # zoc.must_stop
         return f"Paths through {message[0]} end there: {message[1]}."
     return f"Entering {message[0]} from {message[1]} would cost {message[2]} movement points."
+
+
+def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
+    """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
+    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
