@@ -159,6 +159,8 @@ class SideFacts:
             return found
         ids, side = self.graph.ids, self.side
         beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
+        occupants = ctx.occupants.get  # ctx.enemy_ground_units, in_ezoc's kept answers: inlined
+        ezoc_kept = self.ezoc.get
         out: list[Step] = []
         for nbr, cost, why, sea in self.graph.row(i):
             if sea and beachheads:
@@ -166,11 +168,17 @@ class SideFacts:
             if cost is None:
                 out.append((nbr, 0, IMPASSABLE, f"{why}."))
                 continue
-            enemies = ctx.enemy_ground_units(ids[nbr], side)
-            if enemies:
-                message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
-                out.append((nbr, cost, ENEMY, message))
-            elif self.in_ezoc(ctx, nbr):
+            here = occupants(ids[nbr])
+            if here is not None:
+                enemies = [u for u in here if u.side != side and u.ground]
+                if enemies:
+                    message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
+                    out.append((nbr, cost, ENEMY, message))
+                    continue
+            ezoc = ezoc_kept(nbr)
+            if ezoc is None:
+                ezoc = self.in_ezoc(ctx, nbr)
+            if ezoc:
                 out.append((nbr, cost, EZOC, ""))
             else:
                 out.append((nbr, cost, NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN, ""))
