@@ -289,21 +289,6 @@ class Found:
         prev = self.prev
         stops = self.stops
         paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
-
-        def path_to(node: int) -> tuple[str, ...]:
-            """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
-            chain: list[int] = []
-            walk = node
-            while walk not in paths:
-                chain.append(walk)
-                parent = prev[walk]
-                assert parent is not None
-                walk = parent
-            path = paths[walk]
-            for n in reversed(chain):
-                path = paths[n] = (*path, ids[n >> 1])
-            return path
-
         chosen: dict[str, tuple[int, int, bool, Any, tuple[str, ...]]] = {}
         groups: dict[tuple[str, ...], None] = {}
         start = self.start
@@ -325,7 +310,19 @@ class Found:
         rows = []
         for hex_id in sorted(chosen):  # a path only for the node chosen
             node, total, terminal, stop, sections = chosen[hex_id]
-            rows.append((hex_id, total, path_to(node), terminal, stop, sections))
+            path = paths.get(node)
+            if path is None:  # the hexes entered on the cheapest path, each prefix built once
+                chain: list[int] = []
+                walk = node
+                while walk not in paths:
+                    chain.append(walk)
+                    parent = prev[walk]
+                    assert parent is not None
+                    walk = parent
+                path = paths[walk]
+                for n in reversed(chain):
+                    path = paths[n] = (*path, ids[n >> 1])
+            rows.append((hex_id, total, path, terminal, stop, sections))
         self._rows = (tuple(rows), tuple(groups))
         return self._rows
 
@@ -348,7 +345,13 @@ class Found:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
-                rows.append((hex_id, in_code_order(noted)))
+                if len(noted) == 1:  # in_code_order, inlined for the usual single reason
+                    for code, message, cited in noted.values():
+                        if not isinstance(message, str):
+                            message = _message(message)
+                        rows.append((hex_id, ((code, message, cited),)))
+                else:
+                    rows.append((hex_id, in_code_order(noted)))
         rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
