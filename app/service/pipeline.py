@@ -37,7 +37,7 @@ from pydantic import ValidationError
 from sqlalchemy.exc import IntegrityError
 
 from app.db.engine import json_reuse
-from app.db.models import EventRow, GameRow
+from app.db.models import EventRow, GameFields
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
 from app.rules import registry
@@ -100,7 +100,7 @@ class IfMatch:
 
 @dataclass
 class Game:
-    row: GameRow
+    row: GameFields
     ruleset: AnyRuleset
     board: Any
     state: Any
@@ -142,7 +142,7 @@ def valid_game_id(game_id: str) -> bool:
         return False
 
 
-def find_game(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
+def find_game(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameFields, str]:
     """The game row and board digest, or :class:`NotFound` (ids are checked before querying)."""
     found = uow.games.get(game_id, lock=uow.writing) if valid_game_id(game_id) else None
     if found is None:
@@ -184,7 +184,7 @@ def load_game_as(
 
 
 def game_from_row(
-    uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache
+    uow: AbstractUnitOfWork, row: GameFields, board_digest: str, boards: BoardCache
 ) -> Game:
     """A game from its row already read (``GET /games`` reads many rows in one query)."""
     try:
@@ -214,7 +214,7 @@ def game_from_row(
     )
 
 
-def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+def seat_of(uow: AbstractUnitOfWork, game: GameFields, token: str | None) -> str | None:
     """The seat a bearer token holds at this game; None without a token; 401 if wrong,
     403 for a read-only spectator token (see :mod:`app.service.identity`)."""
     if token is None:
@@ -222,13 +222,13 @@ def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | 
     return require_seat(identify(uow, game, token))
 
 
-def reader_seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+def reader_seat(uow: AbstractUnitOfWork, game: GameFields, token: str | None) -> str | None:
     """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
     spectator token."""
     return reader_of(game, identify(uow, game, token) if token is not None else None)
 
 
-def reader_of(game: GameRow, who: Identity | None) -> str | None:
+def reader_of(game: GameFields, who: Identity | None) -> str | None:
     """:func:`reader_seat` for an identity already known (``who`` None: no token presented)."""
     if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
@@ -243,10 +243,12 @@ def reading(
     :func:`reader_seat`), found in one query. The clock is settled lazily: only when a side's
     time has run out and nobody has recorded it yet is the read left, the expiry written
     (:func:`settle_clock`) and the read begun again, so a read of a game whose clock is fine
-    is one transaction."""
+    is one transaction, which reads the game only (its row with the token's seat, and on a
+    cache miss its board and state: ``uow.begin(direct=True)``, statements straight on the
+    driver)."""
     settled = False
     while True:
-        with uow.begin():
+        with uow.begin(direct=True):
             game, who = load_game_as(uow, game_id, boards, token)
             seat = reader_of(game.row, who)
             if settled or not mt.newly_expired(game.row, now):
@@ -262,7 +264,7 @@ def turn_of(game: Game, state: Any) -> mt.Turn | None:
         return mt.where(game.ruleset, game.board, state)
 
 
-def require_active(row: GameRow) -> None:
+def require_active(row: GameFields) -> None:
     if row.status != "active":
         raise Conflict(
             f"the game is {row.status}: nothing more may be played",
@@ -592,7 +594,7 @@ def _prior(
     return uow.games.event_by_key(game_id, seat, idempotency_key)
 
 
-def require_current(row: GameRow, if_match: IfMatch) -> None:
+def require_current(row: GameFields, if_match: IfMatch) -> None:
     """412 unless the game is still at a version the client's If-Match names."""
     if not if_match.matches(row.version):
         raise PreconditionFailed(
