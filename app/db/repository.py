@@ -368,10 +368,11 @@ class DirectReads:
     statements are SQLAlchemy's, compiled once per engine, and each column's value goes
     through SQLAlchemy's own result processor for its type, so the values are those the
     session reads. The engine's statement observers (``before_cursor_execute`` listeners,
-    called without a ``Connection``) and its ``echo`` see each statement. One transaction as before: SQLite's ``BEGIN`` is sent first (each
-    statement would otherwise see its own snapshot); psycopg begins one itself. The pool
-    rolls it back when the connection is given back. A driver error is raised as
-    SQLAlchemy raises it (its ``DBAPIError`` subclass), a connection lost is invalidated."""
+    called without a ``Connection``) and its ``echo`` see each statement. One transaction as
+    before: SQLite's ``BEGIN`` is sent first (each statement would otherwise see its own
+    snapshot); psycopg begins one itself. The pool rolls it back when the connection is given
+    back. A driver error is raised as SQLAlchemy raises it (its ``DBAPIError`` subclass); a
+    connection lost is invalidated."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
