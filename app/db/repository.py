@@ -18,6 +18,7 @@ from sqlalchemy import (
     bindparam,
     func,
     insert,
+    literal_column,
     or_,
     select,
     update,
@@ -122,6 +123,8 @@ RECORD_FIELDS = (
     "created_version",
 )
 _FIELDS = len(RECORD_FIELDS)
+_WHEN = ("created_at", "updated_at")
+"""The record's timestamps: read straight on the driver, converted on first access."""
 """The columns of ``games`` a :class:`GameRecord` is read with: every one but the two state
 documents (read on first access, through the same transaction)."""
 DOCUMENTS = ("state", "initial_state")
@@ -233,7 +236,15 @@ class GameRecord:
     the ORM's deferred columns were: through the same session and transaction, and only while
     it is open (after it, as for a detached entity, an error)."""
 
-    __slots__ = (*RECORD_FIELDS, "_documents", "_state", "_initial_state")
+    __slots__ = (
+        *(name for name in RECORD_FIELDS if name not in _WHEN),
+        "_created_at",
+        "_updated_at",
+        "_when",
+        "_documents",
+        "_state",
+        "_initial_state",
+    )
 
     id: str
     ruleset_id: str
@@ -243,8 +254,6 @@ class GameRecord:
     version: int
     status: str
     public: bool
-    created_at: datetime
-    updated_at: datetime
     dice_seed: str | None
     dice_commitment: str | None
     dice_counter: int
@@ -255,9 +264,17 @@ class GameRecord:
     access_epoch: int
     created_version: str | None
 
-    def __init__(self, values: Sequence[Any], documents: Callable[[str, str], Any]) -> None:
+    def __init__(
+        self,
+        values: Sequence[Any],
+        documents: Callable[[str, str], Any],
+        when: Callable[[Any], Any] | None = None,
+    ) -> None:
         """``values``: a row of :data:`_READ` or :data:`_READ_AS` (its first columns);
-        ``documents(game id, column)`` reads one of the state documents."""
+        ``documents(game id, column)`` reads one of the state documents; ``when``: the
+        timestamps are as the driver gave them, and this makes them datetimes (SQLite's
+        text, parsed on first access only: a game's view, which shows them, is made once
+        per version)."""
         (
             self.id,
             self.ruleset_id,
@@ -267,8 +284,8 @@ class GameRecord:
             self.version,
             self.status,
             self.public,
-            self.created_at,
-            self.updated_at,
+            self._created_at,
+            self._updated_at,
             self.dice_seed,
             self.dice_commitment,
             self.dice_counter,
@@ -279,9 +296,28 @@ class GameRecord:
             self.access_epoch,
             self.created_version,
         ) = values[:_FIELDS]
+        self._when = when
         self._documents = documents
         self._state: Any = _UNREAD
         self._initial_state: Any = _UNREAD
+
+    @property
+    def created_at(self) -> datetime:
+        if self._when is not None:
+            self._convert()
+        return cast(datetime, self._created_at)
+
+    @property
+    def updated_at(self) -> datetime:
+        if self._when is not None:
+            self._convert()
+        return cast(datetime, self._updated_at)
+
+    def _convert(self) -> None:
+        when, self._when = self._when, None
+        assert when is not None
+        self._created_at = None if self._created_at is None else when(self._created_at)
+        self._updated_at = None if self._updated_at is None else when(self._updated_at)
 
     @property
     def state(self) -> dict[str, Any]:
@@ -308,19 +344,26 @@ class _Plan:
     column's type: SQLite's JSON text and timestamps, booleans; none on psycopg, which
     converts)."""
 
-    __slots__ = ("defaults", "order", "plain", "processors", "sql")
+    __slots__ = ("defaults", "later", "order", "plain", "processors", "sql")
 
-    def __init__(self, stmt: Any, dialect: Dialect) -> None:
+    def __init__(self, stmt: Any, dialect: Dialect, later: tuple[str, ...] = ()) -> None:
+        """``later``: the columns (of one type) whose values are left as the driver gives
+        them; :attr:`later` converts them."""
         compiled = stmt.compile(dialect=dialect)
         self.sql = compiled.string
         self.order: tuple[str, ...] | None = (
             tuple(compiled.positiontup) if compiled.positional else None
         )
         self.defaults = dict(compiled.params)
-        self.processors = tuple(
+        processors = [
             column.type.dialect_impl(dialect).result_processor(dialect, None)
             for column in stmt.selected_columns
-        )
+        ]
+        self.later: Callable[[Any], Any] | None = None
+        for i, column in enumerate(stmt.selected_columns):
+            if column.key in later and column.table is _GAMES:
+                self.later, processors[i] = processors[i], None
+        self.processors = tuple(processors)
         self.plain = not any(self.processors)
 
     def args(self, params: Mapping[str, Any]) -> Any:
@@ -347,12 +390,13 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
     if plans is None:
         dialect = engine.dialect
         statements = {
-            "read": _READ,
-            "read_as": _READ_AS,
             "board": select(_SCENARIOS.c.board).where(_SCENARIOS.c.id == bindparam("sid")),
+            "ping": select(literal_column("1")),
             **{name: stmt for name, stmt in _DOCUMENT.items()},
         }
         plans = _PLANS[engine] = {k: _Plan(v, dialect) for k, v in statements.items()}
+        plans["read"] = _Plan(_READ, dialect, _WHEN)
+        plans["read_as"] = _Plan(_READ_AS, dialect, _WHEN)
     return plans
 
 
@@ -401,6 +445,10 @@ class DirectReads:
         except self.engine.dialect.loaded_dbapi.Error as exc:
             raise self._wrapped(exc, plan.sql, params) from exc
         return None if raw is None else plan.row(raw)
+
+    def later(self, name: str) -> Callable[[Any], Any] | None:
+        """What converts the values statement ``name`` left as the driver gave them."""
+        return self._plans[name].later
 
     def document(self, game_id: str, name: str) -> Any:
         row = self.one(name, {"game_id": game_id})
@@ -522,7 +570,8 @@ class GameRepository:
             )
             if found is None:
                 return None
-            return GameRecord(found, self._document), found[_FIELDS]
+            when = self.direct.later("read") if self.direct is not None else None
+            return GameRecord(found, self._document, when), found[_FIELDS]
         row = self.session.execute(_GET_LOCKED, {"game_id": game_id}).first()
         if row is None:
             return None
@@ -549,8 +598,9 @@ class GameRepository:
             if found is None:
                 return None
             n = _FIELDS
+            when = self.direct.later("read_as") if self.direct is not None else None
             return (
-                GameRecord(found, self._document),
+                GameRecord(found, self._document, when),
                 found[n],
                 TokenMatch(found[n + 1], found[n + 2], found[n + 3]),
                 bool(found[n + 4]),
