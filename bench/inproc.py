@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import gc
 import io
 import json
 import os
@@ -86,20 +87,53 @@ def asgi_call(
     return call
 
 
-async def measure(call: Call, n: int, batches: int) -> float:
-    """CPU ms per request: the median over ``batches`` batches of ``n`` requests."""
+class GcWatch:
+    """The garbage collector's passes while a row runs: how many per generation and their
+    time (``gc.callbacks``)."""
+
+    def __init__(self) -> None:
+        self.count = [0, 0, 0]
+        self.seconds = [0.0, 0.0, 0.0]
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            gen = info["generation"]
+            self.count[gen] += 1
+            self.seconds[gen] += time.perf_counter() - self._started
+
+    def __enter__(self) -> GcWatch:
+        gc.callbacks.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self)
+
+    def report(self, requests: int) -> str:
+        return ", ".join(
+            f"gen{g} {self.count[g]} ({self.seconds[g] * 1e6 / requests:.1f} us/req)"
+            for g in range(3)
+        )
+
+
+async def measure(call: Call, n: int, batches: int, watch: bool = False) -> tuple[float, str]:
+    """CPU ms per request: the median over ``batches`` batches of ``n`` requests; and what the
+    garbage collector did meanwhile (``watch``)."""
     status, body = await call()
     if status >= 300:
         raise RuntimeError(f"{status}: {body[:300]!r}")
     for _ in range(20):
         await call()
     out = []
-    for _ in range(batches):
-        start = time.process_time()
-        for _ in range(n):
-            await call()
-        out.append((time.process_time() - start) * 1000 / n)
-    return statistics.median(out)
+    with GcWatch() as gcw:
+        for _ in range(batches):
+            start = time.process_time()
+            for _ in range(n):
+                await call()
+            out.append((time.process_time() - start) * 1000 / n)
+    return statistics.median(out), gcw.report(n * batches) if watch else ""
 
 
 async def profile(call: Call, n: int, top: int) -> str:
@@ -153,6 +187,21 @@ def service_profile(app: Any, ids: dict[str, str], cases: list[Any], args: Any) 
     return out.getvalue()
 
 
+def _alternate(posts: list[Call], then: Call | None = None) -> Call:
+    """Each call the next of ``posts`` in turn (and ``then`` after it)."""
+    turn = 0
+
+    async def call() -> tuple[int, bytes]:
+        nonlocal turn
+        turn += 1
+        status, body = await posts[turn % len(posts)]()
+        if status >= 300 or then is None:
+            return status, body
+        return await then()
+
+    return call
+
+
 class Lifespan:
     """Run an ASGI app's lifespan (start-up, shut-down) as a server does."""
 
@@ -192,10 +241,10 @@ async def run(url: str, args: argparse.Namespace) -> None:
     from app.db.migrate import upgrade
     from app.main import create_app
     from bench import bare
-    from bench.scenarios import mover_step, zoc_scenario
+    from bench.scenarios import hex_id, mover_step, zoc_scenario
 
     upgrade(url)
-    app = create_app(Settings(database_url=url, gc_tuning=True))
+    app = create_app(Settings(database_url=url, gc_tuning=not args.no_gc_tuning))
     os.environ["BARE_DATABASE_URL"] = url
     bare_app = bare.create()
     transport = httpx.ASGITransport(app=app)
@@ -212,10 +261,12 @@ async def run(url: str, args: argparse.Namespace) -> None:
             ]  # fmt: skip
             texts: dict[str, str] = {}
             ids: dict[str, str] = {}
+            umpires: dict[str, str] = {}
             for label, doc, _ in cases:
                 r = await client.post("/games", json={"ruleset": "zoc", "scenario": doc})
                 r.raise_for_status()
                 ids[label] = r.json()["id"]
+                umpires[label] = r.json()["seats"]["umpire"]
                 state = (await client.get(f"/games/{ids[label]}")).json()["state"]
                 texts[ids[label]] = json.dumps(state, separators=(",", ":"))
         bare.seed(url, texts)
@@ -238,6 +289,26 @@ async def run(url: str, args: argparse.Namespace) -> None:
                 )
             )
             rows.append((f"bare read ({label})", asgi_call(bare_app, "GET", f"/bare/read/{gid}")))
+        if args.write_rows:
+            places = {
+                "seed example": ("de-inf-2", ("e3307", "e3207")),
+                "100x100": ("mover", (hex_id(1, 1, 100), hex_id(1, 2, 100))),
+            }
+            for label, (unit, hexes) in places.items():
+                gid, auth = ids[label], {"authorization": f"Bearer {umpires[label]}"}
+                get = asgi_call(app, "GET", f"/games/{gid}", b"", auth)
+                posts = [
+                    asgi_call(
+                        app,
+                        "POST",
+                        f"/games/{gid}/actions",
+                        json.dumps({"kind": "place_unit", "unit": unit, "hex": h}).encode(),
+                        {**auth, "content-type": "application/json", "if-match": "*"},
+                    )
+                    for h in hexes
+                ]
+                rows.append((f"submission ({label})", _alternate(posts)))
+                rows.append((f"submission + GET game ({label})", _alternate(posts, get)))
         if args.service:
             print(service_profile(app, ids, cases, args))
             return
@@ -247,8 +318,8 @@ async def run(url: str, args: argparse.Namespace) -> None:
             if args.profile and args.profile in name:
                 print(await profile(call, args.requests, args.top))
                 continue
-            ms = await measure(call, args.requests, args.batches)
-            print(f"{name:32s} {ms:.3f} ms CPU/request", flush=True)
+            ms, gcs = await measure(call, args.requests, args.batches, args.gc)
+            print(f"{name:32s} {ms:.3f} ms CPU/request {gcs}", flush=True)
 
 
 def main() -> int:
@@ -262,6 +333,11 @@ def main() -> int:
     )
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--only", action="append", help="rows whose name contains this")
+    parser.add_argument("--gc", action="store_true", help="count the collector's passes")
+    parser.add_argument(
+        "--no-gc-tuning", action="store_true", help="CPython's collector as it comes"
+    )
+    parser.add_argument("--write-rows", action="store_true", help="also time submissions")
     parser.add_argument("--root", help="the checkout whose app to measure (default: this one)")
     args = parser.parse_args()
     sys.path.insert(0, str(HERE))

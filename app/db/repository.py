@@ -413,16 +413,19 @@ class DirectReads:
     through SQLAlchemy's own result processor for its type, so the values are those the
     session reads. The engine's statement observers (``before_cursor_execute`` listeners,
     called without a ``Connection``) and its ``echo`` see each statement. One transaction as
-    before: SQLite's ``BEGIN`` is sent first (each statement would otherwise see its own
-    snapshot); psycopg begins one itself. The pool rolls it back when the connection is given
-    back. A driver error is raised as SQLAlchemy raises it (its ``DBAPIError`` subclass); a
-    connection lost is invalidated."""
+    before on SQLite: its ``BEGIN`` is sent first (each statement would otherwise see its own
+    snapshot), and the pool rolls it back when the connection is given back. On PostgreSQL
+    the statements run in autocommit: each sees what was committed before it, as in the
+    ``READ COMMITTED`` transaction the session would open, without the ``BEGIN`` and
+    ``ROLLBACK`` round trips around it (two of a read's three). A driver error is raised as
+    SQLAlchemy raises it (its ``DBAPIError`` subclass); a connection lost is invalidated."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
         self._conn: PoolProxiedConnection | None = None
         self._plans = _plans(engine)
         self._closed = False
+        self._autocommit = False
 
     def one(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first row of statement ``name`` (processed), or None."""
@@ -470,11 +473,14 @@ class DirectReads:
                 None, None, exc, dialect.loaded_dbapi.Error, dialect=dialect
             ) from exc
         self._conn = conn
-        if dialect.name == "sqlite":  # one snapshot for every statement of the read
-            try:
+        try:
+            if dialect.name == "sqlite":  # one snapshot for every statement of the read
                 conn.driver_connection.execute("BEGIN")  # type: ignore[union-attr]
-            except dialect.loaded_dbapi.Error as exc:
-                raise self._wrapped(exc, "BEGIN", {}) from exc
+            else:  # each statement its own snapshot, as in a READ COMMITTED transaction
+                conn.driver_connection.autocommit = True  # type: ignore[union-attr]
+                self._autocommit = True
+        except dialect.loaded_dbapi.Error as exc:
+            raise self._wrapped(exc, "BEGIN", {}) from exc
         return conn
 
     def _wrapped(self, exc: Any, sql: str, params: Mapping[str, Any]) -> sa_exc.StatementError:
@@ -496,8 +502,16 @@ class DirectReads:
     def close(self) -> None:
         self._closed = True
         conn, self._conn = self._conn, None
-        if conn is not None:
-            conn.close()  # back to the pool, which rolls the transaction back
+        if conn is None:
+            return
+        if self._autocommit:  # as the pool hands its connections out
+            self._autocommit = False
+            try:
+                conn.driver_connection.autocommit = False  # type: ignore[union-attr]
+            except Exception as exc:  # a connection that cannot say where it is: not kept
+                conn.invalidate(exc)
+                return
+        conn.close()  # back to the pool, which rolls a transaction back
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,14 @@ def test_a_direct_read_takes_one_connection_and_gives_it_back(db_url: str) -> No
         with pytest.raises(NotFound):
             uc.read_game(uow, "00000000-0000-4000-8000-000000000000", token=None, boards=boards)
         assert pool.checkedout() == 0
+        assert pool.checkedin() == 1  # the one connection every read used
+        if engine.dialect.name == "postgresql":  # read in autocommit, given back as it was
+            with engine.connect() as conn:
+                driver: Any = conn.connection.driver_connection
+                assert driver.autocommit is False
+                conn.execute(text("CREATE TEMP TABLE t (x int)"))
+                conn.rollback()
+                assert conn.execute(text("SELECT to_regclass('pg_temp.t')")).scalar() is None
     finally:
         engine.dispose()
 
