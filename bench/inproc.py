@@ -187,6 +187,18 @@ def service_profile(app: Any, ids: dict[str, str], cases: list[Any], args: Any) 
     return out.getvalue()
 
 
+def _cold(app: Any, call: Call) -> Call:
+    """``call`` with the parsed states and views forgotten first: a cache miss (the state
+    read and parsed, the view made), as in a process that has not seen the game's version."""
+
+    async def cold() -> tuple[int, bytes]:
+        app.state.boards.states.clear()
+        app.state.boards.views.clear()
+        return await call()
+
+    return cold
+
+
 def _alternate(posts: list[Call], then: Call | None = None) -> Call:
     """Each call the next of ``posts`` in turn (and ``then`` after it)."""
     turn = 0
@@ -289,6 +301,9 @@ async def run(url: str, args: argparse.Namespace) -> None:
                 )
             )
             rows.append((f"bare read ({label})", asgi_call(bare_app, "GET", f"/bare/read/{gid}")))
+            rows.append(
+                (f"GET game, cold ({label})", _cold(app, asgi_call(app, "GET", f"/games/{gid}")))
+            )
         if args.write_rows:
             places = {
                 "seed example": ("de-inf-2", ("e3307", "e3207")),
