@@ -13,17 +13,28 @@ Each against the plain-Python floor (:func:`bench.floor.floor_reachable`) of the
 units, measured in the same run; the rows' times are per ask (the 20 asks' sum / 20).
 ``python -m bench.hover`` prints the rows (``--rounds N`` alternates N measurements and gives
 the medians).
+
+The rows are measured with the garbage collector tuned as in a server process
+(:func:`app.runtime.tune_gc`, which ``referee serve`` turns on: what start-up and the scenario
+built frozen, a higher first threshold), the floor too, and the settings restored afterwards.
+A parsed 526-unit state is thousands of objects that the default thresholds promote towards
+the old generation, where they bring on full collections over everything the process holds;
+the parsed-state row is therefore given once more with CPython's default settings (no target:
+not how a server runs).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import statistics
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from app.rules import registry
+from app.runtime import THRESHOLDS
 from bench.core import _move_doc, _row, _zoi_move_doc, measure
 from bench.floor import build_grid, floor_reachable, zoi_zone
 from bench.report import Row
@@ -121,19 +132,37 @@ def _zoi() -> tuple[Callable[[], Any], tuple[Callable[[], Any], ...]]:
     return floor, _cases(registry.get("zoi"), sc, "french", _zoi_move_doc)
 
 
-CASES = ("hovering", "first ask after a move", "parsed state")
-TARGETS = (2, 3, 3)
+CASES = ("hovering", "first ask after a move", "parsed state", "parsed state, default GC")
+TARGETS: tuple[float | None, ...] = (2, 3, 3, None)
+
+
+@contextmanager
+def server_gc() -> Iterator[None]:
+    """The garbage collector as :func:`app.runtime.tune_gc` sets it in a server process
+    (what exists now frozen, the server's thresholds); the settings before restored after."""
+    before = gc.get_threshold()
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
 
 
 def rows(rounds: int = 1) -> list[Row]:
     out: list[Row] = []
     for name, make in (("zoc", _zoc), ("zoi", _zoi)):
         floor, cases = make()
-        samples: list[list[tuple[float, float, float]]] = [[] for _ in range(len(cases) + 1)]
+        timed = (*cases, cases[-1])  # the parsed state again, with the default settings
+        samples: list[list[tuple[float, float, float]]] = [[] for _ in range(len(timed) + 1)]
         for _ in range(rounds):  # alternate: floor, then each case, then again
-            samples[0].append(measure(floor))
-            for k, fn in enumerate(cases):
-                samples[k + 1].append(measure(fn))
+            with server_gc():
+                samples[0].append(measure(floor))
+                for k, fn in enumerate(cases):
+                    samples[k + 1].append(measure(fn))
+            samples[len(timed)].append(measure(timed[-1]))
         med = [_median(s) for s in samples]
         f = _per_ask(med[0])
         for k, case in enumerate(CASES):

@@ -231,17 +231,19 @@ def server(
     extra: dict[str, str] | None = None,
     app: str = "bench.server",
     cpus: str | None = None,
+    root: Path = ROOT,
 ) -> Iterator[str]:
     """uvicorn serving ``app``'s ``create`` factory (the Referee app plus its bare endpoints,
     or ``bench.bare``: the bare app, ``BARE_DATABASE_URL`` = ``url``); ``cpus``: on those
-    CPUs only (``taskset -c``)."""
+    CPUs only (``taskset -c``); ``root``: the checkout whose code it serves (another one's:
+    before and after compared in one sitting, ``bench/reads.py``)."""
     port = _free_port()
     env = {
         **os.environ,
         "REFEREE_DATABASE_URL": url,
         "BARE_DATABASE_URL": url,
         "REFEREE_GC_TUNING": "true",  # as `referee serve` runs
-        "PYTHONPATH": str(ROOT),
+        "PYTHONPATH": str(root),
         **(extra or {}),
     }
     cmd = [
@@ -262,7 +264,7 @@ def server(
         "--no-access-log",
     ]
     log = tempfile.TemporaryFile()  # noqa: SIM115 -- never a pipe: a full one stalls the server
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stderr=log)
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stderr=log)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 300

@@ -293,8 +293,9 @@ def database_unavailable(exc: BaseException) -> bool:
     closed, the server shutting down, SQLite ``database is locked`` / ``unable to open``, a
     statement cancelled), ``InterfaceError``, any ``DBAPIError`` that invalidated its
     connection, and a pool checkout that timed out. The pool discards the broken connections
-    (PostgreSQL connections are also pre-pinged), so the next request after the database is
-    back succeeds."""
+    (a PostgreSQL connection the server wrote to or closed is also pinged at checkout,
+    ``app.db.engine.socket_quiet``), so the next request after the database is back
+    succeeds."""
     if isinstance(exc, sa_exc.TimeoutError):
         return True
     if isinstance(exc, sa_exc.DBAPIError):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import select
 import sqlite3
 import threading
 import weakref
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -87,9 +89,10 @@ def make_engine(url: str | URL, *, echo: bool = False, pool_size: int = POOL_SIZ
 
     SQLite: the file's directory is created on first connect, WAL journal, foreign keys on,
     a busy timeout, and write transactions start with ``BEGIN IMMEDIATE`` so a writer never
-    fails half-way on a stale snapshot. PostgreSQL: psycopg 3 with pre-ping (a connection the
-    server dropped -- a restart -- is replaced at checkout) and a 5 s connect timeout (unless
-    the URL sets ``connect_timeout``). Both keep ``pool_size`` connections and open no more
+    fails half-way on a stale snapshot. PostgreSQL: psycopg 3, a connection the server dropped
+    -- a restart -- replaced at checkout (:func:`_ping_if_not_quiet`: pinged only when its
+    socket is not quiet), and a 5 s connect timeout (unless the URL sets
+    ``connect_timeout``). Both keep ``pool_size`` connections and open no more
     (a request finding them all busy waits for one, as it did at SQLAlchemy's 5 + 10).
     """
     parsed = normalize_url(url)
@@ -98,15 +101,60 @@ def make_engine(url: str | URL, *, echo: bool = False, pool_size: int = POOL_SIZ
     # a connection attempt to an unreachable server gives up (503 service.database_unavailable)
     # instead of holding a worker thread for the TCP timeout
     connect_args = {} if "connect_timeout" in parsed.query else {"connect_timeout": 5}
-    return create_engine(
+    engine = create_engine(
         parsed,
         echo=echo,
-        pool_pre_ping=True,
         pool_size=pool_size,
         max_overflow=0,
         connect_args=connect_args,
         json_serializer=JSON_SERIALIZER,
     )
+    event.listen(engine, "checkout", _ping_if_not_quiet)
+    return engine
+
+
+def socket_quiet(dbapi_connection: Any) -> bool:
+    """True when an idle pooled connection's socket has nothing to read: the server has
+    neither closed it nor said anything since the connection was last used (a server that
+    shuts down or restarts ends each session with a message and closes its socket). False
+    when it cannot tell."""
+    if getattr(dbapi_connection, "closed", False) or getattr(dbapi_connection, "broken", False):
+        return False
+    if not hasattr(select, "poll"):
+        return False
+    try:
+        fd = dbapi_connection.fileno()
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLPRI)
+        return not poller.poll(0)
+    except (OSError, ValueError, AttributeError):
+        return False
+    except Exception:  # the driver refuses (e.g. psycopg on a closed connection)
+        return False
+
+
+def _ping_if_not_quiet(dbapi_connection: Any, record: Any, proxy: Any) -> None:
+    """PostgreSQL's checkout check, instead of SQLAlchemy's pre-ping (a ``SELECT 1`` round
+    trip on every checkout: a third of a GET game's wait on PostgreSQL, issue 28). A pooled
+    connection whose socket is quiet (:func:`socket_quiet`) is handed out as it is; one the
+    server has written to or closed -- after a restart every pooled connection has its
+    server's goodbye waiting -- is pinged, and if the ping fails the whole pool is
+    invalidated and a new connection opened (``tests/reliability/test_database_restart.py``).
+    What this cannot see, as the pre-ping could not either, is a server gone between the
+    check and the statement: that request is answered 503 and the pool replaces the
+    connection."""
+    if socket_quiet(dbapi_connection):
+        return
+    try:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("SELECT 1")
+        finally:
+            cursor.close()
+        if not dbapi_connection.autocommit:
+            dbapi_connection.rollback()
+    except Exception as exc:
+        raise sa_exc.InvalidatePoolError(f"the connection failed its ping: {exc}") from exc
 
 
 def _sqlite_engine(url: URL, *, echo: bool, pool_size: int) -> Engine:

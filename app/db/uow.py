@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db.engine import WRITE_OPTION, writer_lock
-from app.db.repository import GameRepository
+from app.db.repository import DirectReads, GameRepository
 
 WRITER_WAIT_SECONDS = 30.0
 """How long a write waits for this process's other writers before trying SQLite's lock
@@ -24,9 +24,15 @@ class AbstractUnitOfWork(abc.ABC):
 
     games: GameRepository
 
-    def begin(self, *, write: bool = False) -> Self:
-        """Declare whether the coming transaction writes; use as ``with uow.begin(...)``."""
+    def begin(self, *, write: bool = False, direct: bool = False) -> Self:
+        """Declare whether the coming transaction writes; use as ``with uow.begin(...)``.
+
+        ``direct`` (reads only): the transaction reads one game only -- its row with a token's
+        seat (``games.get``/``get_as``), its board and its state documents -- and does it
+        with statements straight on the driver (:class:`app.db.repository.DirectReads`); it
+        has no session (``games.session`` raises)."""
         self._write = write
+        self._direct = direct and not write
         return self
 
     @property
@@ -62,6 +68,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
         self._session: Session | None = None
+        self._reads: DirectReads | None = None
         self._held: threading.RLock | None = None
         self._after_commit: list[Callable[[], None]] = []
 
@@ -72,6 +79,12 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         return self._session
 
     def __enter__(self) -> Self:
+        if getattr(self, "_direct", False):
+            bind = self.session_factory.kw["bind"]
+            assert isinstance(bind, Engine)
+            self._reads = DirectReads(bind)
+            self.games = GameRepository(None, self._reads)
+            return self
         session = self.session_factory()
         if self.writing:
             bind = session.get_bind()
@@ -96,6 +109,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        reads, self._reads = self._reads, None
+        if reads is not None:
+            self._direct = False
+            reads.close()
+            return
         session = self.session
         try:
             if self.writing and session.in_transaction():

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar, get_args, get
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from app.rules.catalog import Catalog, Interpretation
-from app.rules.dispatch import Kind, Query
+from app.rules.catalog import Catalog, Interpretation, RulesText
+from app.rules.dispatch import Kind, Query, Sealed
 from app.rules.errors import InvalidQuery as InvalidQuery
 from app.rules.errors import InvalidScenario as InvalidScenario
 from app.rules.errors import RulesError as RulesError
@@ -197,6 +197,9 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     description: ClassVar[str] = ""
     source: ClassVar[str] = ""
 
+    text: ClassVar[RulesText | None] = None
+    """What the ruleset rules from (source, catalog, interpretations), declared once; sets
+    :attr:`source`, :attr:`catalog` and :attr:`interpretations`."""
     catalog: ClassVar[Catalog]
     interpretations: ClassVar[tuple[Interpretation, ...]] = ()
     interpretation_by_id: ClassVar[Mapping[str, Interpretation]] = {}
@@ -230,6 +233,13 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     their other reasons); None: :func:`app.rules.play.step` refuses it as out of sequence
     before the judge."""
 
+    sealed: ClassVar[Sealed[Any, Any] | None] = None
+    """The ruleset's sealed orders (:class:`~app.rules.dispatch.Sealed`); None: it has none."""
+
+    offer: ClassVar[Callable[[Any, Any, Any, str], AvailableActions] | None] = None
+    """What a seat may do now, the ruleset's own listing: ``offer(board, state, options,
+    seat)`` (options coerced); None: the default of :meth:`available_actions`."""
+
     fixed_sides: ClassVar[Sides | None] = None
     """The sides, for a ruleset whose sides do not come from the scenario."""
 
@@ -248,6 +258,13 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
                 for attr, model in named:
                     if attr and attr not in cls.__dict__ and isinstance(model, type):
                         setattr(cls, attr, model)
+        text = cls.__dict__.get("text")
+        if text is not None:
+            cls.source, cls.catalog, cls.interpretations = (
+                text.source,
+                text.catalog,
+                text.interpretations,
+            )
         if "interpretations" in cls.__dict__:
             cls.interpretation_by_id = {i.id: i for i in cls.interpretations}
         if cls.__dict__.get("kinds"):
@@ -415,8 +432,8 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return self.kind(action).dice_needed(board, state, action)
 
     def sealed_decisions(self, board: BoardT, state: StateT) -> Mapping[str, SealedDecision]:
-        """Simultaneous secret decisions open in this state, by id."""
-        return {}
+        """Simultaneous secret decisions open in this state, by id (:attr:`sealed`)."""
+        return {} if self.sealed is None else self.sealed.decisions(board, state)
 
     def judge_order(
         self,
@@ -430,7 +447,11 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         """Judge ``side``'s sealed order (already well-formed: ``decision.order_model``)
         against the game now, before it is accepted -- on submission and in the dry run
         ``POST /games/{id}/sealed/{decision}/check``. Pure. A refusal lists every rule the
-        order breaks, cited. Default: every well-formed order is accepted."""
+        order breaks, cited. Without :attr:`sealed`: every well-formed order is accepted."""
+        if self.sealed is not None:
+            return self.sealed.judge(
+                board, state, decision, side, order, self.coerce_options(options)
+            )
         citations = (decision.citation,) if decision.citation is not None else ()
         return Ruling(legal=True, summary=f"{side}'s order is accepted.", citations=citations)
 
@@ -438,7 +459,7 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         self, board: BoardT, state: StateT, decision: str, orders: Mapping[str, BaseModel]
     ) -> Sequence[int]:
         """Dice sizes needed to resolve revealed sealed orders."""
-        return ()
+        return () if self.sealed is None else self.sealed.dice(board, state, decision, orders)
 
     def resolve_sealed(
         self,
@@ -450,7 +471,11 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         dice: Sequence[int] = (),
     ) -> Ruling:
         """Judge the revealed orders of a sealed decision (side -> order). Pure."""
-        raise NotImplementedError(f"ruleset {self.id!r} has no sealed decisions")
+        if self.sealed is None:
+            raise NotImplementedError(f"ruleset {self.id!r} has no sealed decisions")
+        return self.sealed.resolve(
+            board, state, decision, orders, self.coerce_options(options), dice
+        )
 
     def apply_sealed(
         self,
@@ -461,7 +486,9 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         ruling: Ruling,
     ) -> StateT:
         """The state after a resolved sealed decision."""
-        raise NotImplementedError(f"ruleset {self.id!r} has no sealed decisions")
+        if self.sealed is None:
+            raise NotImplementedError(f"ruleset {self.id!r} has no sealed decisions")
+        return self.sealed.apply(board, state, decision, orders, ruling)  # type: ignore[no-any-return]
 
     def is_over(self, board: BoardT, state: StateT) -> bool:
         """True once the game has ended (its dice seed may then be revealed to all)."""
@@ -476,8 +503,12 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
         The service calls this only while the sequence of play lets the seat act and adds
         the phase, sealed decisions and whether the seat may end the phase. Default: every
-        action kind, no unit list, citing the sequence of play if there is one. Rulesets
-        override it to list the units that may act and cite the sections that decide it."""
+        action kind, no unit list, citing the sequence of play if there is one. A ruleset
+        declares its own listing (:attr:`offer`: the units that may act, the sections that
+        decide it)."""
+        offer = type(self).offer
+        if offer is not None:
+            return offer(board, state, self.coerce_options(options), seat)
         sequence = self.sequence_of_play(board)
         return AvailableActions(
             kinds=tuple(self.action_models),

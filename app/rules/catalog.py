@@ -7,6 +7,7 @@ written for this project.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
 
@@ -100,3 +101,14 @@ class Catalog:
         """The listed sections among ``section_ids``, each once, in the catalog's order."""
         wanted = set(section_ids)
         return [s for s in self._sections if s in wanted]
+
+
+@dataclass(frozen=True)
+class RulesText:
+    """What a ruleset rules from, declared once (``Ruleset.text``): the source it implements,
+    the catalog of its sections and the interpretations it chose where the source is
+    ambiguous."""
+
+    source: str
+    catalog: Catalog
+    interpretations: tuple[Interpretation, ...] = ()

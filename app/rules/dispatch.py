@@ -5,6 +5,11 @@
   base then parses, dispatches, judges and applies every action through that table.
 * :class:`Query` -- one read-only query: its parameter model, the function answering it and
   the model of its answer. A ruleset lists them in ``Ruleset.query_table``.
+* :class:`Sealed` -- a ruleset's sealed orders (simultaneous secret decisions): which are open,
+  how one side's order is judged before it is accepted, the dice the revealed orders need,
+  their resolution and its apply. A ruleset with sealed orders sets ``Ruleset.sealed``.
+* An **offer** -- ``Ruleset.offer``, the function listing what a seat may do now
+  (``offer(board, state, options, seat) -> AvailableActions``).
 
 Judges and queries take the ruleset's per-ruling **context** (``Ruleset.context``: board,
 state, options and dice, with the bookkeeping of :mod:`app.rules.judgement`) and the typed
@@ -17,13 +22,16 @@ Pure: no I/O, clock or randomness.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from app.rules.ruling import Ruling
+
+if TYPE_CHECKING:
+    from app.rules.base import SealedDecision
 
 CtxT = TypeVar("CtxT")
 BoardT = TypeVar("BoardT")
@@ -101,3 +109,23 @@ class Query(Generic[CtxT, ParT]):
     params: type[ParT]
     run: Callable[[CtxT, ParT], Any]
     result: Any = None
+
+
+@dataclass(frozen=True)
+class Sealed(Generic[BoardT, StateT]):
+    """A ruleset's sealed orders, as the base's sealed hooks ask them
+    (:meth:`~app.rules.base.Ruleset.sealed_decisions` and the four after it):
+
+    * ``decisions(board, state)`` -- the sealed decisions open now, by id;
+    * ``judge(board, state, decision, side, order, options)`` -- one side's order judged
+      before it is accepted (options coerced by the base);
+    * ``dice(board, state, decision_id, orders)`` -- the die sizes the revealed orders need;
+    * ``resolve(board, state, decision_id, orders, options, dice)`` -- the ruling on them;
+    * ``apply(board, state, decision_id, orders, ruling)`` -- the state after a resolution.
+    """
+
+    decisions: Callable[[BoardT, StateT], Mapping[str, SealedDecision]]
+    judge: Callable[[BoardT, StateT, SealedDecision, str, BaseModel, Any], Ruling]
+    dice: Callable[[BoardT, StateT, str, Mapping[str, BaseModel]], Sequence[int]]
+    resolve: Callable[[BoardT, StateT, str, Mapping[str, BaseModel], Any, Sequence[int]], Ruling]
+    apply: Callable[[BoardT, StateT, str, Mapping[str, BaseModel], Ruling], StateT]

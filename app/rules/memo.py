@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
+_MEMOS: weakref.WeakSet[ByIdentity[Any]] = weakref.WeakSet()
+"""Every memo made (see :func:`adopt`)."""
 
 
 class ByIdentity(Generic[T]):
@@ -20,6 +22,7 @@ class ByIdentity(Generic[T]):
     object the first time it is asked for and reused while that same object is alive."""
 
     def __init__(self, compute: Callable[[Any], T] | None = None, maxsize: int = 64) -> None:
+        _MEMOS.add(self)
         self._compute = compute
         self._maxsize = maxsize
         self._items: OrderedDict[int, tuple[weakref.ref[Any], T]] = OrderedDict()
@@ -98,3 +101,23 @@ class ByIdentity(Generic[T]):
             while len(self._items) > self._maxsize:
                 self._items.popitem(last=False)
         return value
+
+
+def adopt(made: Any, equal: Any) -> int:
+    """Keep for ``equal`` what every memo keeps for ``made``, an equal object (the caller
+    checks ``made == equal``): the values were derived from ``made`` and are the values the
+    memos would derive from ``equal`` (each memo's values are functions of the object's
+    value). What an adopted value holds of ``made`` (its unit objects, in a state's index) is
+    equal to ``equal``'s own. Returns how many entries were kept.
+
+    A state a write made and the same state parsed back from the database (PostgreSQL's
+    ``jsonb`` orders keys its own way, so the service keeps the parsed one): the index
+    ``apply`` handed on from the state before is kept for the parsed one, instead of being
+    built again at the next ask (docs/PERFORMANCE.md, issue 28)."""
+    kept = 0
+    for memo in list(_MEMOS):
+        value = memo.peek(made)
+        if value is not None:
+            memo.put(equal, value)
+            kept += 1
+    return kept

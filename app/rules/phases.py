@@ -14,7 +14,8 @@ Nothing else in a ruleset says which phase a kind belongs to:
   reasons (after "no such unit", say); it does not decide the phases itself.
 
 A ruleset that declares no :class:`PhaseRule` (``Ruleset.phase_rule``) has a kind outside
-its phase refused by :func:`app.rules.play.step` before the judge (``out_of_sequence``).
+its phase refused by :func:`app.rules.play.step` before the judge (``out_of_sequence``); so
+has a kind its rule lists in ``sequence_only`` (its judge accepts it in any phase).
 
 Pure: no I/O, clock or randomness.
 """
@@ -44,6 +45,15 @@ class PhaseRule:
     message: str = "A {kind} belongs to the {allowed} phase, not {phase}."
     messages: Mapping[str, str] = field(default_factory=dict)
     details: tuple[str, ...] = ("phase", "allowed")
+    sequence_only: tuple[str, ...] = ()
+    """Kinds whose phase the rules do not rule on (the judge accepts one in any phase) but
+    which the sequence of play still confines to the phases that allow them: in a match
+    :func:`app.rules.play.step` refuses one out of its phases as out of sequence (409),
+    as for a ruleset without a phase rule."""
+
+    def rules_on(self, kind: str) -> bool:
+        """Whether the ruleset's judges rule on this kind's phase (a cited violation)."""
+        return kind not in self.sequence_only
 
 
 def allows(phase: PhaseSpec, kind: str) -> bool:

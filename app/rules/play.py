@@ -15,7 +15,8 @@ ends the step with a typed :class:`Refusal` (nothing judged past it):
 3. **phase** -- the sequence of play lets the seat act now (:func:`may_act` on the phase's
    ``acts``) and the phase allows the kind (:attr:`PhaseSpec.kinds`, when it lists any)
    (``out_of_sequence``). A ruleset whose rules refuse a kind out of its phase with a cited
-   violation declares :attr:`Ruleset.phase_rule`: then the kind's phase is not refused
+   violation declares :attr:`Ruleset.phase_rule` (but for the kinds it lists as
+   ``sequence_only``, whose phase the rules do not decide): then the kind's phase is not refused
    here but ruled in step 4 -- by the one generic :func:`app.rules.phases.out_of_phase`
    reading the same ``PhaseSpec.kinds``, placed by the judge among its other reasons (so an
    unknown unit is still reported first) -- and a seat that may act at all gets a ruling;
@@ -222,7 +223,7 @@ def step(
             turn = where(ruleset, board, state)
             if turn is not None and not (
                 may_act(turn, seat, owner)
-                and (ruleset.phase_rule is not None or _phase_allows(turn.phase, action))
+                and (_phase_ruled(ruleset, action) or _phase_allows(turn.phase, action))
             ):
                 return Step(action, owner, refusal=Refusal("out_of_sequence", owner, turn))
     # 4. judge
@@ -257,6 +258,13 @@ def step(
 
 def _phase_allows(phase: PhaseSpec, action: BaseModel) -> bool:
     return allows(phase, str(getattr(action, "kind", "")))
+
+
+def _phase_ruled(ruleset: AnyRuleset, action: BaseModel) -> bool:
+    """Whether the ruleset's judge rules on the action's phase (its :attr:`Ruleset.phase_rule`
+    covers the kind), so the step leaves a kind out of its phase to the judge."""
+    rule = ruleset.phase_rule
+    return rule is not None and rule.rules_on(str(getattr(action, "kind", "")))
 
 
 def _judged_without_dice(

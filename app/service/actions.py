@@ -95,7 +95,7 @@ def played(game: Game, seat: str | None, action: Any, roll: Roll, *, sequence: b
             f"this action belongs to {owner!r}", side=owner, seat=seat, citations=cite("seats")
         )
     assert refused.check == "out_of_sequence" and refused.turn is not None
-    raise out_of_sequence(refused.turn, seat, owner)
+    raise out_of_sequence(refused.turn, seat, owner, done.kind if done.action else None)
 
 
 def dry_run(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from app.db.models import EventRow, GameRow
+from app.db.models import EventRow, GameFields
 from app.db.sealed import sealed_orders
 from app.db.uow import AbstractUnitOfWork
 from app.match import dice as dicelib
@@ -325,7 +325,7 @@ def reveal_seed(req: WriteRequest) -> ActionOutcome:
 # -- undo -------------------------------------------------------------------------------------
 
 
-def _state_at(game: GameRow, uow: AbstractUnitOfWork, version: int) -> dict[str, Any] | None:
+def _state_at(game: GameFields, uow: AbstractUnitOfWork, version: int) -> dict[str, Any] | None:
     """The stored state of ``version`` (initial state, or the state the event that produced
     it left: its snapshot, or rebuilt from the nearest one); None when it was not kept."""
     return uow.games.state_after(game.id, version - 1, game.initial_state)

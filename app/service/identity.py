@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.db.access import access
-from app.db.models import GameRow
+from app.db.models import GameFields
 from app.db.repository import TokenMatch
 from app.db.uow import AbstractUnitOfWork
 from app.service.errors import Forbidden, Unauthenticated
@@ -29,7 +29,7 @@ class Identity:
     spectator: bool = False
 
 
-def identify(uow: AbstractUnitOfWork, game: GameRow, token: str) -> Identity:
+def identify(uow: AbstractUnitOfWork, game: GameFields, token: str) -> Identity:
     """The identity ``token`` holds at ``game``; 401 if it holds none (or was revoked)."""
     presented = hash_token(token)
     seat: str | None = None

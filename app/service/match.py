@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.db.models import EventRow, GameRow
+from app.db.models import EventRow, GameFields
 from app.match import clock as clk
 from app.match import dice as dicelib
 from app.rules.base import UMPIRE, Ruleset
@@ -82,7 +82,7 @@ class MatchOptions(BaseModel):
     )
 
 
-def options_of(row: GameRow) -> MatchOptions:
+def options_of(row: GameFields) -> MatchOptions:
     return MatchOptions.model_validate(row.match or {})
 
 
@@ -199,7 +199,7 @@ def parse_entered_dice(value: str | None) -> list[int] | None:
 
 
 def roll(
-    row: GameRow,
+    row: GameFields,
     sizes: Sequence[int],
     *,
     seat: str,
@@ -295,12 +295,12 @@ def load_rolls(data: Sequence[Any]) -> list[dicelib.Roll]:
     return out
 
 
-def seed_visible(row: GameRow, seat: str | None) -> bool:
+def seed_visible(row: GameFields, seat: str | None) -> bool:
     """Everyone may see the seed once the game is over; the umpire once it was revealed."""
     return row.status == "finished" or (seat == UMPIRE and row.seed_revealed)
 
 
-def dice_view(row: GameRow) -> DiceView:
+def dice_view(row: GameFields) -> DiceView:
     return DiceView(
         recipe=dicelib.RECIPE,
         commitment=row.dice_commitment,
@@ -319,7 +319,7 @@ def event_visible(event: EventRow, seat: str | None) -> bool:
 # -- clock ---------------------------------------------------------------------------------
 
 
-def clock_state(row: GameRow) -> clk.ClockState | None:
+def clock_state(row: GameFields) -> clk.ClockState | None:
     control = options_of(row).clock
     if control is None or row.clock is None:
         return None
@@ -335,7 +335,7 @@ def start_clock(
 
 
 def clock_view(
-    row: GameRow, now: float, clock_json: dict[str, Any] | None = None
+    row: GameFields, now: float, clock_json: dict[str, Any] | None = None
 ) -> ClockView | None:
     """The clock as of ``now`` (from ``clock_json`` when given, else the row's)."""
     control = options_of(row).clock
@@ -356,7 +356,7 @@ def clock_view(
 
 
 def clock_after(
-    row: GameRow, actor: str | None, now: float, next_running: str | None
+    row: GameFields, actor: str | None, now: float, next_running: str | None
 ) -> dict[str, Any] | None:
     """The clock after an accepted move by ``actor``: the mover is charged (and gets the
     increment) when its own time was running; otherwise the clock just switches."""
@@ -371,18 +371,18 @@ def clock_after(
     return new.model_dump(mode="json")
 
 
-def clock_switched(row: GameRow, now: float, running: str | None) -> dict[str, Any] | None:
+def clock_switched(row: GameFields, now: float, running: str | None) -> dict[str, Any] | None:
     state = clock_state(row)
     if state is None:
         return row.clock
     return clk.switch(state, now, running).model_dump(mode="json")
 
 
-def clock_stopped(row: GameRow, now: float) -> dict[str, Any] | None:
+def clock_stopped(row: GameFields, now: float) -> dict[str, Any] | None:
     return clock_switched(row, now, None)
 
 
-def newly_expired(row: GameRow, now: float) -> list[str]:
+def newly_expired(row: GameFields, now: float) -> list[str]:
     """Sides whose time ran out and whose expiry has not been handled yet."""
     state = clock_state(row)
     if state is None or row.status != "active":

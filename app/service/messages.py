@@ -33,7 +33,7 @@ from sqlalchemy import Select, false, func, or_, select
 
 from app.config import Settings
 from app.db import notify
-from app.db.models import GameRow, MessageRow
+from app.db.models import GameFields, MessageRow
 from app.db.uow import AbstractUnitOfWork
 from app.rules.base import UMPIRE
 from app.service import match as mt
@@ -85,7 +85,7 @@ def visible(row: MessageRow, seat: str | None, *, spectators_read: bool) -> bool
     return seat is not None and seat in (UMPIRE, row.sender, row.recipient)
 
 
-def spectators_read(game: GameRow) -> bool:
+def spectators_read(game: GameFields) -> bool:
     return mt.options_of(game).spectators_read_chat
 
 
@@ -122,7 +122,7 @@ def _select_visible(game_id: str, seat: str | None, spectators: bool) -> Select[
 
 
 def visible_messages(
-    uow: AbstractUnitOfWork, game: GameRow, seat: str | None, *, after: int, limit: int | None
+    uow: AbstractUnitOfWork, game: GameFields, seat: str | None, *, after: int, limit: int | None
 ) -> list[MessageRow]:
     """Inside an open transaction: the messages after ``after`` the reader may read."""
     stmt = _select_visible(game.id, seat, spectators_read(game))
@@ -220,7 +220,7 @@ def list_messages(
 
 
 def read_stream_batch(
-    uow: AbstractUnitOfWork, game: GameRow, seat: str | None, *, after: int, limit: int | None
+    uow: AbstractUnitOfWork, game: GameFields, seat: str | None, *, after: int, limit: int | None
 ) -> list[Message]:
     """Inside an open transaction: the next messages for a stream's reader."""
     return [message_view(r) for r in visible_messages(uow, game, seat, after=after, limit=limit)]

@@ -38,11 +38,12 @@ from sqlalchemy.exc import IntegrityError
 
 from app.db import deltas
 from app.db.engine import json_reuse
-from app.db.models import EventRow, GameRow, NewEvent
+from app.db.models import EventRow, GameFields, NewEvent
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
-from app.rules import registry
+from app.rules import memo, registry
 from app.rules.base import RulesError, Ruleset
+from app.rules.phases import allows
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service import notify
@@ -101,7 +102,7 @@ class IfMatch:
 
 @dataclass
 class Game:
-    row: GameRow
+    row: GameFields
     ruleset: AnyRuleset
     board: Any
     state: Any
@@ -143,7 +144,7 @@ def valid_game_id(game_id: str) -> bool:
         return False
 
 
-def find_game(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameRow, str]:
+def find_game(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameFields, str]:
     """The game row and board digest, or :class:`NotFound` (ids are checked before querying)."""
     found = uow.games.get(game_id, lock=uow.writing) if valid_game_id(game_id) else None
     if found is None:
@@ -185,7 +186,7 @@ def load_game_as(
 
 
 def game_from_row(
-    uow: AbstractUnitOfWork, row: GameRow, board_digest: str, boards: BoardCache
+    uow: AbstractUnitOfWork, row: GameFields, board_digest: str, boards: BoardCache
 ) -> Game:
     """A game from its row already read (``GET /games`` reads many rows in one query)."""
     try:
@@ -215,7 +216,7 @@ def game_from_row(
     )
 
 
-def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+def seat_of(uow: AbstractUnitOfWork, game: GameFields, token: str | None) -> str | None:
     """The seat a bearer token holds at this game; None without a token; 401 if wrong,
     403 for a read-only spectator token (see :mod:`app.service.identity`)."""
     if token is None:
@@ -223,13 +224,13 @@ def seat_of(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | 
     return require_seat(identify(uow, game, token))
 
 
-def reader_seat(uow: AbstractUnitOfWork, game: GameRow, token: str | None) -> str | None:
+def reader_seat(uow: AbstractUnitOfWork, game: GameFields, token: str | None) -> str | None:
     """The reader's seat (None: anonymous or a spectator); a private game needs a seat or
     spectator token."""
     return reader_of(game, identify(uow, game, token) if token is not None else None)
 
 
-def reader_of(game: GameRow, who: Identity | None) -> str | None:
+def reader_of(game: GameFields, who: Identity | None) -> str | None:
     """:func:`reader_seat` for an identity already known (``who`` None: no token presented)."""
     if who is None and not game.public:
         raise Unauthenticated("this game is private: present a seat token", code="auth.required")
@@ -244,10 +245,12 @@ def reading(
     :func:`reader_seat`), found in one query. The clock is settled lazily: only when a side's
     time has run out and nobody has recorded it yet is the read left, the expiry written
     (:func:`settle_clock`) and the read begun again, so a read of a game whose clock is fine
-    is one transaction."""
+    is one transaction, which reads the game only (its row with the token's seat, and on a
+    cache miss its board and state: ``uow.begin(direct=True)``, statements straight on the
+    driver)."""
     settled = False
     while True:
-        with uow.begin():
+        with uow.begin(direct=True):
             game, who = load_game_as(uow, game_id, boards, token)
             seat = reader_of(game.row, who)
             if settled or not mt.newly_expired(game.row, now):
@@ -263,7 +266,7 @@ def turn_of(game: Game, state: Any) -> mt.Turn | None:
         return mt.where(game.ruleset, game.board, state)
 
 
-def require_active(row: GameRow) -> None:
+def require_active(row: GameFields) -> None:
     if row.status != "active":
         raise Conflict(
             f"the game is {row.status}: nothing more may be played",
@@ -458,7 +461,10 @@ def remember_state(
       (``tests/db/test_kept_state.py`` checks it for every rule case, and with
       ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write checks it);
     * otherwise (PostgreSQL's ``jsonb`` reorders keys) the stored document as the database
-      will hand it back, parsed as a reader would parse it.
+      will hand it back, parsed as a reader would parse it -- given what the rules core keeps
+      for ``new_state`` (its index, handed on from the state before: :func:`memo.adopt`)
+      when the two are equal, as they are for every ruleset (``tests/db/test_kept_state.py``),
+      so the next ask after a write is not a cold parse on PostgreSQL either.
 
     ``state_json`` is the stored document, or its :class:`StoredText`."""
     cache = game.cache
@@ -489,6 +495,8 @@ def remember_state(
                 f"{game.ruleset.id}: the state a write made differs from the state parsed "
                 "from its stored document; it cannot be kept as made"
             )
+        if not as_made and new_state is not None and state == new_state:
+            memo.adopt(new_state, state)
         cache.keep_state(key, new_state if as_made else state, size)
 
     uow.after_commit(keep)
@@ -642,7 +650,7 @@ def _prior(
     return uow.games.event_by_key(game_id, seat, idempotency_key)
 
 
-def require_current(row: GameRow, if_match: IfMatch) -> None:
+def require_current(row: GameFields, if_match: IfMatch) -> None:
     """412 unless the game is still at a version the client's If-Match names."""
     if not if_match.matches(row.version):
         raise PreconditionFailed(
@@ -723,9 +731,25 @@ def settle_clock(uow: AbstractUnitOfWork, game_id: str, *, now: float, boards: B
         return True
 
 
-def out_of_sequence(turn: mt.Turn, seat: str, owner: str | None) -> OutOfSequence:
-    """The 409 for a seat acting outside its phase, citing the ruleset's sequence of play."""
+def out_of_sequence(
+    turn: mt.Turn, seat: str, owner: str | None, kind: str | None = None
+) -> OutOfSequence:
+    """The 409 for a seat acting outside its phase, or (``kind``) for an action kind the
+    current phase does not allow, citing the ruleset's sequence of play."""
     side = mt.acting_side(seat, owner) or seat
+    if kind is not None and mt.may_act(turn, seat, owner):
+        allowed = [p.title for p in turn.sequence.phases if allows(p, kind)]
+        where = " or ".join(mt.phase_name(t) for t in allowed) or "no phase"
+        return OutOfSequence(
+            f"turn {turn.position.turn}, {mt.phase_name(turn.phase.title)}: no {kind} in "
+            f"this phase; it belongs to the {where}",
+            side=side,
+            position=mt.position_json(turn),
+            acts=turn.phase.acts,
+            kind=kind,
+            allowed=[p.id for p in turn.sequence.phases if allows(p, kind)],
+            citations=[turn.sequence.citation.model_dump(mode="json")],
+        )
     phasing = turn.position.phasing_side
     acts = {
         "phasing": f"only the phasing side ({phasing}) may act",

@@ -219,3 +219,31 @@ async def test_clock_charges_the_side_that_acted(
     remaining = r.json()["clock"]["remaining"]
     assert view["running"] == script.seat
     assert remaining == {s: 80.0 if s == script.seat else 100.0 for s in sides}
+
+
+async def test_a_zoc_retreat_belongs_to_the_combat_phase_in_a_match(
+    client: httpx.AsyncClient,
+) -> None:
+    """The rules judge a retreat in any phase (the source says nothing of it), but a match
+    takes it in the Combat phase only, as the offer says: a phasing side cannot retreat its
+    units during movement (zoc/sequence.py ``sequence_only``)."""
+    script = SCRIPTS[0]
+    g = await create(client, script)
+    retreat = {"kind": "retreat", "unit": "de-inf-1", "path": ["e3307"], "length": 1}
+    before = await g.version()
+    body = problem(await g.act("axis", retreat), 409, "phase.not_your_turn")
+    assert body["kind"] == "retreat" and body["allowed"] == ["combat"]
+    assert body["position"]["phase"] == "operational_movement"
+    assert "no retreat in this phase" in body["detail"] and "Combat Phase" in body["detail"]
+    assert {c["section"] for c in body["citations"]} == {"basic.phase"}
+    assert await g.version() == before  # nothing written
+    # the dry run still shows the rules' own answer: they say nothing of the phase
+    r = await client.post(f"/games/{g.id}/rulings", json=retreat)
+    assert r.status_code == 200, r.text
+    assert "zoc.wrong_phase" not in {v["code"] for v in r.json()["violations"]}
+    # in the Combat phase the rules judge it (a ruling, whatever it is, not the sequence's 409)
+    assert (await g.post("/phase/advance", "umpire")).status_code == 201
+    assert (await g.view())["position"]["phase"] == "combat"
+    r = await g.act("axis", retreat)
+    assert r.status_code in (201, 422), r.text
+    assert "ruling" in r.json()

@@ -116,6 +116,29 @@ def test_a_phase_that_lists_its_kinds_refuses_the_others_before_the_judge() -> N
     assert calls == [] and rolled.ruling is None
 
 
+def test_a_kind_whose_phase_the_rules_do_not_decide_is_confined_by_the_sequence() -> None:
+    """zoc rules on a move out of its phase (zoc.wrong_phase, from the judge) but not on a
+    retreat's (the source is silent): a seat's retreat outside the Combat phase is out of
+    sequence before the judge, while a replay or dry run (no seat) gets the rules' answer."""
+    rs = registry.get("zoc")
+    options = rs.parse_options({})
+    board, state = rs.setup(rs.parse_scenario(rs.example_scenario()), options)
+    assert state.phase == "operational_movement"
+    retreat = {"kind": "retreat", "unit": "de-inf-1", "path": ["e3307"], "length": 1}
+    refused = step(rs, board, state, options, "axis", retreat, None)
+    assert refused.refusal is not None and refused.refusal.check == "out_of_sequence"
+    assert refused.ruling is None
+    judged = step(rs, board, state, options, None, retreat, None)
+    assert judged.refusal is None and judged.ruling is not None
+    assert "zoc.wrong_phase" not in [v.code for v in judged.ruling.violations]
+    move = {"kind": "move", "unit": "de-inf-1", "path": ["e3207", "e3307"]}
+    combat = rs.advance_phase(board, state)
+    assert combat.phase == "combat"
+    ruled = step(rs, board, combat, options, "axis", move, None)
+    assert ruled.refusal is None and ruled.ruling is not None
+    assert [v.code for v in ruled.ruling.violations][:1] == ["zoc.wrong_phase"]
+
+
 def test_a_live_roll_comes_after_legality_and_its_values_are_judged() -> None:
     board, state, options = _game()
     calls: list[list[int]] = []

@@ -16,7 +16,7 @@ Units destroyed or without castings act no more. The umpire sees every side's un
 from __future__ import annotations
 
 from app.rules.base import AvailableActions
-from app.rules.battlefield.models import Board, State
+from app.rules.battlefield.models import Board, Options, State
 from app.rules.battlefield.sequence import PHASES
 from app.rules.battlefield.table import SOURCES, zone_unit
 from app.rules.objective_zones.available import unit_kinds, zone_offer
@@ -56,7 +56,7 @@ def _unit_kinds(board: Board, state: State, uid: str) -> list[tuple[str, str]]:
     return [pair for pair in dict.fromkeys(pairs) if is_open(PHASES, phase, pair[0])]
 
 
-def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
+def available_actions(board: Board, state: State, options: Options, seat: str) -> AvailableActions:
     sides = seat_sides((s.id for s in board.zones.sides), seat)
     units = (
         (unit.id, [(kind, (section,)) for kind, section in _unit_kinds(board, state, unit.id)])

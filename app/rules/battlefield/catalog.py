@@ -13,7 +13,7 @@ a ruling of this ruleset may cite. Summaries are our own words.
 
 from __future__ import annotations
 
-from app.rules.catalog import Catalog, Interpretation, RuleSection
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
 from app.rules.objective_zones.catalog import CATALOG as OZ_CATALOG
 from app.rules.objective_zones.catalog import INTERPRETATIONS as OZ_INTERPRETATIONS
 from app.rules.terrain.catalog import CATALOG as TERRAIN_CATALOG
@@ -173,3 +173,6 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
     *TERRAIN_INTERPRETATIONS,
 )
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}
+
+TEXT = RulesText(SOURCE, CATALOG, INTERPRETATIONS)
+"""What the ruleset rules from (``Ruleset.text``)."""

@@ -8,22 +8,17 @@ the sealed troop allocation and the melee dice are the objective-zone rules' own
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from app.rules.base import (
-    AvailableActions,
     Position,
     Ruleset,
-    SealedDecision,
     SequenceOfPlay,
     Sides,
 )
 from app.rules.battlefield import fire, moves, queries, sequence, zone_part
 from app.rules.battlefield.available import available_actions
-from app.rules.battlefield.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
+from app.rules.battlefield.catalog import RULESET_ID, TEXT
 from app.rules.battlefield.models import (
     Action,
     Board,
@@ -43,8 +38,7 @@ from app.rules.battlefield.models import (
 from app.rules.battlefield.moves import ZONES
 from app.rules.battlefield.setup import build
 from app.rules.battlefield.table import SOURCES, Ctx, sync_table, table_unit
-from app.rules.dispatch import Kind, NoOutcome
-from app.rules.ruling import Ruling
+from app.rules.dispatch import Kind, NoOutcome, Sealed
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "move": Kind(Move, moves.judge_move, moves.apply_move, MoveOutcome, dice=zone_part.move_dice),
@@ -76,9 +70,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
         "that cross a zone's border enter it, leaving obeys trafficability and road exits, "
         "charges into a zone declare its assault, resolved by the sealed allocation."
     )
-    source = SOURCE
-    catalog = CATALOG
-    interpretations = INTERPRETATIONS
+    text = TEXT
     cites_from = SOURCES
     scenario_model = Scenario
     builder = build
@@ -105,55 +97,25 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     def advance_phase(self, board: Board, state: State) -> State:
         return zone_part.advance_phase(board, state)
 
-    def sealed_decisions(self, board: Board, state: State) -> Mapping[str, SealedDecision]:
-        return zone_part.sealed_decisions(board, state)
-
-    def judge_order(
-        self,
-        board: Board,
-        state: State,
-        decision: SealedDecision,
-        side: str,
-        order: BaseModel,
-        options: Options,
-    ) -> Ruling:
-        zones = self.coerce_options(options).zones()
-        return ZONES.judge_order(board.zones, state.zones, decision, side, order, zones)
-
-    def sealed_dice_needed(
-        self, board: Board, state: State, decision: str, orders: Mapping[str, BaseModel]
-    ) -> Sequence[int]:
-        return ZONES.sealed_dice_needed(board.zones, state.zones, decision, orders)
-
-    def resolve_sealed(
-        self,
-        board: Board,
-        state: State,
-        decision: str,
-        orders: Mapping[str, BaseModel],
-        options: Options,
-        dice: Sequence[int] = (),
-    ) -> Ruling:
-        zones = self.coerce_options(options).zones()
-        return ZONES.resolve_sealed(board.zones, state.zones, decision, orders, zones, dice)
-
-    def apply_sealed(
-        self,
-        board: Board,
-        state: State,
-        decision: str,
-        orders: Mapping[str, BaseModel],
-        ruling: Ruling,
-    ) -> State:
-        zones = ZONES.apply_sealed(board.zones, state.zones, decision, orders, ruling)
-        return sync_table(board, state, zones)
+    sealed = Sealed[Board, State](
+        decisions=zone_part.sealed_decisions,
+        judge=lambda board, state, decision, side, order, options: ZONES.judge_order(
+            board.zones, state.zones, decision, side, order, options.zones()
+        ),
+        dice=lambda board, state, did, orders: ZONES.sealed_dice_needed(
+            board.zones, state.zones, did, orders
+        ),
+        resolve=lambda board, state, did, orders, options, dice: ZONES.resolve_sealed(
+            board.zones, state.zones, did, orders, options.zones(), dice
+        ),
+        apply=lambda board, state, did, orders, ruling: sync_table(
+            board, state, ZONES.apply_sealed(board.zones, state.zones, did, orders, ruling)
+        ),
+    )
 
     # -- read side ----------------------------------------------------------------------
 
-    def available_actions(
-        self, board: Board, state: State, options: Options, seat: str
-    ) -> AvailableActions:
-        return available_actions(board, state, seat)
+    offer = available_actions
 
 
 __all__ = ["Action", "BattlefieldRuleset"]

@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from app.rules.base import AvailableActions
 from app.rules.objective_zones.catalog import CATALOG
-from app.rules.objective_zones.models import Board, State, Unit
+from app.rules.objective_zones.models import Board, Options, State, Unit
 from app.rules.objective_zones.sequence import PHASES
 from app.rules.offer import Opening, offer, seat_sides
 from app.rules.phases import is_open
@@ -72,7 +72,7 @@ def melee_zones(state: State, sides: set[str]) -> list[str]:
     ]
 
 
-def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
+def available_actions(board: Board, state: State, options: Options, seat: str) -> AvailableActions:
     sides = seat_sides((s.id for s in board.sides), seat)
     units = (
         (unit.id, [(kind, (section,)) for kind, section in unit_kinds(state, unit)])

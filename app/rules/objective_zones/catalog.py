@@ -11,7 +11,7 @@ Every summary is written in our own words; the project cites the text and never 
 
 from __future__ import annotations
 
-from app.rules.catalog import Catalog, Interpretation, RuleSection
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
 
 RULESET_ID = "objective-zones"
 SOURCE = "Measured horse-and-musket rules, Operational Objective Zones (seed 003)"
@@ -435,3 +435,6 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
 )
 
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}
+
+TEXT = RulesText(SOURCE, CATALOG, INTERPRETATIONS)
+"""What the ruleset rules from (``Ruleset.text``)."""

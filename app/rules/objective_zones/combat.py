@@ -46,6 +46,16 @@ def decision_id(zone: str, turn: int) -> str:
 # -- B: validating one side's allocation -------------------------------------------------------
 
 
+def judge_sealed(
+    board: Board, state: State, decision: SealedDecision, side: str, order: BaseModel, opts: Options
+) -> Ruling:
+    """``side``'s order for the sealed ``decision``, judged before it is accepted
+    (:func:`judge_order` on the decision's zone)."""
+    zone = getattr(decision.order_model, "zone_id", None) or ""
+    assert isinstance(order, Allocation)
+    return judge_order(board, state, zone, side, order, opts)
+
+
 def judge_order(
     board: Board, state: State, zone_id: str, side: str, order: Allocation, options: Options
 ) -> Ruling:

@@ -8,19 +8,14 @@ queries in ``queries``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-
 from app.rules.base import (
-    AvailableActions,
     Position,
     Ruleset,
-    SealedDecision,
     SequenceOfPlay,
 )
-from app.rules.dispatch import Kind, NoOutcome
+from app.rules.dispatch import Kind, NoOutcome, Sealed
 from app.rules.objective_zones import (
     assault,
     combat,
@@ -34,10 +29,9 @@ from app.rules.objective_zones import (
     support,
 )
 from app.rules.objective_zones.available import available_actions
-from app.rules.objective_zones.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
+from app.rules.objective_zones.catalog import RULESET_ID, TEXT
 from app.rules.objective_zones.models import (
     Action,
-    Allocation,
     AssaultOutcome,
     Board,
     Bombard,
@@ -61,7 +55,6 @@ from app.rules.objective_zones.models import (
 )
 from app.rules.objective_zones.setup import build
 from app.rules.objective_zones.zones import Ctx
-from app.rules.ruling import Ruling
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "enter": Kind(EnterZone, movement.judge_enter, movement.apply_enter, Placement),
@@ -112,9 +105,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "
         "garrison sectors; assaults resolved by a secret, simultaneous troop allocation."
     )
-    source = SOURCE
-    catalog = CATALOG
-    interpretations = INTERPRETATIONS
+    text = TEXT
     scenario_model = Scenario
     builder = build
     kinds = KINDS
@@ -133,56 +124,18 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
     def advance_phase(self, board: Board, state: State) -> State:
         return sequence.advance_phase(board, state)
 
-    # -- the sealed allocation -------------------------------------------------------------
+    # -- the sealed allocation (OZ.Assault.B-D) and the read side ---------------------------
 
-    def sealed_decisions(self, board: Board, state: State) -> Mapping[str, SealedDecision]:
-        return combat.sealed_decisions(state)
-
-    def judge_order(
-        self,
-        board: Board,
-        state: State,
-        decision: SealedDecision,
-        side: str,
-        order: BaseModel,
-        options: Options,
-    ) -> Ruling:
-        zone = getattr(decision.order_model, "zone_id", None) or ""
-        assert isinstance(order, Allocation)
-        return combat.judge_order(board, state, zone, side, order, self.coerce_options(options))
-
-    def sealed_dice_needed(
-        self, board: Board, state: State, decision: str, orders: Mapping[str, BaseModel]
-    ) -> Sequence[int]:
-        return combat.dice_needed(board, state, decision, orders, board.options)
-
-    def resolve_sealed(
-        self,
-        board: Board,
-        state: State,
-        decision: str,
-        orders: Mapping[str, BaseModel],
-        options: Options,
-        dice: Sequence[int] = (),
-    ) -> Ruling:
-        return combat.resolve(board, state, decision, orders, self.coerce_options(options), dice)
-
-    def apply_sealed(
-        self,
-        board: Board,
-        state: State,
-        decision: str,
-        orders: Mapping[str, BaseModel],
-        ruling: Ruling,
-    ) -> State:
-        return combat.apply(board, state, decision, ruling)
-
-    # -- read side ----------------------------------------------------------------------------
-
-    def available_actions(
-        self, board: Board, state: State, options: Options, seat: str
-    ) -> AvailableActions:
-        return available_actions(board, state, seat)
+    sealed = Sealed[Board, State](
+        decisions=lambda board, state: combat.sealed_decisions(state),
+        judge=combat.judge_sealed,
+        dice=lambda board, state, did, orders: combat.dice_needed(
+            board, state, did, orders, board.options
+        ),
+        resolve=combat.resolve,
+        apply=lambda board, state, did, orders, ruling: combat.apply(board, state, did, ruling),
+    )
+    offer = available_actions
 
 
 __all__ = ["Action", "ObjectiveZonesRuleset"]

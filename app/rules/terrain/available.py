@@ -12,7 +12,7 @@ from __future__ import annotations
 from app.rules.base import AvailableActions
 from app.rules.offer import offer, seat_sides
 from app.rules.terrain.catalog import CATALOG
-from app.rules.terrain.models import Board, State
+from app.rules.terrain.models import Board, Options, State
 
 NO_SEQUENCE = (
     "The terrain definitions give no sequence of play: any side may act at any time "
@@ -20,7 +20,7 @@ NO_SEQUENCE = (
 )
 
 
-def available_actions(board: Board, state: State, seat: str) -> AvailableActions:
+def available_actions(board: Board, state: State, options: Options, seat: str) -> AvailableActions:
     sides = seat_sides((s.id for s in board.sides), seat)
     acting = [u for u in state.units if u.side in sides and not u.destroyed]
     units = ((unit.id, [(kind, ()) for kind in _kinds(state, unit.side)]) for unit in acting)

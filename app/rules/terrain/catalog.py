@@ -6,7 +6,7 @@ project cites it as ``A.47``. Summaries are our own words; the project never quo
 
 from __future__ import annotations
 
-from app.rules.catalog import Catalog, Interpretation, RuleSection
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
 
 RULESET_ID = "terrain"
 SOURCE = "seed 003 (measured horse-and-musket rules), Terrain Definitions A.1-A.47"
@@ -355,3 +355,6 @@ INTERPRETATIONS = (
 )
 
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}
+
+TEXT = RulesText(SOURCE, CATALOG, INTERPRETATIONS)
+"""What the ruleset rules from (``Ruleset.text``)."""

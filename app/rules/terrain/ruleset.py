@@ -10,33 +10,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.rules.base import AvailableActions, Ruleset
+from app.rules.base import Ruleset
 from app.rules.dispatch import Kind, NoOutcome
-from app.rules.terrain import cover, movement, queries, sight
+from app.rules.terrain import cover, models, movement, queries, sight
 from app.rules.terrain.available import available_actions
-from app.rules.terrain.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
+from app.rules.terrain.catalog import RULESET_ID, TEXT
 from app.rules.terrain.ground import Ctx
-from app.rules.terrain.models import (
-    Action,
-    Board,
-    DeclareCharge,
-    Fire,
-    Hold,
-    Move,
-    MoveOutcome,
-    Options,
-    Scenario,
-    State,
-)
+from app.rules.terrain.models import Action, Board, Options, Scenario, State
 from app.rules.terrain.setup import build
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "move": Kind(
-        Move, movement.judge_move, movement.apply_move, MoveOutcome, dice=movement.dice_needed
+        models.Move,
+        movement.judge_move,
+        movement.apply_move,
+        models.MoveOutcome,
+        dice=movement.dice_needed,
     ),
-    "charge": Kind(DeclareCharge, movement.judge_charge, movement.apply_charge, NoOutcome),
-    "fire": Kind(Fire, sight.judge_fire, sight.apply_fire, NoOutcome),
-    "hold": Kind(Hold, cover.judge_hold, cover.apply_hold, NoOutcome),
+    "charge": Kind(models.DeclareCharge, movement.judge_charge, movement.apply_charge, NoOutcome),
+    "fire": Kind(models.Fire, sight.judge_fire, sight.apply_fire, NoOutcome),
+    "hold": Kind(models.Hold, cover.judge_hold, cover.apply_hold, NoOutcome),
 }
 """Action kind -> its model, the rule family's judge and apply, the outcome apply takes, and
 the kind's dice (a move's broken-wheel checks, A.46)."""
@@ -52,19 +45,14 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "
         "far, fords and streams, broken wheels, and what blocks line of sight."
     )
-    source = SOURCE
-    catalog = CATALOG
-    interpretations = INTERPRETATIONS
+    text = TEXT
     scenario_model = Scenario
     builder = build
     kinds = KINDS
     query_table = queries.QUERIES
     example = "example.json"
 
-    def available_actions(
-        self, board: Board, state: State, options: Options, seat: str
-    ) -> AvailableActions:
-        return available_actions(board, state, seat)
+    offer = available_actions
 
 
 __all__ = ["Action", "TerrainRuleset"]

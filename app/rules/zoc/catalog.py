@@ -12,7 +12,7 @@ Every summary is written in our own words; the project cites the text and does n
 
 from __future__ import annotations
 
-from app.rules.catalog import Catalog, Interpretation, RuleSection
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
 
 RULESET_ID = "zoc"
 SOURCE = "Operational hex wargame rules, section 8 (Zone of Control), seed 000"
@@ -395,3 +395,6 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
 )
 
 INTERPRETATION_BY_ID = {i.id: i for i in INTERPRETATIONS}
+
+TEXT = RulesText(SOURCE, CATALOG, INTERPRETATIONS)
+"""What the ruleset rules from (``Ruleset.text``)."""

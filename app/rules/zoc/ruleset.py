@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from app.rules.base import AvailableActions, Position, Ruleset, SequenceOfPlay
+from app.rules.base import Position, Ruleset, SequenceOfPlay
 from app.rules.dispatch import Kind, NoOutcome
 from app.rules.zoc import movement, retreat, supply, umpire
 from app.rules.zoc.available import available_actions
-from app.rules.zoc.catalog import CATALOG, INTERPRETATIONS, RULESET_ID, SOURCE
+from app.rules.zoc.catalog import CATALOG, RULESET_ID, TEXT
 from app.rules.zoc.context import Context
 from app.rules.zoc.models import (
     Action,
@@ -74,9 +74,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
         "pin units in Mud, end moves in Storms or Snow, bar Reserve Movement, cut supply lines "
         "and restrict retreats and exploitation."
     )
-    source = SOURCE
-    catalog = CATALOG
-    interpretations = INTERPRETATIONS
+    text = TEXT
     scenario_model = Scenario
     kinds = KINDS
     phase_rule = PHASE_RULE
@@ -106,10 +104,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
             state, self.sequence_of_play(board).next_position(self.position(board, state))
         )
 
-    def available_actions(
-        self, board: Board, state: State, options: ZocOptions, seat: str
-    ) -> AvailableActions:
-        return available_actions(board, state, options, seat)
+    offer = available_actions
 
 
 __all__ = ["Action", "ZocRuleset"]

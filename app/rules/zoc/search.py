@@ -44,6 +44,8 @@ from app.rules.zoc.zones import layered
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
 MOVEMENT_POINTS = ("basic.movement-points",)
+INSUFFICIENT_MP = "zoc.insufficient_mp"
+MUST_STOP = "zoc.must_stop"
 
 
 class BoardGraph:
@@ -157,6 +159,8 @@ class SideFacts:
             return found
         ids, side = self.graph.ids, self.side
         beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
+        occupants = ctx.occupants.get  # ctx.enemy_ground_units, in_ezoc's kept answers: inlined
+        ezoc_kept = self.ezoc.get
         out: list[Step] = []
         for nbr, cost, why, sea in self.graph.row(i):
             if sea and beachheads:
@@ -164,11 +168,17 @@ class SideFacts:
             if cost is None:
                 out.append((nbr, 0, IMPASSABLE, f"{why}."))
                 continue
-            enemies = ctx.enemy_ground_units(ids[nbr], side)
-            if enemies:
-                message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
-                out.append((nbr, cost, ENEMY, message))
-            elif self.in_ezoc(ctx, nbr):
+            here = occupants(ids[nbr])
+            if here is not None:
+                enemies = [u for u in here if u.side != side and u.ground]
+                if enemies:
+                    message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
+                    out.append((nbr, cost, ENEMY, message))
+                    continue
+            ezoc = ezoc_kept(nbr)
+            if ezoc is None:
+                ezoc = self.in_ezoc(ctx, nbr)
+            if ezoc:
                 out.append((nbr, cost, EZOC, ""))
             else:
                 out.append((nbr, cost, NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN, ""))
@@ -256,7 +266,8 @@ class Found:
     """node (hex * 2 + must stop there) -> cheapest cost."""
     prev: dict[int, int | None]
     stops: dict[int, Any]
-    reasons: dict[int, dict[str, dict[str, Any]]]
+    reasons: dict[int, dict[str, Reason]]
+    """hex -> code -> the first reason of that code a step into it was refused for."""
     graph: BoardGraph
     _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
         default=None, init=False, repr=False
@@ -278,39 +289,41 @@ class Found:
         prev = self.prev
         stops = self.stops
         paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
-
-        def path_to(node: int) -> tuple[str, ...]:
-            """The hexes entered on the cheapest path to ``node`` (each prefix built once)."""
-            chain: list[int] = []
-            walk = node
-            while walk not in paths:
-                chain.append(walk)
-                parent = prev[walk]
-                assert parent is not None
-                walk = parent
-            path = paths[walk]
-            for n in reversed(chain):
-                path = paths[n] = (*path, ids[n >> 1])
-            return path
-
-        chosen: dict[str, ReachedRow] = {}
+        chosen: dict[str, tuple[int, int, bool, Any, tuple[str, ...]]] = {}
         groups: dict[tuple[str, ...], None] = {}
+        start = self.start
         for node, total in self.best.items():
             i = node >> 1
-            if i == self.start:
+            if i == start:
                 continue
             hex_id = ids[i]
             terminal = bool(node & 1)
             entry = chosen.get(hex_id)
             if entry is not None and (entry[1] < total or (entry[1] == total and terminal)):
                 continue
-            stop = stops.get(node)
+            stop = stops.get(node) if terminal else None
             sections: tuple[str, ...] = ()
             if stop is not None:
                 sections = tuple(stop.sections)
                 groups.setdefault(sections)
-            chosen[hex_id] = (hex_id, total, path_to(node), terminal, stop, sections)
-        self._rows = (tuple(chosen[h] for h in sorted(chosen)), tuple(groups))
+            chosen[hex_id] = (node, total, terminal, stop, sections)
+        rows = []
+        for hex_id in sorted(chosen):  # a path only for the node chosen
+            node, total, terminal, stop, sections = chosen[hex_id]
+            path = paths.get(node)
+            if path is None:  # the hexes entered on the cheapest path, each prefix built once
+                chain: list[int] = []
+                walk = node
+                while walk not in paths:
+                    chain.append(walk)
+                    parent = prev[walk]
+                    assert parent is not None
+                    walk = parent
+                path = paths[walk]
+                for n in reversed(chain):
+                    path = paths[n] = (*path, ids[n >> 1])
+            rows.append((hex_id, total, path, terminal, stop, sections))
+        self._rows = (tuple(rows), tuple(groups))
         return self._rows
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
@@ -332,8 +345,14 @@ class Found:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
-                rows.append((hex_id, in_code_order(noted)))
-        rows.sort(key=lambda row: row[0])
+                if len(noted) == 1:  # in_code_order, inlined for the usual single reason
+                    for code, message, cited in noted.values():
+                        if not isinstance(message, str):
+                            message = _message(message)
+                        rows.append((hex_id, ((code, message, cited),)))
+                else:
+                    rows.append((hex_id, in_code_order(noted)))
+        rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
 
@@ -361,25 +380,51 @@ class Found:
         return self._everywhere[1]
 
 
+Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
+"""Why a step was refused, as the search notes it: (code, message, the cited section ids).
+The messages of ``zoc.insufficient_mp`` (hex entered, hex left, cost) and ``zoc.must_stop``
+(the stop's hex, the stop's message) are written only for a row of an answer
+(:func:`in_code_order`): most such notes lie beyond the answer's frontier."""
+
+Written = tuple[str, str, tuple[str, ...]]
+"""A :data:`Reason` with its message written, as an answer's rows keep it (made a dict in
+each answer: :func:`why_nots`)."""
+
+
 ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
 """(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
 
-FrontierRow = tuple[str, tuple[dict[str, Any], ...]]
+FrontierRow = tuple[str, tuple[Written, ...]]
 """(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
 
-WhyNotRow = tuple[str, tuple[dict[str, Any], ...] | None]
+WhyNotRow = tuple[str, tuple[Written, ...] | None]
 """(hex, its reasons in code order, or None: out of reach)."""
 
 
-def in_code_order(noted: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+def in_code_order(noted: dict[str, Reason]) -> tuple[Written, ...]:
+    """A hex's reasons in code order, their messages written."""
     if len(noted) == 1:
-        return tuple(noted.values())
-    return tuple(sorted(noted.values(), key=lambda r: str(r["code"])))
+        for code, message, cited in noted.values():
+            return ((code, message if isinstance(message, str) else _message(message), cited),)
+    return tuple(
+        (code, message if isinstance(message, str) else _message(message), cited)
+        for code, message, cited in sorted(noted.values(), key=_code)
+    )
 
 
-def why_nots(reasons: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
-    """A hex's reasons for an answer: copies (the search's are kept with the state)."""
-    return [{**r, "citations": list(r["citations"])} for r in reasons]
+def _code(reason: Reason) -> str:
+    return reason[0]
+
+
+def _message(message: tuple[str, str, int] | tuple[str, str]) -> str:
+    if len(message) == 2:  # zoc.must_stop
+        return f"Paths through {message[0]} end there: {message[1]}."
+    return f"Entering {message[0]} from {message[1]} would cost {message[2]} movement points."
+
+
+def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
+    """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
+    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
@@ -433,10 +478,10 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     best: dict[int, int] = {start * 2: 0}
     prev: dict[int, int | None] = {start * 2: None}
     stops: dict[int, Any] = {}
-    reasons: dict[int, dict[str, dict[str, Any]]] = {}
+    reasons: dict[int, dict[str, Reason]] = {}
     replayed: set[tuple[Event, ...]] = set()
     no_zoc_cited: set[int] = set()
-    groups: dict[tuple[str, ...], list[str]] = {}
+    groups: dict[tuple[str, ...], tuple[str, ...]] = {}
     """Groups of sections cited so far -> their section ids (citing one again changes
     nothing, so each group is cited once)."""
 
@@ -444,37 +489,41 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         """Why a step into hex ``i`` was refused (the first reason of each kind is kept)."""
         cited = groups.get(sections)
         if cited is None:
-            cited = groups[sections] = [c.section for c in cite(*sections)]
+            cited = groups[sections] = tuple(c.section for c in cite(*sections))
         found = reasons.get(i)
         if found is None:
-            found = reasons[i] = {}
-        elif code in found:
-            return
-        found[code] = {"code": code, "message": message, "citations": list(cited)}
+            reasons[i] = {code: (code, message, cited)}
+        elif code not in found:
+            found[code] = (code, message, cited)
 
-    heap: list[tuple[int, int, int]] = [(0, 0, start * 2)]
+    origin = start * 2
+    heap: list[tuple[int, int, int]] = [(0, 0, origin)]
     seq = 0
-    done: set[int] = set()
     pop, push = heapq.heappop, heapq.heappush
+    best_of = best.__getitem__
     while heap:
         cost, _, node = pop(heap)
-        if node in done:
+        # a node is pushed only at a cost below its best so far, so the one entry at its
+        # best is the first popped at it; every other entry of the node is dearer (stale)
+        if cost != best_of(node):
             continue
-        done.add(node)
         cur = node >> 1
         if node & 1:  # the unit must stop here: every path through it ends in it
             stop = stops[node]
             sections = tuple(stop.sections)
-            if sections not in groups:  # cited once, as the first neighbour's note would
-                groups[sections] = [c.section for c in cite(*sections)]
-            message = ""
+            cited = groups.get(sections)
+            if cited is None:  # cited once, as the first neighbour's note would
+                cited = groups[sections] = tuple(c.section for c in cite(*sections))
+            # the note inlined, its message written only for an answer
+            reason: Reason = (MUST_STOP, (ids[cur], stop.message), cited)
             for nbr, _c, _w, _s in row(cur):
                 found = reasons.get(nbr)
-                if found is None or "zoc.must_stop" not in found:
-                    message = message or f"Paths through {ids[cur]} end there: {stop.message}."
-                    note(nbr, "zoc.must_stop", message, sections)
+                if found is None:
+                    reasons[nbr] = {MUST_STOP: reason}
+                elif MUST_STOP not in found:
+                    found[MUST_STOP] = reason
             continue
-        first = prev[node] is None
+        first = node == origin
         judged: bool | None = True
         if not reserve:  # else only a step into an EZOC is judged
             judged = ezoc_kept(cur)
@@ -491,13 +540,19 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     note(nbr, code, refusal, TERRAIN if kind == IMPASSABLE else ENEMY_HEX)
                 continue
             total = cost + step_cost
-            if total > ma:
+            if total > ma:  # the note inlined, its message written only for an answer
                 found = reasons.get(nbr)
-                if found is None or "zoc.insufficient_mp" not in found:
-                    message = (
-                        f"Entering {ids[nbr]} from {ids[cur]} would cost {total} movement points."
-                    )
-                    note(nbr, "zoc.insufficient_mp", message, MOVEMENT_POINTS)
+                if found is None or INSUFFICIENT_MP not in found:
+                    cited = groups.get(MOVEMENT_POINTS)
+                    if cited is None:
+                        cited = groups[MOVEMENT_POINTS] = tuple(
+                            c.section for c in cite(*MOVEMENT_POINTS)
+                        )
+                    reason = (INSUFFICIENT_MP, (ids[nbr], ids[cur], total), cited)
+                    if found is None:
+                        reasons[nbr] = {INSUFFICIENT_MP: reason}
+                    else:
+                        found[INSUFFICIENT_MP] = reason
                 continue
             stop = None
             if judged or kind == EZOC:

@@ -24,11 +24,12 @@ PHASES: tuple[PhaseSpec, ...] = (
 three movement phases (basic.phase); in Combat both sides act: retreats belong to the
 retreating unit's side.
 
-A ``retreat`` is offered in the Combat phase only, but its judge does not refuse one in
-another phase: the source's retreat rules (8.2.retreat, basic.retreat) say nothing of the
-phase, and 26 rule cases (every ``retreat-*`` and ``mut-retreat-*`` case) judge retreats in
-the Operational Movement phase of their scenario -- ruling on the phase would turn them all
-into ``zoc.wrong_phase``."""
+A ``retreat`` belongs to the Combat phase: it is offered there only, and in a match the step
+refuses one in another phase as out of sequence (409, ``PHASE_RULE.sequence_only``) -- a
+phasing side cannot retreat its units during movement. Its judge does not rule on the
+phase: the source's retreat rules (8.2.retreat, basic.retreat) say nothing of it, and 27
+rule cases (every ``retreat-*`` and ``mut-retreat-*`` case marked ``out_of_sequence``) judge
+retreats in the Operational Movement phase of their scenario."""
 
 PHASE_RULE = PhaseRule(
     "zoc.wrong_phase",
@@ -36,5 +37,6 @@ PHASE_RULE = PhaseRule(
     message="No {kind} in the {phase} phase.",
     messages={"move": "No unit moves in the {phase} phase."},
     details=("phase",),
+    sequence_only=("retreat",),
 )
 """How a kind out of its phase is refused (basic.phase)."""

@@ -55,10 +55,17 @@ class Layered(dict[K, V]):
         return value
 
     def get(self, key: K, default: Any = None) -> Any:
-        try:
-            return self[key]
-        except KeyError:
+        # as ``self[key]`` (with :meth:`__missing__`) would find it, in one call
+        value = dict.get(self, key, _ABSENT)
+        if value is not _ABSENT:
+            return value
+        if key in self._dropped:
             return default
+        value = self._below.get(key, _ABSENT)
+        if value is _ABSENT:
+            return default
+        self[key] = value
+        return value
 
     def __contains__(self, key: object) -> bool:
         return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ Every summary is written in our own words; the project cites the text and does n
 
 from __future__ import annotations
 
-from app.rules.catalog import Catalog, Interpretation, RuleSection
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
 
 RULESET_ID = "zoi"
 SOURCE = "La Bataille de Prusse 1809, Premier Rules for La Bataille ME (2017), rule 14"
@@ -272,3 +272,6 @@ INTERPRETATIONS: tuple[Interpretation, ...] = (
 )
 
 INTERPRETATIONS_BY_ID = {i.id: i for i in INTERPRETATIONS}
+
+TEXT = RulesText(SOURCE, CATALOG, INTERPRETATIONS)
+"""What the ruleset rules from (``Ruleset.text``)."""

@@ -791,11 +791,16 @@ def apply_move(
     board: ZoiBoard, state: ZoiState, action: MoveAction, outcome: MoveOutcome
 ) -> ZoiState:
     """The unit stands where the walk ended, facing and in formation as it ended; it has moved."""
-    unit = unit_of(state, action.unit)
     final = outcome.final
-    moved = unit.model_copy(
-        update={"hex": final.hex, "facing": final.facing, "formation": final.formation}
-    )
+    change = {"hex": final.hex, "facing": final.facing, "formation": final.formation}
+    i = search.position_of(board, state, action.unit)  # from the state's index, if made
+    if i is not None:  # unit ids unique: the one unit replaced in its place
+        units = list(state.units)
+        moved = units[i] = units[i].model_copy(update=change)
+        new = state.model_copy(update={"units": units, "moved": [*state.moved, moved.id]})
+        return search.moved_in_place(state, new, i)  # the search's look-ups handed on
+    unit = unit_of(state, action.unit)
+    moved = unit.model_copy(update=change)
     units = [moved if u.id == unit.id else u for u in state.units]
     new = state.model_copy(update={"units": units, "moved": [*state.moved, unit.id]})
     return search.moved_to(state, new, unit.id)  # the search's look-ups handed on

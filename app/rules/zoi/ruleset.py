@@ -11,12 +11,11 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel
 
-from app.rules.base import AvailableActions, Position, Ruleset, SequenceOfPlay
-from app.rules.catalog import Catalog, Interpretation
+from app.rules.base import Position, Ruleset, SequenceOfPlay
 from app.rules.dispatch import Kind, NoOutcome
 from app.rules.zoi import movement, retreat, umpire
 from app.rules.zoi.available import available_actions
-from app.rules.zoi.catalog import CATALOG, INTERPRETATIONS, SOURCE
+from app.rules.zoi.catalog import CATALOG, TEXT
 from app.rules.zoi.models import (
     Action,
     MeleeRetreatAction,
@@ -67,9 +66,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
         "Napoleonic hex rules where a unit's zone of influence follows its facing and "
         "formation, halts enemy movement and draws opportunity fire."
     )
-    source: ClassVar[str] = SOURCE
-    catalog: ClassVar[Catalog] = CATALOG
-    interpretations: ClassVar[tuple[Interpretation, ...]] = INTERPRETATIONS
+    text = TEXT
     scenario_model: ClassVar[type[BaseModel]] = ZoiScenario
     kinds = KINDS
     phase_rule = PHASE_RULE
@@ -99,7 +96,4 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
         nxt = self.sequence_of_play(board).next_position(self.position(board, state))
         return advance(state, nxt)
 
-    def available_actions(
-        self, board: ZoiBoard, state: ZoiState, options: ZoiOptions, seat: str
-    ) -> AvailableActions:
-        return available_actions(board, state, self.coerce_options(options), seat)
+    offer = available_actions

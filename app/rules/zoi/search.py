@@ -75,11 +75,24 @@ class _StateIndex:
             units_at.setdefault(u.hex, []).append(u)
         self.units_at = {h: tuple(us) for h, us in units_at.items()}
         self.units = {u.id: u for u in state.units}
+        self.unit_list = state.units
+        """The state's unit list (a state is never changed once made)."""
+        self._positions: dict[str, int] | None = None
         self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
         self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
+
+    def positions(self) -> dict[str, int] | None:
+        """Unit id -> its place in the state's unit list, made when first asked for; None when
+        two units share an id (then a place is not a unit's)."""
+        if len(self.units) != len(self.unit_list):
+            return None
+        found = self._positions
+        if found is None:
+            found = self._positions = {u.id: i for i, u in enumerate(self.unit_list)}
+        return found
 
     def handed_on(self, board: ZoiBoard, state: ZoiState, move: _Moved) -> _StateIndex | None:
         """The index of ``state``, which is this index's state with one unit moved, turned,
@@ -113,13 +126,28 @@ class _StateIndex:
         """The hexes whose steps out read the cost or the zone of a hex of ``cells | near``."""
         new = _StateIndex.__new__(_StateIndex)
         new.board = self.board
+        new.unit_list = state.units
+        new._positions = None
         units_at = self.units_at.copy()
-        for h in cells:
-            here = tuple(u for u in state.units if u.hex == h)
-            if here:
-                units_at[h] = here
-            else:
-                units_at.pop(h, None)
+        if move.position is not None:  # the unit changed in its place: the others' places kept
+            positions = new._positions = self._positions
+            assert positions is not None  # move.position was found with them
+            for h in cells:
+                listed = [u for u in self.units_at.get(h, ()) if u is not old_unit]
+                if new_unit is not None and new_unit.hex == h:
+                    listed.append(new_unit)  # in the unit list's order, as a pass would list them
+                    listed.sort(key=lambda u: positions[u.id])
+                if listed:
+                    units_at[h] = tuple(listed)
+                else:
+                    units_at.pop(h, None)
+        else:
+            for h in cells:
+                here = tuple(u for u in state.units if u.hex == h)
+                if here:
+                    units_at[h] = here
+                else:
+                    units_at.pop(h, None)
         new.units_at = units_at
         new.units = self.units.copy()
         if new_unit is None:
@@ -157,14 +185,18 @@ def _kept(table: dict[str, Any], whole: bool, dropped: set[str]) -> dict[str, An
 
 class _Moved:
     """What :func:`moved_to` changed: the index of the state before, the unit as it was and
-    as it is now (None: eliminated)."""
+    as it is now (None: eliminated), and with :func:`moved_in_place` its place in the unit
+    list (the same in both states, every other unit in its own place too)."""
 
-    __slots__ = ("new_unit", "old", "old_unit")
+    __slots__ = ("new_unit", "old", "old_unit", "position")
 
-    def __init__(self, old: _StateIndex, old_unit: Unit, new_unit: Unit | None) -> None:
+    def __init__(
+        self, old: _StateIndex, old_unit: Unit, new_unit: Unit | None, position: int | None = None
+    ) -> None:
         self.old = old
         self.old_unit = old_unit
         self.new_unit = new_unit
+        self.position = position
 
 
 _INDEX_OF: ByIdentity[_StateIndex] = ByIdentity(maxsize=128)
@@ -188,6 +220,34 @@ def _new_index(board: ZoiBoard, state: ZoiState) -> _StateIndex:
         if found is not None:
             return found
     return _StateIndex(board, state)
+
+
+def position_of(board: ZoiBoard, state: ZoiState, unit_id: str) -> int | None:
+    """The place of unit ``unit_id`` in ``state``'s unit list, from the state's index when it
+    was made for this board (no pass over the units); None when not known that way (no index,
+    no such unit, or unit ids not unique)."""
+    index = _INDEX_OF.peek(state)
+    if index is None or index.board() is not board:
+        return None
+    positions = index.positions()
+    if positions is None:
+        return None
+    return positions.get(unit_id)
+
+
+def moved_in_place(state: ZoiState, new: ZoiState, position: int) -> ZoiState:
+    """``new``, the state ``apply`` made from ``state`` by replacing the unit at ``position``
+    of the unit list (found with :func:`position_of`) with a changed copy of it, every other
+    unit the same object in the same place and nothing else the search reads changed: as
+    :func:`moved_to`, without a pass over the units."""
+    old = _INDEX_OF.peek(state)
+    if old is None:
+        return new
+    su, nu = state.units, new.units
+    if old.positions() is None or len(su) != len(nu) or su[position].id != nu[position].id:
+        return moved_to(state, new, nu[position].id)
+    _HANDED_ON.put(new, _Moved(old, su[position], nu[position], position))
+    return new
 
 
 def moved_to(state: ZoiState, new: ZoiState, unit_id: str) -> ZoiState:

@@ -170,6 +170,10 @@ def test_handed_on_lookups_answer_as_fresh_ones(
             for r, o in enumerate(readings):
                 assert _ask(board, new, o, *asks[i]) == alone[(r, i)], (action, asks[i])
         assert new.model_dump(mode="json") == dumped  # nothing changed the state
+        index, fresh = search._INDEX_OF.peek(new), search._StateIndex(board, new)
+        assert index is not None
+        assert index.units_at == fresh.units_at  # each hex's units, in the unit list's order
+        assert index.units == fresh.units and index.positions() == fresh.positions()
         state = new
 
 
