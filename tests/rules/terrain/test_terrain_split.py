@@ -5,6 +5,8 @@ part terrain (docs/mutation/terrain.md, "Session 9")."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.rules.terrain.geometry import (
     TOLERANCE,
     Piece,
@@ -97,3 +99,28 @@ def test_holding_finds_the_piece_that_holds_a_stretch_within_tolerance() -> None
     assert _holding([Piece(0, 10 - TOLERANCE)], Piece(0, 10)) == Piece(0, 10 - TOLERANCE)
     # no piece holds it: the stretch itself
     assert _holding([Piece(0, 10)], Piece(5, 15)) == Piece(5, 15)
+
+
+def test_a_shared_edge_running_east_west_between_narrow_features() -> None:
+    # s (20 yards deep) and n north of it share the edge y = 20: in s 10 yards, 30 along the
+    # edge, 10 into n; the 30 yards are s's (the unit was moving in it)
+    board = _board(
+        Feature(id="s", kind="light_woods", polygon=[(0, 0), (100, 0), (100, 20), (0, 20)]),
+        Feature(id="n", kind="light_woods", polygon=[(0, 20), (100, 20), (100, 40), (0, 40)]),
+    )
+    assert _yards(board, (50, 10), (50, 20), (80, 20), (80, 30)) == {"s": 40.0, "n": 10.0}
+    assert _yards(board, (50, 10), (50, 20), (80, 20), (80, 30), once=False) == {
+        "s": 40.0,
+        "n": 40.0,
+    }
+
+
+def test_a_shared_edge_on_the_diagonal() -> None:
+    # triangles below (a) and above (b) the diagonal from (0, 0) to (100, 100): from inside a
+    # to the diagonal, 20*sqrt(2) yards along it, then into b; the diagonal stretch is a's
+    board = _board(
+        Feature(id="a", kind="light_woods", polygon=[(0, 0), (100, 0), (100, 100)]),
+        Feature(id="b", kind="light_woods", polygon=[(0, 0), (100, 100), (0, 100)]),
+    )
+    got = _yards(board, (80, 20), (50, 50), (70, 70), (40, 100))
+    assert got == {"a": pytest.approx(50 * 2**0.5), "b": pytest.approx(30 * 2**0.5)}
