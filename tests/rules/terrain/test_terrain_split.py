@@ -124,3 +124,11 @@ def test_a_shared_edge_on_the_diagonal() -> None:
     )
     got = _yards(board, (80, 20), (50, 50), (70, 70), (40, 100))
     assert got == {"a": pytest.approx(50 * 2**0.5), "b": pytest.approx(30 * 2**0.5)}
+
+
+def test_out_along_a_shared_edge_and_straight_back_counts_the_edge_once() -> None:
+    # from inside w to the edge, 40 yards along it and back the same way: the turn lies in the
+    # middle of the shared stretch, where the path has no single direction; the edge is w's
+    path = ((50, 20), (100, 20), (100, 60), (100, 20), (50, 20))
+    assert _yards(EAST_FAR_WEST, *path) == {"w": 180.0}
+    assert _yards(EAST_FAR_WEST, *path, once=False) == {"e": 80.0, "w": 180.0}
