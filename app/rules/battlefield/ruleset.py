@@ -63,7 +63,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     """Seed 003 on one table: terrain, objective zones, assaults."""
 
     id = RULESET_ID
-    version = "0.13.0"
+    version = "0.14.0"
     title = "Seed 003 on one table: terrain and objective zones (measured)"
     description = (
         "One measured table in yards: terrain features and objective zones drawn on it; moves "

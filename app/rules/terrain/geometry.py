@@ -178,11 +178,16 @@ def _opposite_sides(line: LineString, stretch: Piece, a: BaseGeometry, b: BaseGe
     mid = (stretch.start + stretch.end) / 2
     p0 = line.interpolate(max(mid - SIDE_STEP, stretch.start))
     p1 = line.interpolate(min(mid + SIDE_STEP, stretch.end))
-    dx, dy = p1.x - p0.x, p1.y - p0.y
-    norm = (dx * dx + dy * dy) ** 0.5
-    if norm <= 0:
-        return False
     c = line.interpolate(mid)
+    # the path's direction at mid; where it turns back there (out along the edge and back:
+    # p0 and p1 are one point), the way it came in
+    for q0, q1 in ((p0, p1), (p0, c)):
+        dx, dy = q1.x - q0.x, q1.y - q0.y
+        norm = (dx * dx + dy * dy) ** 0.5
+        if norm > 0:
+            break
+    else:
+        return False
     nx, ny = -dy / norm * SIDE_STEP, dx / norm * SIDE_STEP
     left, right = Point(c.x + nx, c.y + ny), Point(c.x - nx, c.y - ny)
     a_left, a_right = bool(a.covers(left)), bool(a.covers(right))

@@ -4,22 +4,15 @@ unit stands in a feature (``terrain.in-feature``)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from app.rules.base import RulesError
 from app.rules.judgement import GameJudgement
-from app.rules.terrain.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.terrain.geometry import HEAVY, LIGHT, ROUGH, unit_in
 from app.rules.terrain.models import Board, Options, State, Unit
 
 Ctx = GameJudgement[Board, State, Options]
 """One terrain judgement: the kit's bookkeeping and the game it judges."""
-
-
-def judging(board: Board, state: State, options: Options, dice: Sequence[int] = ()) -> Ctx:
-    """A fresh judgement of this game, citing the terrain catalog."""
-    return GameJudgement(CATALOG, INTERPRETATION_BY_ID, board, state, options, dice)
 
 
 WHEELED = frozenset({"wagon", "limber", "artillery"})
