@@ -35,7 +35,8 @@ def test_a_played_move_is_the_rulesets_ruling_and_new_state() -> None:
     ruling = ZOC.adjudicate(board, state, action, opts)
     assert ruling.legal
     after = ZOC.apply(board, state, action, ruling)
-    for roll in ([], lambda sizes: []):  # a replay with no dice, a live step rolling none
+    rolls: list[Any] = [[], lambda sizes: []]  # a replay with no dice, a live step rolling none
+    for roll in rolls:
         done = step(ZOC, board, state, opts, "axis", MOVE, roll)
         assert (done.action, done.owner, done.refusal) == (action, "axis", None)
         assert done.ruling == ruling and done.state == after
