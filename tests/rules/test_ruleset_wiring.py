@@ -11,7 +11,7 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from app.rules.base import Ruleset
+from app.rules.base import PhaseSpec, Position, Ruleset, SealedDecision, SequenceOfPlay
 from app.rules.catalog import Catalog, Interpretation, RuleSection
 from app.rules.dispatch import Kind, NoOutcome, Query
 from app.rules.judgement import GameJudgement
@@ -154,3 +154,68 @@ def test_the_owner_of_an_action_comes_from_its_kind() -> None:
     with pytest.raises(Exception) as raised:
         rs.kind(Where())
     assert str(raised.value) == "not a mini action: Where"
+
+
+def test_the_defaults_of_a_ruleset_without_hooks() -> None:
+    mini, _ = _make()
+    rs = mini()
+    board, state, options = Board(), State(at={"u1": 2}), Options()
+    assert rs.generated_size({"any": "scenario"}) == 0
+    assert rs.view(board, state, None) == {"at": {"u1": 2}} == rs.view(board, state, "axis")
+    assert rs.is_over(board, state) is False
+    offered = rs.available_actions(board, state, options, "axis")
+    assert offered.kinds == ("go", "wait") and offered.units == () and offered.citations == ()
+    assert offered.notes == (
+        "This ruleset does not list the units that may act; a dry run judges any one action.",
+    )
+    decision = SealedDecision(id="d", title="Bids", sides=("axis",), order_model=Wait)
+    ruling = rs.judge_order(board, state, decision, "axis", Wait(), options)
+    assert (ruling.legal, ruling.summary, ruling.citations) == (
+        True,
+        "axis's order is accepted.",
+        (),
+    )
+    cited = SealedDecision("d", "Bids", ("axis",), Wait, citation=CAT.cite("1"))
+    assert rs.judge_order(board, state, cited, "soviet", Wait(), options).citations == (
+        CAT.cite("1"),
+    )
+    for call, message in [
+        (lambda: rs.advance_phase(board, state), "ruleset 'mini' has no sequence of play"),
+        (
+            lambda: rs.resolve_sealed(board, state, "d", {}, options),
+            "ruleset 'mini' has no sealed decisions",
+        ),
+        (
+            lambda: rs.apply_sealed(board, state, "d", {}, ruling),
+            "ruleset 'mini' has no sealed decisions",
+        ),
+        (lambda: rs.setup({}, options), "ruleset 'mini' declares no builder and no setup"),
+    ]:
+        with pytest.raises(NotImplementedError) as raised:
+            call()
+        assert str(raised.value) == message
+
+
+def test_a_sequence_hands_the_turn_round_its_sides() -> None:
+    cite = CAT.cite("1")
+    seq = SequenceOfPlay(
+        phases=(PhaseSpec(id="move", title="Move"), PhaseSpec(id="fire", title="Fire")),
+        citation=cite,
+        sides=("axis", "allies", "neutral"),
+    )
+    assert seq.phase("fire").title == "Fire"
+    with pytest.raises(KeyError) as raised:
+        seq.phase("rest")
+    assert raised.value.args == ("rest",)
+    assert seq.next_position(Position(1, "move", "axis")) == Position(1, "fire", "axis")
+    assert seq.next_position(Position(1, "fire", "axis")) == Position(1, "move", "allies")
+    assert seq.next_position(Position(1, "fire", "allies")) == Position(1, "move", "neutral")
+    assert seq.next_position(Position(1, "fire", "neutral")) == Position(2, "move", "axis")
+    # a phasing side not in the rotation hands the turn to the first side, same game turn
+    assert seq.next_position(Position(3, "fire", None)) == Position(3, "move", "axis")
+    # a rotation given by the caller wins over the sequence's own
+    given = ("allies", "axis")
+    assert seq.next_position(Position(1, "fire", "allies"), given) == Position(1, "move", "axis")
+    assert seq.next_position(Position(1, "fire", "axis"), given) == Position(2, "move", "allies")
+    bare = SequenceOfPlay(phases=seq.phases, citation=cite)
+    assert bare.next_position(Position(1, "fire", "x"), ["a", "b"]) == Position(1, "move", "a")
