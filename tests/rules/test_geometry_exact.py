@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.rules.geometry.hexgrid import DEFAULT_LAYOUT, HexLayout
+from app.rules.geometry.hexgrid import DEFAULT_LAYOUT, Hex, HexIdError, HexLayout, Hexside
 
 LAYOUTS = [HexLayout(o, off, 2, 2) for o in ("flat", "pointy") for off in ("odd", "even")]
 ENDS = [("e0101", "e0104"), ("e0101", "e0401"), ("e0505", "e0808"), ("e0302", "e0907"),
@@ -56,3 +56,74 @@ def test_a_vertex_is_between_two_hexside_directions() -> None:
     assert [DEFAULT_LAYOUT.vertex_directions(v) for v in (0, 1, 5, 6, 7)] == [
         (0, 1), (1, 2), (5, 0), (0, 1), (1, 2)
     ]  # fmt: skip
+
+
+def test_bad_ids_and_coordinates_are_refused_with_what_is_wrong() -> None:
+    layout = DEFAULT_LAYOUT
+    cases = [
+        (lambda: layout.parse(5), "hex id must be a string, got int"),  # type: ignore[arg-type]
+        (
+            lambda: layout.parse("zz"),
+            "malformed hex id 'zz': expected letters (optional map prefix) then 2+2 digits, "
+            "e.g. 'e3306'",
+        ),
+        (
+            lambda: layout.parse("e123"),
+            "malformed hex id 'e123': expected 2 column digits and 2 row digits",
+        ),
+        (
+            lambda: layout.format(Hex("e", -1, 3)),
+            "hex Hex(prefix='e', col=-1, row=3) lies off the numbered map (negative coordinate)",
+        ),
+        (
+            lambda: layout.format(Hex("e", 3, -1)),
+            "hex Hex(prefix='e', col=3, row=-1) lies off the numbered map (negative coordinate)",
+        ),
+        (
+            lambda: layout.format(Hex("e", 100, 3)),
+            "hex Hex(prefix='e', col=100, row=3) does not fit the layout's digit counts",
+        ),
+        (
+            lambda: layout.distance("e0101", "f0101"),
+            "e0101 and f0101 lie on different maps ('e'/'f')",
+        ),
+        (
+            lambda: layout.hexside("e0101", "e0505"),
+            "e0101 and e0505 are not adjacent: they share no hexside",
+        ),
+    ]
+    for call, message in cases:
+        with pytest.raises(HexIdError) as raised:
+            call()
+        assert str(raised.value) == message
+    with pytest.raises(ValueError) as other:
+        Hexside.between("e0101", "e0102").other("e0505")
+    assert str(other.value) == "e0505 is not on hexside e0101/e0102"
+
+
+def test_directions_wrap_round_six_and_stop_at_the_maps_edge() -> None:
+    layout = DEFAULT_LAYOUT
+    assert [layout.direction_name(d) for d in (0, 6, 7, 11)] == [
+        layout.direction_name(0),
+        layout.direction_name(0),
+        layout.direction_name(1),
+        layout.direction_name(5),
+    ]
+    assert layout.neighbor("e0505", 6) == layout.neighbor("e0505", 0)
+    assert layout.neighbor("e0505", 7) == layout.neighbor("e0505", 1)
+    edge = [layout.neighbor("e0005", d) for d in range(6)]
+    assert edge == ["e0004", "e0104", "e0105", "e0006", None, None]
+    corner = [layout.neighbor("e0500", d) for d in range(6)]
+    assert None in corner and all(n is None or layout.is_valid(n) for n in corner)
+
+
+def test_within_stops_at_the_digit_counts_edge() -> None:
+    layout = DEFAULT_LAYOUT
+    ball = layout._within("e9898", 2)
+    expected = {
+        f"e{c:02d}{r:02d}"
+        for c in range(90, 100)
+        for r in range(90, 100)
+        if layout.distance("e9898", f"e{c:02d}{r:02d}") <= 2
+    }
+    assert set(ball) == expected and len(ball) == len(expected) == 15

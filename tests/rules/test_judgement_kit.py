@@ -229,3 +229,10 @@ def test_an_option_the_options_lack_is_none() -> None:
         something_else: int = 1
 
     assert interpretation_ref(READING, Other()).value is None
+
+
+def test_catalogs_cited_as_one_are_of_the_first_catalogs_ruleset() -> None:
+    both = Catalogs(ONE, TWO)
+    assert both.ruleset == "one" and Catalogs(TWO, ONE).ruleset == "two"
+    assert "X" in both and "1" in both and "Y" not in both
+    assert [c.ruleset for c in (both.cite("1"), both.cite("X"))] == ["one", "two"]

@@ -28,6 +28,7 @@ class Board(BaseModel):
 
 class State(BaseModel):
     at: dict[str, int] = {}
+    path: tuple[str, ...] = ()
 
 
 class Options(BaseModel):
@@ -161,7 +162,9 @@ def test_the_defaults_of_a_ruleset_without_hooks() -> None:
     rs = mini()
     board, state, options = Board(), State(at={"u1": 2}), Options()
     assert rs.generated_size({"any": "scenario"}) == 0
-    assert rs.view(board, state, None) == {"at": {"u1": 2}} == rs.view(board, state, "axis")
+    view = rs.view(board, state.model_copy(update={"path": ("a", "b")}), None)
+    assert view == {"at": {"u1": 2}, "path": ["a", "b"]}  # the JSON document: a list
+    assert type(view["path"]) is list and rs.view(board, state, "axis")["path"] == []
     assert rs.is_over(board, state) is False
     offered = rs.available_actions(board, state, options, "axis")
     assert offered.kinds == ("go", "wait") and offered.units == () and offered.citations == ()

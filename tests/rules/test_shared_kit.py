@@ -156,3 +156,9 @@ def test_an_invalid_scenario_carries_its_message_and_problems() -> None:
     assert str(error) == "2 problems" and error.args == ("2 problems",)
     assert error.errors == [{"code": "x", "message": "m"}]
     assert error.code == "scenario.invalid"
+
+
+def test_unregistering_an_unknown_id_is_no_error(monkeypatch: Any) -> None:
+    monkeypatch.setattr(registry, "_REGISTRY", {})
+    registry.unregister("nothing-here")
+    assert registry._REGISTRY == {}
