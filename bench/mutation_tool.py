@@ -21,7 +21,10 @@ one unmutated pass) until one fails; the case that killed the last mutant goes f
 is written to mutmut's ``.meta`` as mutmut's own "killed" (exit code 1); a
 survivor stays unjudged, so ``mutmut run`` then judges it with the part's whole pytest
 selection. A child running past ``MUTATE_SCREEN_TIMEOUT`` seconds (default 60) is killed and
-recorded as a timeout. Children: ``MUTATE_CHILDREN`` (default 2).
+recorded as a timeout. Children: ``MUTATE_CHILDREN`` (default 2). ``MUTATE_CASE_CAP=N`` judges
+a mutant with at most N of the cases calling it (the last killers first, then the rulesets in
+turn): for ``core``, whose functions every case calls, a survivor would otherwise run every
+case of every ruleset twice; the cap's survivors are judged again without it (``--again``).
 
 Uses mutmut 3.8's internals (the dev extra pins the minor version).
 """
@@ -42,6 +45,7 @@ from typing import Any
 KILLED, TIMEOUT = 1, 36
 CHILDREN = int(os.environ.get("MUTATE_CHILDREN", "2"))
 TIMEOUT_S = float(os.environ.get("MUTATE_SCREEN_TIMEOUT", "60"))
+CAP = int(os.environ.get("MUTATE_CASE_CAP", "0"))  # at most this many cases a mutant (0: all)
 SCREENED = Path("screen.json").resolve()  # mutant -> the screen's verdict when mutmut has none
 SURVIVED, UNCALLED = "survived the rule cases", "called by no rule case"
 SAMPLE = Path("sample.json").resolve()  # the sampled mutants, when the part is sampled
@@ -82,10 +86,11 @@ def save(found: dict[Path, Meta]) -> None:
         meta.write_text(json.dumps(data, indent=4), encoding="utf-8")
 
 
-CACHES = ["app.rules.zoc.context._CITES"]
+CACHES = ["app.rules.zoc.context._CITES", "app.rules.judgement._REFS"]
 """Module-level dicts the rules core fills as a cache (besides ``functools`` caches and
-:class:`app.rules.memo.ByIdentity`, found by themselves): emptied before every case of the
-coverage pass and in every child."""
+:class:`app.rules.memo.ByIdentity`, found by themselves, and each registered ruleset's
+``queries()`` table and action adapter): emptied before every case of the coverage pass and in
+every child."""
 
 
 def clear_caches() -> None:
@@ -105,6 +110,12 @@ def clear_caches() -> None:
         module_name, _, attr = dotted.rpartition(".")
         if module_name in sys.modules:
             getattr(sys.modules[module_name], attr).clear()
+    registry = sys.modules.get("app.rules.registry")
+    for ruleset in getattr(registry, "_REGISTRY", {}).values():  # base.Ruleset's own caches
+        ruleset.__dict__.pop("_queries", None)
+        for cls in type(ruleset).__mro__:
+            if cls.__dict__.get("_action_adapter") is not None:
+                cls._action_adapter = None  # type: ignore[attr-defined]
 
 
 def judge(
@@ -179,6 +190,17 @@ def sample(found: dict[Path, Meta], size: int, seed: int) -> set[str] | None:
     return set(chosen)
 
 
+def spread(cases: list[Any]) -> list[int]:
+    """The cases' indexes, one ruleset after the other in turn (the first ``MUTATE_CASE_CAP``
+    cases a mutant faces then come from every ruleset that calls it, not from the first)."""
+    by_ruleset: dict[str, list[int]] = {}
+    for i, case in enumerate(cases):
+        by_ruleset.setdefault(case.ruleset, []).append(i)
+    rows = list(by_ruleset.values())
+    longest = max((len(r) for r in rows), default=0)
+    return [r[n] for n in range(longest) for r in rows if n < len(r)]
+
+
 def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
     found = metas()
     only = sample(found, size, seed)
@@ -201,7 +223,7 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
         for key, code in data["exit_code_by_key"].items()
         if code is None and (only is None or key in only)
     ]
-    order = list(range(len(cases)))
+    order = spread(cases)
     running: dict[int, tuple[int, float, Path, str]] = {}  # pid -> (pipe, start, meta, key)
     counts = {"killed": 0, "timeout": 0, "left to mutmut": 0}
     start = time.monotonic()
@@ -248,6 +270,8 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
             os.close(r)
             mine = set(calling)
             mine_in_order = [i for i in order if i in mine]
+            if CAP:  # the cases that killed last first, then a spread over the rulesets
+                mine_in_order = mine_in_order[:CAP]
             judge(key.replace("__init__.", ""), cases, mine_in_order, run_case, recorded, w)
         os.close(w)
         running[pid] = (r, time.monotonic(), meta, key)

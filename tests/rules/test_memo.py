@@ -52,3 +52,39 @@ def test_a_new_object_with_a_dead_ones_id_gets_its_own_value() -> None:
     assert memo.peek(again) is None
     memo.put(again, 2)
     assert memo.peek(again) == 2
+
+
+def test_the_oldest_used_value_is_evicted_past_the_size() -> None:
+    memo: ByIdentity[str] = ByIdentity(lambda obj: "computed", maxsize=2)
+    a, b, c, d = Thing(), Thing(), Thing(), Thing()
+    memo.put(a, "a")
+    memo.put(b, "b")
+    assert memo.peek(a) == "a"  # a is now the last used: b is the oldest
+    memo.put(c, "c")
+    assert (memo.peek(b), memo.peek(a), memo.peek(c)) == (None, "a", "c")
+    assert memo(d) == "computed"  # a get keeps two too, dropping the oldest (a)
+    assert (memo.peek(a), memo.peek(c), memo.peek(d)) == (None, "c", "computed")
+    assert memo.pop(b) is None and memo.pop(c) == "c" and memo.peek(c) is None
+
+
+def test_a_value_is_found_by_the_object_it_was_kept_for() -> None:
+    memo: ByIdentity[str] = ByIdentity(maxsize=8)
+    a, b = Thing(), Thing()
+    memo.put(a, "a")
+    assert memo.peek(b) is None and memo.pop(b) is None
+    assert memo.get(b, lambda obj: "b") == "b" and memo.get(a, lambda obj: "x") == "a"
+    memo.put(a, "a2")  # replaced
+    assert memo.peek(a) == "a2" and len(memo._items) == 2
+
+
+def test_a_collected_objects_entry_goes_at_the_next_put() -> None:
+    memo: ByIdentity[str] = ByIdentity(maxsize=8)
+    keep, gone, other = Thing(), Thing(), Thing()  # alive together: three addresses
+    memo.put(keep, "keep")
+    memo.put(gone, "gone")
+    gone_id = id(gone)
+    del gone
+    gc.collect()
+    assert memo._dead == [gone_id]  # the weak reference's callback names its key
+    memo.put(other, "other")
+    assert gone_id not in memo._items and memo.peek(keep) == "keep"
