@@ -201,3 +201,92 @@ def test_a_move_hands_the_lookups_on() -> None:
     phase = RS.parse_action({"kind": "set_phase", "phase": "melee"})
     after = RS.apply(board, new, phase, RS.adjudicate(board, new, phase, opts))
     assert search._HANDED_ON.peek(after) is None
+
+
+def _melee_game() -> tuple[Any, Any, Any]:
+    """Open ground in the melee phase: aus-a (column facing south) exerts a zone over 0506 and
+    0606; fr-a (two increments) stands in it, fr-b and fr-c well away from it."""
+    units = [
+        ("aus-a", "austrian", "0505", 6, 3),
+        ("fr-a", "french", "0506", 2, 0),
+        ("fr-b", "french", "0208", 6, 0),
+        ("fr-c", "french", "0809", 6, 0),
+    ]
+    scenario = {
+        "ruleset": "zoi",
+        "name": "handed on",
+        "map": {"columns": [1, 10], "rows": [1, 10], "default_terrain": "clear"},
+        "sides": [{"id": "french", "label": "French"}, {"id": "austrian", "label": "Austrian"}],
+        "units": [
+            {
+                "id": uid,
+                "side": side,
+                "type": "infantry",
+                "subtype": "line",
+                "hex": hx,
+                "increments": inc,
+                "ma": 6,
+                "formation": "column",
+                "facing": facing,
+            }
+            for uid, side, hx, inc, facing in units
+        ],
+        "turn": 1,
+        "phase": "melee",
+        "phasing": "french",
+    }
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    return board, state, opts
+
+
+def test_a_melee_retreat_hands_the_lookups_on() -> None:
+    """A melee retreat on a state already queried hands its look-ups on (apply_melee_retreat
+    -> moved_to): the change names the index of the state before, the unit as it was and as
+    it is now, in the same place of the unit list; the new state's index is derived from it
+    and answers as a fresh one."""
+    board, state, opts = _melee_game()
+    query = RS.queries()["reachable"]
+    query.run(board, state, opts, {"unit": "aus-a"})
+    action = RS.parse_action({"kind": "melee_retreat", "unit": "fr-b", "path": ["0209"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    move = search._HANDED_ON.peek(new)
+    assert move is not None and move.old is search._INDEX_OF.peek(state)
+    assert move.old_unit is next(u for u in state.units if u.id == "fr-b")
+    now = next(u for u in new.units if u.id == "fr-b")
+    assert move.new_unit is now and now.hex == "0209"
+    fresh = RS.load_state(json.loads(new.model_dump_json()))
+    for uid in ("aus-a", "fr-a", "fr-b"):
+        asked = query.run(board, new, opts, {"unit": uid})
+        assert asked == query.run(board, fresh, opts, {"unit": uid})
+    index = search._INDEX_OF.peek(new)
+    assert index is not None and search._HANDED_ON.peek(new) is None
+    assert index.units["fr-b"] is now and index.units_at["0209"] == (now,)
+    assert "0208" not in index.units_at
+
+
+def test_an_eliminating_melee_retreat_hands_the_lookups_on() -> None:
+    """fr-a, two increments, retreats through two zone hexes and is eliminated: the change
+    still names the index before and the unit as it was, with no unit now; the new state's
+    index has no fr-a and answers as a fresh one."""
+    board, state, opts = _melee_game()
+    query = RS.queries()["reachable"]
+    query.run(board, state, opts, {"unit": "aus-a"})
+    action = RS.parse_action({"kind": "melee_retreat", "unit": "fr-a", "path": ["0606", "0706"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    assert "fr-a" in new.eliminated and all(u.id != "fr-a" for u in new.units)
+    move = search._HANDED_ON.peek(new)
+    assert move is not None and move.old is search._INDEX_OF.peek(state)
+    assert move.old_unit is next(u for u in state.units if u.id == "fr-a")
+    assert move.new_unit is None
+    fresh = RS.load_state(json.loads(new.model_dump_json()))
+    for uid in ("aus-a", "fr-b"):
+        assert query.run(board, new, opts, {"unit": uid}) == query.run(
+            board, fresh, opts, {"unit": uid}
+        )
+    index = search._INDEX_OF.peek(new)
+    assert index is not None and "fr-a" not in index.units and "0506" not in index.units_at
