@@ -192,6 +192,10 @@ def test_a_move_hands_the_lookups_on() -> None:
     new = RS.apply(board, state, action, ruling)
     move = search._HANDED_ON.peek(new)
     assert move is not None and move.old is search._INDEX_OF.peek(state)
+    # found in its place from the index (apply_move -> position_of -> moved_in_place)
+    place = next(i for i, u in enumerate(state.units) if u.id == "fr-4-2")
+    assert move.position == place
+    assert move.old_unit is state.units[place] and move.new_unit is new.units[place]
     query.run(board, new, opts, {"unit": "fr-4-2"})
     index = search._INDEX_OF.peek(new)
     assert index is not None and search._HANDED_ON.peek(new) is None
