@@ -196,6 +196,12 @@ def test_a_move_hands_the_lookups_on() -> None:
     place = next(i for i, u in enumerate(state.units) if u.id == "fr-4-2")
     assert move.position == place
     assert move.old_unit is state.units[place] and move.new_unit is new.units[place]
+    # the state made in place is the state made without an index (a copy never queried)
+    unindexed = RS.load_state(json.loads(state.model_dump_json()))
+    assert search._INDEX_OF.peek(unindexed) is None
+    assert new == RS.apply(board, unindexed, action, ruling)
+    moved_now = new.units[place]
+    assert (moved_now.hex, moved_now.facing, new.moved) == ("0607", 0, ["fr-4-2"])
     query.run(board, new, opts, {"unit": "fr-4-2"})
     index = search._INDEX_OF.peek(new)
     assert index is not None and search._HANDED_ON.peek(new) is None
