@@ -202,9 +202,24 @@ def test_a_move_hands_the_lookups_on() -> None:
     assert new == RS.apply(board, unindexed, action, ruling)
     moved_now = new.units[place]
     assert (moved_now.hex, moved_now.facing, new.moved) == ("0607", 0, ["fr-4-2"])
+    # the new state's index is derived from the old one: a French unit moved, and zones,
+    # carrés, costs and steps are of enemy units only, so the French look-ups are kept whole
+    before = search._INDEX_OF.peek(state)
+    assert before is not None and before.steps and before.zones
+    derived = search._index(board, new)
+    assert derived is not before and search._HANDED_ON.peek(new) is None
+    for made, kept in (
+        (derived.zones, before.zones),
+        (derived.costs, before.costs),
+        (derived.steps, before.steps),
+    ):
+        assert made.keys() == kept.keys() and all(key[0] == "french" for key in made)
+        assert all(made[key] == kept[key] and made[key] for key in made)
+    assert derived.carres.keys() == before.carres.keys()
+    assert all(derived.carres[key] == before.carres[key] for key in derived.carres)
     query.run(board, new, opts, {"unit": "fr-4-2"})
     index = search._INDEX_OF.peek(new)
-    assert index is not None and search._HANDED_ON.peek(new) is None
+    assert index is derived
     moved = next(u for u in new.units if u.id == "fr-4-2")
     assert index.units["fr-4-2"] is moved
     assert moved in index.units_at[moved.hex]
