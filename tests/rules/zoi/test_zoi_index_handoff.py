@@ -208,11 +208,12 @@ def test_a_move_hands_the_lookups_on() -> None:
     assert before is not None and before.steps and before.zones
     derived = search._index(board, new)
     assert derived is not before and search._HANDED_ON.peek(new) is None
-    for made, kept in (
+    tables: list[tuple[dict[Any, Any], dict[Any, Any]]] = [
         (derived.zones, before.zones),
         (derived.costs, before.costs),
         (derived.steps, before.steps),
-    ):
+    ]
+    for made, kept in tables:
         assert made.keys() == kept.keys() and all(key[0] == "french" for key in made)
         assert all(made[key] == kept[key] and made[key] for key in made)
     assert derived.carres.keys() == before.carres.keys()
@@ -281,7 +282,8 @@ def test_a_melee_retreat_hands_the_lookups_on() -> None:
     assert move is not None and move.old is search._INDEX_OF.peek(state)
     assert move.old_unit is next(u for u in state.units if u.id == "fr-b")
     now = next(u for u in new.units if u.id == "fr-b")
-    assert move.new_unit is now and now.hex == "0209"
+    assert now.hex == "0209"
+    assert move.new_unit is now
     fresh = RS.load_state(json.loads(new.model_dump_json()))
     for uid in ("aus-a", "fr-a", "fr-b"):
         asked = query.run(board, new, opts, {"unit": uid})
