@@ -192,12 +192,128 @@ def test_a_move_hands_the_lookups_on() -> None:
     new = RS.apply(board, state, action, ruling)
     move = search._HANDED_ON.peek(new)
     assert move is not None and move.old is search._INDEX_OF.peek(state)
+    # found in its place from the index (apply_move -> position_of -> moved_in_place)
+    place = next(i for i, u in enumerate(state.units) if u.id == "fr-4-2")
+    assert move.position == place
+    assert move.old_unit is state.units[place] and move.new_unit is new.units[place]
+    # the state made in place is the state made without an index (a copy never queried)
+    unindexed = RS.load_state(json.loads(state.model_dump_json()))
+    assert search._INDEX_OF.peek(unindexed) is None
+    assert new == RS.apply(board, unindexed, action, ruling)
+    moved_now = new.units[place]
+    assert (moved_now.hex, moved_now.facing, new.moved) == ("0607", 0, ["fr-4-2"])
+    # the new state's index is derived from the old one: a French unit moved, and zones,
+    # carrés, costs and steps are of enemy units only, so the French look-ups are kept whole
+    before = search._INDEX_OF.peek(state)
+    assert before is not None and before.steps and before.zones
+    derived = search._index(board, new)
+    assert derived is not before and search._HANDED_ON.peek(new) is None
+    tables: list[tuple[dict[Any, Any], dict[Any, Any]]] = [
+        (derived.zones, before.zones),
+        (derived.costs, before.costs),
+        (derived.steps, before.steps),
+    ]
+    for made, kept in tables:
+        assert made.keys() == kept.keys() and all(key[0] == "french" for key in made)
+        assert all(made[key] == kept[key] and made[key] for key in made)
+    assert derived.carres.keys() == before.carres.keys()
+    assert all(derived.carres[key] == before.carres[key] for key in derived.carres)
     query.run(board, new, opts, {"unit": "fr-4-2"})
     index = search._INDEX_OF.peek(new)
-    assert index is not None and search._HANDED_ON.peek(new) is None
+    assert index is derived
     moved = next(u for u in new.units if u.id == "fr-4-2")
     assert index.units["fr-4-2"] is moved
     assert moved in index.units_at[moved.hex]
     phase = RS.parse_action({"kind": "set_phase", "phase": "melee"})
     after = RS.apply(board, new, phase, RS.adjudicate(board, new, phase, opts))
     assert search._HANDED_ON.peek(after) is None
+
+
+def _melee_game() -> tuple[Any, Any, Any]:
+    """Open ground in the melee phase: aus-a (column facing south) exerts a zone over 0506 and
+    0606; fr-a (two increments) stands in it, fr-b and fr-c well away from it."""
+    units = [
+        ("aus-a", "austrian", "0505", 6, 3),
+        ("fr-a", "french", "0506", 2, 0),
+        ("fr-b", "french", "0208", 6, 0),
+        ("fr-c", "french", "0809", 6, 0),
+    ]
+    scenario = {
+        "ruleset": "zoi",
+        "name": "handed on",
+        "map": {"columns": [1, 10], "rows": [1, 10], "default_terrain": "clear"},
+        "sides": [{"id": "french", "label": "French"}, {"id": "austrian", "label": "Austrian"}],
+        "units": [
+            {
+                "id": uid,
+                "side": side,
+                "type": "infantry",
+                "subtype": "line",
+                "hex": hx,
+                "increments": inc,
+                "ma": 6,
+                "formation": "column",
+                "facing": facing,
+            }
+            for uid, side, hx, inc, facing in units
+        ],
+        "turn": 1,
+        "phase": "melee",
+        "phasing": "french",
+    }
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    return board, state, opts
+
+
+def test_a_melee_retreat_hands_the_lookups_on() -> None:
+    """A melee retreat on a state already queried hands its look-ups on (apply_melee_retreat
+    -> moved_to): the change names the index of the state before, the unit as it was and as
+    it is now, in the same place of the unit list; the new state's index is derived from it
+    and answers as a fresh one."""
+    board, state, opts = _melee_game()
+    query = RS.queries()["reachable"]
+    query.run(board, state, opts, {"unit": "aus-a"})
+    action = RS.parse_action({"kind": "melee_retreat", "unit": "fr-b", "path": ["0209"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    move = search._HANDED_ON.peek(new)
+    assert move is not None and move.old is search._INDEX_OF.peek(state)
+    assert move.old_unit is next(u for u in state.units if u.id == "fr-b")
+    now = next(u for u in new.units if u.id == "fr-b")
+    assert now.hex == "0209"
+    assert move.new_unit is now
+    fresh = RS.load_state(json.loads(new.model_dump_json()))
+    for uid in ("aus-a", "fr-a", "fr-b"):
+        asked = query.run(board, new, opts, {"unit": uid})
+        assert asked == query.run(board, fresh, opts, {"unit": uid})
+    index = search._INDEX_OF.peek(new)
+    assert index is not None and search._HANDED_ON.peek(new) is None
+    assert index.units["fr-b"] is now and index.units_at["0209"] == (now,)
+    assert "0208" not in index.units_at
+
+
+def test_an_eliminating_melee_retreat_hands_the_lookups_on() -> None:
+    """fr-a, two increments, retreats through two zone hexes and is eliminated: the change
+    still names the index before and the unit as it was, with no unit now; the new state's
+    index has no fr-a and answers as a fresh one."""
+    board, state, opts = _melee_game()
+    query = RS.queries()["reachable"]
+    query.run(board, state, opts, {"unit": "aus-a"})
+    action = RS.parse_action({"kind": "melee_retreat", "unit": "fr-a", "path": ["0606", "0706"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    assert "fr-a" in new.eliminated and all(u.id != "fr-a" for u in new.units)
+    move = search._HANDED_ON.peek(new)
+    assert move is not None and move.old is search._INDEX_OF.peek(state)
+    assert move.old_unit is next(u for u in state.units if u.id == "fr-a")
+    assert move.new_unit is None
+    fresh = RS.load_state(json.loads(new.model_dump_json()))
+    for uid in ("aus-a", "fr-b"):
+        assert query.run(board, new, opts, {"unit": uid}) == query.run(
+            board, fresh, opts, {"unit": uid}
+        )
+    index = search._INDEX_OF.peek(new)
+    assert index is not None and "fr-a" not in index.units and "0506" not in index.units_at
