@@ -20,24 +20,8 @@ from app.rules.ruling import (
     effect_of,
     ruling_of,
 )
+from tests.support.kit import ONE, READING, TWO
 from tests.support.props import examples
-
-ONE = Catalog(
-    "one",
-    [
-        RuleSection(id="1", title="Moving", summary="Units move."),
-        RuleSection(id="2", title="Stopping", summary="Units stop."),
-    ],
-)
-TWO = Catalog("two", [RuleSection(id="X", title="Extra", summary="More.")])
-READING = Interpretation(
-    id="one.reading",
-    question="Which way?",
-    reading="This way.",
-    alternative="That way.",
-    option="which_way",
-    sections=("1",),
-)
 
 
 class Options(BaseModel):

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from app.rules.catalog import Catalog, Interpretation, RuleSection
+from app.rules.catalog import Interpretation
 from app.rules.errors import InvalidScenario
 from app.rules.judgement import (
     Catalogs,
@@ -22,23 +22,8 @@ from app.rules.judgement import (
     pointer,
 )
 from app.rules.ruling import Citation
+from tests.support.kit import ONE, READING, TWO
 
-ONE = Catalog(
-    "one",
-    [
-        RuleSection(id="1", title="Moving", summary="Units move."),
-        RuleSection(id="2", title="Stopping", summary="Units stop."),
-    ],
-)
-TWO = Catalog("two", [RuleSection(id="X", title="Extra", summary="More.")])
-READING = Interpretation(
-    id="one.reading",
-    question="Which way?",
-    reading="This way.",
-    alternative="That way.",
-    option="which_way",
-    sections=("1",),
-)
 PLAIN = Interpretation(
     id="one.plain", question="Which?", reading="This.", alternative="That.", sections=("1",)
 )
