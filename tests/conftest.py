@@ -20,7 +20,7 @@ from hypothesis import settings as hypothesis_settings
 from app.db.migrate import upgrade
 from app.rules import registry
 from tests.support.blind import BLIND
-from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
+from tests.support.postgres import PgCluster, cluster_for_tests
 from tests.support.tiny import TINY
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
@@ -52,16 +52,7 @@ def tiny_ruleset() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def pg_cluster() -> Iterator[PgCluster]:
-    try:
-        cluster = start_cluster()
-    except PostgresUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required in CI but did not start: {exc}")
-        pytest.skip(f"PostgreSQL unavailable: {exc}")
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    yield from cluster_for_tests()
 
 
 @pytest.fixture(scope="session")

@@ -22,8 +22,7 @@ from app.service import games as uc
 from app.service.boards import BoardCache
 from app.service.errors import NotFound
 from app.service.tokens import hash_token
-from tests.conftest import IN_CI
-from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
+from tests.support.postgres import PgCluster, cluster_for_tests
 from tests.support.tiny import TINY
 
 
@@ -158,16 +157,7 @@ def test_a_direct_read_raises_what_sqlalchemy_raises(tmp_path: Any) -> None:
 @pytest.fixture(scope="module")
 def own_cluster() -> Iterator[PgCluster]:
     """A cluster of this module's own: restarting it must not disturb the session's."""
-    try:
-        pg = start_cluster()
-    except PostgresUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required in CI but did not start: {exc}")
-        pytest.skip(f"PostgreSQL unavailable: {exc}")
-    try:
-        yield pg
-    finally:
-        pg.stop()
+    yield from cluster_for_tests()
 
 
 @pytest.mark.pg

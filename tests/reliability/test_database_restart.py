@@ -37,10 +37,9 @@ from app.client import RefereeClient, ServiceUnavailable
 from app.config import Settings
 from app.db.migrate import upgrade
 from app.main import create_app
-from tests.conftest import IN_CI
 from tests.match.flowkit import tiny_scenario
 from tests.reliability.conftest import LONG
-from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
+from tests.support.postgres import PgCluster, cluster_for_tests
 from tests.support.process import server_process
 from tests.support.server import running_server
 
@@ -57,16 +56,7 @@ RECOVERY_LIMIT = 10.0
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[PgCluster]:
     """A cluster of this module's own: stopping it must not disturb the session's."""
-    try:
-        pg = start_cluster()
-    except PostgresUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"PostgreSQL is required in CI but did not start: {exc}")
-        pytest.skip(f"PostgreSQL unavailable: {exc}")
-    try:
-        yield pg
-    finally:
-        pg.stop()
+    yield from cluster_for_tests()
 
 
 def _is_unavailable(r: httpx.Response) -> bool:

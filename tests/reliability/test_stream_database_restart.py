@@ -20,7 +20,7 @@ from app.config import Settings
 from app.db.migrate import upgrade
 from app.main import create_app
 from tests.reliability.conftest import LONG
-from tests.support.postgres import PgCluster, PostgresUnavailable, start_cluster
+from tests.support.postgres import PgCluster, cluster_for_tests
 from tests.support.server import running_server
 from tests.support.sse import SseStream
 from tests.support.tiny import TINY
@@ -52,14 +52,7 @@ def _start(cluster: PgCluster) -> None:
 @pytest.fixture
 def own_cluster() -> Iterator[PgCluster]:
     """A cluster of this test's own: stopping it disturbs no other test."""
-    try:
-        cluster = start_cluster()
-    except PostgresUnavailable as exc:
-        pytest.skip(f"PostgreSQL unavailable: {exc}")
-    try:
-        yield cluster
-    finally:
-        cluster.stop()
+    yield from cluster_for_tests()
 
 
 def _step(http: httpx.Client, game_id: str, token: str, deadline: float) -> int:

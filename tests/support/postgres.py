@@ -18,10 +18,12 @@ import socket
 import subprocess
 import tempfile
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import psycopg
+import pytest
 from psycopg import sql
 
 
@@ -270,3 +272,19 @@ def _run(cmd: list[str], what: str) -> None:
         raise PostgresUnavailable(
             f"{what} failed ({proc.returncode}): {proc.stderr.strip() or proc.stdout.strip()}"
         )
+
+
+def cluster_for_tests() -> Iterator[PgCluster]:
+    """A fresh cluster for a fixture to yield (``yield from``), stopped afterwards. Where
+    PostgreSQL cannot start the test is skipped, but in CI (``CI=true``), which must run it,
+    it fails."""
+    try:
+        cluster = start_cluster()
+    except PostgresUnavailable as exc:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"PostgreSQL is required in CI but did not start: {exc}")
+        pytest.skip(f"PostgreSQL unavailable: {exc}")
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
