@@ -738,8 +738,8 @@ def out_of_sequence(
     current phase does not allow, citing the ruleset's sequence of play."""
     side = mt.acting_side(seat, owner) or seat
     if kind is not None and mt.may_act(turn, seat, owner):
-        allowed = [p.title for p in turn.sequence.phases if allows(p, kind)]
-        where = " or ".join(mt.phase_name(t) for t in allowed) or "no phase"
+        allowed = [p for p in turn.sequence.phases if allows(p, kind)]
+        where = " or ".join(mt.phase_name(p.title) for p in allowed) or "no phase"
         return OutOfSequence(
             f"turn {turn.position.turn}, {mt.phase_name(turn.phase.title)}: no {kind} in "
             f"this phase; it belongs to the {where}",
@@ -747,7 +747,7 @@ def out_of_sequence(
             position=mt.position_json(turn),
             acts=turn.phase.acts,
             kind=kind,
-            allowed=[p.id for p in turn.sequence.phases if allows(p, kind)],
+            allowed=[p.id for p in allowed],
             citations=[turn.sequence.citation.model_dump(mode="json")],
         )
     phasing = turn.position.phasing_side
