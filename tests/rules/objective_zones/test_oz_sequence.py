@@ -97,3 +97,23 @@ def test_in_the_fire_phases_only_a_garrison_battery_fires_from_the_zone() -> Non
         "OZ.Basic.A",
         "OZ.Basic.G",
     ]
+
+
+def test_melees_going_on_in_two_zones_are_named_together() -> None:
+    """OZ.PostMelee.D.4: an engaged melee goes on until one side withdraws or breaks; with
+    melees in the mill and the church the answer names both zones, in the order they began."""
+    options = OZ.parse_options({})
+    board, state = OZ.setup(OZ.parse_scenario(example(phase="objective_combat")), options)
+    places = {
+        "us-1": {"zone": "mill", "at": "garrison", "sector": 1, "engaged": True},
+        "us-2": {"zone": "church", "at": "garrison", "sector": 1, "engaged": True},
+        "cs-22va": {"engaged": True},
+        "cs-45va": {"engaged": True},
+    }
+    units = [u.model_copy(update=places.get(u.id, {})) for u in state.units]
+    melee = state.model_copy(
+        update={"units": units, "melees": {"mill": "union", "church": "union"}}
+    )
+    answer = OZ.available_actions(board, melee, options, "union")
+    assert "continue_melee" in answer.kinds
+    assert answer.notes[-1] == "An engaged melee goes on in: mill, church (continue_melee)."
