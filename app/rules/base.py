@@ -234,6 +234,10 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
     judge checks the phase); None: :func:`app.rules.play.step` refuses it as out of sequence
     before the judge."""
 
+    refusal: ClassVar[Callable[[Any, Sequence[Problem]], Ruling] | None] = None
+    """How the ruleset's judges word a refusal for problems found before the judge
+    (:meth:`refuse`): ``refusal(ctx, problems)``; None: the judgement's own ``refuse``."""
+
     sealed: ClassVar[Sealed[Any, Any] | None] = None
     """The ruleset's sealed orders (:class:`~app.rules.dispatch.Sealed`); None: it has none."""
 
@@ -435,10 +439,13 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return refused_before_judge(rule, sequence.phases, position.phase, kind, ctx, action)
 
     def refuse(self, ctx: Any, problems: Sequence[Problem]) -> Ruling:
-        """The ruling refusing an action for ``problems``, as the ruleset's judges word a
-        refusal (the kit's, before the judge). Default: the judgement's
+        """The ruling refusing an action for ``problems`` (the kit's, before the judge), as
+        the ruleset's judges word a refusal: :attr:`refusal`, else the judgement's
         :meth:`~app.rules.judgement.Judgement.refuse` (summary: the first problem's
         message)."""
+        refusal = type(self).refusal
+        if refusal is not None:
+            return refusal(ctx, problems)
         return ctx.refuse(*problems)  # type: ignore[no-any-return]
 
     def apply(self, board: BoardT, state: StateT, action: ActionT, ruling: Ruling) -> StateT:

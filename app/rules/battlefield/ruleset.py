@@ -8,7 +8,6 @@ the sealed troop allocation and the melee dice are the objective-zone rules' own
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from app.rules.base import (
@@ -40,8 +39,6 @@ from app.rules.battlefield.moves import ZONES
 from app.rules.battlefield.setup import build
 from app.rules.battlefield.table import SOURCES, Ctx, sync_table, table_unit
 from app.rules.dispatch import Kind, NoOutcome, Sealed
-from app.rules.judgement import Problem
-from app.rules.ruling import Ruling
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
     "move": Kind(
@@ -104,12 +101,10 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     scenario_model = Scenario
     builder = build
     kinds = KINDS
+    refusal = table.refused
     phase_rule = sequence.PHASE_RULE
     query_table = queries.QUERIES
     example = "millers-crossing.json"
-
-    def refuse(self, ctx: Ctx, problems: Sequence[Problem]) -> Ruling:
-        return table.refused(ctx, problems)
 
     def sides(self, board: Board) -> Sides:
         return ZONES.sides(board.zones)
