@@ -23,6 +23,8 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.judgement import GameJudgement, Problem
 from app.rules.phases import PhaseRule, allowed_phases
 from app.rules.ruling import Ruling
+from tests.rules.battlefield.test_bf_destroyed import _game
+from tests.rules.rule_cases import _setup, load_cases
 
 CAT = Catalog(
     "kit",
@@ -34,7 +36,9 @@ CAT = Catalog(
     ],
 )
 PHASES = (
-    PhaseSpec("march", "March", kinds=("go", "ban_go", "first_go", "part_go", "loose_go")),
+    PhaseSpec(
+        "march", "March", kinds=("go", "bare_go", "ban_go", "first_go", "part_go", "loose_go")
+    ),
     PhaseSpec("fight", "Fight", kinds=("note",)),
 )
 RULE = PhaseRule("kit.wrong_phase", ("seq",), sequence_only=("loose_go",))
@@ -54,7 +58,7 @@ class Options(BaseModel):
 
 
 class Go(BaseModel):
-    kind: Literal["go", "ban_go", "first_go", "part_go", "loose_go"] = "go"
+    kind: Literal["go", "bare_go", "ban_go", "first_go", "part_go", "loose_go"] = "go"
     unit: str = "u1"
 
 
@@ -94,6 +98,7 @@ def _ruleset(
         phase_rule = rule
         kinds = {
             "go": _kind("go", names=_names),
+            "bare_go": _kind("bare_go"),
             "ban_go": _kind("ban_go", names=_names, despite_phase=_bans),
             "first_go": _kind("first_go", names=_names, despite_phase=_bans, despite_first=True),
             "part_go": _kind("part_go", names=_names, phase_of_part=True),
@@ -142,6 +147,7 @@ def test_out_of_its_phase_the_phase_is_refused_with_every_reason_in_the_declared
     (v,) = plain.violations
     assert v.message == "A go belongs to the march phase, not fight."
     assert v.unit is None and v.details == {"phase": "fight", "allowed": ["march"]}
+    assert _codes(_judged(kit, "bare_go", "ghost", "fight")) == ["kit.wrong_phase"]  # no names
     after = _judged(kit, "ban_go", "u1", "fight")
     assert _codes(after) == ["kit.wrong_phase", "kit.ban_one", "kit.ban_two"]
     assert [c.section for c in after.citations] == ["seq", "ban"]
@@ -178,6 +184,26 @@ def test_a_ruleset_words_the_kits_refusal_as_its_judges_do() -> None:
         "A ban_go belongs to the march phase, not fight.; Banned once.; Banned twice."
     )
     assert _codes(done) == ["kit.wrong_phase", "kit.ban_one", "kit.ban_two"]
+
+
+def test_an_action_the_kit_refuses_before_its_judge_rolls_no_dice() -> None:
+    """As when the judges checked the phase: an engaged melee's round (the zone part's dice)
+    and a move's broken-wheel check (A.46) are not rolled out of their phase."""
+    [case] = [
+        c for c in load_cases("battlefield") if c.name == "engaged-melee-in-the-village-goes-on"
+    ]
+    rs, _, board, state = _setup(case)
+    melee = rs.parse_action(case.data["action"])
+    assert list(rs.dice_needed(board, state, melee))  # in its phase: the round's d10s
+    assert list(rs.dice_needed(board, _in_phase(state, "movement"), melee)) == []
+    board, state = _game()  # the Union's movement phase, rocks on the battery's way
+    into = rs.parse_action({"kind": "move", "unit": "us-bty", "path": [[660, 200]]})
+    assert list(rs.dice_needed(board, state, into)) == [10]
+    assert list(rs.dice_needed(board, _in_phase(state, "initial_fire"), into)) == []
+
+
+def _in_phase(state: Any, phase: str) -> Any:
+    return state.model_copy(update={"zones": state.zones.model_copy(update={"phase": phase})})
 
 
 # -- the built-in packages: no judge checks the phase ----------------------------------------
