@@ -25,6 +25,7 @@ from app.rules.errors import InvalidQuery as InvalidQuery
 from app.rules.errors import InvalidScenario as InvalidScenario
 from app.rules.errors import RulesError as RulesError
 from app.rules.judgement import Citable, GameJudgement, Problem
+from app.rules.phases import refused_before_judge
 from app.rules.ruling import Citation, Ruling
 
 if TYPE_CHECKING:
@@ -434,8 +435,6 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         position = self.position(board, state)
         if position is None:
             return ()
-        from app.rules.phases import refused_before_judge
-
         return refused_before_judge(rule, sequence.phases, position.phase, kind, ctx, action)
 
     def refuse(self, ctx: Any, problems: Sequence[Problem]) -> Ruling:

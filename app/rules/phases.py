@@ -30,10 +30,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.rules.base import PhaseSpec
 from app.rules.judgement import Problem
 
 if TYPE_CHECKING:
+    from app.rules.base import PhaseSpec
     from app.rules.dispatch import Kind
 
 
