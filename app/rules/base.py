@@ -75,8 +75,9 @@ class PhaseSpec:
     """The action kinds this phase allows -- the one declaration of which phase a kind
     belongs to (:mod:`app.rules.phases`); ``available_actions`` offers only these. Another
     kind is refused: with the ruleset's cited violation (:attr:`Ruleset.phase_rule`, placed
-    by :meth:`Ruleset.adjudicate` before the kind's judge), or, for a ruleset that declares none, by
-    :func:`app.rules.play.step` as out of sequence. Empty: the phase restricts no kind."""
+    by :meth:`Ruleset.adjudicate` before the kind's judge), or, for a ruleset that declares
+    none, by :func:`app.rules.play.step` as out of sequence. Empty: the phase restricts no
+    kind."""
 
 
 @dataclass(frozen=True)

@@ -91,8 +91,9 @@ class Kind(Generic[CtxT, BoardT, StateT, ActT, OutT]):
     * ``phase_of_part`` -- True for a kind whose judge asks a part's ruleset (its
       ``adjudicate``), whose own phase rule decides the kind's phase: the kit checks none.
 
-    The judge is called only when none of these refuses the action, so it repeats ``names``
-    and ``despite_phase`` (the rules of the kind) but never the phase.
+    The judge is called only when none of these refuses the action. In its phase the kit
+    asks neither ``names`` nor ``despite_phase``: the judge rules from its first check, those
+    rules of the kind included, but never checks the phase.
     """
 
     model: type[ActT]

@@ -10,6 +10,10 @@ lists every rule that forbids the move (policy in docs/ARCHITECTURE.md):
    entered (except the overrun target's), the movement allowance covers the cost;
 3. legal: the EZOC rules of 8.2 for the current phase.
 
+The phase is the kit's check (``Ruleset.adjudicate``, before this judge): out of the
+movement phases it refuses the move after layer 1 (:func:`move_names`) with the rest of
+layer 2 (:func:`move_problems`), and no 8.2 rule applies.
+
 :class:`Mover` holds the per-step EZOC rules; :func:`judge_move` walks a submitted path with
 them and :func:`reachable` (the ``reachable`` query) searches every path with the same rules.
 """
