@@ -284,3 +284,58 @@ def test_every_kind_the_kit_confines_declares_what_its_rules_check_first(ruleset
     checked = {k for k in _confined(ruleset) if rule.rules_on(k) and not kinds[k].phase_of_part}
     assert checked
     assert sorted(k for k in checked if kinds[k].names is None) == []
+
+
+# -- every built-in kind the kit confines: a wrong name comes before the phase ---------------
+
+
+def _ghostly(ruleset_id: str) -> list[tuple[str, str, str]]:
+    """(case, kind, field) for every confined kind the kit checks: a rule case of the kind and
+    each name field of its action (the unit, a target, a zone)."""
+    ruleset = registry.get(ruleset_id)
+    rule = ruleset.phase_rule
+    assert rule is not None
+    wanted = {
+        k for k in _confined(ruleset) if rule.rules_on(k) and not ruleset.kinds[k].phase_of_part
+    }
+    found: dict[tuple[str, str], str] = {}
+    for case in load_cases(ruleset_id):
+        action = case.data.get("action") or {}
+        kind = action.get("kind")
+        if kind not in wanted or case.data.get("setup_error"):
+            continue
+        for name in ("unit", "units", "zone", "target"):
+            if name in action and isinstance(action[name], (str, list)):
+                found.setdefault((kind, name), case.name)
+    return [(case, kind, name) for (kind, name), case in sorted(found.items())]
+
+
+GHOSTS = [
+    (rid, *found)
+    for rid in ("battlefield", "objective-zones", "zoc", "zoi")
+    for found in _ghostly(rid)
+]
+
+
+def _out_of_phase(ruleset: Ruleset[Any, Any, Any, Any], board: Any, state: Any, kind: str) -> Any:
+    """The state in the first phase that does not allow ``kind``."""
+    sequence = ruleset.sequence_of_play(board)
+    assert sequence is not None
+    phase = next(p.id for p in sequence.phases if p.id not in allowed_phases(sequence.phases, kind))
+    if hasattr(state, "zones"):  # battlefield: the zone part keeps the phase
+        return _in_phase(state, phase)
+    return state.model_copy(update={"phase": phase})
+
+
+@pytest.mark.parametrize(("ruleset_id", "case_name", "kind", "field"), GHOSTS)
+def test_out_of_its_phase_a_kind_naming_nothing_is_refused_for_the_name_alone(
+    ruleset_id: str, case_name: str, kind: str, field: str
+) -> None:
+    [case] = [c for c in load_cases(ruleset_id) if c.name == case_name]
+    rs, options, board, state = _setup(case)
+    doc = dict(case.data["action"])
+    doc[field] = ["ghost", *doc[field][1:]] if isinstance(doc[field], list) else "ghost"
+    action = rs.parse_action(doc)
+    ruling = rs.adjudicate(board, _out_of_phase(rs, board, state, kind), action, options)
+    codes = [v.code for v in ruling.violations]
+    assert len(codes) == 1 and codes[0].endswith(("unknown_unit", "unknown_zone", "bad_support"))
