@@ -261,3 +261,22 @@ def test_a_unit_with_nothing_to_do_now_does_not_hide_the_others() -> None:
     assert combat.units == () and combat.kinds == ()
     assert combat.notes == ("Objective Combat: each assault's troop allocation is a sealed order.",)
     assert [c.section for c in combat.citations] == ["OZ.Sequence", "OZ.Assault.B.1"]
+
+
+def test_a_melee_going_on_in_a_zone_is_offered_to_the_sides_engaged_there() -> None:
+    """OZ.PostMelee.D.4 on the table: in the Objective Combat phase an engaged melee in the
+    village goes on (continue_melee) for each side with units engaged there, and the answer
+    says where."""
+    doc = _doc()
+    doc.update(phase="objective_combat", melees={"village": "union"})
+    for u in doc["units"]:
+        if u["id"] == "us-1":
+            u.update(zone="village", box="garrison", sector=1, engaged=True, entered_turn=0)
+            u.pop("at", None)
+        if u["id"] == "cs-1va":
+            u["engaged"] = True
+    board, state = _game(doc)
+    for seat in ("union", "confederate"):
+        answer = RS.available_actions(board, state, OPTIONS, seat)
+        assert "continue_melee" in answer.kinds, seat
+        assert answer.notes[-1] == "An engaged melee goes on in: village (continue_melee)."
