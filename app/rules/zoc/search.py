@@ -35,11 +35,12 @@ from typing import Any
 
 from app.rules.judgement import Problem
 from app.rules.memo import ByIdentity
+from app.rules.zoc import zones
 from app.rules.zoc.context import Context, Event
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
-from app.rules.zoc.zones import layered
+from app.rules.zoc.zones import Layered, layered
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
@@ -132,11 +133,33 @@ class SideFacts:
         self.steps: dict[int, tuple[Step, ...]] = {}
         self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
-        8.2's verdict on that step."""
+        8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
+        finds the others)."""
+        self.below: VerdictsBelow | None = None
+        """Where the verdicts of the state before a move are, when these facts were handed on
+        (:meth:`handed_on`): a table is made from that state's when first asked for."""
         self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
         """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
         what it cited and relied on (in first-cited order, to be replayed): the
         :data:`SEARCHES_KEPT` last asked for, oldest first."""
+
+    def verdicts_for(self, key: tuple[Any, ...]) -> dict[tuple[int, int, bool], StepVerdict]:
+        """The verdicts table of (unit id, options, started the phase in EZOC): kept, or
+        layered over the state before's (which is found the same way) without what the move
+        invalidated (:meth:`handed_on`), or new."""
+        found = self.verdicts.get(key)
+        if found is None:
+            below = self.below
+            if below is None or key[0] == below.unit_id:
+                found = self.verdicts[key] = {}
+            else:  # a copy (in C) less the few keys dropped: looked up in C by the search
+                table = below.facts.verdicts_for(key)
+                found = table.flat() if isinstance(table, Layered) else table.copy()
+                pop = found.pop
+                for dropped in below.dropped:
+                    pop(dropped, None)
+                self.verdicts[key] = found
+        return found
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         found = self.ezoc.get(i)
@@ -202,23 +225,30 @@ class SideFacts:
         When the moved unit is of this side (``unit_side``), it is in no EZOC, no-ZOC note or
         enemy occupation this side meets (8.1: each is of the other sides' units), so only
         the verdicts on steps into or out of ``cells`` are dropped (friendly units negate
-        there, and the moved list names the unit) with the moved unit's own."""
+        there, and the moved list names the unit) with the moved unit's own; the tables of
+        EZOC, notes and steps are then the same for both states and shared (not layered).
+
+        A unit's verdicts are handed on when the new state's search first asks for them
+        (:meth:`verdicts_for`): a copy of the old state's table less the dropped keys."""
         graph = self.graph
         index, nbrs = graph.index, graph.topo.neighbors
+        new = SideFacts.__new__(SideFacts)
+        new.side = self.side
+        new.graph = graph
         if unit_side == self.side:
-            changed: set[int] = set()
+            # nothing of these three tables changes: the two states share them (what either
+            # finds holds in both), so the new state's searches look them up in C
             touched = {index[h] for h in cells if h in index}
-            ring: set[int] = set()
+            new.ezoc = self.ezoc
+            new.no_zoc = self.no_zoc
+            new.steps = self.steps
         else:
             changed = {index[h] for h in near if h in index}
             touched = changed | {index[h] for h in cells if h in index}
             ring = touched | {index[n] for h in near for n, _ in nbrs.get(h, ()) if n in index}
-        new = SideFacts.__new__(SideFacts)
-        new.side = self.side
-        new.graph = graph
-        new.ezoc = layered(self.ezoc, changed)
-        new.no_zoc = layered(self.no_zoc, changed)
-        new.steps = layered(self.steps, ring)
+            new.ezoc = layered(self.ezoc, changed)
+            new.no_zoc = layered(self.no_zoc, changed)
+            new.steps = layered(self.steps, ring)
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
         # touched hex are those between it and its neighbours, dropped by key (not by a scan)
@@ -228,12 +258,33 @@ class SideFacts:
             for n in graph.neighbours(t)
             for key in ((t, n, True), (t, n, False), (n, t, True), (n, t, False))
         )
-        new.verdicts = {
-            key: layered(table, dropped)
-            for key, table in self.verdicts.copy().items()
-            if key[0] != unit_id
-        }
+        # each unit's table is made from this state's when the unit is first asked for
+        # (most units of a side are not asked at every game version); every
+        # zones.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
+        # so that the states before it can go
+        depth = 1 if self.below is None else self.below.depth + 1
+        new.verdicts = {}
+        new.below = VerdictsBelow(self, dropped, unit_id, depth)
+        if depth >= zones.LAYERS_KEPT:
+            new.below = None
+            new.verdicts = {
+                key: layered(table, dropped)
+                for key, table in self.verdicts.copy().items()
+                if key[0] != unit_id
+            }
         return new
+
+
+@dataclass(frozen=True)
+class VerdictsBelow:
+    """The state before a move, for :meth:`SideFacts.verdicts_for`: its facts, the verdicts
+    the move invalidated (by key) and the unit moved (none of its verdicts hold after)."""
+
+    facts: SideFacts
+    dropped: frozenset[tuple[int, int, bool]]
+    unit_id: str
+    depth: int
+    """How many moves the chain of states before goes back."""
 
 
 def side_facts(ctx: Context, side: str) -> SideFacts:
@@ -288,28 +339,34 @@ class Found:
         ids = self.graph.ids
         prev = self.prev
         stops = self.stops
+        best = self.best
         paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
-        chosen: dict[str, tuple[int, int, bool, Any, tuple[str, ...]]] = {}
+        chosen: dict[int, int] = {}
+        """hex -> its cheapest node (at equal cost the one not ending the move)."""
         groups: dict[tuple[str, ...], None] = {}
         start = self.start
-        for node, total in self.best.items():
+        for node, total in best.items():
             i = node >> 1
             if i == start:
                 continue
-            hex_id = ids[i]
-            terminal = bool(node & 1)
-            entry = chosen.get(hex_id)
-            if entry is not None and (entry[1] < total or (entry[1] == total and terminal)):
-                continue
-            stop = stops.get(node) if terminal else None
-            sections: tuple[str, ...] = ()
-            if stop is not None:
-                sections = tuple(stop.sections)
-                groups.setdefault(sections)
-            chosen[hex_id] = (node, total, terminal, stop, sections)
+            other = chosen.get(i)
+            if other is not None:
+                was = best[other]
+                if was < total or (was == total and node & 1):
+                    continue
+            if node & 1:
+                stop = stops.get(node)
+                if stop is not None:
+                    groups.setdefault(tuple(stop.sections))
+            chosen[i] = node
         rows = []
-        for hex_id in sorted(chosen):  # a path only for the node chosen
-            node, total, terminal, stop, sections = chosen[hex_id]
+        for i in sorted(chosen, key=ids.__getitem__):  # in hex id order; a path only for the
+            node = chosen[i]  # node chosen
+            hex_id = ids[i]
+            total = best[node]
+            terminal = bool(node & 1)
+            stop = stops.get(node) if terminal else None
+            sections: tuple[str, ...] = () if stop is None else tuple(stop.sections)
             path = paths.get(node)
             if path is None:  # the hexes entered on the cheapest path, each prefix built once
                 chain: list[int] = []
@@ -335,13 +392,14 @@ class Found:
         graph = self.graph
         ids = graph.ids
         known, axial = graph._axial, graph.axial
-        q0, r0 = axial(self.start)
-        reached = {row[0] for row in self.reached_rows()[0]}
+        start = self.start
+        q0, r0 = axial(start)
+        best = self.best  # a hex is reached when a node of it is (reached_rows lists them)
         rows: list[FrontierRow] = []
         for i, noted in self.reasons.items():
-            hex_id = ids[i]
-            if i == self.start or hex_id in reached:
+            if i == start or i * 2 in best or i * 2 + 1 in best:
                 continue
+            hex_id = ids[i]
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
@@ -469,7 +527,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     in_ezoc = facts.in_ezoc
     steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
     ezoc_kept = facts.ezoc.get
-    verdicts = facts.verdicts.setdefault((unit.id, options, mover.started_in_ezoc), {})
+    verdicts = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
+    verdict_kept = verdicts.get  # a Layered table only after LAYERS_KEPT moves unasked
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite
@@ -500,7 +559,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     heap: list[tuple[int, int, int]] = [(0, 0, origin)]
     seq = 0
     pop, push = heapq.heappop, heapq.heappush
-    best_of = best.__getitem__
+    best_of, best_get = best.__getitem__, best.get
     while heap:
         cost, _, node = pop(heap)
         # a node is pushed only at a cost below its best so far, so the one entry at its
@@ -533,13 +592,21 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         if out is None:
             out = steps_from(ctx, cur)
         for nbr, step_cost, kind, refusal in out:
+            total = cost + step_cost
+            if not kind and not judged and total <= ma:  # a plain step: 8.2 is silent
+                nxt = nbr * 2
+                if total < best_get(nxt, total + 1):
+                    best[nxt] = total
+                    prev[nxt] = node
+                    seq += 1
+                    push(heap, (total, seq, nxt))
+                continue
             if kind >= IMPASSABLE:
                 code = "zoc.prohibited_terrain" if kind == IMPASSABLE else "zoc.enemy_occupied"
                 found = reasons.get(nbr)
                 if found is None or code not in found:
                     note(nbr, code, refusal, TERRAIN if kind == IMPASSABLE else ENEMY_HEX)
                 continue
-            total = cost + step_cost
             if total > ma:  # the note inlined, its message written only for an answer
                 found = reasons.get(nbr)
                 if found is None or INSUFFICIENT_MP not in found:
@@ -557,7 +624,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             stop = None
             if judged or kind == EZOC:
                 key = (cur, nbr, first)
-                verdict = verdicts.get(key)
+                verdict = verdict_kept(key)
                 if verdict is None:
                     verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
                     replayed.add(verdict.events)
@@ -578,7 +645,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 for section in facts.no_zoc_sections(ctx, nbr):
                     cite(section)
             nxt = nbr * 2 + (stop is not None)
-            if total < best.get(nxt, total + 1):
+            if total < best_get(nxt, total + 1):
                 best[nxt] = total
                 prev[nxt] = node
                 if stop is not None:
