@@ -47,6 +47,8 @@ ENEMY_HEX = ("basic.enemy-hex",)
 MOVEMENT_POINTS = ("basic.movement-points",)
 INSUFFICIENT_MP = "zoc.insufficient_mp"
 MUST_STOP = "zoc.must_stop"
+TERRAIN_CODE = "zoc.prohibited_terrain"
+ENEMY_CODE = "zoc.enemy_occupied"
 
 
 class BoardGraph:
@@ -318,7 +320,9 @@ class Found:
     prev: dict[int, int | None]
     stops: dict[int, Any]
     reasons: dict[int, dict[str, Reason]]
-    """hex -> code -> the first reason of that code a step into it was refused for."""
+    """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
+    (the four commonest codes are noted apart: :attr:`refused`)."""
+    refused: Refused
     graph: BoardGraph
     _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
         default=None, init=False, repr=False
@@ -395,21 +399,15 @@ class Found:
         start = self.start
         q0, r0 = axial(start)
         best = self.best  # a hex is reached when a node of it is (reached_rows lists them)
+        noted_at = self.noted
         rows: list[FrontierRow] = []
-        for i, noted in self.reasons.items():
+        for i in self.refused_hexes():
             if i == start or i * 2 in best or i * 2 + 1 in best:
                 continue
-            hex_id = ids[i]
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
-                if len(noted) == 1:  # in_code_order, inlined for the usual single reason
-                    for code, message, cited in noted.values():
-                        if not isinstance(message, str):
-                            message = _message(message)
-                        rows.append((hex_id, ((code, message, cited),)))
-                else:
-                    rows.append((hex_id, in_code_order(noted)))
+                rows.append((ids[i], in_code_order(noted_at(i))))
         rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
@@ -424,7 +422,7 @@ class Found:
         if kept is not None and kept[0] == allowance:
             return kept[1]
         ids = self.graph.ids
-        reasons = {ids[i]: r for i, r in self.reasons.items()}
+        reasons = {ids[i]: self.noted(i) for i in self.refused_hexes()}
         reached = {row[0] for row in self.reached_rows()[0]}
         start = ids[self.start]
         rows: list[WhyNotRow] = []
@@ -436,6 +434,59 @@ class Found:
         rows.sort(key=lambda row: row[0])
         self._everywhere = (allowance, tuple(rows))
         return self._everywhere[1]
+
+    def refused_hexes(self) -> set[int]:
+        """The hexes a step was refused into."""
+        refused = self.refused
+        return (
+            self.reasons.keys()
+            | refused.terrain.keys()
+            | refused.enemy.keys()
+            | refused.short.keys()
+            | refused.ending.keys()
+        )
+
+    def noted(self, i: int) -> dict[str, Reason]:
+        """Hex ``i``'s reasons: code -> the first reason of that code a step into it was
+        refused for (in no order: an answer lists them in code order)."""
+        refused = self.refused
+        found = self.reasons.get(i)
+        out = {} if found is None else dict(found)
+        message = refused.terrain.get(i)
+        if message is not None:
+            out[TERRAIN_CODE] = (TERRAIN_CODE, message, refused.cited[TERRAIN])
+        message = refused.enemy.get(i)
+        if message is not None:
+            out[ENEMY_CODE] = (ENEMY_CODE, message, refused.cited[ENEMY_HEX])
+        short = refused.short.get(i)
+        if short is not None:
+            ids = self.graph.ids
+            out[INSUFFICIENT_MP] = (
+                INSUFFICIENT_MP,
+                (ids[i], ids[short[0]], short[1]),
+                refused.cited[MOVEMENT_POINTS],
+            )
+        ending = refused.ending.get(i)
+        if ending is not None:
+            out[MUST_STOP] = ending
+        return out
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The search's commonest refusals, each the first of its code per hex (noted with one
+    ``setdefault``): its messages are written only for the hexes an answer lists."""
+
+    terrain: dict[int, str]
+    """hex -> the message of the first step into it that terrain or a hexside prohibited."""
+    enemy: dict[int, str]
+    """hex -> the message of the first step into it refused for the enemy units in it."""
+    short: dict[int, tuple[int, int]]
+    """hex -> (hex left, cost) of the first step into it beyond the allowance."""
+    ending: dict[int, Reason]
+    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded."""
+    cited: dict[tuple[str, ...], tuple[str, ...]]
+    """Groups of sections cited -> their section ids."""
 
 
 Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
@@ -538,6 +589,14 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     prev: dict[int, int | None] = {start * 2: None}
     stops: dict[int, Any] = {}
     reasons: dict[int, dict[str, Reason]] = {}
+    # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
+    # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
+    terrain: dict[int, str] = {}
+    enemy: dict[int, str] = {}
+    short: dict[int, tuple[int, int]] = {}
+    ending: dict[int, Reason] = {}
+    terrain_note, enemy_note, short_note = terrain.setdefault, enemy.setdefault, short.setdefault
+    ending_note = ending.setdefault
     replayed: set[tuple[Event, ...]] = set()
     no_zoc_cited: set[int] = set()
     groups: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -576,11 +635,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             # the note inlined, its message written only for an answer
             reason: Reason = (MUST_STOP, (ids[cur], stop.message), cited)
             for nbr, _c, _w, _s in row(cur):
-                found = reasons.get(nbr)
-                if found is None:
-                    reasons[nbr] = {MUST_STOP: reason}
-                elif MUST_STOP not in found:
-                    found[MUST_STOP] = reason
+                ending_note(nbr, reason)
             continue
         first = node == origin
         judged: bool | None = True
@@ -601,25 +656,20 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     seq += 1
                     push(heap, (total, seq, nxt))
                 continue
-            if kind >= IMPASSABLE:
-                code = "zoc.prohibited_terrain" if kind == IMPASSABLE else "zoc.enemy_occupied"
-                found = reasons.get(nbr)
-                if found is None or code not in found:
-                    note(nbr, code, refusal, TERRAIN if kind == IMPASSABLE else ENEMY_HEX)
+            if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
+                if kind == IMPASSABLE:
+                    if TERRAIN not in groups:
+                        groups[TERRAIN] = tuple(c.section for c in cite(*TERRAIN))
+                    terrain_note(nbr, refusal)
+                else:
+                    if ENEMY_HEX not in groups:
+                        groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
+                    enemy_note(nbr, refusal)
                 continue
-            if total > ma:  # the note inlined, its message written only for an answer
-                found = reasons.get(nbr)
-                if found is None or INSUFFICIENT_MP not in found:
-                    cited = groups.get(MOVEMENT_POINTS)
-                    if cited is None:
-                        cited = groups[MOVEMENT_POINTS] = tuple(
-                            c.section for c in cite(*MOVEMENT_POINTS)
-                        )
-                    reason = (INSUFFICIENT_MP, (ids[nbr], ids[cur], total), cited)
-                    if found is None:
-                        reasons[nbr] = {INSUFFICIENT_MP: reason}
-                    else:
-                        found[INSUFFICIENT_MP] = reason
+            if total > ma:  # its message written only for an answer
+                if MOVEMENT_POINTS not in groups:
+                    groups[MOVEMENT_POINTS] = tuple(c.section for c in cite(*MOVEMENT_POINTS))
+                short_note(nbr, (cur, total))
                 continue
             stop = None
             if judged or kind == EZOC:
@@ -652,7 +702,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     stops[nxt] = stop
                 seq += 1
                 push(heap, (total, seq, nxt))
-    return Found(start, best, prev, stops, reasons, graph)
+    refused = Refused(terrain, enemy, short, ending, groups)
+    return Found(start, best, prev, stops, reasons, refused, graph)
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
