@@ -318,6 +318,9 @@ class Found:
     best: dict[int, int]
     """node (hex * 2 + must stop there) -> cheapest cost."""
     prev: dict[int, int | None]
+    paths: dict[int, tuple[str, ...]]
+    """node -> the hexes entered on its cheapest path (each made from its parent's when the
+    node was expanded: its parent is final then)."""
     stops: dict[int, Any]
     reasons: dict[int, dict[str, Reason]]
     """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
@@ -341,10 +344,9 @@ class Found:
         if self._rows is not None:
             return self._rows
         ids = self.graph.ids
-        prev = self.prev
         stops = self.stops
         best = self.best
-        paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
+        paths = self.paths
         chosen: dict[int, int] = {}
         """hex -> its cheapest node (at equal cost the one not ending the move)."""
         groups: dict[tuple[str, ...], None] = {}
@@ -371,19 +373,7 @@ class Found:
             terminal = bool(node & 1)
             stop = stops.get(node) if terminal else None
             sections: tuple[str, ...] = () if stop is None else tuple(stop.sections)
-            path = paths.get(node)
-            if path is None:  # the hexes entered on the cheapest path, each prefix built once
-                chain: list[int] = []
-                walk = node
-                while walk not in paths:
-                    chain.append(walk)
-                    parent = prev[walk]
-                    assert parent is not None
-                    walk = parent
-                path = paths[walk]
-                for n in reversed(chain):
-                    path = paths[n] = (*path, ids[n >> 1])
-            rows.append((hex_id, total, path, terminal, stop, sections))
+            rows.append((hex_id, total, paths[node], terminal, stop, sections))
         self._rows = (tuple(rows), tuple(groups))
         return self._rows
 
@@ -398,12 +388,10 @@ class Found:
         known, axial = graph._axial, graph.axial
         start = self.start
         q0, r0 = axial(start)
-        best = self.best  # a hex is reached when a node of it is (reached_rows lists them)
+        reached = {node >> 1 for node in self.best}  # the start's and those reached_rows lists
         noted_at = self.noted
         rows: list[FrontierRow] = []
-        for i in self.refused_hexes():
-            if i == start or i * 2 in best or i * 2 + 1 in best:
-                continue
+        for i in self.refused_hexes() - reached:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
@@ -587,6 +575,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     start = graph.index[unit.hex]
     best: dict[int, int] = {start * 2: 0}
     prev: dict[int, int | None] = {start * 2: None}
+    paths: dict[int, tuple[str, ...]] = {start * 2: ()}
     stops: dict[int, Any] = {}
     reasons: dict[int, dict[str, Reason]] = {}
     # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
@@ -619,6 +608,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     seq = 0
     pop, push = heapq.heappop, heapq.heappush
     best_of, best_get = best.__getitem__, best.get
+    prev_of = prev.__getitem__
     while heap:
         cost, _, node = pop(heap)
         # a node is pushed only at a cost below its best so far, so the one entry at its
@@ -626,6 +616,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         if cost != best_of(node):
             continue
         cur = node >> 1
+        if node != origin:  # its path: the parent's (expanded before it) and this hex
+            paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
         if node & 1:  # the unit must stop here: every path through it ends in it
             stop = stops[node]
             sections = tuple(stop.sections)
@@ -703,7 +695,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 seq += 1
                 push(heap, (total, seq, nxt))
     refused = Refused(terrain, enemy, short, ending, groups)
-    return Found(start, best, prev, stops, reasons, refused, graph)
+    return Found(start, best, prev, paths, stops, reasons, refused, graph)
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
