@@ -389,13 +389,43 @@ class Found:
         start = self.start
         q0, r0 = axial(start)
         reached = {node >> 1 for node in self.best}  # the start's and those reached_rows lists
-        noted_at = self.noted
+        refused = self.refused
+        problems, cited = self.reasons.get, refused.cited
+        terrain, enemy = refused.terrain.get, refused.enemy.get
+        short, ending = refused.short.get, refused.ending.get
         rows: list[FrontierRow] = []
         for i in self.refused_hexes() - reached:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
-            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
-                rows.append((ids[i], in_code_order(noted_at(i))))
+            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
+                continue
+            # the hex's reasons (noted, inlined), their messages written, in code order
+            out: list[Written] = []
+            found = problems(i)
+            if found is not None:
+                out.extend(in_code_order(found))
+            message = terrain(i)
+            if message is not None:
+                out.append((TERRAIN_CODE, message, cited[TERRAIN]))
+            message = enemy(i)
+            if message is not None:
+                out.append((ENEMY_CODE, message, cited[ENEMY_HEX]))
+            beyond = short(i)
+            if beyond is not None:
+                out.append(
+                    (
+                        INSUFFICIENT_MP,
+                        f"Entering {ids[i]} from {ids[beyond[0]]} would cost {beyond[1]} "
+                        "movement points.",
+                        cited[MOVEMENT_POINTS],
+                    )
+                )
+            stop = ending(i)
+            if stop is not None:
+                out.append((MUST_STOP, _message(stop[1]), stop[2]))  # type: ignore[arg-type]
+            if len(out) > 1:
+                out.sort(key=_code)
+            rows.append((ids[i], tuple(out)))
         rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
