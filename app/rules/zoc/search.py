@@ -133,7 +133,7 @@ class SideFacts:
         self.ezoc: dict[int, bool] = {}
         self.no_zoc: dict[int, tuple[str, ...]] = {}
         self.steps: dict[int, tuple[Step, ...]] = {}
-        self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
+        self.verdicts: dict[tuple[Any, ...], VerdictTable] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
         8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
         finds the others)."""
@@ -145,22 +145,13 @@ class SideFacts:
         what it cited and relied on (in first-cited order, to be replayed): the
         :data:`SEARCHES_KEPT` last asked for, oldest first."""
 
-    def verdicts_for(self, key: tuple[Any, ...]) -> dict[tuple[int, int, bool], StepVerdict]:
-        """The verdicts table of (unit id, options, started the phase in EZOC): kept, or
-        layered over the state before's (which is found the same way) without what the move
-        invalidated (:meth:`handed_on`), or new."""
+    def verdicts_for(self, key: tuple[Any, ...]) -> VerdictTable:
+        """The verdicts table of (unit id, options, started the phase in EZOC): kept, or made
+        from the state before's (found the same way) without what the move invalidated
+        (:meth:`handed_on`), or new."""
         found = self.verdicts.get(key)
         if found is None:
-            below = self.below
-            if below is None or key[0] == below.unit_id:
-                found = self.verdicts[key] = {}
-            else:  # a copy (in C) less the few keys dropped: looked up in C by the search
-                table = below.facts.verdicts_for(key)
-                found = table.flat() if isinstance(table, Layered) else table.copy()
-                pop = found.pop
-                for dropped in below.dropped:
-                    pop(dropped, None)
-                self.verdicts[key] = found
+            found = self.verdicts[key] = _handed_verdicts(self.below, key)
         return found
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
@@ -266,7 +257,7 @@ class SideFacts:
         # so that the states before it can go
         depth = 1 if self.below is None else self.below.depth + 1
         new.verdicts = {}
-        new.below = VerdictsBelow(self, dropped, unit_id, depth)
+        new.below = VerdictsBelow(self.verdicts, self.below, dropped, unit_id, depth)
         if depth >= zones.LAYERS_KEPT:
             new.below = None
             new.verdicts = {
@@ -277,16 +268,39 @@ class SideFacts:
         return new
 
 
+VerdictTable = dict[tuple[int, int, bool], StepVerdict]
+"""(hex, neighbour, first step) -> 8.2's verdict on that step, for one unit."""
+
+
 @dataclass(frozen=True)
 class VerdictsBelow:
-    """The state before a move, for :meth:`SideFacts.verdicts_for`: its facts, the verdicts
-    the move invalidated (by key) and the unit moved (none of its verdicts hold after)."""
+    """The state before a move, for :meth:`SideFacts.verdicts_for`: its verdict tables and
+    where its own came from (not its facts: the searches it keeps are not held on to), the
+    verdicts the move invalidated (by key) and the unit moved (none of its verdicts hold
+    after)."""
 
-    facts: SideFacts
+    tables: dict[tuple[Any, ...], VerdictTable]
+    below: VerdictsBelow | None
     dropped: frozenset[tuple[int, int, bool]]
     unit_id: str
     depth: int
     """How many moves the chain of states before goes back."""
+
+
+def _handed_verdicts(below: VerdictsBelow | None, key: tuple[Any, ...]) -> VerdictTable:
+    """A unit's verdicts table for a state whose facts were handed on from ``below``'s state:
+    that state's table (made there first, as its ``verdicts_for`` would) less the verdicts
+    the move invalidated -- a copy (in C) less a few keys, looked up in C by the search."""
+    if below is None or key[0] == below.unit_id:
+        return {}
+    table = below.tables.get(key)
+    if table is None:
+        table = below.tables[key] = _handed_verdicts(below.below, key)
+    found = table.flat() if isinstance(table, Layered) else table.copy()
+    pop = found.pop
+    for dropped in below.dropped:
+        pop(dropped, None)
+    return found
 
 
 def side_facts(ctx: Context, side: str) -> SideFacts:
