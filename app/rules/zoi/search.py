@@ -502,6 +502,16 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 continue
             if may_loop and n in walk.route:
                 continue
+            mp = spent + cost
+            found = labels.get(n)
+            if found and (src_new is None or not combat):
+                # no zone entered: the label would give no more fire chances than the walk's
+                # and neither stop nor shift (nor did any label reaching this hex: it has no
+                # zone), so a first label that spent no more and gave no more chances beats it,
+                # as the loop below would find
+                old = found[0]
+                if old.mp_spent <= mp and old.chances <= chances_before:
+                    continue
             fire, chances = fire_before, chances_before
             stopped = slid = False
             if combat and src_new is not None:
@@ -518,8 +528,6 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                     stopped = bool(src_new.cavalry)
                     if src_new.cavalry and src_new.others:
                         stopped = any_cavalry
-            mp = spent + cost
-            found = labels.get(n)
             if found is None:
                 found = labels[n] = []
             elif found:
