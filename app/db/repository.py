@@ -24,7 +24,7 @@ from sqlalchemy import (
 )
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session
 from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql.elements import BindParameter
 
@@ -43,48 +43,10 @@ from app.db.models import (
 )
 
 # The statements of every request, built once (building loader options per call costs more
-# than running the query). The (large) state documents are deferred: they load on first
-# access only, and the service keeps parsed states per game version, so most requests never
-# read them.
-_GET = (
-    select(GameRow, ScenarioRow.digest)
-    .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
-    .where(GameRow.id == bindparam("game_id"))
-    .options(defer(GameRow.state), defer(GameRow.initial_state))
-)
-_GET_LOCKED = _GET.with_for_update(of=GameRow)
-"""A write's read of its game (``SELECT ... FOR UPDATE`` on PostgreSQL): the ORM's entity."""
+# than running the query). The (large) state documents are not among the columns read: they
+# load on first access only (:class:`GameRecord`), and the service keeps parsed states per
+# game version, so most requests never read them.
 _TOKEN: BindParameter[str] = bindparam("token_hash")
-_GET_AS = (
-    select(
-        GameRow,
-        ScenarioRow.digest,
-        SeatRow.seat,
-        SeatRow.token_hash,
-        AccessTokenRow.token_hash,
-        or_(
-            select(WebhookRow.id).where(WebhookRow.game_id == GameRow.id).exists(),
-            select(EmailSubscriptionRow.id)
-            .where(
-                EmailSubscriptionRow.game_id == GameRow.id,
-                EmailSubscriptionRow.status == "confirmed",
-            )
-            .exists(),
-        ),
-    )
-    .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
-    .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
-    .outerjoin(
-        AccessTokenRow,
-        (AccessTokenRow.game_id == GameRow.id)
-        & (AccessTokenRow.token_hash == _TOKEN)
-        & AccessTokenRow.revoked_at.is_(None),
-    )
-    .where(GameRow.id == bindparam("game_id"))
-    .options(defer(GameRow.state), defer(GameRow.initial_state))
-    .limit(1)
-)
-_GET_AS_LOCKED = _GET_AS.with_for_update(of=GameRow)
 _HOLDER = (
     select(GameRow.id, SeatRow.seat, SeatRow.token_hash, AccessTokenRow.token_hash)
     .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
@@ -98,7 +60,7 @@ _HOLDER = (
     .limit(1)
 )
 """Who holds a token hash at a game, without the game row: what a stream re-checks on every
-batch (the same index look-ups as :data:`_GET_AS`)."""
+batch (the same index look-ups as :data:`_READ_AS`)."""
 _GAMES = cast(Table, GameRow.__table__)
 _SCENARIOS = cast(Table, ScenarioRow.__table__)
 RECORD_FIELDS = (
@@ -133,7 +95,10 @@ _READ = (
     .join(_SCENARIOS, _SCENARIOS.c.id == _GAMES.c.scenario_id)
     .where(_GAMES.c.id == bindparam("game_id"))
 )
-""":data:`_GET` as a Core statement: a read's game row as plain values (no ORM entity)."""
+"""A game row with its board digest, as plain values (no ORM entity: :class:`GameRecord`)."""
+_READ_LOCKED = _READ.with_for_update(of=_GAMES)
+"""A write's read of its game: ``SELECT ... FOR UPDATE OF games`` on PostgreSQL (SQLite's
+``BEGIN IMMEDIATE`` already holds the database's write lock)."""
 _SEATS = cast(Table, SeatRow.__table__)
 _TOKENS = cast(Table, AccessTokenRow.__table__)
 _HOOKS = cast(Table, WebhookRow.__table__)
@@ -166,7 +131,10 @@ _READ_AS = (
     .where(_GAMES.c.id == bindparam("game_id"))
     .limit(1)
 )
-""":data:`_GET_AS` as a Core statement (see :class:`GameRecord`)."""
+""":data:`_READ` with who holds a token hash at the game and whether it has webhooks or
+confirmed email subscriptions (see :class:`GameRecord`)."""
+_READ_AS_LOCKED = _READ_AS.with_for_update(of=_GAMES)
+""":data:`_READ_AS` for a write (see :data:`_READ_LOCKED`)."""
 _DOCUMENT = {
     name: select(_GAMES.c[name]).where(_GAMES.c.id == bindparam("game_id")) for name in DOCUMENTS
 }
@@ -574,27 +542,28 @@ class GameRepository:
     # -- read -----------------------------------------------------------------------------
 
     def get(self, game_id: str, *, lock: bool = False) -> tuple[GameFields, str] | None:
-        """The game's current row and its board digest (the board JSON is not loaded).
+        """The game's current row (a :class:`GameRecord`) and its board digest (the board
+        JSON is not loaded).
 
         ``lock`` (write transactions): ``SELECT ... FOR UPDATE`` of the game row on
         PostgreSQL, so concurrent writes of one game queue here and each reads the version
-        the one before it committed (SQLite's ``BEGIN IMMEDIATE`` already serializes them);
-        the row is the ORM's :class:`GameRow`. Without: a plain :class:`GameRecord`."""
-        if not lock:
-            params = {"game_id": game_id}
-            found = (
-                self.direct.one("read", params)
-                if self.direct is not None
-                else self.session.connection().execute(_READ, params).first()
-            )
-            if found is None:
-                return None
-            when = self.direct.later("read") if self.direct is not None else None
-            return GameRecord(found, self._document, when), found[_FIELDS]
-        row = self.session.execute(_GET_LOCKED, {"game_id": game_id}).first()
-        if row is None:
+        the one before it committed (SQLite's ``BEGIN IMMEDIATE`` already serializes them).
+        Read with a Core statement on the session's connection: a write changes its game
+        with Core statements too (:meth:`advance`), never through an ORM entity, and the
+        ORM's entity loading was a sixth of a small submission's CPU (docs/PERFORMANCE.md,
+        issue 28, session 10)."""
+        params = {"game_id": game_id}
+        found: Sequence[Any] | None
+        if lock:
+            found = self.session.connection().execute(_READ_LOCKED, params).first()
+        elif self.direct is not None:
+            found = self.direct.one("read", params)
+        else:
+            found = self.session.connection().execute(_READ, params).first()
+        if found is None:
             return None
-        return row[0], row[1]
+        when = self.direct.later("read") if self.direct is not None else None
+        return GameRecord(found, self._document, when), found[_FIELDS]
 
     def get_as(
         self, game_id: str, token_hash: str, *, lock: bool = False
@@ -608,26 +577,23 @@ class GameRepository:
         every request: a rotated or revoked token is refused from the commit that changed it
         on, in every process."""
         params = {"game_id": game_id, "token_hash": token_hash}
-        if not lock:
-            found = (
-                self.direct.one("read_as", params)
-                if self.direct is not None
-                else self.session.connection().execute(_READ_AS, params).first()
-            )
-            if found is None:
-                return None
-            n = _FIELDS
-            when = self.direct.later("read_as") if self.direct is not None else None
-            return (
-                GameRecord(found, self._document, when),
-                found[n],
-                TokenMatch(found[n + 1], found[n + 2], found[n + 3]),
-                bool(found[n + 4]),
-            )
-        row = self.session.execute(_GET_AS_LOCKED, params).first()
-        if row is None:
+        found: Sequence[Any] | None
+        if lock:  # a write's read (see :meth:`get`)
+            found = self.session.connection().execute(_READ_AS_LOCKED, params).first()
+        elif self.direct is not None:
+            found = self.direct.one("read_as", params)
+        else:
+            found = self.session.connection().execute(_READ_AS, params).first()
+        if found is None:
             return None
-        return row[0], row[1], TokenMatch(row[2], row[3], row[4]), bool(row[5])
+        n = _FIELDS
+        when = self.direct.later("read_as") if self.direct is not None else None
+        return (
+            GameRecord(found, self._document, when),
+            found[n],
+            TokenMatch(found[n + 1], found[n + 2], found[n + 3]),
+            bool(found[n + 4]),
+        )
 
     def holder(self, game_id: str, token_hash: str) -> TokenMatch | None:
         """Who holds ``token_hash`` at the game now (None: no such game): the credential
