@@ -317,7 +317,7 @@ class _Plan:
     column's type: SQLite's JSON text and timestamps, booleans; none on psycopg, which
     converts)."""
 
-    __slots__ = ("defaults", "later", "order", "plain", "processors", "sql")
+    __slots__ = ("convert", "defaults", "later", "order", "plain", "processors", "sql")
 
     def __init__(self, stmt: Any, dialect: Dialect, later: tuple[str, ...] = ()) -> None:
         """``later``: the columns (of one type) whose values are left as the driver gives
@@ -338,6 +338,8 @@ class _Plan:
                 self.later, processors[i] = processors[i], None
         self.processors = tuple(processors)
         self.plain = not any(self.processors)
+        self.convert = tuple((i, p) for i, p in enumerate(processors) if p is not None)
+        """The columns that have a processor (a game row's: its JSON, booleans)."""
 
     def args(self, params: Mapping[str, Any]) -> Any:
         merged = {**self.defaults, **params}
@@ -348,10 +350,12 @@ class _Plan:
     def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
         if self.plain:
             return tuple(raw)
-        return tuple(
-            value if process is None or value is None else process(value)
-            for process, value in zip(self.processors, raw, strict=True)
-        )
+        out = list(raw)
+        for i, process in self.convert:  # only the columns that have one (no call per column)
+            value = out[i]
+            if value is not None:
+                out[i] = process(value)
+        return tuple(out)
 
 
 _SQL_LOG = logging.getLogger("sqlalchemy.engine.Engine")
