@@ -191,7 +191,12 @@ def inproc(
                     print(report, flush=True)
 
 
-def http(quick: bool) -> None:
+def http(
+    quick: bool,
+    only: str | None = None,
+    every_values: tuple[str, ...] = EVERY,
+    dbs: tuple[str, ...] = ("sqlite", "postgresql"),
+) -> None:
     from bench.bare import seed
     from bench.web import (
         Bench,
@@ -222,7 +227,9 @@ def http(quick: bool) -> None:
     def suite(db: str, url: str, tmp: Path) -> None:
         prepare(url)
         for label, make in (("seed example", seed_game), ("100x100, 501 units", big_game)):
-            for every in EVERY:
+            if only and only not in label:
+                continue
+            for every in every_values:
                 extra = {"REFEREE_SNAPSHOT_EVERY": every}
                 with server(url, extra=extra) as base:
                     bench = Bench(base, tmp, s)
@@ -230,16 +237,22 @@ def http(quick: bool) -> None:
                     seed(url, {x.id: _state_text(url, x.id) for x in games})
                     sub = bench.writers(games)
                     small = bench.writers(games, prefer="return=minimal")
+                    dry = bench.post(f"/games/{games[0].id}/rulings", games[0].dry_run)
                 with server(url, app="bench.bare") as bare_base:
                     bare = Bench(bare_base, tmp, s)
                     floor = bare.post(f"/bare/write/{games[0].id}", {"n": 1}, writers=True)
+                    read_floor = bare.get(f"/bare/read/{games[0].id}")
                 print(f"{db} {label}, REFEREE_SNAPSHOT_EVERY={every}", flush=True)
                 show("submission", sub, floor)
                 show("submission, Prefer: return=minimal", small, floor)
+                show("dry run (vs the bare read)", dry, read_floor)
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        suite("SQLite", f"sqlite:///{tmp}/bench.db", tmp)
+        if "sqlite" in dbs:
+            suite("SQLite", f"sqlite:///{tmp}/bench.db", tmp)
+        if "postgresql" not in dbs:
+            return
         with postgres_database() as pg:
             if pg is not None:
                 suite("PostgreSQL", pg, tmp)
@@ -268,7 +281,12 @@ def main() -> None:
             args.dry_run,
         )
     else:
-        http(args.quick)
+        http(
+            args.quick,
+            args.only,
+            tuple(args.every or EVERY),
+            tuple(args.db or ("sqlite", "postgresql")),
+        )
 
 
 if __name__ == "__main__":
