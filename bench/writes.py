@@ -237,7 +237,9 @@ def http(
                     seed(url, {x.id: _state_text(url, x.id) for x in games})
                     sub = bench.writers(games)
                     small = bench.writers(games, prefer="return=minimal")
-                    dry = bench.post(f"/games/{games[0].id}/rulings", games[0].dry_run)
+                    # on a game nobody wrote to: the writers leave the unit on either hex
+                    fresh = make(base, url)
+                    dry = bench.post(f"/games/{fresh.id}/rulings", fresh.dry_run)
                 with server(url, app="bench.bare") as bare_base:
                     bare = Bench(bare_base, tmp, s)
                     floor = bare.post(f"/bare/write/{games[0].id}", {"n": 1}, writers=True)
