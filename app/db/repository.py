@@ -358,6 +358,50 @@ class _Plan:
         return tuple(out)
 
 
+class _Write:
+    """A write statement (the game row's conditional ``UPDATE``, the event's ``INSERT``)
+    compiled once for one dialect and one set of parameters, run on the driver in the
+    session's transaction (:meth:`GameRepository._on_driver`): its SQL, how its parameters
+    are handed over and each one's bind processor (SQLAlchemy's own for the column's type:
+    JSON through the engine's serializer, SQLite's timestamps). Through the ``Connection``
+    each statement cost 0.05 ms of CPU more (its execution context and result); a seed-example
+    submission runs two (docs/PERFORMANCE.md, issue 28, session 10)."""
+
+    __slots__ = ("order", "processors", "sql")
+
+    def __init__(self, stmt: Any, dialect: Dialect, keys: Sequence[str] | None = None) -> None:
+        compiled = stmt.compile(dialect=dialect, column_keys=keys)
+        if compiled.insert_prefetch or compiled.update_prefetch:
+            raise ValueError("a statement with Python-side defaults is run by the Connection")
+        self.sql = compiled.string
+        self.order: tuple[str, ...] | None = (
+            tuple(compiled.positiontup) if compiled.positional else None
+        )
+        self.processors = tuple(compiled._bind_processors.items())
+
+    def args(self, params: Mapping[str, Any]) -> Any:
+        values = dict(params)
+        for name, process in self.processors:  # None too, as SQLAlchemy calls them
+            if name in values:
+                values[name] = process(values[name])
+        if self.order is None:
+            return values
+        return tuple(values[name] for name in self.order)
+
+
+_WRITES: weakref.WeakKeyDictionary[Engine, dict[Any, _Write]] = weakref.WeakKeyDictionary()
+
+
+def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> _Write:
+    plans = _WRITES.get(engine)
+    if plans is None:
+        plans = _WRITES.setdefault(engine, {})
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = make(engine.dialect)
+    return plan
+
+
 _SQL_LOG = logging.getLogger("sqlalchemy.engine.Engine")
 _PLANS: weakref.WeakKeyDictionary[Engine, dict[str, _Plan]] = weakref.WeakKeyDictionary()
 
@@ -525,6 +569,44 @@ class GameRepository:
         if conn is not None and not conn.closed and conn.in_transaction():
             return conn
         return self.session.connection()
+
+    def _on_driver(
+        self, key: Any, make: Callable[[Dialect], _Write], params: Mapping[str, Any]
+    ) -> int:
+        """Run a write statement (:class:`_Write`, made once per engine and ``key``) on the
+        driver's connection in the session's transaction; its row count. The engine's
+        statement observers (``before_cursor_execute``) see it; a driver error is raised as
+        SQLAlchemy raises it (its ``DBAPIError`` subclass: a lost race on a unique index is
+        an ``IntegrityError``), a connection lost is invalidated."""
+        conn = self._connection()
+        engine = conn.engine
+        plan = _write_plan(engine, key, make)
+        args = plan.args(params)
+        dbapi = conn.connection
+        dialect = engine.dialect
+        try:
+            cursor = dbapi.cursor()
+            try:
+                if engine.dispatch.before_cursor_execute:
+                    engine.dispatch.before_cursor_execute(conn, cursor, plan.sql, args, None, False)
+                if engine.echo:
+                    _SQL_LOG.info("%s %r (driver)", plan.sql, args)
+                cursor.execute(plan.sql, args)
+                return int(cursor.rowcount)
+            finally:
+                cursor.close()
+        except dialect.loaded_dbapi.Error as exc:
+            lost = dialect.is_disconnect(exc, dbapi.dbapi_connection, None)
+            if lost:
+                conn.invalidate(exc)
+            raise sa_exc.DBAPIError.instance(
+                plan.sql,
+                dict(params),
+                exc,
+                dialect.loaded_dbapi.Error,
+                connection_invalidated=lost,
+                dialect=dialect,
+            ) from exc
 
     @property
     def session(self) -> Session:
@@ -745,9 +827,9 @@ class GameRepository:
             "p_updated_at": now or utcnow(),
             **{f"p_{name}": value for name, value in extra.items()},
         }
-        stmt = _advance_statement(frozenset(extra))
-        result = self._connection().execute(stmt, params)  # Core: no ORM machinery
-        return result.rowcount == 1
+        columns = frozenset(extra)
+        stmt = _advance_statement(columns)
+        return self._on_driver(("advance", columns), lambda d: _Write(stmt, d), params) == 1
 
     def append_event(self, event: EventRow | NewEvent) -> None:
         """Stage an event; readers are woken when (and only if) the transaction commits:
@@ -760,7 +842,8 @@ class GameRepository:
             values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
         if values["created_at"] is None:
             values["created_at"] = utcnow()
-        self._connection().execute(_INSERT_EVENT, values)
+        keys = tuple(values)
+        self._on_driver(("event", keys), lambda d: _Write(_INSERT_EVENT, d, list(keys)), values)
         notify.stage(self.session, event.game_id, event.seq)
 
     def set_response(self, event: EventRow | NewEvent, body: str) -> None:
