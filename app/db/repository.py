@@ -418,6 +418,8 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
         plans = _PLANS[engine] = {k: _Plan(v, dialect) for k, v in statements.items()}
         plans["read"] = _Plan(_READ, dialect, _WHEN)
         plans["read_as"] = _Plan(_READ_AS, dialect, _WHEN)
+        plans["read_locked"] = _Plan(_READ_LOCKED, dialect, _WHEN)
+        plans["read_as_locked"] = _Plan(_READ_AS_LOCKED, dialect, _WHEN)
     return plans
 
 
@@ -570,6 +572,59 @@ class GameRepository:
             return conn
         return self.session.connection()
 
+    def _locked(
+        self, name: str, params: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...] | None, Callable[[Any], Any] | None]:
+        """A write's locked read of its game (statement ``name`` of :func:`_plans`) on the
+        driver, in the session's transaction: the row (processed as :class:`DirectReads`
+        does) and what converts its timestamps."""
+        conn = self._connection()
+        plan = _plans(conn.engine)[name]
+        raw = self._execute(conn, plan.sql, plan.args(params), params, fetch=True)
+        row = None if raw is None else plan.row(cast(Sequence[Any], raw))
+        return row, plan.later
+
+    def _execute(
+        self,
+        conn: Connection,
+        sql: str,
+        args: Any,
+        params: Mapping[str, Any],
+        *,
+        fetch: bool = False,
+    ) -> Any:
+        """Run ``sql`` on the driver's connection of ``conn`` (the session's, in its
+        transaction): the first row with ``fetch``, else the row count. The engine's
+        statement observers (``before_cursor_execute``) see it; a driver error is raised as
+        SQLAlchemy raises it (its ``DBAPIError`` subclass: a lost race on a unique index is
+        an ``IntegrityError``), a connection lost is invalidated."""
+        engine = conn.engine
+        dbapi = conn.connection
+        dialect = engine.dialect
+        try:
+            cursor = dbapi.cursor()
+            try:
+                if engine.dispatch.before_cursor_execute:
+                    engine.dispatch.before_cursor_execute(conn, cursor, sql, args, None, False)
+                if engine.echo:
+                    _SQL_LOG.info("%s %r (driver)", sql, args)
+                cursor.execute(sql, args)
+                return cursor.fetchone() if fetch else int(cursor.rowcount)
+            finally:
+                cursor.close()
+        except dialect.loaded_dbapi.Error as exc:
+            lost = dialect.is_disconnect(exc, dbapi.dbapi_connection, None)
+            if lost:
+                conn.invalidate(exc)
+            raise sa_exc.DBAPIError.instance(
+                sql,
+                dict(params),
+                exc,
+                dialect.loaded_dbapi.Error,
+                connection_invalidated=lost,
+                dialect=dialect,
+            ) from exc
+
     def _on_driver(
         self, key: Any, make: Callable[[Dialect], _Write], params: Mapping[str, Any]
     ) -> int:
@@ -579,34 +634,8 @@ class GameRepository:
         SQLAlchemy raises it (its ``DBAPIError`` subclass: a lost race on a unique index is
         an ``IntegrityError``), a connection lost is invalidated."""
         conn = self._connection()
-        engine = conn.engine
-        plan = _write_plan(engine, key, make)
-        args = plan.args(params)
-        dbapi = conn.connection
-        dialect = engine.dialect
-        try:
-            cursor = dbapi.cursor()
-            try:
-                if engine.dispatch.before_cursor_execute:
-                    engine.dispatch.before_cursor_execute(conn, cursor, plan.sql, args, None, False)
-                if engine.echo:
-                    _SQL_LOG.info("%s %r (driver)", plan.sql, args)
-                cursor.execute(plan.sql, args)
-                return int(cursor.rowcount)
-            finally:
-                cursor.close()
-        except dialect.loaded_dbapi.Error as exc:
-            lost = dialect.is_disconnect(exc, dbapi.dbapi_connection, None)
-            if lost:
-                conn.invalidate(exc)
-            raise sa_exc.DBAPIError.instance(
-                plan.sql,
-                dict(params),
-                exc,
-                dialect.loaded_dbapi.Error,
-                connection_invalidated=lost,
-                dialect=dialect,
-            ) from exc
+        plan = _write_plan(conn.engine, key, make)
+        return int(self._execute(conn, plan.sql, plan.args(params), params))
 
     @property
     def session(self) -> Session:
@@ -656,15 +685,16 @@ class GameRepository:
         issue 28, session 10)."""
         params = {"game_id": game_id}
         found: Sequence[Any] | None
+        when = None
         if lock:
-            found = self._connection().execute(_READ_LOCKED, params).first()
+            found, when = self._locked("read_locked", params)
         elif self.direct is not None:
             found = self.direct.one("read", params)
+            when = self.direct.later("read")
         else:
             found = self._connection().execute(_READ, params).first()
         if found is None:
             return None
-        when = self.direct.later("read") if self.direct is not None else None
         return GameRecord(found, self._document, when), found[_FIELDS]
 
     def get_as(
@@ -680,16 +710,17 @@ class GameRepository:
         on, in every process."""
         params = {"game_id": game_id, "token_hash": token_hash}
         found: Sequence[Any] | None
+        when = None
         if lock:  # a write's read (see :meth:`get`)
-            found = self._connection().execute(_READ_AS_LOCKED, params).first()
+            found, when = self._locked("read_as_locked", params)
         elif self.direct is not None:
             found = self.direct.one("read_as", params)
+            when = self.direct.later("read_as")
         else:
             found = self._connection().execute(_READ_AS, params).first()
         if found is None:
             return None
         n = _FIELDS
-        when = self.direct.later("read_as") if self.direct is not None else None
         return (
             GameRecord(found, self._document, when),
             found[n],
