@@ -364,15 +364,17 @@ class _Write:
     session's transaction (:meth:`GameRepository._on_driver`): its SQL, how its parameters
     are handed over and each one's bind processor (SQLAlchemy's own for the column's type:
     JSON through the engine's serializer, SQLite's timestamps). Through the ``Connection``
-    each statement cost 0.05 ms of CPU more (its execution context and result); a seed-example
-    submission runs two (docs/PERFORMANCE.md, issue 28, session 10)."""
+    each statement cost about 0.05 ms of CPU more (its execution context and result);
+    every submission runs two (docs/PERFORMANCE.md, issue 28, session 10). A statement whose
+    columns have Python-side defaults not given is refused (none of these has one)."""
 
     __slots__ = ("order", "processors", "sql")
 
     def __init__(self, stmt: Any, dialect: Dialect, keys: Sequence[str] | None = None) -> None:
         compiled = stmt.compile(dialect=dialect, column_keys=keys)
         if compiled.insert_prefetch or compiled.update_prefetch:
-            raise ValueError("a statement with Python-side defaults is run by the Connection")
+            # SQLAlchemy's execution context computes those; this runs no context
+            raise ValueError("a statement with Python-side defaults cannot run on the driver")
         self.sql = compiled.string
         self.order: tuple[str, ...] | None = (
             tuple(compiled.positiontup) if compiled.positional else None
