@@ -417,11 +417,13 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
             "ping": select(literal_column("1")),
             **{name: stmt for name, stmt in _DOCUMENT.items()},
         }
-        plans = _PLANS[engine] = {k: _Plan(v, dialect) for k, v in statements.items()}
+        plans = {k: _Plan(v, dialect) for k, v in statements.items()}
         plans["read"] = _Plan(_READ, dialect, _WHEN)
         plans["read_as"] = _Plan(_READ_AS, dialect, _WHEN)
         plans["read_locked"] = _Plan(_READ_LOCKED, dialect, _WHEN)
         plans["read_as_locked"] = _Plan(_READ_AS_LOCKED, dialect, _WHEN)
+        # published whole: a request in another thread never sees a part of it
+        _PLANS[engine] = plans
     return plans
 
 
