@@ -7,11 +7,13 @@ against a delta with a snapshot every 32 events, on SQLite and PostgreSQL, seed 
   calls it) in this process and thread, no HTTP, one submission after another (umpire
   ``place_unit`` with ``If-Match``, each version followed): CPU time per submission
   (``time.process_time``), the median of batches, so the other sessions' load on the machine
-  does not enter; with ``--profile``, cProfile's top lines of the last batch.
+  does not enter; with ``--profile``, cProfile's top lines of the last batch. With
+  ``--dry-run``: the dry run instead (``actions.dry_run``, anonymous, as ``bench/web.py``'s
+  dry-run row asks it: a move of the scenario's unit), the game left as it is.
 * ``http``: the submission rows of ``bench/web.py`` (wrk, 2 writers, uvicorn) for each N, and
   the bare app's write (``bench/bare.py``) right after, on the same data: the same-run ratio.
 
-    .venv/bin/python bench/writes.py inproc [--profile] [--db sqlite|postgresql]
+    .venv/bin/python bench/writes.py inproc [--profile] [--dry-run] [--db sqlite|postgresql]
     .venv/bin/python bench/writes.py http [--quick]
 """
 
@@ -36,6 +38,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 EVERY = ("1", "32")
+
+
+def _dry_action(unit: str, hexes: tuple[str, str]) -> dict[str, Any]:
+    """The dry run asked: the unit moved from where it starts (``hexes[1]``) to ``hexes[0]``
+    (the seed example's is ``bench/web.py``'s)."""
+    return {"kind": "move", "unit": unit, "path": [hexes[1], hexes[0]]}
 
 
 def _scenarios() -> dict[str, tuple[dict[str, Any], str, tuple[str, str]]]:
@@ -71,6 +79,7 @@ def _service_cost(
     batches: int,
     size: int,
     profile: bool,
+    dry: bool = False,
 ) -> tuple[float, float, float, str]:
     """CPU per submission at the service (``actions.submit_action``, as the fast path calls
     it, in this thread: what cProfile sees), without HTTP."""
@@ -95,6 +104,16 @@ def _service_cost(
 
         def one() -> None:
             nonlocal version, n
+            if dry:
+                actions_uc.dry_run(
+                    SqlAlchemyUnitOfWork(state.session_factory),
+                    body["id"],
+                    _dry_action(unit, hexes),
+                    token=None,
+                    boards=state.boards,
+                    now=float(state.clock()),
+                )
+                return
             action = {"kind": "place_unit", "unit": unit, "hex": hexes[n % 2]}
             n += 1
             req = WriteRequest(
@@ -145,6 +164,7 @@ def inproc(
     profile: bool,
     only: str | None = None,
     every_values: tuple[str, ...] = (*EVERY, *EVERY),
+    dry: bool = False,
 ) -> None:
     from bench.web import prepare
 
@@ -160,17 +180,23 @@ def inproc(
                 for every in every_values:  # by default each twice, interleaved
                     os.environ["REFEREE_SNAPSHOT_EVERY"] = every
                     med, lo, hi, report = _service_cost(
-                        url, scenario, unit, hexes, batches, size, profile
+                        url, scenario, unit, hexes, batches, size, profile, dry
                     )
                     print(
-                        f"{db:10} {label:20} N={every:>2}: {med:.3f} ms CPU a submission "
+                        f"{db:10} {label:20} N={every:>2}: {med:.3f} ms CPU a "
+                        f"{'dry run' if dry else 'submission'} "
                         f"({lo:.3f}-{hi:.3f})",
                         flush=True,
                     )
                     print(report, flush=True)
 
 
-def http(quick: bool) -> None:
+def http(
+    quick: bool,
+    only: str | None = None,
+    every_values: tuple[str, ...] = EVERY,
+    dbs: tuple[str, ...] = ("sqlite", "postgresql"),
+) -> None:
     from bench.bare import seed
     from bench.web import (
         Bench,
@@ -201,7 +227,9 @@ def http(quick: bool) -> None:
     def suite(db: str, url: str, tmp: Path) -> None:
         prepare(url)
         for label, make in (("seed example", seed_game), ("100x100, 501 units", big_game)):
-            for every in EVERY:
+            if only and only not in label:
+                continue
+            for every in every_values:
                 extra = {"REFEREE_SNAPSHOT_EVERY": every}
                 with server(url, extra=extra) as base:
                     bench = Bench(base, tmp, s)
@@ -209,16 +237,24 @@ def http(quick: bool) -> None:
                     seed(url, {x.id: _state_text(url, x.id) for x in games})
                     sub = bench.writers(games)
                     small = bench.writers(games, prefer="return=minimal")
+                    # on a game nobody wrote to: the writers leave the unit on either hex
+                    fresh = make(base, url)
+                    dry = bench.post(f"/games/{fresh.id}/rulings", fresh.dry_run)
                 with server(url, app="bench.bare") as bare_base:
                     bare = Bench(bare_base, tmp, s)
                     floor = bare.post(f"/bare/write/{games[0].id}", {"n": 1}, writers=True)
+                    read_floor = bare.get(f"/bare/read/{games[0].id}")
                 print(f"{db} {label}, REFEREE_SNAPSHOT_EVERY={every}", flush=True)
                 show("submission", sub, floor)
                 show("submission, Prefer: return=minimal", small, floor)
+                show("dry run (vs the bare read)", dry, read_floor)
 
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        suite("SQLite", f"sqlite:///{tmp}/bench.db", tmp)
+        if "sqlite" in dbs:
+            suite("SQLite", f"sqlite:///{tmp}/bench.db", tmp)
+        if "postgresql" not in dbs:
+            return
         with postgres_database() as pg:
             if pg is not None:
                 suite("PostgreSQL", pg, tmp)
@@ -232,6 +268,7 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=200)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--dry-run", action="store_true", help="inproc: time the dry run")
     parser.add_argument("--only", help="the scenarios whose label contains this")
     parser.add_argument("--every", action="append", help="REFEREE_SNAPSHOT_EVERY values")
     args = parser.parse_args()
@@ -243,9 +280,15 @@ def main() -> None:
             args.profile,
             args.only,
             tuple(args.every or (*EVERY, *EVERY)),
+            args.dry_run,
         )
     else:
-        http(args.quick)
+        http(
+            args.quick,
+            args.only,
+            tuple(args.every or EVERY),
+            tuple(args.db or ("sqlite", "postgresql")),
+        )
 
 
 if __name__ == "__main__":

@@ -206,6 +206,8 @@ def _sqlite_engine(url: URL, *, echo: bool, pool_size: int) -> Engine:
 
 _WRITERS: weakref.WeakKeyDictionary[Engine, threading.RLock] = weakref.WeakKeyDictionary()
 _WRITERS_GUARD = threading.Lock()
+_NO_WRITERS: weakref.WeakSet[Engine] = weakref.WeakSet()
+"""The engines whose writers take no lock of the process (PostgreSQL, SQLite in memory)."""
 
 
 def writer_lock(engine: Engine) -> threading.RLock | None:
@@ -219,7 +221,11 @@ def writer_lock(engine: Engine) -> threading.RLock | None:
     3 ms and a p99 of 100-140 ms (issue 28). Queued on a lock of the process instead, a
     waiting writer is woken when the lock is released. The busy timeout still covers writers
     of other processes (``referee`` commands)."""
+    lock = _WRITERS.get(engine)  # asked by every write: the URL is looked at once an engine
+    if lock is not None or engine in _NO_WRITERS:
+        return lock
     if sqlite_file(engine.url) is None:
+        _NO_WRITERS.add(engine)
         return None
     with _WRITERS_GUARD:
         lock = _WRITERS.get(engine)

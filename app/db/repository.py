@@ -23,8 +23,8 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy import exc as sa_exc
-from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.orm import Session
 from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql.elements import BindParameter
 
@@ -43,48 +43,10 @@ from app.db.models import (
 )
 
 # The statements of every request, built once (building loader options per call costs more
-# than running the query). The (large) state documents are deferred: they load on first
-# access only, and the service keeps parsed states per game version, so most requests never
-# read them.
-_GET = (
-    select(GameRow, ScenarioRow.digest)
-    .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
-    .where(GameRow.id == bindparam("game_id"))
-    .options(defer(GameRow.state), defer(GameRow.initial_state))
-)
-_GET_LOCKED = _GET.with_for_update(of=GameRow)
-"""A write's read of its game (``SELECT ... FOR UPDATE`` on PostgreSQL): the ORM's entity."""
+# than running the query). The (large) state documents are not among the columns read: they
+# load on first access only (:class:`GameRecord`), and the service keeps parsed states per
+# game version, so most requests never read them.
 _TOKEN: BindParameter[str] = bindparam("token_hash")
-_GET_AS = (
-    select(
-        GameRow,
-        ScenarioRow.digest,
-        SeatRow.seat,
-        SeatRow.token_hash,
-        AccessTokenRow.token_hash,
-        or_(
-            select(WebhookRow.id).where(WebhookRow.game_id == GameRow.id).exists(),
-            select(EmailSubscriptionRow.id)
-            .where(
-                EmailSubscriptionRow.game_id == GameRow.id,
-                EmailSubscriptionRow.status == "confirmed",
-            )
-            .exists(),
-        ),
-    )
-    .join(ScenarioRow, ScenarioRow.id == GameRow.scenario_id)
-    .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
-    .outerjoin(
-        AccessTokenRow,
-        (AccessTokenRow.game_id == GameRow.id)
-        & (AccessTokenRow.token_hash == _TOKEN)
-        & AccessTokenRow.revoked_at.is_(None),
-    )
-    .where(GameRow.id == bindparam("game_id"))
-    .options(defer(GameRow.state), defer(GameRow.initial_state))
-    .limit(1)
-)
-_GET_AS_LOCKED = _GET_AS.with_for_update(of=GameRow)
 _HOLDER = (
     select(GameRow.id, SeatRow.seat, SeatRow.token_hash, AccessTokenRow.token_hash)
     .outerjoin(SeatRow, (SeatRow.game_id == GameRow.id) & (SeatRow.token_hash == _TOKEN))
@@ -98,7 +60,7 @@ _HOLDER = (
     .limit(1)
 )
 """Who holds a token hash at a game, without the game row: what a stream re-checks on every
-batch (the same index look-ups as :data:`_GET_AS`)."""
+batch (the same index look-ups as :data:`_READ_AS`)."""
 _GAMES = cast(Table, GameRow.__table__)
 _SCENARIOS = cast(Table, ScenarioRow.__table__)
 RECORD_FIELDS = (
@@ -133,7 +95,10 @@ _READ = (
     .join(_SCENARIOS, _SCENARIOS.c.id == _GAMES.c.scenario_id)
     .where(_GAMES.c.id == bindparam("game_id"))
 )
-""":data:`_GET` as a Core statement: a read's game row as plain values (no ORM entity)."""
+"""A game row with its board digest, as plain values (no ORM entity: :class:`GameRecord`)."""
+_READ_LOCKED = _READ.with_for_update(of=_GAMES)
+"""A write's read of its game: ``SELECT ... FOR UPDATE OF games`` on PostgreSQL (SQLite's
+``BEGIN IMMEDIATE`` already holds the database's write lock)."""
 _SEATS = cast(Table, SeatRow.__table__)
 _TOKENS = cast(Table, AccessTokenRow.__table__)
 _HOOKS = cast(Table, WebhookRow.__table__)
@@ -166,7 +131,10 @@ _READ_AS = (
     .where(_GAMES.c.id == bindparam("game_id"))
     .limit(1)
 )
-""":data:`_GET_AS` as a Core statement (see :class:`GameRecord`)."""
+""":data:`_READ` with who holds a token hash at the game and whether it has webhooks or
+confirmed email subscriptions (see :class:`GameRecord`)."""
+_READ_AS_LOCKED = _READ_AS.with_for_update(of=_GAMES)
+""":data:`_READ_AS` for a write (see :data:`_READ_LOCKED`)."""
 _DOCUMENT = {
     name: select(_GAMES.c[name]).where(_GAMES.c.id == bindparam("game_id")) for name in DOCUMENTS
 }
@@ -349,7 +317,7 @@ class _Plan:
     column's type: SQLite's JSON text and timestamps, booleans; none on psycopg, which
     converts)."""
 
-    __slots__ = ("defaults", "later", "order", "plain", "processors", "sql")
+    __slots__ = ("convert", "defaults", "later", "order", "plain", "processors", "sql")
 
     def __init__(self, stmt: Any, dialect: Dialect, later: tuple[str, ...] = ()) -> None:
         """``later``: the columns (of one type) whose values are left as the driver gives
@@ -370,6 +338,8 @@ class _Plan:
                 self.later, processors[i] = processors[i], None
         self.processors = tuple(processors)
         self.plain = not any(self.processors)
+        self.convert = tuple((i, p) for i, p in enumerate(processors) if p is not None)
+        """The columns that have a processor (a game row's: its JSON, booleans)."""
 
     def args(self, params: Mapping[str, Any]) -> Any:
         merged = {**self.defaults, **params}
@@ -380,10 +350,58 @@ class _Plan:
     def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
         if self.plain:
             return tuple(raw)
-        return tuple(
-            value if process is None or value is None else process(value)
-            for process, value in zip(self.processors, raw, strict=True)
+        out = list(raw)
+        for i, process in self.convert:  # only the columns that have one (no call per column)
+            value = out[i]
+            if value is not None:
+                out[i] = process(value)
+        return tuple(out)
+
+
+class _Write:
+    """A write statement (the game row's conditional ``UPDATE``, the event's ``INSERT``)
+    compiled once for one dialect and one set of parameters, run on the driver in the
+    session's transaction (:meth:`GameRepository._on_driver`): its SQL, how its parameters
+    are handed over and each one's bind processor (SQLAlchemy's own for the column's type:
+    JSON through the engine's serializer, SQLite's timestamps). Through the ``Connection``
+    each statement cost about 0.05 ms of CPU more (its execution context and result);
+    every submission runs two (docs/PERFORMANCE.md, issue 28, session 10). A statement whose
+    columns have Python-side defaults not given is refused (none of these has one)."""
+
+    __slots__ = ("order", "processors", "sql")
+
+    def __init__(self, stmt: Any, dialect: Dialect, keys: Sequence[str] | None = None) -> None:
+        compiled = stmt.compile(dialect=dialect, column_keys=keys)
+        if compiled.insert_prefetch or compiled.update_prefetch:
+            # SQLAlchemy's execution context computes those; this runs no context
+            raise ValueError("a statement with Python-side defaults cannot run on the driver")
+        self.sql = compiled.string
+        self.order: tuple[str, ...] | None = (
+            tuple(compiled.positiontup) if compiled.positional else None
         )
+        self.processors = tuple(compiled._bind_processors.items())
+
+    def args(self, params: Mapping[str, Any]) -> Any:
+        values = dict(params)
+        for name, process in self.processors:  # None too, as SQLAlchemy calls them
+            if name in values:
+                values[name] = process(values[name])
+        if self.order is None:
+            return values
+        return tuple(values[name] for name in self.order)
+
+
+_WRITES: weakref.WeakKeyDictionary[Engine, dict[Any, _Write]] = weakref.WeakKeyDictionary()
+
+
+def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> _Write:
+    plans = _WRITES.get(engine)
+    if plans is None:
+        plans = _WRITES.setdefault(engine, {})
+    plan = plans.get(key)
+    if plan is None:
+        plan = plans[key] = make(engine.dialect)
+    return plan
 
 
 _SQL_LOG = logging.getLogger("sqlalchemy.engine.Engine")
@@ -399,9 +417,13 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
             "ping": select(literal_column("1")),
             **{name: stmt for name, stmt in _DOCUMENT.items()},
         }
-        plans = _PLANS[engine] = {k: _Plan(v, dialect) for k, v in statements.items()}
+        plans = {k: _Plan(v, dialect) for k, v in statements.items()}
         plans["read"] = _Plan(_READ, dialect, _WHEN)
         plans["read_as"] = _Plan(_READ_AS, dialect, _WHEN)
+        plans["read_locked"] = _Plan(_READ_LOCKED, dialect, _WHEN)
+        plans["read_as_locked"] = _Plan(_READ_AS_LOCKED, dialect, _WHEN)
+        # published whole: a request in another thread never sees a part of it
+        _PLANS[engine] = plans
     return plans
 
 
@@ -532,11 +554,92 @@ class TokenMatch:
 class GameRepository:
     """Games, their scenario, seats and events, through one SQLAlchemy session."""
 
-    def __init__(self, session: Session | None, direct: DirectReads | None = None) -> None:
+    def __init__(
+        self,
+        session: Session | None,
+        direct: DirectReads | None = None,
+        connection: Connection | None = None,
+    ) -> None:
         """``direct``: the transaction reads the game only, by :class:`DirectReads` (its
-        session, None, may not be used)."""
+        session, None, may not be used). ``connection``: the session's connection in its
+        transaction, as the unit of work began it (see :meth:`_connection`)."""
         self._session = session
         self.direct = direct
+        self._conn = connection
+
+    def _connection(self) -> Connection:
+        """The session's connection, for a Core statement in its transaction: the one the
+        transaction began on while it is open (asking the session for it costs 15 us, three
+        or four times a write), else the session's (a transaction begun after a commit)."""
+        conn = self._conn
+        if conn is not None and not conn.closed and conn.in_transaction():
+            return conn
+        return self.session.connection()
+
+    def _locked(
+        self, name: str, params: Mapping[str, Any]
+    ) -> tuple[tuple[Any, ...] | None, Callable[[Any], Any] | None]:
+        """A write's locked read of its game (statement ``name`` of :func:`_plans`) on the
+        driver, in the session's transaction: the row (processed as :class:`DirectReads`
+        does) and what converts its timestamps."""
+        conn = self._connection()
+        plan = _plans(conn.engine)[name]
+        raw = self._execute(conn, plan.sql, plan.args(params), params, fetch=True)
+        row = None if raw is None else plan.row(cast(Sequence[Any], raw))
+        return row, plan.later
+
+    def _execute(
+        self,
+        conn: Connection,
+        sql: str,
+        args: Any,
+        params: Mapping[str, Any],
+        *,
+        fetch: bool = False,
+    ) -> Any:
+        """Run ``sql`` on the driver's connection of ``conn`` (the session's, in its
+        transaction): the first row with ``fetch``, else the row count. The engine's
+        statement observers (``before_cursor_execute``) see it; a driver error is raised as
+        SQLAlchemy raises it (its ``DBAPIError`` subclass: a lost race on a unique index is
+        an ``IntegrityError``), a connection lost is invalidated."""
+        engine = conn.engine
+        dbapi = conn.connection
+        dialect = engine.dialect
+        try:
+            cursor = dbapi.cursor()
+            try:
+                if engine.dispatch.before_cursor_execute:
+                    engine.dispatch.before_cursor_execute(conn, cursor, sql, args, None, False)
+                if engine.echo:
+                    _SQL_LOG.info("%s %r (driver)", sql, args)
+                cursor.execute(sql, args)
+                return cursor.fetchone() if fetch else int(cursor.rowcount)
+            finally:
+                cursor.close()
+        except dialect.loaded_dbapi.Error as exc:
+            lost = dialect.is_disconnect(exc, dbapi.dbapi_connection, None)
+            if lost:
+                conn.invalidate(exc)
+            raise sa_exc.DBAPIError.instance(
+                sql,
+                dict(params),
+                exc,
+                dialect.loaded_dbapi.Error,
+                connection_invalidated=lost,
+                dialect=dialect,
+            ) from exc
+
+    def _on_driver(
+        self, key: Any, make: Callable[[Dialect], _Write], params: Mapping[str, Any]
+    ) -> int:
+        """Run a write statement (:class:`_Write`, made once per engine and ``key``) on the
+        driver's connection in the session's transaction; its row count. The engine's
+        statement observers (``before_cursor_execute``) see it; a driver error is raised as
+        SQLAlchemy raises it (its ``DBAPIError`` subclass: a lost race on a unique index is
+        an ``IntegrityError``), a connection lost is invalidated."""
+        conn = self._connection()
+        plan = _write_plan(conn.engine, key, make)
+        return int(self._execute(conn, plan.sql, plan.args(params), params))
 
     @property
     def session(self) -> Session:
@@ -558,7 +661,7 @@ class GameRepository:
                 "first access, inside the transaction that read the game)"
             )
         stmt = _DOCUMENT[name]
-        return session.connection().execute(stmt, {"game_id": game_id}).scalar_one()
+        return self._connection().execute(stmt, {"game_id": game_id}).scalar_one()
 
     # -- create ---------------------------------------------------------------------------
 
@@ -574,27 +677,29 @@ class GameRepository:
     # -- read -----------------------------------------------------------------------------
 
     def get(self, game_id: str, *, lock: bool = False) -> tuple[GameFields, str] | None:
-        """The game's current row and its board digest (the board JSON is not loaded).
+        """The game's current row (a :class:`GameRecord`) and its board digest (the board
+        JSON is not loaded).
 
         ``lock`` (write transactions): ``SELECT ... FOR UPDATE`` of the game row on
         PostgreSQL, so concurrent writes of one game queue here and each reads the version
-        the one before it committed (SQLite's ``BEGIN IMMEDIATE`` already serializes them);
-        the row is the ORM's :class:`GameRow`. Without: a plain :class:`GameRecord`."""
-        if not lock:
-            params = {"game_id": game_id}
-            found = (
-                self.direct.one("read", params)
-                if self.direct is not None
-                else self.session.connection().execute(_READ, params).first()
-            )
-            if found is None:
-                return None
-            when = self.direct.later("read") if self.direct is not None else None
-            return GameRecord(found, self._document, when), found[_FIELDS]
-        row = self.session.execute(_GET_LOCKED, {"game_id": game_id}).first()
-        if row is None:
+        the one before it committed (SQLite's ``BEGIN IMMEDIATE`` already serializes them).
+        Read with a Core statement on the session's connection: a write changes its game
+        with Core statements too (:meth:`advance`), never through an ORM entity, and the
+        ORM's entity loading was a sixth of a small submission's CPU (docs/PERFORMANCE.md,
+        issue 28, session 10)."""
+        params = {"game_id": game_id}
+        found: Sequence[Any] | None
+        when = None
+        if lock:
+            found, when = self._locked("read_locked", params)
+        elif self.direct is not None:
+            found = self.direct.one("read", params)
+            when = self.direct.later("read")
+        else:
+            found = self._connection().execute(_READ, params).first()
+        if found is None:
             return None
-        return row[0], row[1]
+        return GameRecord(found, self._document, when), found[_FIELDS]
 
     def get_as(
         self, game_id: str, token_hash: str, *, lock: bool = False
@@ -608,26 +713,24 @@ class GameRepository:
         every request: a rotated or revoked token is refused from the commit that changed it
         on, in every process."""
         params = {"game_id": game_id, "token_hash": token_hash}
-        if not lock:
-            found = (
-                self.direct.one("read_as", params)
-                if self.direct is not None
-                else self.session.connection().execute(_READ_AS, params).first()
-            )
-            if found is None:
-                return None
-            n = _FIELDS
-            when = self.direct.later("read_as") if self.direct is not None else None
-            return (
-                GameRecord(found, self._document, when),
-                found[n],
-                TokenMatch(found[n + 1], found[n + 2], found[n + 3]),
-                bool(found[n + 4]),
-            )
-        row = self.session.execute(_GET_AS_LOCKED, params).first()
-        if row is None:
+        found: Sequence[Any] | None
+        when = None
+        if lock:  # a write's read (see :meth:`get`)
+            found, when = self._locked("read_as_locked", params)
+        elif self.direct is not None:
+            found = self.direct.one("read_as", params)
+            when = self.direct.later("read_as")
+        else:
+            found = self._connection().execute(_READ_AS, params).first()
+        if found is None:
             return None
-        return row[0], row[1], TokenMatch(row[2], row[3], row[4]), bool(row[5])
+        n = _FIELDS
+        return (
+            GameRecord(found, self._document, when),
+            found[n],
+            TokenMatch(found[n + 1], found[n + 2], found[n + 3]),
+            bool(found[n + 4]),
+        )
 
     def holder(self, game_id: str, token_hash: str) -> TokenMatch | None:
         """Who holds ``token_hash`` at the game now (None: no such game): the credential
@@ -759,9 +862,9 @@ class GameRepository:
             "p_updated_at": now or utcnow(),
             **{f"p_{name}": value for name, value in extra.items()},
         }
-        stmt = _advance_statement(frozenset(extra))
-        result = self.session.connection().execute(stmt, params)  # Core: no ORM machinery
-        return result.rowcount == 1
+        columns = frozenset(extra)
+        stmt = _advance_statement(columns)
+        return self._on_driver(("advance", columns), lambda d: _Write(stmt, d), params) == 1
 
     def append_event(self, event: EventRow | NewEvent) -> None:
         """Stage an event; readers are woken when (and only if) the transaction commits:
@@ -774,7 +877,8 @@ class GameRepository:
             values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
         if values["created_at"] is None:
             values["created_at"] = utcnow()
-        self.session.connection().execute(_INSERT_EVENT, values)
+        keys = tuple(values)
+        self._on_driver(("event", keys), lambda d: _Write(_INSERT_EVENT, d, list(keys)), values)
         notify.stage(self.session, event.game_id, event.seq)
 
     def set_response(self, event: EventRow | NewEvent, body: str) -> None:

@@ -86,6 +86,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             self.games = GameRepository(None, self._reads)
             return self
         session = self.session_factory()
+        connection = None
         if self.writing:
             bind = session.get_bind()
             lock = writer_lock(bind) if isinstance(bind, Engine) else None
@@ -94,13 +95,13 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 self._held = lock
             try:
                 # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
-                session.connection(execution_options={WRITE_OPTION: True})
+                connection = session.connection(execution_options={WRITE_OPTION: True})
             except BaseException:
                 session.close()
                 self._release()
                 raise
         self._session = session
-        self.games = GameRepository(session)
+        self.games = GameRepository(session, connection=connection)
         return self
 
     def __exit__(

@@ -66,7 +66,6 @@ from app.service.jsonsafe import (
     StoredText,
     checked_state_text,
     checked_text,
-    fine,
     json_text,
     unsafe_values,
 )
@@ -323,6 +322,7 @@ def append_event(
     for replays (the new state's JSON text, encoded once, is handed on for its view). The
     event records the version of the ruleset that judged it (the one this process runs)."""
     ruling_json = ruling.model_dump(mode="json")
+    ruling_text = checked_text(ruling_json)  # checked on its text (C speed), written as it is
     with guard("state"):
         state_text = checked_state_text(new_state)
     if state_text is not None:  # the common case: encoded once, from the model, and checked
@@ -331,7 +331,7 @@ def append_event(
         with guard("state"):
             state_json = new_state.model_dump(mode="json")
         state_text = checked_text(state_json)
-    if state_text is None or not fine(ruling_json):
+    if state_text is None or ruling_text is None:
         unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
         if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
             raise InvalidInput(
@@ -346,7 +346,12 @@ def append_event(
     snapshot = state_json if delta is None else None
     # the state is stored in the game row and, every REFEREE_SNAPSHOT_EVERY events, as the
     # event's snapshot (encoded once); the events between store their delta
-    with json_reuse((state_json, state_text), *([delta] if delta is not None else [])):
+    known = [(state_json, state_text)]
+    if ruling_text is not None:
+        known.append((ruling_json, ruling_text))
+    if delta is not None:
+        known.append(delta)
+    with json_reuse(*known):
         if not uow.games.advance(
             game.row.id,
             expected_version=expected,

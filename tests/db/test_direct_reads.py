@@ -48,19 +48,32 @@ def test_a_record_has_every_column_of_the_game_row() -> None:
 
 
 def test_records_hold_what_the_orm_row_holds(db_url: str) -> None:
-    """Every column, read three ways: the ORM entity (a write's locked read), a Core
-    statement through the session, straight on the driver; with and without a token."""
+    """Every column as the ORM entity holds it, read three ways: a write's locked read and
+    a Core statement through the session, straight on the driver; with and without a
+    token."""
     timed = {"clock": {"budget_seconds": 3600, "on_expiry": "notify_umpire"}}
     game_id, seats = _game(db_url, **timed)
     engine = make_engine(db_url)
     uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
     try:
         with uow.begin(write=True):
-            locked = uow.games.get_as(game_id, hash_token(seats["red"]), lock=True)
-            assert locked is not None
-            orm_row, digest, match, hooks = locked
+            orm_row = uow.games.session.get(GameRow, game_id)
             assert isinstance(orm_row, GameRow)
             expected = {name: getattr(orm_row, name) for name in (*RECORD_FIELDS, *DOCUMENTS)}
+            locked = uow.games.get_as(game_id, hash_token(seats["red"]), lock=True)
+            assert locked is not None
+            written, digest, match, hooks = locked
+            assert isinstance(written, GameRecord)
+            got = {name: getattr(written, name) for name in (*RECORD_FIELDS, *DOCUMENTS)}
+            assert got == expected
+            assert [type(got[n]) for n in got] == [type(expected[n]) for n in got]
+            assert match.seat == "red"
+            plain_locked = uow.games.get(game_id, lock=True)
+            assert plain_locked is not None and isinstance(plain_locked[0], GameRecord)
+            assert plain_locked[1] == digest
+            assert {n: getattr(plain_locked[0], n) for n in RECORD_FIELDS} == {
+                n: expected[n] for n in RECORD_FIELDS
+            }
         assert expected["clock"] is not None and expected["match"] is not None
         for direct in (False, True):
             with uow.begin(direct=direct):

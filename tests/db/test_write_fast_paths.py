@@ -14,14 +14,16 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
+from sqlalchemy.exc import IntegrityError
 
 from app.db.engine import JSON_SERIALIZER, json_reuse, make_engine, make_session_factory
-from app.db.models import GameRow
+from app.db.models import EventRow, GameRow, NewEvent
 from app.db.repository import jsonb_loads, jsonb_order
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import registry
@@ -215,6 +217,78 @@ def test_the_database_hands_documents_back_in_the_order_as_stored_gives(db_url: 
         with SqlAlchemyUnitOfWork(factory) as uow:
             back = uow.session.get_one(GameRow, created.id).state
         assert json.dumps(back) == json.dumps(stored) and back == doc
+    finally:
+        engine.dispose()
+
+
+def test_the_statements_a_write_runs_on_the_driver_write_what_the_orm_reads(
+    db_url: str,
+) -> None:
+    """The game row's conditional UPDATE and the event's INSERT run straight on the driver
+    (session 10): what they write is what the ORM reads back, every column; a stale version
+    matches no row; a second event of one seq is SQLAlchemy's ``IntegrityError`` (what the
+    write frame catches to answer a lost race) and leaves nothing written."""
+    engine, created = _zoc_game(db_url, BoardCache())
+    factory = make_session_factory(engine)
+    try:
+        uow = SqlAlchemyUnitOfWork(factory)
+        clock: dict[str, Any] = {"running": None, "expired": [], "remaining": {"axis": 12.5}}
+        when = datetime(2026, 12, 6, 6, 30, 1, 250000, tzinfo=UTC)
+        event = NewEvent(
+            game_id=created.id,
+            seq=1,
+            seat="umpire",
+            kind="place_unit",
+            action={"kind": "place_unit", "unit": "é"},
+            ruling={"legal": True, "summary": "ä", "n": 2.5},
+            dice=[],
+            version=2,
+            idempotency_key="k-1",
+            request_digest="d" * 64,
+            response=None,
+            created_at=when,
+            payload=None,
+            state_after=None,
+            state_delta={"units": {"x": 1}},
+            visible_to=None,
+            ruleset_version="9.9.9",
+        )
+        with uow.begin(write=True):
+            found = uow.games.get(created.id, lock=True)
+            assert found is not None and found[0].version == 1
+            assert not uow.games.advance(
+                created.id, expected_version=7, state={"a": 1}, status="active"
+            )
+            assert uow.games.advance(
+                created.id,
+                expected_version=1,
+                state={"a": [1, "é"]},
+                status="active",
+                extra={"clock": clock, "dice_counter": 3},
+            )
+            uow.games.append_event(event)
+            uow.commit()
+        with SqlAlchemyUnitOfWork(factory) as uow:
+            row = uow.session.get_one(GameRow, created.id)
+            assert (row.version, row.state, row.clock, row.dice_counter) == (
+                2,
+                {"a": [1, "é"]},
+                clock,
+                3,
+            )
+            stored = uow.games.event(created.id, 1)
+            assert stored is not None
+            got = {c.key: getattr(stored, c.key) for c in EventRow.__table__.columns}
+            got.pop("id")
+            assert got["created_at"].replace(tzinfo=UTC) == when
+            got["created_at"] = when
+            assert got == event.values()
+            assert stored.state_delta == {"units": {"x": 1}} and stored.payload is None
+        with uow.begin(write=True), pytest.raises(IntegrityError):
+            assert uow.games.advance(created.id, expected_version=2, state={}, status="active")
+            uow.games.append_event(event)  # seq 1 again
+        with SqlAlchemyUnitOfWork(factory) as uow:
+            assert uow.session.get_one(GameRow, created.id).version == 2
     finally:
         engine.dispose()
 
