@@ -11,10 +11,18 @@ from typing import Any, Literal
 import pytest
 from pydantic import BaseModel, ValidationError
 
-from app.rules.base import PhaseSpec, Position, Ruleset, SealedDecision, SequenceOfPlay
-from app.rules.catalog import Catalog, Interpretation, RuleSection
-from app.rules.dispatch import Kind, NoOutcome, Query
+from app.rules.base import (
+    AvailableActions,
+    PhaseSpec,
+    Position,
+    Ruleset,
+    SealedDecision,
+    SequenceOfPlay,
+)
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
+from app.rules.dispatch import Kind, NoOutcome, Query, Sealed
 from app.rules.judgement import GameJudgement
+from app.rules.ruling import Ruling
 
 CAT = Catalog("mini", [RuleSection(id="1", title="Moving", summary="Units move.")])
 READING = Interpretation(
@@ -222,3 +230,84 @@ def test_a_sequence_hands_the_turn_round_its_sides() -> None:
     assert seq.next_position(Position(1, "fire", "axis"), given) == Position(2, "move", "allies")
     bare = SequenceOfPlay(phases=seq.phases, citation=cite)
     assert bare.next_position(Position(1, "fire", "x"), ["a", "b"]) == Position(1, "move", "a")
+
+
+def test_declared_offer_and_sealed_orders_are_asked_with_the_game_and_coerced_options() -> None:
+    """The base hands a ruleset's own ``offer`` and ``sealed`` hooks the board, the state,
+    the decision, side, orders and ruling as given and the options coerced to its model; the
+    default offer cites the sequence of play of the board asked about."""
+    calls: list[tuple[Any, ...]] = []
+    decision = SealedDecision("bids", "Bids", ("axis", "allies"), Wait)
+    judged = Ruling(legal=False, summary="judged by the ruleset")
+
+    def listing(board: Any, state: Any, options: Any, seat: str) -> AvailableActions:
+        calls.append(("offer", board, state, options, seat))
+        return AvailableActions(kinds=("wait",))
+
+    def decisions(board: Any, state: Any) -> dict[str, SealedDecision]:
+        calls.append(("decisions", board, state))
+        return {"bids": decision}
+
+    def judge(*args: Any) -> Ruling:
+        calls.append(("judge", *args))
+        return judged
+
+    def dice(*args: Any) -> tuple[int, ...]:
+        calls.append(("dice", *args))
+        return (6, 6)
+
+    def unresolved(*args: Any) -> Ruling:
+        raise AssertionError("not resolved here")
+
+    def apply(*args: Any) -> State:
+        calls.append(("apply", *args))
+        return State(path=("applied",))
+
+    class Offering(Ruleset[Board, State, Any, Options]):
+        id = "offering"
+        catalog = CAT
+        kinds = {"wait": Kind(Wait, _judge, _apply, NoOutcome, owner="anyone")}
+        offer = listing
+        sealed = Sealed(decisions, judge, dice, unresolved, apply)
+
+    class Sequenced(Ruleset[Board, State, Any, Options]):
+        id = "sequenced"
+        catalog = CAT
+        kinds = {"wait": Kind(Wait, _judge, _apply, NoOutcome, owner="anyone")}
+
+        def sequence_of_play(self, board: Board) -> SequenceOfPlay | None:
+            if board.size < 1:  # the board decides whether there is a sequence
+                return None
+            return SequenceOfPlay(phases=(PhaseSpec("move", "Move"),), citation=CAT.cite("1"))
+
+    board, state, orders = Board(size=4), State(at={"u1": 1}), {"axis": Wait()}
+    rs: Any = Offering()  # options given as documents: the base coerces them
+    assert rs.available_actions(board, state, {"fast": True}, "allies").kinds == ("wait",)
+    assert calls.pop() == ("offer", board, state, Options(fast=True), "allies")
+    assert rs.sealed_decisions(board, state) == {"bids": decision}
+    assert calls.pop() == ("decisions", board, state)
+    assert rs.judge_order(board, state, decision, "axis", Wait(), {"fast": True}) is judged
+    assert calls.pop() == ("judge", board, state, decision, "axis", Wait(), Options(fast=True))
+    assert rs.sealed_dice_needed(board, state, "bids", orders) == (6, 6)
+    assert calls.pop() == ("dice", board, state, "bids", orders)
+    assert rs.apply_sealed(board, state, "bids", orders, judged) == State(path=("applied",))
+    assert calls.pop() == ("apply", board, state, "bids", orders, judged)
+    assert calls == []
+
+    plain: Any = Sequenced()
+    assert plain.sealed_decisions(board, state) == {}
+    assert plain.sealed_dice_needed(board, state, "bids", orders) == ()
+    offered = plain.available_actions(board, state, None, "axis")
+    assert offered.kinds == ("wait",) and offered.citations == (CAT.cite("1"),)
+    assert plain.available_actions(Board(size=0), state, None, "axis").citations == ()
+
+
+def test_a_ruleset_declaring_its_text_takes_source_catalog_and_readings_from_it() -> None:
+    class Texted(Ruleset[Board, State, Any, Options]):
+        id = "texted"
+        text = RulesText("A mini source, first edition", CAT, (READING,))
+        kinds = {"go": Kind(Go, _judge, _apply, NoOutcome)}
+
+    assert Texted.source == "A mini source, first edition"
+    assert Texted.catalog is CAT and Texted.interpretations == (READING,)
+    assert Texted.interpretation_by_id == {"mini.reading": READING}
