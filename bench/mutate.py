@@ -19,8 +19,12 @@ Three steps (bench/mutation_tool.py runs the first two inside the scratch copy):
    (per mutant, only the tests that call the mutated function).
 
 The base settings (pytest arguments) come from ``[tool.mutmut]`` in the real ``pyproject.toml``.
-Children: ``MUTATE_CHILDREN`` (default 2). Property tests run on the fixed CI profile
-(``HYPOTHESIS_PROFILE=ci``) so a mutant's verdict does not depend on a seed.
+Children: ``MUTATE_CHILDREN`` (default 2). ``MUTATE_TESTS`` (pytest arguments, split like a shell
+line) replaces the part's pytest selection for step 3, e.g. the part's fast unit tests and the
+property tests of the functions left when the whole selection's stats run is too slow for the
+machine; a report names the selection used. Property tests run on the CI profile's fixed examples
+without shrinking (``HYPOTHESIS_PROFILE=mutate``, tests/conftest.py) so a mutant's verdict does
+not depend on a seed and a kill does not pay for a small example.
 
 The scratch copy is refreshed from the worktree on every run and keeps its results: a module
 whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
@@ -40,9 +44,11 @@ with the diff of every unexplained survivor, goes to ``var/mutation/<part>.txt``
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -89,6 +95,7 @@ def parts() -> dict[str, Part]:
             found[pkg.name] = Part(pkg.name, ruleset_of[pkg.name], [f"{rel}/*"], tests)
         else:
             core.append(f"{rel}/*")
+    narrowed = shlex.split(os.environ.get("MUTATE_TESTS", ""))
     # core: the shared tests only. Its functions run under every ruling, so mutmut's pytest
     # run of all of tests/rules (every rule case, every property test of every ruleset) would
     # take many minutes a survivor; the screen has already judged every rule case (calling
@@ -96,6 +103,8 @@ def parts() -> dict[str, Part]:
     # RECORD_TEST would do again.
     core_tests = [*shared, "--deselect", "tests/rules/test_rule_cases.py::test_rule_case"]
     found["core"] = Part("core", "all", core, core_tests)
+    if narrowed:
+        found = {n: Part(p.name, p.cases, p.mutate, narrowed) for n, p in found.items()}
     return found
 
 
@@ -155,7 +164,7 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     return work
 
 
-ENV = {"HYPOTHESIS_PROFILE": "ci", "PYTHONDONTWRITEBYTECODE": "1", "MUTATE_CHILDREN": CHILDREN}
+ENV = {"HYPOTHESIS_PROFILE": "mutate", "PYTHONDONTWRITEBYTECODE": "1", "MUTATE_CHILDREN": CHILDREN}
 
 
 def step(work: Path, *args: str, capture: bool = False) -> str:
@@ -228,9 +237,29 @@ def report(part: Part, work: Path, seconds: float) -> str:
     return text
 
 
-def run(part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int) -> None:
+def keep_verdicts(work: Path, part: Part) -> None:
+    """mutmut resets *every* verdict (the screen's kills too) when the pytest selection differs
+    from the one its stats were collected with. A changed selection therefore drops the stats
+    instead: mutmut collects them anew over the new selection and keeps the verdicts."""
+    stats = work / "mutants" / "mutmut-stats.json"
+    if not stats.exists():
+        return
+    old = json.loads(stats.read_text("utf-8")).get("config_fingerprint", {})
+    new = hashlib.sha256(repr(tuple(part.tests)).encode()).hexdigest()[:12]
+    if old.get("test_selection", new) != new:
+        print(f"mutate: pytest selection changed: {stats.name} dropped", flush=True)
+        stats.unlink()
+
+
+def run(
+    part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int, pytest_only: bool
+) -> None:
     work = prepare(part, fresh=fresh)
     step(work, "tool", "generate")
+    if pytest_only:  # the screen has run on this code: its survivors go to mutmut at once
+        keep_verdicts(work, part)
+        step(work, "mutmut", "run", "--max-children", CHILDREN)
+        return
     names: list[str] = []
     if again:  # the last survivors, except those listed as equivalent (already explained)
         listed = equivalents(part.name)
@@ -253,6 +282,7 @@ def run(part: Part, *, fresh: bool, again: bool, screen_only: bool, sample: int)
         if not names:
             return
     if not screen_only:
+        keep_verdicts(work, part)
         step(work, "mutmut", "run", "--max-children", CHILDREN, *names)
 
 
@@ -267,6 +297,11 @@ def main(argv: list[str]) -> int:
         "--screen-only",
         action="store_true",
         help="judge with the rule cases only (no mutmut run): a lower bound of the score",
+    )
+    ap.add_argument(
+        "--pytest-only",
+        action="store_true",
+        help="mutmut's pytest run on what is unjudged, without screening it again first",
     )
     ap.add_argument(
         "--sample",
@@ -288,6 +323,7 @@ def main(argv: list[str]) -> int:
                 again=args.again,
                 screen_only=args.screen_only,
                 sample=args.sample,
+                pytest_only=args.pytest_only,
             )
         print(report(known[name], SCRATCH / name, time.monotonic() - start), end="")
     return 0

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 
 from app.db.migrate import upgrade
@@ -36,6 +37,15 @@ os.environ.setdefault("REFEREE_CHECK_KEPT_STATE", "1")
 # per-example time limit is a timed assertion, and fails on a loaded machine. docs/TESTING.md.
 hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
 hypothesis_settings.register_profile("dev", deadline=None)
+# bench/mutate.py's pytest step: the ci examples without shrinking (a mutant's failing example
+# is a kill however small it is, and shrinking one costs more than the run that found it)
+hypothesis_settings.register_profile(
+    "mutate",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+)
 hypothesis_settings.register_profile("long", deadline=None, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if IN_CI else "dev"))
 

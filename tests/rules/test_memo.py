@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import gc
 
-from app.rules.memo import ByIdentity
+from app.rules.memo import ByIdentity, adopt
 
 
 class Thing:
@@ -88,3 +88,19 @@ def test_a_collected_objects_entry_goes_at_the_next_put() -> None:
     assert memo._dead == [gone_id]  # the weak reference's callback names its key
     memo.put(other, "other")
     assert gone_id not in memo._items and memo.peek(keep) == "keep"
+
+
+def test_adopt_keeps_for_an_equal_object_what_each_memo_keeps_for_the_made_one() -> None:
+    # the service keeps a parsed state's index from the equal state a write made (issue 28)
+    firsts: ByIdentity[str] = ByIdentity(lambda obj: "computed")
+    seconds: ByIdentity[int] = ByIdentity(lambda obj: -1)
+    empty: ByIdentity[str] = ByIdentity(lambda obj: "computed")
+    made, equal, other = Thing(), Thing(), Thing()
+    firsts.put(made, "index of made")
+    seconds.put(made, 7)
+    empty.put(other, "index of other")
+    assert adopt(made, equal) == 2  # the two memos that kept something for `made`
+    assert firsts.peek(equal) == "index of made" and seconds.peek(equal) == 7
+    assert empty.peek(equal) is None and empty.peek(other) == "index of other"
+    assert firsts.peek(made) == "index of made"  # still kept for `made` too
+    assert adopt(Thing(), equal) == 0  # nothing kept for a new object: nothing adopted

@@ -140,3 +140,25 @@ def test_a_step_with_dice_names_its_action_owner_rolls_and_readers() -> None:
     bad = step(TINY, board, state, options, "red", {"kind": "roll"}, [])
     assert bad.refusal is not None and bad.refusal.check == "well_formed"
     assert all("url" not in e for e in bad.refusal.errors)
+
+
+def test_an_action_model_without_a_kind_is_of_no_kind_a_phase_lists() -> None:
+    """``play``'s phase checks read an action's ``kind`` with "no kind" as the default: such
+    an action is in no phase that lists kinds, every phase that lists none allows it, and a
+    phase rule rules on it (it is not one of the rule's ``sequence_only`` kinds)."""
+    from pydantic import BaseModel
+
+    from app.rules.base import PhaseSpec
+    from app.rules.play import _phase_allows, _phase_ruled
+
+    class Kindless(BaseModel):
+        unit: str = "u1"
+
+    listing = PhaseSpec(id="move", title="Move", kinds=("move", "retreat"))
+    assert _phase_allows(listing, Kindless()) is False
+    assert _phase_allows(PhaseSpec(id="free", title="Free"), Kindless()) is True
+    assert ZOC.phase_rule is not None and ZOC.phase_rule.sequence_only == ("retreat",)
+    assert _phase_ruled(ZOC, Kindless()) is True
+    retreat = ZOC.parse_action({"kind": "retreat", "unit": "x", "length": 1})
+    assert _phase_ruled(ZOC, retreat) is False and _phase_allows(listing, retreat) is True
+    assert TINY.phase_rule is None and _phase_ruled(TINY, Kindless()) is False  # no rule

@@ -9,12 +9,23 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import pytest
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from app.rules.base import PhaseSpec, Position, Ruleset, SealedDecision, SequenceOfPlay
-from app.rules.catalog import Catalog, Interpretation, RuleSection
-from app.rules.dispatch import Kind, NoOutcome, Query
+from app.rules.base import (
+    AvailableActions,
+    PhaseSpec,
+    Position,
+    Ruleset,
+    SealedDecision,
+    SequenceOfPlay,
+    Sides,
+)
+from app.rules.catalog import Catalog, Interpretation, RuleSection, RulesText
+from app.rules.dispatch import Kind, NoOutcome, Query, Sealed
+from app.rules.errors import RulesError
 from app.rules.judgement import GameJudgement
+from app.rules.play import where
+from app.rules.ruling import Ruling
 
 CAT = Catalog("mini", [RuleSection(id="1", title="Moving", summary="Units move.")])
 READING = Interpretation(
@@ -112,8 +123,11 @@ def test_the_action_union_is_discriminated_by_kind() -> None:
     assert raised.value.errors()[0]["type"] == "union_tag_invalid"
     single = one.action_adapter()
     assert single.validate_python({"kind": "go", "unit": "u2"}) == Go(unit="u2")
-    with pytest.raises(ValidationError):
+    # one kind: its model alone, no discriminator (the kind may be left to its default)
+    assert single.validate_python({"unit": "u3"}) == Go(unit="u3")
+    with pytest.raises(ValidationError) as wrong:
         single.validate_python({"kind": "wait"})
+    assert [e["type"] for e in wrong.value.errors()] == ["literal_error", "missing"]
     assert mini().parse_action({"kind": "wait"}) == Wait()
 
 
@@ -222,3 +236,146 @@ def test_a_sequence_hands_the_turn_round_its_sides() -> None:
     assert seq.next_position(Position(1, "fire", "axis"), given) == Position(2, "move", "allies")
     bare = SequenceOfPlay(phases=seq.phases, citation=cite)
     assert bare.next_position(Position(1, "fire", "x"), ["a", "b"]) == Position(1, "move", "a")
+
+
+def test_declared_offer_and_sealed_orders_are_asked_with_the_game_and_coerced_options() -> None:
+    """The base hands a ruleset's own ``offer`` and ``sealed`` hooks the board, the state,
+    the decision, side, orders and ruling as given and the options coerced to its model; the
+    default offer cites the sequence of play of the board asked about."""
+    calls: list[tuple[Any, ...]] = []
+    decision = SealedDecision("bids", "Bids", ("axis", "allies"), Wait)
+    judged = Ruling(legal=False, summary="judged by the ruleset")
+
+    def listing(board: Any, state: Any, options: Any, seat: str) -> AvailableActions:
+        calls.append(("offer", board, state, options, seat))
+        return AvailableActions(kinds=("wait",))
+
+    def decisions(board: Any, state: Any) -> dict[str, SealedDecision]:
+        calls.append(("decisions", board, state))
+        return {"bids": decision}
+
+    def judge(*args: Any) -> Ruling:
+        calls.append(("judge", *args))
+        return judged
+
+    def dice(*args: Any) -> tuple[int, ...]:
+        calls.append(("dice", *args))
+        return (6, 6)
+
+    def unresolved(*args: Any) -> Ruling:
+        raise AssertionError("not resolved here")
+
+    def apply(*args: Any) -> State:
+        calls.append(("apply", *args))
+        return State(path=("applied",))
+
+    class Offering(Ruleset[Board, State, Any, Options]):
+        id = "offering"
+        catalog = CAT
+        kinds = {"wait": Kind(Wait, _judge, _apply, NoOutcome, owner="anyone")}
+        offer = listing
+        sealed = Sealed(decisions, judge, dice, unresolved, apply)
+
+    class Sequenced(Ruleset[Board, State, Any, Options]):
+        id = "sequenced"
+        catalog = CAT
+        kinds = {"wait": Kind(Wait, _judge, _apply, NoOutcome, owner="anyone")}
+
+        def sequence_of_play(self, board: Board) -> SequenceOfPlay | None:
+            if board.size < 1:  # the board decides whether there is a sequence
+                return None
+            return SequenceOfPlay(phases=(PhaseSpec("move", "Move"),), citation=CAT.cite("1"))
+
+    board, state, orders = Board(size=4), State(at={"u1": 1}), {"axis": Wait()}
+    rs: Any = Offering()  # options given as documents: the base coerces them
+    assert rs.available_actions(board, state, {"fast": True}, "allies").kinds == ("wait",)
+    assert calls.pop() == ("offer", board, state, Options(fast=True), "allies")
+    assert rs.sealed_decisions(board, state) == {"bids": decision}
+    assert calls.pop() == ("decisions", board, state)
+    assert rs.judge_order(board, state, decision, "axis", Wait(), {"fast": True}) is judged
+    assert calls.pop() == ("judge", board, state, decision, "axis", Wait(), Options(fast=True))
+    assert rs.sealed_dice_needed(board, state, "bids", orders) == (6, 6)
+    assert calls.pop() == ("dice", board, state, "bids", orders)
+    assert rs.apply_sealed(board, state, "bids", orders, judged) == State(path=("applied",))
+    assert calls.pop() == ("apply", board, state, "bids", orders, judged)
+    assert calls == []
+
+    plain: Any = Sequenced()
+    assert plain.sealed_decisions(board, state) == {}
+    assert plain.sealed_dice_needed(board, state, "bids", orders) == ()
+    offered = plain.available_actions(board, state, None, "axis")
+    assert offered.kinds == ("wait",) and offered.citations == (CAT.cite("1"),)
+    assert plain.available_actions(Board(size=0), state, None, "axis").citations == ()
+
+
+def test_a_ruleset_declaring_its_text_takes_source_catalog_and_readings_from_it() -> None:
+    class Texted(Ruleset[Board, State, Any, Options]):
+        id = "texted"
+        text = RulesText("A mini source, first edition", CAT, (READING,))
+        kinds = {"go": Kind(Go, _judge, _apply, NoOutcome)}
+
+    assert Texted.source == "A mini source, first edition"
+    assert Texted.catalog is CAT and Texted.interpretations == (READING,)
+    assert Texted.interpretation_by_id == {"mini.reading": READING}
+
+
+class Side(BaseModel):
+    id: str
+
+
+class Labelled(Side):
+    label: str
+
+
+class SidedBoard(BaseModel):
+    sides: list[Side] = []
+
+
+def test_the_sides_of_a_board_and_the_turn_of_a_sequence_that_names_none() -> None:
+    """Sides come from the board (a side without a label is labelled by its id; a board
+    without sides has none); a sequence of play that names no sides takes the board's."""
+
+    class Turning(Ruleset[SidedBoard, State, Any, Options]):
+        id = "turning"
+        catalog = CAT
+        kinds = {"wait": Kind(Wait, _judge, _apply, NoOutcome, owner="anyone")}
+
+        def sequence_of_play(self, board: SidedBoard) -> SequenceOfPlay | None:
+            return SequenceOfPlay(phases=(PhaseSpec("move", "Move"),), citation=CAT.cite("1"))
+
+        def position(self, board: SidedBoard, state: State) -> Position | None:
+            return Position(2, "move", "blue")
+
+    board = SidedBoard(sides=[Side(id="red"), Labelled(id="blue", label="Blue army")])
+    rs = Turning()
+    assert rs.sides(board) == Sides(("red", "blue"), {"red": "red", "blue": "Blue army"})
+    assert rs.sides(SidedBoard()) == Sides((), {})
+    mini, _ = _make()
+    assert mini().sides(Board()) == Sides((), {})  # a board model with no sides at all
+    turn = where(rs, board, State())
+    assert turn is not None and turn.sides == ("red", "blue")
+    assert turn.position == Position(2, "move", "blue") and turn.phase.id == "move"
+
+
+def test_an_illegal_ruling_is_never_applied() -> None:
+    mini, _ = _make()
+    refused = Ruling(legal=False, summary="no")
+    with pytest.raises(RulesError) as raised:
+        mini().apply(Board(), State(), Go(unit="u1"), refused)
+    assert str(raised.value) == "an illegal action cannot be applied"
+
+
+class Aliased(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    unit_id: str = Field(alias="unit")
+
+
+def test_a_query_given_another_model_reads_its_fields_by_alias() -> None:
+    # parameters given as another model: its dump by alias is what the query's model reads
+    mini, _ = _make()
+    answer = (
+        mini()
+        .queries()["where"]
+        .run(Board(), State(at={"u7": 3}), Options(), Aliased(unit_id="u7"))
+    )
+    assert (answer["unit"], answer["at"]) == ("u7", 3)

@@ -19,6 +19,7 @@ from app.rules.geometry.hexgrid import HexLayout
 from app.rules.geometry.layout_spec import LayoutSpec
 from app.rules.phases import PhaseRule, is_open, open_kinds, out_of_phase
 from app.rules.refs import UnitRefs, repeats
+from app.rules.ruling import Citation, citation_key
 
 BUILTINS = {"battlefield", "objective-zones", "terrain", "zoc", "zoi"}
 
@@ -72,6 +73,26 @@ def test_a_project_section_brings_the_clauses_it_implements_once_each() -> None:
     with pytest.raises(ValueError) as raised:
         Catalog("bf", [RuleSection(id="A.1", title="a", summary="a")] * 2)
     assert str(raised.value) == "duplicate catalog section 'A.1'"
+
+
+def test_a_catalog_made_now_cites_its_sections_with_ruleset_and_title() -> None:
+    # made in the test (the built-in catalogs are made at import, before a mutant is active)
+    sections = [
+        RuleSection(id="8", title="Zones of control", summary="Zones."),
+        RuleSection(id="8.1", title="Negation", summary="Negated."),
+    ]
+    catalog = Catalog("zoc", sections)
+    assert catalog.ruleset == "zoc" and list(catalog) == sections and len(catalog) == 2
+    cited = Citation(ruleset="zoc", section="8.1", title="Negation")
+    assert catalog.cite("8.1") == cited
+    assert (
+        catalog.cite_keyed("8.1")
+        == (citation_key(cited), cited)
+        == (
+            ("zoc", "8.1", "Negation"),
+            cited,
+        )
+    )
 
 
 PHASES = (

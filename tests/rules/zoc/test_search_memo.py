@@ -55,3 +55,47 @@ def test_an_answer_shares_nothing_with_the_kept_search() -> None:
             r["citations"].append("x")
             r["code"] = "x"
     assert json.dumps(QUERY.run(board, state, opts, {"unit": "de-inf-y"})) == expected
+
+
+def test_one_state_judged_on_two_boards_answers_for_each_board() -> None:
+    """A state's index is kept per state and built for the board asked about: the same state
+    judged on another board (here without the Mountain hexside that keeps the 18th Army's ZOC
+    out of e3206) is indexed for that board, and back on the first board answers as before."""
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), opts)
+    other, _ = RS.setup(RS.parse_scenario({**data, "hexsides": {}}), opts)
+    zone_map = RS.queries()["ezoc-map"]
+
+    def ask(on: Any, s: Any) -> str:
+        answer = zone_map.run(on, s, opts, {"side": "axis"})
+        return json.dumps([answer, QUERY.run(on, s, opts, {"unit": "de-inf-y"})])
+
+    fresh = {id(board): ask(board, state.model_copy()), id(other): ask(other, state.model_copy())}
+    assert fresh[id(board)] != fresh[id(other)]
+    assert "e3206" in zone_map.run(other, state.model_copy(), opts, {"side": "axis"})["hexes"]
+    assert "e3206" not in zone_map.run(board, state.model_copy(), opts, {"side": "axis"})["hexes"]
+    for on in (board, other, board, other):
+        assert ask(on, state) == fresh[id(on)]
+
+
+def test_moves_hand_each_sides_search_facts_on_as_a_fresh_state_answers() -> None:
+    """Every unit's reach asked (both sides' search facts and step verdicts found), then the
+    German infantry (de-inf-y, which negates the EZOC in e3207) moves away and de-inf-1 moves
+    into e3207: each move hands both sides' facts on (the mover's side's and the other's) and
+    every unit's reach, with every why-not, is the reach of the same state parsed afresh."""
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), opts)
+    units = [u.id for u in state.units]
+    for step in (("de-inf-y", ["e3107"]), ("de-inf-1", ["e3207"])):
+        for u in units:
+            _ask(board, state, opts, u, "all")
+        action = RS.parse_action({"kind": "move", "unit": step[0], "path": step[1]})
+        ruling = RS.adjudicate(board, state, action, opts)
+        assert ruling.legal, ruling.summary
+        state = RS.apply(board, state, action, ruling)
+        fresh = RS.load_state(json.loads(state.model_dump_json()))
+        for u in units:
+            for w in ("frontier", "all"):
+                assert _ask(board, state, opts, u, w) == _ask(board, fresh, opts, u, w), (u, w)
