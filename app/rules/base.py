@@ -24,7 +24,8 @@ from app.rules.dispatch import Kind, Query, Sealed
 from app.rules.errors import InvalidQuery as InvalidQuery
 from app.rules.errors import InvalidScenario as InvalidScenario
 from app.rules.errors import RulesError as RulesError
-from app.rules.judgement import Citable, GameJudgement
+from app.rules.judgement import Citable, GameJudgement, Problem
+from app.rules.phases import refused_before_judge
 from app.rules.ruling import Citation, Ruling
 
 if TYPE_CHECKING:
@@ -74,8 +75,9 @@ class PhaseSpec:
     """The action kinds this phase allows -- the one declaration of which phase a kind
     belongs to (:mod:`app.rules.phases`); ``available_actions`` offers only these. Another
     kind is refused: with the ruleset's cited violation (:attr:`Ruleset.phase_rule`, placed
-    by the kind's judge), or, for a ruleset that declares none, by
-    :func:`app.rules.play.step` as out of sequence. Empty: the phase restricts no kind."""
+    by :meth:`Ruleset.adjudicate` before the kind's judge), or, for a ruleset that declares
+    none, by :func:`app.rules.play.step` as out of sequence. Empty: the phase restricts no
+    kind."""
 
 
 @dataclass(frozen=True)
@@ -229,9 +231,14 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
 
     phase_rule: ClassVar[PhaseRule | None] = None
     """How the ruleset's rules refuse a kind submitted in a phase that does not allow it (a
-    cited violation, :func:`app.rules.phases.out_of_phase`, which the judges place among
-    their other reasons); None: :func:`app.rules.play.step` refuses it as out of sequence
+    cited violation, :func:`app.rules.phases.out_of_phase`, which :meth:`adjudicate` places
+    before the judge with the kind's declared reasons, :meth:`refused_before_judge`; no
+    judge checks the phase); None: :func:`app.rules.play.step` refuses it as out of sequence
     before the judge."""
+
+    refusal: ClassVar[Callable[[Any, Sequence[Problem]], Ruling] | None] = None
+    """How the ruleset's judges word a refusal for problems found before the judge
+    (:meth:`refuse`): ``refusal(ctx, problems)``; None: the judgement's own ``refuse``."""
 
     sealed: ClassVar[Sealed[Any, Any] | None] = None
     """The ruleset's sealed orders (:class:`~app.rules.dispatch.Sealed`); None: it has none."""
@@ -395,9 +402,51 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         dice: Sequence[int] = (),
     ) -> Ruling:
         """Judge an action against the rules. Pure: same input, same ruling. Default: the
-        kind's judge, given :meth:`context`."""
+        kind's judge, given :meth:`context`, once :meth:`refused_before_judge` found nothing
+        (else :meth:`refuse` with what it found)."""
         kind = self.kind(action)
-        return kind.judge(self.context(board, state, self.coerce_options(options), dice), action)
+        ctx = self.context(board, state, self.coerce_options(options), dice)
+        refused = self.refused_before_judge(board, state, kind, ctx, action)
+        if refused:
+            return self.refuse(ctx, refused)
+        return kind.judge(ctx, action)
+
+    def refused_before_judge(
+        self,
+        board: BoardT,
+        state: StateT,
+        kind: Kind[Any, Any, Any, Any, Any],
+        ctx: Any,
+        action: ActionT,
+    ) -> Sequence[Problem]:
+        """The kit's check before the judge, for a kind whose phase the rules decide
+        (:attr:`phase_rule`, unless ``sequence_only`` or ``kind.phase_of_part``): the names
+        it gets wrong, its phase and what forbids it whatever the phase, in one order
+        (:func:`app.rules.phases.refused_before_judge`). Empty: the judge rules."""
+        rule = self.phase_rule
+        if rule is None:
+            return ()
+        if kind.phase_of_part:
+            return ()
+        if not rule.rules_on(str(getattr(action, "kind", ""))):
+            return ()
+        sequence = self.sequence_of_play(board)
+        if sequence is None:
+            return ()
+        position = self.position(board, state)
+        if position is None:
+            return ()
+        return refused_before_judge(rule, sequence.phases, position.phase, kind, ctx, action)
+
+    def refuse(self, ctx: Any, problems: Sequence[Problem]) -> Ruling:
+        """The ruling refusing an action for ``problems`` (the kit's, before the judge), as
+        the ruleset's judges word a refusal: :attr:`refusal`, else the judgement's
+        :meth:`~app.rules.judgement.Judgement.refuse` (summary: the first problem's
+        message)."""
+        refusal = type(self).refusal
+        if refusal is not None:
+            return refusal(ctx, problems)
+        return ctx.refuse(*problems)  # type: ignore[no-any-return]
 
     def apply(self, board: BoardT, state: StateT, action: ActionT, ruling: Ruling) -> StateT:
         """Return the state after a legal action. Never mutates its inputs. Default: the

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
+from app.rules.judgement import Problem
 from app.rules.ruling import Ruling
 
 if TYPE_CHECKING:
@@ -75,6 +76,24 @@ class Kind(Generic[CtxT, BoardT, StateT, ActT, OutT]):
     * ``dice(board, state, action)`` -- the sizes of the dice it needs, in order (None: none);
     * ``private(board, state, action)`` -- the seats besides the umpire and the submitter
       who may read its event (None, or a function answering None: every reader).
+
+    What the kit checks before the judge, for a ruleset whose rules refuse a kind out of its
+    phase (``Ruleset.phase_rule``; :meth:`~app.rules.base.Ruleset.adjudicate`, in this
+    order; the judge itself never checks the phase):
+
+    * ``names(ctx, action)`` -- what the rules check before the phase (a unit or zone the
+      action names that does not exist…): the first such problem, or None;
+    * the phase -- the generic :func:`~app.rules.phases.out_of_phase` of the sequence's
+      ``PhaseSpec.kinds``, worded by the ruleset's ``PhaseRule``;
+    * ``despite_phase(ctx, action)`` -- the problems cited with a phase refusal because they
+      forbid the action whatever the phase (a defender's counter-charge…); after the phase's
+      reason, or before it with ``despite_first``;
+    * ``phase_of_part`` -- True for a kind whose judge asks a part's ruleset (its
+      ``adjudicate``), whose own phase rule decides the kind's phase: the kit checks none.
+
+    The judge is called only when none of these refuses the action. In its phase the kit
+    asks neither ``names`` nor ``despite_phase``: the judge rules from its first check, those
+    rules of the kind included, but never checks the phase.
     """
 
     model: type[ActT]
@@ -85,6 +104,10 @@ class Kind(Generic[CtxT, BoardT, StateT, ActT, OutT]):
     dice: Callable[[BoardT, StateT, ActT], Sequence[int]] | None = None
     private: Callable[[BoardT, StateT, ActT], Sequence[str] | None] | None = None
     unit_of: Callable[[ActT], str] | None = None
+    names: Callable[[CtxT, ActT], Problem | None] | None = None
+    despite_phase: Callable[[CtxT, ActT], Sequence[Problem]] | None = None
+    despite_first: bool = False
+    phase_of_part: bool = False
 
     def owning_unit(self, action: ActT) -> str:
         """The unit whose side owns the action (``owner == "unit"``)."""

@@ -10,8 +10,12 @@ Nothing else in a ruleset says which phase a kind belongs to:
   offers only those);
 * :func:`out_of_phase` -- the cited refusal of a kind submitted in a phase that does not
   allow it, worded by the ruleset's :class:`PhaseRule` (its code, sections, message and
-  details). A judge places this one generic check where its rules order it among the other
-  reasons (after "no such unit", say); it does not decide the phases itself.
+  details);
+* :func:`refused_before_judge` -- the kit's one check before a kind's judge, in one order:
+  the names the action gets wrong (``Kind.names``), then the phase (:func:`out_of_phase`),
+  with the reasons that forbid the action whatever the phase (``Kind.despite_phase``)
+  placed as the kind declares. :meth:`app.rules.base.Ruleset.adjudicate` runs it, so no
+  judge checks the phase (``tests/rules/test_phase_kit.py``).
 
 A ruleset that declares no :class:`PhaseRule` (``Ruleset.phase_rule``) has a kind outside
 its phase refused by :func:`app.rules.play.step` before the judge (``out_of_sequence``); so
@@ -24,10 +28,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.rules.base import PhaseSpec
 from app.rules.judgement import Problem
+
+if TYPE_CHECKING:
+    from app.rules.base import PhaseSpec
+    from app.rules.dispatch import Kind
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,8 @@ class PhaseRule:
     message: str = "A {kind} belongs to the {allowed} phase, not {phase}."
     messages: Mapping[str, str] = field(default_factory=dict)
     details: tuple[str, ...] = ("phase", "allowed")
+    unit: bool = False
+    """Whether the refusal names the action's unit (``Kind.owning_unit``)."""
     sequence_only: tuple[str, ...] = ()
     """Kinds whose phase the rules do not rule on (the judge accepts one in any phase) but
     which the sequence of play still confines to the phases that allow them: in a match
@@ -99,3 +108,31 @@ def out_of_phase(
     message = template.format(kind=kind, allowed=" or ".join(allowed), phase=phase_id)
     details = {name: facts[name] for name in rule.details}
     return Problem(rule.code, message, list(rule.sections), unit=unit, details=details)
+
+
+def refused_before_judge(
+    rule: PhaseRule,
+    phases: Iterable[PhaseSpec],
+    phase_id: str,
+    kind: Kind[Any, Any, Any, Any, Any],
+    ctx: Any,
+    action: Any,
+) -> tuple[Problem, ...]:
+    """What refuses ``action`` before its judge, in the one order (empty: the judge rules).
+
+    In a phase that allows the kind nothing does: the judge rules, its own first checks
+    included. Out of it, the first name the action gets wrong (``kind.names``) alone, as the
+    rules check those first; else the phase's refusal with every reason that forbids the
+    action whatever the phase (``kind.despite_phase``), after it or, with
+    ``kind.despite_first``, before it."""
+    unit = kind.owning_unit(action) if rule.unit else None
+    refusal = out_of_phase(rule, phases, phase_id, str(action.kind), unit=unit)
+    if refusal is None:
+        return ()
+    named = None if kind.names is None else kind.names(ctx, action)
+    if named is not None:
+        return (named,)
+    despite = () if kind.despite_phase is None else tuple(kind.despite_phase(ctx, action))
+    if kind.despite_first:
+        return (*despite, refusal)
+    return (refusal, *despite)

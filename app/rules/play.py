@@ -17,10 +17,13 @@ ends the step with a typed :class:`Refusal` (nothing judged past it):
    (``out_of_sequence``). A ruleset whose rules refuse a kind out of its phase with a cited
    violation declares :attr:`Ruleset.phase_rule` (but for the kinds it lists as
    ``sequence_only``, whose phase the rules do not decide): then the kind's phase is not refused
-   here but ruled in step 4 -- by the one generic :func:`app.rules.phases.out_of_phase`
-   reading the same ``PhaseSpec.kinds``, placed by the judge among its other reasons (so an
-   unknown unit is still reported first) -- and a seat that may act at all gets a ruling;
-4. **judge** -- the kind's judge rules on it (:meth:`Ruleset.adjudicate`). Dice: the kind's
+   here but ruled in step 4 -- by the kit before the judge,
+   :func:`app.rules.phases.refused_before_judge`, reading the same ``PhaseSpec.kinds``: the
+   names the action gets wrong first (``Kind.names``: an unknown unit is still reported
+   first), then the phase, cited with what forbids the action whatever the phase
+   (``Kind.despite_phase``) -- and a seat that may act at all gets a ruling;
+4. **judge** -- :meth:`Ruleset.adjudicate`: the kit's phase check (step 3's, for a ruleset
+   with a phase rule), then the kind's judge, which never checks the phase. Dice: the kind's
    :attr:`Kind.dice` names them (:meth:`Ruleset.dice_needed`). A live submission (``roll`` a
    callable) is judged first with no dice -- an illegal action never rolls, so it cannot
    reveal a roll -- then ``roll(sizes)`` gives the rolls and the action is judged with their

@@ -1,5 +1,6 @@
 """Which phase allows which action kind: one declaration (``PhaseSpec.kinds``), read by the
-judges' refusals, the step and the offer of what a seat may do (``app.rules.phases``)."""
+kit's refusal before the judge, the step and the offer of what a seat may do
+(``app.rules.phases``)."""
 
 from __future__ import annotations
 
@@ -83,8 +84,8 @@ PACKAGES = [name.rpartition(".")[2] for name in registry.builtin_packages()]
 
 @pytest.mark.parametrize("package", PACKAGES)
 def test_no_judge_words_a_phase_refusal_of_its_own(package: str) -> None:
-    """The wrong-phase code appears only in the package's sequence declaration: every judge
-    gets its phase refusal from the generic ``out_of_phase``."""
+    """The wrong-phase code appears only in the package's sequence declaration: the kit
+    words every phase refusal with the generic ``out_of_phase``."""
     root = Path(str(resources.files(f"app.rules.{package}")))
     for path in sorted(root.glob("*.py")):
         if path.name == "sequence.py":
@@ -141,7 +142,7 @@ def test_a_ruleset_with_a_phase_rule_rules_on_the_phase_instead_of_refusing() ->
     assert v.code == "zoi.wrong_phase" and v.unit == "fr-4-2"
     assert v.message == "Melee retreats happen in the melee phase; the game is in movement."
     assert [c.section for c in v.citations] == ["sequence"]
-    # an unknown unit is still reported first, as the judge orders it
+    # an unknown unit is still reported first: the kit checks the kind's names before its phase
     ghost = step(zoi, board, state, options, "french", {**action, "unit": "ghost"}, [])
     assert ghost.refusal is None and ghost.ruling is not None
     assert [v.code for v in ghost.ruling.violations] == ["zoi.unknown_unit"]

@@ -17,7 +17,6 @@ from app.rules.battlefield.models import (
     Support,
 )
 from app.rules.battlefield.moves import TERRAIN, ZONES
-from app.rules.battlefield.sequence import PHASE_RULE, PHASES
 from app.rules.battlefield.table import (
     Ctx,
     off_table,
@@ -31,9 +30,9 @@ from app.rules.battlefield.table import (
     zone_unit,
 )
 from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Problem
 from app.rules.objective_zones import fire as oz_fire
 from app.rules.objective_zones import models as oz
-from app.rules.phases import out_of_phase
 from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 
@@ -163,9 +162,9 @@ def _garrison_fire(j: Ctx, action: GarrisonFire) -> str:
     return f"{action.unit} fires from {zunit.zone}'s border at {action.target}"
 
 
-def _support(j: Ctx, action: Support) -> str:
-    """A battery on the table names itself as support of this turn's assault on a zone: the
-    zone's border must be within its range and no woods between (BF.Range, OZ.Assault.B.5)."""
+def support_names(j: Ctx, action: Support) -> Problem | None:
+    """``Kind.names`` of a support: a battery on the table, of the side that declared an
+    assault on the zone this turn."""
     battery = table_unit(j.state, action.unit)
     zunit = zone_unit(j.state, action.unit)
     zstate = j.state.zones
@@ -173,24 +172,30 @@ def _support(j: Ctx, action: Support) -> str:
         (a for a in zstate.assaults if a.zone == action.zone and a.turn == zstate.turn), None
     )
     if battery is None or zunit is None or zunit.type != "artillery" or zunit.zone is not None:
-        j.reject(
+        return Problem(
             "oz.bad_support",
             f"{action.unit} is not a battery on the table",
             ["OZ.Assault.B.5"],
             unit=action.unit,
         )
-        return ""
     if assault is None or assault.attacker != zunit.side:
-        j.reject(
+        return Problem(
             "oz.no_assault",
             f"{zunit.side} declared no assault on {action.zone} this turn",
             ["OZ.Assault.A", "OZ.Assault.B.5"],
             unit=action.unit,
         )
-        return ""
-    if (p := out_of_phase(PHASE_RULE, PHASES, zstate.phase, action.kind)) is not None:
+    return None
+
+
+def _support(j: Ctx, action: Support) -> str:
+    """A battery on the table names itself as support of this turn's assault on a zone: the
+    zone's border must be within its range and no woods between (BF.Range, OZ.Assault.B.5)."""
+    if (p := support_names(j, action)) is not None:
         j.reject_problem(p)
         return ""
+    battery = table_unit(j.state, action.unit)
+    assert battery is not None
     shape = outline(j.board, action.zone)
     near = nearest_points(shape.exterior, Point(battery.at))[0]
     _kill_zone(j, battery.id, battery.at, (near.x, near.y))

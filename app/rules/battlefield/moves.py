@@ -24,7 +24,6 @@ from app.rules.battlefield.models import (
     State,
 )
 from app.rules.battlefield.models import Point as XY
-from app.rules.battlefield.sequence import PHASE_RULE, PHASES
 from app.rules.battlefield.table import (
     WOODS,
     Ctx,
@@ -38,12 +37,12 @@ from app.rules.battlefield.table import (
     zone_unit,
 )
 from app.rules.dispatch import NoOutcome
+from app.rules.judgement import Problem
 from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.assault import counter_charge_problem
 from app.rules.objective_zones.checks import castings_problem
 from app.rules.objective_zones.ruleset import ObjectiveZonesRuleset
 from app.rules.objective_zones.zones import garrison
-from app.rules.phases import out_of_phase
 from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 from app.rules.terrain.cover import cover_answer, cover_features
@@ -55,13 +54,14 @@ TERRAIN = TerrainRuleset()
 ZONES = ObjectiveZonesRuleset()
 
 
-def _phase(j: Ctx, kind: str) -> bool:
-    """Whether the phase allows the kind: the one generic check of the sequence's declaration
-    (:func:`~app.rules.phases.out_of_phase` of ``PhaseSpec.kinds``); else rejected."""
-    p = out_of_phase(PHASE_RULE, PHASES, j.state.zones.phase, kind)
-    if p is not None:
-        j.reject_problem(p)
-    return p is None
+def unit_names(j: Ctx, action: Move | Charge | Hold) -> Problem | None:
+    """``Kind.names``: the unit the action names is not on the table."""
+    unit = table_unit(j.state, action.unit)
+    if unit is not None and not unit.destroyed:
+        return None
+    return Problem(
+        "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
+    )
 
 
 def _leave(
@@ -225,15 +225,18 @@ def _table_line(
     return LineString(pts) if len(pts) > 1 else Point(start)
 
 
-def _counter_charge(j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence[XY]) -> None:
+def _counter_charge(
+    j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence[XY]
+) -> list[Problem]:
     """OZ.Assault.A on the table: the defender of a zone may not counter-charge the units
     assaulting it this turn. A charge is at an attacker when its path comes within contact
     reach of it, where it stands or along its declared charge (``bf.counter-charge-contact``);
     who counts as the defender is ``oz.counter-charge-scope``."""
     zstate = j.state.zones
     assaults = [a for a in zstate.assaults if a.turn == zstate.turn and a.defender == unit.side]
+    found: list[Problem] = []
     if not assaults:
-        return
+        return found
     line = _table_line(j, unit, zunit, path)
     charges = {c.unit: c for c in j.state.table.charges}
     for assault in assaults:
@@ -251,23 +254,30 @@ def _counter_charge(j: Ctx, unit: tr.Unit, zunit: oz.Unit | None, path: Sequence
             zone = zunit.zone if zunit is not None else None
             p = counter_charge_problem(j, j.options, assault, unit.id, zone, tid)
             if p is not None:
-                j.reject_problem(p)
+                found.append(p)
+    return found
+
+
+def charge_bans(j: Ctx, action: Charge) -> list[Problem]:
+    """``Kind.despite_phase`` of a charge, cited before its phase's refusal: the
+    counter-charge ban is the assault rule's, not the sequence's."""
+    unit = table_unit(j.state, action.unit)
+    assert unit is not None
+    return _counter_charge(j, unit, zone_unit(j.state, action.unit), action.path)
 
 
 def _move(j: Ctx, action: Move | Charge) -> str:
     """Judge a move or a charge; return the summary of a legal one."""
     charge = isinstance(action, Charge)
+    if (p := unit_names(j, action)) is not None:
+        j.reject_problem(p)
+        return ""
     unit = table_unit(j.state, action.unit)
+    assert unit is not None
     zunit = zone_unit(j.state, action.unit)
-    if unit is None or unit.destroyed:
-        j.reject(
-            "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
-        )
-        return ""
-    if charge:  # judged whatever the phase: the ban is the assault rule's, not the sequence's
-        _counter_charge(j, unit, zunit, action.path)
-    if not _phase(j, action.kind):
-        return ""
+    if isinstance(action, Charge):
+        for p in charge_bans(j, action):
+            j.reject_problem(p)
     j.cite("BF.Table")
     path: list[XY] = list(action.path)
     leaving = zunit.zone if zunit is not None else None
@@ -382,14 +392,11 @@ def _enter(j: Ctx, zunit: oz.Unit, zid: str, action: Move | Charge, charge: bool
 
 
 def _hold(j: Ctx, action: Hold) -> str:
+    if (p := unit_names(j, action)) is not None:
+        j.reject_problem(p)
+        return ""
     unit = table_unit(j.state, action.unit)
-    if unit is None or unit.destroyed:
-        j.reject(
-            "bf.unknown_unit", f"there is no unit {action.unit!r}", ["BF.Table"], unit=action.unit
-        )
-        return ""
-    if not _phase(j, action.kind):
-        return ""
+    assert unit is not None
     j.effect(
         "bf.posture",
         f"{unit.id} is {action.posture}",

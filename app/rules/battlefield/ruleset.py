@@ -16,7 +16,7 @@ from app.rules.base import (
     SequenceOfPlay,
     Sides,
 )
-from app.rules.battlefield import fire, moves, queries, sequence, zone_part
+from app.rules.battlefield import fire, moves, queries, sequence, table, zone_part
 from app.rules.battlefield.available import available_actions
 from app.rules.battlefield.catalog import RULESET_ID, TEXT
 from app.rules.battlefield.models import (
@@ -41,22 +41,48 @@ from app.rules.battlefield.table import SOURCES, Ctx, sync_table, table_unit
 from app.rules.dispatch import Kind, NoOutcome, Sealed
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
-    "move": Kind(Move, moves.judge_move, moves.apply_move, MoveOutcome, dice=zone_part.move_dice),
-    "charge": Kind(Charge, moves.judge_move, moves.apply_move, MoveOutcome),
-    "hold": Kind(Hold, moves.judge_hold, moves.apply_hold, NoOutcome),
-    "fire": Kind(Fire, fire.judge_fire, fire.apply_nothing, NoOutcome),
-    "bombard": Kind(
-        Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome, dice=zone_part.zone_dice
+    "move": Kind(
+        Move,
+        moves.judge_move,
+        moves.apply_move,
+        MoveOutcome,
+        dice=zone_part.move_dice,
+        names=moves.unit_names,
     ),
-    "garrison_fire": Kind(GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome),
-    "support": Kind(Support, fire.judge_support, fire.apply_support, NoOutcome),
+    "charge": Kind(
+        Charge,
+        moves.judge_move,
+        moves.apply_move,
+        MoveOutcome,
+        names=moves.unit_names,
+        despite_phase=moves.charge_bans,
+        despite_first=True,
+    ),
+    "hold": Kind(Hold, moves.judge_hold, moves.apply_hold, NoOutcome, names=moves.unit_names),
+    "fire": Kind(Fire, fire.judge_fire, fire.apply_nothing, NoOutcome, phase_of_part=True),
+    "bombard": Kind(
+        Bombard,
+        fire.judge_bombard,
+        fire.apply_bombard,
+        BombardOutcome,
+        dice=zone_part.zone_dice,
+        phase_of_part=True,
+    ),
+    "garrison_fire": Kind(
+        GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome, phase_of_part=True
+    ),
+    "support": Kind(
+        Support, fire.judge_support, fire.apply_support, NoOutcome, names=fire.support_names
+    ),
     **{
         name: zone_part.zone_kind(name)
         for name in ("transfer", "withdraw", "unlimber", "morale_test", "continue_melee")
     },
 }
 """Action kind -> its model, the judge and apply, the outcome apply takes, and the kind's
-dice (a move's wheel checks, the zone part's bombardment, morale and melee dice)."""
+dice (a move's wheel checks, the zone part's bombardment, morale and melee dice); what the kit
+checks before the phase (``names``) and cites with a phase refusal (a charge's counter-charge
+ban, before it); ``phase_of_part``: the zone actions keep the zone rules' own phase refusal."""
 
 
 class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
@@ -75,6 +101,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
     scenario_model = Scenario
     builder = build
     kinds = KINDS
+    refusal = table.refused
     phase_rule = sequence.PHASE_RULE
     query_table = queries.QUERIES
     example = "millers-crossing.json"

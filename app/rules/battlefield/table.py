@@ -11,9 +11,10 @@ from shapely.ops import unary_union
 
 from app.rules.battlefield.catalog import INTERPRETATION_BY_ID, OWN
 from app.rules.battlefield.models import EDGE_TOLERANCE, Board, Options, State
-from app.rules.judgement import Catalogs, GameJudgement
+from app.rules.judgement import Catalogs, GameJudgement, Problem
 from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.catalog import CATALOG as OZ_CATALOG
+from app.rules.ruling import Ruling
 from app.rules.terrain import models as tr
 from app.rules.terrain.catalog import CATALOG as TERRAIN_CATALOG
 from app.rules.terrain.geometry import HEAVY, LIGHT, placed, shape_of
@@ -30,6 +31,14 @@ SOURCES = Catalogs(OWN, OZ_CATALOG, TERRAIN_CATALOG)
 def judging(board: Board, state: State, options: Options, dice: Sequence[int] = ()) -> Ctx:
     """A fresh judgement of this game."""
     return GameJudgement(SOURCES, INTERPRETATION_BY_ID, board, state, options, dice)
+
+
+def refused(j: Ctx, problems: Sequence[Problem]) -> Ruling:
+    """A refusal as the battlefield's judges word one: every problem rejected in order, the
+    summary their messages joined."""
+    for p in problems:
+        j.reject_problem(p)
+    return j.finish("")
 
 
 WOODS = HEAVY | LIGHT

@@ -10,10 +10,12 @@ from dataclasses import replace
 from app.rules.base import SealedDecision
 from app.rules.battlefield.models import Allocation, Board, Bombard, Move, State
 from app.rules.battlefield.moves import ZONES, judge_move
+from app.rules.battlefield.sequence import PHASES
 from app.rules.battlefield.table import Ctx, judging, sync_table
 from app.rules.dispatch import Kind, Outcome
 from app.rules.objective_zones import models as oz
 from app.rules.objective_zones.combat import allocation_model
+from app.rules.phases import is_open
 from app.rules.ruling import Ruling
 
 ZoneAction = oz.Transfer | oz.Withdraw | oz.Unlimber | oz.MoraleTest | oz.ContinueMelee
@@ -32,7 +34,14 @@ def zone_kind(name: str) -> Kind[Ctx, Board, State, ZoneAction, Outcome]:
         return sync_table(board, state, inner.apply(board.zones, state.zones, action, out))
 
     return Kind(
-        inner.model, judge, apply, inner.outcome, inner.owner, dice=zone_dice, unit_of=inner.unit_of
+        inner.model,
+        judge,
+        apply,
+        inner.outcome,
+        inner.owner,
+        dice=zone_dice,
+        unit_of=inner.unit_of,
+        phase_of_part=True,
     )
 
 
@@ -55,7 +64,10 @@ def sealed_decisions(board: Board, state: State) -> dict[str, SealedDecision]:
 
 
 def move_dice(board: Board, state: State, action: Move) -> list[int]:
-    """A move's broken-wheel checks still to roll (A.46)."""
+    """A move's broken-wheel checks still to roll (A.46); none out of its phase, where the
+    move is refused before its judge."""
+    if not is_open(PHASES, state.zones.phase, action.kind):
+        return []
     ruling = judge_move(judging(board, state, board.options), action)
     pending = [
         e for e in ruling.effects if e.kind == "terrain.wheel_check" and e.details.get("pending")

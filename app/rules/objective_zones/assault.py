@@ -9,7 +9,7 @@ from app.rules.judgement import Judgement, Problem
 from app.rules.objective_zones.checks import (
     capacity_cites,
     castings_problem,
-    phase_problem,
+    problem_of,
     unit_of,
     zone_of,
 )
@@ -23,6 +23,7 @@ from app.rules.objective_zones.models import (
     Options,
     State,
     Unit,
+    Zone,
 )
 from app.rules.objective_zones.movement import exit_problem
 from app.rules.objective_zones.support import support_problems
@@ -35,20 +36,33 @@ from app.rules.objective_zones.zones import (
 from app.rules.ruling import Ruling
 
 
-def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
-    # a model's field read costs more than a local's: each read once (the zone's id above all)
+def declared(ctx: Ctx, a: DeclareAssault) -> tuple[Zone, list[Unit]] | Problem:
+    """The zone and the units a declaration names; else the first that does not exist (the
+    zone, then each unit in order)."""
     zone = zone_of(ctx, a.zone)
     if isinstance(zone, Problem):
-        return ctx.refuse(zone)
-    names = a.units
+        return zone
     units: list[Unit] = []
-    for uid in names:
+    for uid in a.units:
         unit = unit_of(ctx, uid)
         if isinstance(unit, Problem):
-            return ctx.refuse(unit)
+            return unit
         units.append(unit)
-    if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refuse(p)
+    return zone, units
+
+
+def declare_names(ctx: Ctx, a: DeclareAssault) -> Problem | None:
+    """``Kind.names``: the zone or a unit the declaration names does not exist."""
+    return problem_of(declared(ctx, a))
+
+
+def judge_declare(ctx: Ctx, a: DeclareAssault) -> Ruling:
+    # a model's field read costs more than a local's: each read once (the zone's id above all)
+    found = declared(ctx, a)
+    if isinstance(found, Problem):
+        return ctx.refuse(found)
+    zone, units = found
+    names = a.units
     state = ctx.state
     side = units[0].side
     if len({u.side for u in units}) > 1 or len(set(names)) != len(names):
@@ -208,32 +222,39 @@ def counter_charge_problem(
     )
 
 
-def judge_charge(ctx: Ctx, a: Charge) -> Ruling:
-    """A charge by ``a.unit`` at ``a.target`` as the zone rules see it: in the Charge
-    Declaration Phase (OZ.Sequence); never a counter-charge at the attackers of a zone the
-    unit's side defends (OZ.Assault.A); at troops on a zone's display only by declaring an
-    assault on the zone (OZ.Assault.A, OZ.Display); out of a zone only as leaving it allows
-    (OZ.Trafficability). Every problem past the two units is named; the charge itself (contact,
-    melee) is the main rules'."""
+def charged(ctx: Ctx, a: Charge) -> tuple[Unit, Unit] | Problem:
+    """The charging unit and its target; else the first problem: either does not exist, or
+    the target is on the charger's own side (OZ.Assault.A)."""
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
-        return ctx.refuse(unit)
+        return unit
     target = unit_of(ctx, a.target)
     if isinstance(target, Problem):
-        return ctx.refuse(target)
+        return target
     if target.side == unit.side:
-        return ctx.refuse(
-            Problem(
-                "oz.not_enemy",
-                f"{target.id} is on {unit.side}'s own side: a charge is made at the enemy.",
-                ["OZ.Assault.A"],
-                unit=unit.id,
-                details={"target": target.id},
-            )
+        return Problem(
+            "oz.not_enemy",
+            f"{target.id} is on {unit.side}'s own side: a charge is made at the enemy.",
+            ["OZ.Assault.A"],
+            unit=unit.id,
+            details={"target": target.id},
         )
+    return unit, target
+
+
+def charge_names(ctx: Ctx, a: Charge) -> Problem | None:
+    """``Kind.names``: the units a charge names, at the enemy."""
+    return problem_of(charged(ctx, a))
+
+
+def charge_problems(ctx: Ctx, a: Charge) -> list[Problem]:
+    """What forbids a charge whatever the phase (``Kind.despite_phase``, after the phase's
+    refusal): a counter-charge at a zone's attackers, a charge at troops on a zone's display,
+    a charge out of a zone that leaving it does not allow."""
+    found = charged(ctx, a)
+    assert not isinstance(found, Problem)
+    unit, target = found
     problems: list[Problem] = []
-    if (p := phase_problem(ctx, a)) is not None:
-        problems.append(p)
     state, board = ctx.state, ctx.board
     assault = attacked_by(state, target.id, unit.side)
     if assault is not None:
@@ -256,7 +277,21 @@ def judge_charge(ctx: Ctx, a: Charge) -> Ruling:
         zone = board.zones[unit.zone]
         if (p := exit_problem(ctx, unit, zone, a.by_road)) is not None:
             problems.append(p)
-    if problems:
+    return problems
+
+
+def judge_charge(ctx: Ctx, a: Charge) -> Ruling:
+    """A charge by ``a.unit`` at ``a.target`` as the zone rules see it (in the Charge
+    Declaration Phase, OZ.Sequence, which the kit checks before this judge): never a
+    counter-charge at the attackers of a zone the unit's side defends (OZ.Assault.A); at
+    troops on a zone's display only by declaring an assault on the zone (OZ.Assault.A,
+    OZ.Display); out of a zone only as leaving it allows (OZ.Trafficability). Every problem
+    past the two units is named; the charge itself (contact, melee) is the main rules'."""
+    found = charged(ctx, a)
+    if isinstance(found, Problem):
+        return ctx.refuse(found)
+    unit, target = found
+    if problems := charge_problems(ctx, a):
         return ctx.refuse(*problems)
     ctx.cite("OZ.Sequence")
     out = f" out of {unit.zone}" if unit.zone is not None else ""

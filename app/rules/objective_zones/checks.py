@@ -1,20 +1,27 @@
 """The first checks every objective-zones action shares: the unit and the zone it names
-exist (OZ.Scenario, OZ.Display), it is the action's phase (OZ.Sequence), and the capacity
-reading a sector check rests on."""
+exist (OZ.Scenario, OZ.Display) -- the ``names`` the kit checks before the phase
+(``Kind.names``) -- and the capacity reading a sector check rests on."""
 
 from __future__ import annotations
 
 from app.rules.judgement import Problem
-from app.rules.objective_zones.models import Action, Bombard, EnterZone, Transfer, Unit, Zone
-from app.rules.objective_zones.sequence import PHASE_RULE, PHASES
+from app.rules.objective_zones.models import (
+    Bombard,
+    ContinueMelee,
+    EnterZone,
+    ExitZone,
+    GarrisonFire,
+    Transfer,
+    Unit,
+    Withdraw,
+    Zone,
+)
 from app.rules.objective_zones.zones import Ctx, rely_capacity, unit_named
-from app.rules.phases import out_of_phase
 
 
-def phase_problem(ctx: Ctx, action: Action) -> Problem | None:
-    """Whether the phase allows the action's kind: the one generic check of the sequence's
-    declaration (:func:`~app.rules.phases.out_of_phase` of ``PhaseSpec.kinds``)."""
-    return out_of_phase(PHASE_RULE, PHASES, ctx.state.phase, action.kind)
+def problem_of(found: object) -> Problem | None:
+    """The problem a look-up found, or None when it found what it looked for."""
+    return found if isinstance(found, Problem) else None
 
 
 def unit_of(ctx: Ctx, uid: str) -> Unit | Problem:
@@ -52,15 +59,28 @@ def capacity_cites(ctx: Ctx, zone: Zone) -> list[str]:
     return ["OZ.Class", "OZ.Capacity"]
 
 
-def unit_zone_in_phase(ctx: Ctx, a: EnterZone | Transfer | Bombard) -> tuple[Unit, Zone] | Problem:
-    """The unit and the zone an action names, in the action's phase; else the first problem
-    (unknown unit, unknown zone, wrong phase, in that order)."""
+def unit_and_zone(ctx: Ctx, a: EnterZone | Transfer | Bombard) -> tuple[Unit, Zone] | Problem:
+    """The unit and the zone an action names; else the first problem (unknown unit, then
+    unknown zone)."""
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
         return unit
     zone = zone_of(ctx, a.zone)
     if isinstance(zone, Problem):
         return zone
-    if (p := phase_problem(ctx, a)) is not None:
-        return p
     return unit, zone
+
+
+def names_unit(ctx: Ctx, a: ExitZone | Withdraw | GarrisonFire) -> Problem | None:
+    """``Kind.names``: the unit the action names does not exist."""
+    return problem_of(unit_of(ctx, a.unit))
+
+
+def names_unit_and_zone(ctx: Ctx, a: EnterZone | Transfer | Bombard) -> Problem | None:
+    """``Kind.names``: the unit or the zone the action names does not exist."""
+    return problem_of(unit_and_zone(ctx, a))
+
+
+def names_zone(ctx: Ctx, a: ContinueMelee) -> Problem | None:
+    """``Kind.names``: the zone the action names does not exist."""
+    return problem_of(zone_of(ctx, a.zone))

@@ -12,7 +12,9 @@ from app.rules.objective_zones.models import (
     MoraleTest,
     State,
 )
+from app.rules.objective_zones.sequence import PHASES
 from app.rules.objective_zones.zones import judging
+from app.rules.phases import is_open
 
 
 def bombard(board: Board, state: State, a: Bombard) -> list[int]:
@@ -26,5 +28,8 @@ def morale_test(board: Board, state: State, a: MoraleTest) -> list[int]:
 
 
 def continue_melee(board: Board, state: State, a: ContinueMelee) -> list[int]:
-    """The dice of an engaged melee's next round (OZ.PostMelee.D.4)."""
+    """The dice of an engaged melee's next round (OZ.PostMelee.D.4); none out of its phase,
+    where the round is refused before its judge."""
+    if not is_open(PHASES, state.phase, a.kind):
+        return []
     return engaged.dice_needed(judging(board, state, board.options), a)

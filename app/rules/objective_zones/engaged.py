@@ -15,9 +15,7 @@ from app.rules.objective_zones.models import (
     ContinueMelee,
     State,
 )
-from app.rules.objective_zones.sequence import PHASE_RULE, PHASES
 from app.rules.objective_zones.zones import Ctx, garrison, judging, other_side, pending_assault
-from app.rules.phases import out_of_phase
 from app.rules.ruling import Ruling
 
 
@@ -27,8 +25,6 @@ def melee_round(ctx: Ctx, zone_id: str) -> tuple[State, str, dict[str, Allocatio
     zone = ctx.board.zones.get(zone_id)
     if zone is None:
         return Problem("oz.unknown_zone", f"There is no zone {zone_id!r}.", ["OZ.Display"])
-    if (p := out_of_phase(PHASE_RULE, PHASES, ctx.state.phase, "continue_melee")) is not None:
-        return p
     attacker = ctx.state.melees.get(zone.id)
     engaged = [u for u in garrison(ctx.state, zone.id) if u.engaged and u.type != "artillery"]
     if attacker is None or {u.side for u in engaged} != {attacker, other_side(ctx.board, attacker)}:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
-from app.rules.objective_zones.checks import phase_problem, unit_of, unit_zone_in_phase
+from app.rules.objective_zones.checks import problem_of, unit_and_zone, unit_of
 from app.rules.objective_zones.combat import DIE
 from app.rules.objective_zones.models import (
     Board,
@@ -21,6 +21,11 @@ from app.rules.objective_zones.zones import Ctx, in_zone
 from app.rules.ruling import Ruling
 
 
+def musketry_names(ctx: Ctx, a: Musketry) -> Problem | None:
+    """``Kind.names``: the shooter or the target does not exist (in that order)."""
+    return problem_of(unit_of(ctx, a.unit)) or problem_of(unit_of(ctx, a.target))
+
+
 def judge_musketry(ctx: Ctx, a: Musketry) -> Ruling:
     shooter = unit_of(ctx, a.unit)
     if isinstance(shooter, Problem):
@@ -28,8 +33,6 @@ def judge_musketry(ctx: Ctx, a: Musketry) -> Ruling:
     target = unit_of(ctx, a.target)
     if isinstance(target, Problem):
         return ctx.refuse(target)
-    if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refuse(p)
     for who, unit in (("from", shooter), ("at", target)):
         if unit.zone is not None and ctx.board.zones[unit.zone].zone_class != "A":
             return ctx.refuse(
@@ -59,8 +62,6 @@ def judge_garrison_fire(ctx: Ctx, a: GarrisonFire) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
         return ctx.refuse(unit)
-    if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refuse(p)
     if unit.type != "artillery" or unit.at != "garrison" or unit.zone is None:
         return ctx.refuse(
             Problem(
@@ -117,7 +118,7 @@ def bombard_dice(ctx: Ctx, a: Bombard) -> list[int]:
 
 def judge_bombard(ctx: Ctx, a: Bombard) -> Ruling:
     dice = ctx.dice
-    found = unit_zone_in_phase(ctx, a)
+    found = unit_and_zone(ctx, a)
     if isinstance(found, Problem):
         return ctx.refuse(found)
     unit, zone = found

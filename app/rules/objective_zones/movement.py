@@ -8,9 +8,8 @@ from app.rules.judgement import Problem
 from app.rules.objective_zones.checks import (
     capacity_cites,
     castings_problem,
-    phase_problem,
+    unit_and_zone,
     unit_of,
-    unit_zone_in_phase,
 )
 from app.rules.objective_zones.models import (
     Board,
@@ -36,7 +35,7 @@ from app.rules.ruling import Ruling
 
 
 def judge_enter(ctx: Ctx, a: EnterZone) -> Ruling:
-    found = unit_zone_in_phase(ctx, a)
+    found = unit_and_zone(ctx, a)
     if isinstance(found, Problem):
         return ctx.refuse(found)
     unit, zone = found
@@ -197,8 +196,6 @@ def judge_exit(ctx: Ctx, a: ExitZone) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
         return ctx.refuse(unit)
-    if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refuse(p)
     if unit.zone is None:
         return ctx.refuse(
             Problem("oz.not_in_zone", f"{unit.id} is in no zone.", ["OZ.Display"], unit=unit.id)
@@ -248,7 +245,7 @@ def _f_path_problem(ctx: Ctx, zone: Zone, unit: Unit, start: int | None, to: int
 
 
 def judge_transfer(ctx: Ctx, a: Transfer) -> Ruling:
-    found = unit_zone_in_phase(ctx, a)
+    found = unit_and_zone(ctx, a)
     if isinstance(found, Problem):
         return ctx.refuse(found)
     unit, zone = found
@@ -337,8 +334,6 @@ def judge_withdraw(ctx: Ctx, a: Withdraw) -> Ruling:
     unit = unit_of(ctx, a.unit)
     if isinstance(unit, Problem):
         return ctx.refuse(unit)
-    if (p := phase_problem(ctx, a)) is not None:
-        return ctx.refuse(p)
     if not unit.engaged or unit.zone is None:
         return ctx.refuse(
             Problem(

@@ -18,6 +18,7 @@ from app.rules.base import (
 from app.rules.dispatch import Kind, NoOutcome, Sealed
 from app.rules.objective_zones import (
     assault,
+    checks,
     combat,
     dice,
     engaged,
@@ -57,13 +58,40 @@ from app.rules.objective_zones.setup import build
 from app.rules.objective_zones.zones import Ctx
 
 KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
-    "enter": Kind(EnterZone, movement.judge_enter, movement.apply_enter, Placement),
-    "exit": Kind(ExitZone, movement.judge_exit, movement.apply_exit, NoOutcome),
-    "transfer": Kind(Transfer, movement.judge_transfer, movement.apply_transfer, Placement),
-    "musketry": Kind(Musketry, fire.judge_musketry, fire.apply_nothing, NoOutcome),
-    "garrison_fire": Kind(GarrisonFire, fire.judge_garrison_fire, fire.apply_nothing, NoOutcome),
+    "enter": Kind(
+        EnterZone,
+        movement.judge_enter,
+        movement.apply_enter,
+        Placement,
+        names=checks.names_unit_and_zone,
+    ),
+    "exit": Kind(
+        ExitZone, movement.judge_exit, movement.apply_exit, NoOutcome, names=checks.names_unit
+    ),
+    "transfer": Kind(
+        Transfer,
+        movement.judge_transfer,
+        movement.apply_transfer,
+        Placement,
+        names=checks.names_unit_and_zone,
+    ),
+    "musketry": Kind(
+        Musketry, fire.judge_musketry, fire.apply_nothing, NoOutcome, names=fire.musketry_names
+    ),
+    "garrison_fire": Kind(
+        GarrisonFire,
+        fire.judge_garrison_fire,
+        fire.apply_nothing,
+        NoOutcome,
+        names=checks.names_unit,
+    ),
     "bombard": Kind(
-        Bombard, fire.judge_bombard, fire.apply_bombard, BombardOutcome, dice=dice.bombard
+        Bombard,
+        fire.judge_bombard,
+        fire.apply_bombard,
+        BombardOutcome,
+        dice=dice.bombard,
+        names=checks.names_unit_and_zone,
     ),
     "declare_assault": Kind(  # owned by the side of the first unit it names
         DeclareAssault,
@@ -71,10 +99,30 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
         assault.apply_declare,
         DeclareOutcome,
         unit_of=lambda a: a.units[0],
+        names=assault.declare_names,
     ),
-    "charge": Kind(Charge, assault.judge_charge, assault.apply_charge, NoOutcome),
-    "withdraw": Kind(Withdraw, movement.judge_withdraw, movement.apply_withdraw, NoOutcome),
-    "unlimber": Kind(Unlimber, support.judge_unlimber, support.apply_unlimber, NoOutcome),
+    "charge": Kind(
+        Charge,
+        assault.judge_charge,
+        assault.apply_charge,
+        NoOutcome,
+        names=assault.charge_names,
+        despite_phase=assault.charge_problems,
+    ),
+    "withdraw": Kind(
+        Withdraw,
+        movement.judge_withdraw,
+        movement.apply_withdraw,
+        NoOutcome,
+        names=checks.names_unit,
+    ),
+    "unlimber": Kind(
+        Unlimber,
+        support.judge_unlimber,
+        support.apply_unlimber,
+        NoOutcome,
+        names=support.unlimber_names,
+    ),
     "morale_test": Kind(
         MoraleTest,
         morale.judge_morale_test,
@@ -89,10 +137,12 @@ KINDS: dict[str, Kind[Ctx, Board, State, Any, Any]] = {
         AssaultOutcome,
         "anyone",
         dice=dice.continue_melee,
+        names=checks.names_zone,
     ),
 }
 """Action kind -> its model, the rule family's judge and apply, the outcome apply takes, and
-the kind's facts (owner, dice)."""
+the kind's facts (owner, dice, what the kit checks before the phase: ``names``, and what it
+cites with a phase refusal: ``despite_phase``)."""
 
 
 class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
-from app.rules.objective_zones.checks import phase_problem
 from app.rules.objective_zones.models import Assault, Board, State, Unit, Unlimber
 from app.rules.objective_zones.zones import Ctx, gun_load, unit_named
 from app.rules.ruling import Ruling
@@ -70,14 +69,18 @@ def support_problems(ctx: Ctx, side: str, batteries: list[str]) -> list[Problem]
     return out
 
 
+def unlimber_names(ctx: Ctx, a: Unlimber) -> Problem | None:
+    """``Kind.names``: the battery does not exist."""
+    if unit_named(ctx.state, a.unit) is not None:
+        return None
+    return Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
+
+
 def judge_unlimber(ctx: Ctx, a: Unlimber) -> Ruling:
-    unit = unit_named(ctx.state, a.unit)
-    if unit is None:
-        return ctx.refuse(
-            Problem("oz.unknown_unit", f"There is no unit {a.unit!r}.", ["OZ.Scenario"])
-        )
-    if (p := phase_problem(ctx, a)) is not None:
+    if (p := unlimber_names(ctx, a)) is not None:
         return ctx.refuse(p)
+    unit = unit_named(ctx.state, a.unit)
+    assert unit is not None
     if not must_flee(ctx.state, unit) or unit.zone is None:
         return ctx.refuse(
             Problem(

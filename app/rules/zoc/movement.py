@@ -10,6 +10,10 @@ lists every rule that forbids the move (policy in docs/ARCHITECTURE.md):
    entered (except the overrun target's), the movement allowance covers the cost;
 3. legal: the EZOC rules of 8.2 for the current phase.
 
+The phase is the kit's check (``Ruleset.adjudicate``, before this judge): out of the
+movement phases it refuses the move after layer 1 (:func:`move_names`) with the rest of
+layer 2 (:func:`move_problems`), and no 8.2 rule applies.
+
 :class:`Mover` holds the per-step EZOC rules; :func:`judge_move` walks a submitted path with
 them and :func:`reachable` (the ``reachable`` query) searches every path with the same rules.
 """
@@ -20,14 +24,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.rules.judgement import Problem
-from app.rules.phases import is_open, out_of_phase
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
 from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
 from app.rules.zoc.search import reached, search, why_nots
-from app.rules.zoc.sequence import PHASE_RULE, PHASES
+from app.rules.zoc.sequence import move_refusal
 from app.rules.zoc.zones import Zones
 
 STORMY = ("storms", "snow")
@@ -120,10 +123,9 @@ class Mover:
     # -- pseudo-legal ---------------------------------------------------------------------
 
     def may_move(self) -> Problem | None:
-        """Does the phase let this unit move at all?"""
+        """May this unit move in a movement phase at all (its side phasing, a ground unit
+        that has not moved yet)? Whether the phase is one is the kit's check."""
         ctx, unit = self.ctx, self.unit
-        if (p := out_of_phase(PHASE_RULE, PHASES, self.phase, "move", unit=unit.id)) is not None:
-            return p
         if unit.side != ctx.state.phasing_side:
             return Problem(
                 "zoc.not_phasing",
@@ -382,38 +384,57 @@ class Mover:
 # -- adjudication of a move -------------------------------------------------------------------
 
 
-def judge_move(ctx: Context, action: MoveAction) -> Ruling:
-    """Judge a ``move`` action (see the module docstring for the layers)."""
+def _well_formed(
+    ctx: Context, action: MoveAction
+) -> tuple[Unit, str, list[str], Unit | None] | Problem:
+    """Layer 1: the unit, its start hex, the path and the overrun target (None: no overrun);
+    else the first problem (nothing past it can be judged)."""
     found = unit_and_path(ctx, action.unit, action.path)
     if isinstance(found, Problem):
-        return illegal(ctx, found)
+        return found
     unit, start, path = found
-    # 1. well-formed
     if not path:
-        return illegal(
-            ctx,
-            Problem(
-                "zoc.empty_path",
-                f"The path of {unit.id} names no hex to enter after its own hex {start}.",
-                ["basic.path"],
-                unit=unit.id,
-            ),
+        return Problem(
+            "zoc.empty_path",
+            f"The path of {unit.id} names no hex to enter after its own hex {start}.",
+            ["basic.path"],
+            unit=unit.id,
         )
     problem = check_path(ctx, start, path, unit.id)
     if problem is not None:
-        return illegal(ctx, problem)
-    target: Unit | None = None
-    if action.overrun is not None:
-        target_or_problem = _overrun_target(ctx, unit, action.overrun, path)
-        if isinstance(target_or_problem, Problem):
-            return illegal(ctx, target_or_problem)
-        target = target_or_problem
-    mover = Mover(ctx, unit, target)
-    # 2. pseudo-legal -- every rule that forbids the move is reported, not only the first
+        return problem
+    if action.overrun is None:
+        return unit, start, path, None
+    target = _overrun_target(ctx, unit, action.overrun, path)
+    if isinstance(target, Problem):
+        return target
+    return unit, start, path, target
+
+
+def move_names(ctx: Context, action: MoveAction) -> Problem | None:
+    """``Kind.names`` of a move: its first well-formedness problem (layer 1)."""
+    found = _well_formed(ctx, action)
+    return found if isinstance(found, Problem) else None
+
+
+def move_problems(ctx: Context, action: MoveAction) -> list[Problem]:
+    """``Kind.despite_phase`` of a move: the rest of layer 2 (no overrun outside the
+    operational movement and exploitation phases, terrain, enemy hexes, the allowance),
+    reported with the phase's refusal (no 8.2 rule applies outside the movement phases)."""
+    found = _well_formed(ctx, action)
+    assert not isinstance(found, Problem)
+    unit, start, path, target = found
+    return _priced(Mover(ctx, unit, target), start, path, target)[0]
+
+
+def _priced(
+    mover: Mover, start: str, path: list[str], target: Unit | None
+) -> tuple[list[Problem], list[int], int]:
+    """Layer 2 past the unit's own checks: the problems, the costs of the steps priced (up
+    to the first one over the allowance) and how many steps 8.2 judges (those up to a hex
+    the unit may not enter at all)."""
+    unit = mover.unit
     problems: list[Problem] = []
-    problem = mover.may_move()
-    if problem is not None:
-        problems.append(problem)
     if target is not None and mover.phase not in ("operational_movement", "exploitation"):
         problems.append(
             Problem(
@@ -424,8 +445,8 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
             )
         )
     total = 0
-    costs: list[int] = []  # the steps priced: up to the first one over the allowance
-    judged = len(path)  # steps 8.2 judges: those up to a hex the unit may not enter at all
+    costs: list[int] = []
+    judged = len(path)
     prev = start
     for i, hex_id in enumerate(path, start=1):
         final_overrun = target is not None and i == len(path)
@@ -451,8 +472,24 @@ def judge_move(ctx: Context, action: MoveAction) -> Ruling:
             )
             break
         prev = hex_id
-    if not is_open(PHASES, mover.phase, "move"):
-        return illegal(ctx, problems)  # no 8.2 rule applies outside the movement phases
+    return problems, costs, judged
+
+
+def judge_move(ctx: Context, action: MoveAction) -> Ruling:
+    """Judge a ``move`` action (see the module docstring for the layers) in a phase that
+    allows it (the kit refuses one in another phase before this judge)."""
+    found = _well_formed(ctx, action)
+    if isinstance(found, Problem):
+        return illegal(ctx, found)
+    unit, start, path, target = found
+    mover = Mover(ctx, unit, target)
+    # 2. pseudo-legal -- every rule that forbids the move is reported, not only the first
+    problems: list[Problem] = []
+    problem = mover.may_move()
+    if problem is not None:
+        problems.append(problem)
+    priced, costs, judged = _priced(mover, start, path, target)
+    problems.extend(priced)
     if not problems:
         ctx.cite("basic.path", "basic.movement-points")
     # 3. legal: 8.2 (its first violation; the steps after it are not judged). When an earlier
@@ -611,7 +648,7 @@ def reachable_start(
         "start": start,
         "movement_allowance": unit.movement_allowance,
     }
-    problem = mover.may_move()
+    problem = move_refusal(mover.phase, unit.id) or mover.may_move()
     if problem is None and mover.phase == "reserve_movement":
         first_out = [mover.zoc_step(start, n, 0, True) for n, _ in ctx.topo.neighbors[start]]
         if first_out and all(o.problem is not None and o.problem.hex == start for o in first_out):

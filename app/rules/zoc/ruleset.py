@@ -14,7 +14,7 @@ from app.rules.dispatch import Kind, NoOutcome
 from app.rules.zoc import movement, retreat, supply, umpire
 from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, RULESET_ID, TEXT
-from app.rules.zoc.context import Context
+from app.rules.zoc.context import Context, illegal
 from app.rules.zoc.models import (
     Action,
     Board,
@@ -35,7 +35,14 @@ from app.rules.zoc.sequence import PHASE_RULE, PHASES
 from app.rules.zoc.setup import advance, build, generated_hexes
 
 KINDS: dict[str, Kind[Context, Board, State, Any, Any]] = {
-    "move": Kind(MoveAction, movement.judge_move, movement.apply_move, MoveOutcome),
+    "move": Kind(
+        MoveAction,
+        movement.judge_move,
+        movement.apply_move,
+        MoveOutcome,
+        names=movement.move_names,
+        despite_phase=movement.move_problems,
+    ),
     "retreat": Kind(RetreatAction, retreat.judge_retreat, retreat.apply_retreat, NoOutcome),
     "trace_supply": Kind(
         TraceSupplyAction, supply.judge_trace_supply, supply.apply_trace_supply, NoOutcome
@@ -77,6 +84,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
     text = TEXT
     scenario_model = Scenario
     kinds = KINDS
+    refusal = illegal
     phase_rule = PHASE_RULE
     query_table = QUERIES
     example = "seed-example.json"

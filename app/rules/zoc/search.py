@@ -35,17 +35,20 @@ from typing import Any
 
 from app.rules.judgement import Problem
 from app.rules.memo import ByIdentity
+from app.rules.zoc import zones
 from app.rules.zoc.context import Context, Event
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
-from app.rules.zoc.zones import layered
+from app.rules.zoc.zones import Layered, layered
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
 MOVEMENT_POINTS = ("basic.movement-points",)
 INSUFFICIENT_MP = "zoc.insufficient_mp"
 MUST_STOP = "zoc.must_stop"
+TERRAIN_CODE = "zoc.prohibited_terrain"
+ENEMY_CODE = "zoc.enemy_occupied"
 
 
 class BoardGraph:
@@ -130,13 +133,26 @@ class SideFacts:
         self.ezoc: dict[int, bool] = {}
         self.no_zoc: dict[int, tuple[str, ...]] = {}
         self.steps: dict[int, tuple[Step, ...]] = {}
-        self.verdicts: dict[tuple[Any, ...], dict[tuple[int, int, bool], StepVerdict]] = {}
+        self.verdicts: dict[tuple[Any, ...], VerdictTable] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
-        8.2's verdict on that step."""
+        8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
+        finds the others)."""
+        self.below: VerdictsBelow | None = None
+        """Where the verdicts of the state before a move are, when these facts were handed on
+        (:meth:`handed_on`): a table is made from that state's when first asked for."""
         self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
         """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
         what it cited and relied on (in first-cited order, to be replayed): the
         :data:`SEARCHES_KEPT` last asked for, oldest first."""
+
+    def verdicts_for(self, key: tuple[Any, ...]) -> VerdictTable:
+        """The verdicts table of (unit id, options, started the phase in EZOC): kept, or made
+        from the state before's (found the same way) without what the move invalidated
+        (:meth:`handed_on`), or new."""
+        found = self.verdicts.get(key)
+        if found is None:
+            found = self.verdicts[key] = _handed_verdicts(self.below, key)
+        return found
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         found = self.ezoc.get(i)
@@ -202,23 +218,30 @@ class SideFacts:
         When the moved unit is of this side (``unit_side``), it is in no EZOC, no-ZOC note or
         enemy occupation this side meets (8.1: each is of the other sides' units), so only
         the verdicts on steps into or out of ``cells`` are dropped (friendly units negate
-        there, and the moved list names the unit) with the moved unit's own."""
+        there, and the moved list names the unit) with the moved unit's own; the tables of
+        EZOC, notes and steps are then the same for both states and shared (not layered).
+
+        A unit's verdicts are handed on when the new state's search first asks for them
+        (:meth:`verdicts_for`): a copy of the old state's table less the dropped keys."""
         graph = self.graph
         index, nbrs = graph.index, graph.topo.neighbors
+        new = SideFacts.__new__(SideFacts)
+        new.side = self.side
+        new.graph = graph
         if unit_side == self.side:
-            changed: set[int] = set()
+            # nothing of these three tables changes: the two states share them (what either
+            # finds holds in both), so the new state's searches look them up in C
             touched = {index[h] for h in cells if h in index}
-            ring: set[int] = set()
+            new.ezoc = self.ezoc
+            new.no_zoc = self.no_zoc
+            new.steps = self.steps
         else:
             changed = {index[h] for h in near if h in index}
             touched = changed | {index[h] for h in cells if h in index}
             ring = touched | {index[n] for h in near for n, _ in nbrs.get(h, ()) if n in index}
-        new = SideFacts.__new__(SideFacts)
-        new.side = self.side
-        new.graph = graph
-        new.ezoc = layered(self.ezoc, changed)
-        new.no_zoc = layered(self.no_zoc, changed)
-        new.steps = layered(self.steps, ring)
+            new.ezoc = layered(self.ezoc, changed)
+            new.no_zoc = layered(self.no_zoc, changed)
+            new.steps = layered(self.steps, ring)
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
         # touched hex are those between it and its neighbours, dropped by key (not by a scan)
@@ -228,12 +251,56 @@ class SideFacts:
             for n in graph.neighbours(t)
             for key in ((t, n, True), (t, n, False), (n, t, True), (n, t, False))
         )
-        new.verdicts = {
-            key: layered(table, dropped)
-            for key, table in self.verdicts.copy().items()
-            if key[0] != unit_id
-        }
+        # each unit's table is made from this state's when the unit is first asked for
+        # (most units of a side are not asked at every game version); every
+        # zones.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
+        # so that the states before it can go
+        depth = 1 if self.below is None else self.below.depth + 1
+        new.verdicts = {}
+        new.below = VerdictsBelow(self.verdicts, self.below, dropped, unit_id, depth)
+        if depth >= zones.LAYERS_KEPT:
+            new.below = None
+            new.verdicts = {
+                key: layered(table, dropped)
+                for key, table in self.verdicts.copy().items()
+                if key[0] != unit_id
+            }
         return new
+
+
+VerdictTable = dict[tuple[int, int, bool], StepVerdict]
+"""(hex, neighbour, first step) -> 8.2's verdict on that step, for one unit."""
+
+
+@dataclass(frozen=True)
+class VerdictsBelow:
+    """The state before a move, for :meth:`SideFacts.verdicts_for`: its verdict tables and
+    where its own came from (not its facts: the searches it keeps are not held on to), the
+    verdicts the move invalidated (by key) and the unit moved (none of its verdicts hold
+    after)."""
+
+    tables: dict[tuple[Any, ...], VerdictTable]
+    below: VerdictsBelow | None
+    dropped: frozenset[tuple[int, int, bool]]
+    unit_id: str
+    depth: int
+    """How many moves the chain of states before goes back."""
+
+
+def _handed_verdicts(below: VerdictsBelow | None, key: tuple[Any, ...]) -> VerdictTable:
+    """A unit's verdicts table for a state whose facts were handed on from ``below``'s state:
+    that state's table (made there first, as its ``verdicts_for`` would) less the verdicts
+    the move invalidated -- a copy (in C) less a few keys, looked up in C by the search."""
+    if below is None or key[0] == below.unit_id:
+        return {}
+    table = below.tables.get(key)
+    if table is None:
+        table = below.tables[key] = _handed_verdicts(below.below, key)
+    found = table.flat() if isinstance(table, Layered) else table.copy()
+    pop = found.pop
+    for dropped in below.dropped:
+        pop(dropped, None)
+    return found
 
 
 def side_facts(ctx: Context, side: str) -> SideFacts:
@@ -265,9 +332,14 @@ class Found:
     best: dict[int, int]
     """node (hex * 2 + must stop there) -> cheapest cost."""
     prev: dict[int, int | None]
+    paths: dict[int, tuple[str, ...]]
+    """node -> the hexes entered on its cheapest path (each made from its parent's when the
+    node was expanded: its parent is final then)."""
     stops: dict[int, Any]
     reasons: dict[int, dict[str, Reason]]
-    """hex -> code -> the first reason of that code a step into it was refused for."""
+    """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
+    (the four commonest codes are noted apart: :attr:`refused`)."""
+    refused: Refused
     graph: BoardGraph
     _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
         default=None, init=False, repr=False
@@ -286,43 +358,36 @@ class Found:
         if self._rows is not None:
             return self._rows
         ids = self.graph.ids
-        prev = self.prev
         stops = self.stops
-        paths: dict[int, tuple[str, ...]] = {self.start * 2: ()}
-        chosen: dict[str, tuple[int, int, bool, Any, tuple[str, ...]]] = {}
+        best = self.best
+        paths = self.paths
+        chosen: dict[int, int] = {}
+        """hex -> its cheapest node (at equal cost the one not ending the move)."""
         groups: dict[tuple[str, ...], None] = {}
         start = self.start
-        for node, total in self.best.items():
+        for node, total in best.items():
             i = node >> 1
             if i == start:
                 continue
-            hex_id = ids[i]
-            terminal = bool(node & 1)
-            entry = chosen.get(hex_id)
-            if entry is not None and (entry[1] < total or (entry[1] == total and terminal)):
-                continue
-            stop = stops.get(node) if terminal else None
-            sections: tuple[str, ...] = ()
-            if stop is not None:
-                sections = tuple(stop.sections)
-                groups.setdefault(sections)
-            chosen[hex_id] = (node, total, terminal, stop, sections)
+            other = chosen.get(i)
+            if other is not None:
+                was = best[other]
+                if was < total or (was == total and node & 1):
+                    continue
+            if node & 1:
+                stop = stops.get(node)
+                if stop is not None:
+                    groups.setdefault(tuple(stop.sections))
+            chosen[i] = node
         rows = []
-        for hex_id in sorted(chosen):  # a path only for the node chosen
-            node, total, terminal, stop, sections = chosen[hex_id]
-            path = paths.get(node)
-            if path is None:  # the hexes entered on the cheapest path, each prefix built once
-                chain: list[int] = []
-                walk = node
-                while walk not in paths:
-                    chain.append(walk)
-                    parent = prev[walk]
-                    assert parent is not None
-                    walk = parent
-                path = paths[walk]
-                for n in reversed(chain):
-                    path = paths[n] = (*path, ids[n >> 1])
-            rows.append((hex_id, total, path, terminal, stop, sections))
+        for i in sorted(chosen, key=ids.__getitem__):  # in hex id order; a path only for the
+            node = chosen[i]  # node chosen
+            hex_id = ids[i]
+            total = best[node]
+            terminal = bool(node & 1)
+            stop = stops.get(node) if terminal else None
+            sections: tuple[str, ...] = () if stop is None else tuple(stop.sections)
+            rows.append((hex_id, total, paths[node], terminal, stop, sections))
         self._rows = (tuple(rows), tuple(groups))
         return self._rows
 
@@ -335,23 +400,46 @@ class Found:
         graph = self.graph
         ids = graph.ids
         known, axial = graph._axial, graph.axial
-        q0, r0 = axial(self.start)
-        reached = {row[0] for row in self.reached_rows()[0]}
+        start = self.start
+        q0, r0 = axial(start)
+        reached = {node >> 1 for node in self.best}  # the start's and those reached_rows lists
+        refused = self.refused
+        problems, cited = self.reasons.get, refused.cited
+        terrain, enemy = refused.terrain.get, refused.enemy.get
+        short, ending = refused.short.get, refused.ending.get
         rows: list[FrontierRow] = []
-        for i, noted in self.reasons.items():
-            hex_id = ids[i]
-            if i == self.start or hex_id in reached:
-                continue
+        for i in self.refused_hexes() - reached:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
-            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 <= allowance:
-                if len(noted) == 1:  # in_code_order, inlined for the usual single reason
-                    for code, message, cited in noted.values():
-                        if not isinstance(message, str):
-                            message = _message(message)
-                        rows.append((hex_id, ((code, message, cited),)))
-                else:
-                    rows.append((hex_id, in_code_order(noted)))
+            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
+                continue
+            # the hex's reasons (noted, inlined), their messages written, in code order
+            out: list[Written] = []
+            found = problems(i)
+            if found is not None:
+                out.extend(in_code_order(found))
+            message = terrain(i)
+            if message is not None:
+                out.append((TERRAIN_CODE, message, cited[TERRAIN]))
+            message = enemy(i)
+            if message is not None:
+                out.append((ENEMY_CODE, message, cited[ENEMY_HEX]))
+            beyond = short(i)
+            if beyond is not None:
+                out.append(
+                    (
+                        INSUFFICIENT_MP,
+                        f"Entering {ids[i]} from {ids[beyond[0]]} would cost {beyond[1]} "
+                        "movement points.",
+                        cited[MOVEMENT_POINTS],
+                    )
+                )
+            stop = ending(i)
+            if stop is not None:
+                out.append((MUST_STOP, _message(stop[1]), stop[2]))  # type: ignore[arg-type]
+            if len(out) > 1:
+                out.sort(key=_code)
+            rows.append((ids[i], tuple(out)))
         rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
@@ -366,7 +454,7 @@ class Found:
         if kept is not None and kept[0] == allowance:
             return kept[1]
         ids = self.graph.ids
-        reasons = {ids[i]: r for i, r in self.reasons.items()}
+        reasons = {ids[i]: self.noted(i) for i in self.refused_hexes()}
         reached = {row[0] for row in self.reached_rows()[0]}
         start = ids[self.start]
         rows: list[WhyNotRow] = []
@@ -378,6 +466,59 @@ class Found:
         rows.sort(key=lambda row: row[0])
         self._everywhere = (allowance, tuple(rows))
         return self._everywhere[1]
+
+    def refused_hexes(self) -> set[int]:
+        """The hexes a step was refused into."""
+        refused = self.refused
+        return (
+            self.reasons.keys()
+            | refused.terrain.keys()
+            | refused.enemy.keys()
+            | refused.short.keys()
+            | refused.ending.keys()
+        )
+
+    def noted(self, i: int) -> dict[str, Reason]:
+        """Hex ``i``'s reasons: code -> the first reason of that code a step into it was
+        refused for (in no order: an answer lists them in code order)."""
+        refused = self.refused
+        found = self.reasons.get(i)
+        out = {} if found is None else dict(found)
+        message = refused.terrain.get(i)
+        if message is not None:
+            out[TERRAIN_CODE] = (TERRAIN_CODE, message, refused.cited[TERRAIN])
+        message = refused.enemy.get(i)
+        if message is not None:
+            out[ENEMY_CODE] = (ENEMY_CODE, message, refused.cited[ENEMY_HEX])
+        short = refused.short.get(i)
+        if short is not None:
+            ids = self.graph.ids
+            out[INSUFFICIENT_MP] = (
+                INSUFFICIENT_MP,
+                (ids[i], ids[short[0]], short[1]),
+                refused.cited[MOVEMENT_POINTS],
+            )
+        ending = refused.ending.get(i)
+        if ending is not None:
+            out[MUST_STOP] = ending
+        return out
+
+
+@dataclass(frozen=True)
+class Refused:
+    """The search's commonest refusals, each the first of its code per hex (noted with one
+    ``setdefault``): its messages are written only for the hexes an answer lists."""
+
+    terrain: dict[int, str]
+    """hex -> the message of the first step into it that terrain or a hexside prohibited."""
+    enemy: dict[int, str]
+    """hex -> the message of the first step into it refused for the enemy units in it."""
+    short: dict[int, tuple[int, int]]
+    """hex -> (hex left, cost) of the first step into it beyond the allowance."""
+    ending: dict[int, Reason]
+    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded."""
+    cited: dict[tuple[str, ...], tuple[str, ...]]
+    """Groups of sections cited -> their section ids."""
 
 
 Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
@@ -469,7 +610,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     in_ezoc = facts.in_ezoc
     steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
     ezoc_kept = facts.ezoc.get
-    verdicts = facts.verdicts.setdefault((unit.id, options, mover.started_in_ezoc), {})
+    verdicts = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
+    verdict_kept = verdicts.get  # a Layered table only after LAYERS_KEPT moves unasked
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite
@@ -477,8 +619,17 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     start = graph.index[unit.hex]
     best: dict[int, int] = {start * 2: 0}
     prev: dict[int, int | None] = {start * 2: None}
+    paths: dict[int, tuple[str, ...]] = {start * 2: ()}
     stops: dict[int, Any] = {}
     reasons: dict[int, dict[str, Reason]] = {}
+    # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
+    # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
+    terrain: dict[int, str] = {}
+    enemy: dict[int, str] = {}
+    short: dict[int, tuple[int, int]] = {}
+    ending: dict[int, Reason] = {}
+    terrain_note, enemy_note, short_note = terrain.setdefault, enemy.setdefault, short.setdefault
+    ending_note = ending.setdefault
     replayed: set[tuple[Event, ...]] = set()
     no_zoc_cited: set[int] = set()
     groups: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -500,7 +651,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     heap: list[tuple[int, int, int]] = [(0, 0, origin)]
     seq = 0
     pop, push = heapq.heappop, heapq.heappush
-    best_of = best.__getitem__
+    best_of, best_get = best.__getitem__, best.get
+    prev_of = prev.__getitem__
     while heap:
         cost, _, node = pop(heap)
         # a node is pushed only at a cost below its best so far, so the one entry at its
@@ -508,6 +660,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         if cost != best_of(node):
             continue
         cur = node >> 1
+        if node != origin:  # its path: the parent's (expanded before it) and this hex
+            paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
         if node & 1:  # the unit must stop here: every path through it ends in it
             stop = stops[node]
             sections = tuple(stop.sections)
@@ -517,11 +671,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             # the note inlined, its message written only for an answer
             reason: Reason = (MUST_STOP, (ids[cur], stop.message), cited)
             for nbr, _c, _w, _s in row(cur):
-                found = reasons.get(nbr)
-                if found is None:
-                    reasons[nbr] = {MUST_STOP: reason}
-                elif MUST_STOP not in found:
-                    found[MUST_STOP] = reason
+                ending_note(nbr, reason)
             continue
         first = node == origin
         judged: bool | None = True
@@ -533,31 +683,34 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         if out is None:
             out = steps_from(ctx, cur)
         for nbr, step_cost, kind, refusal in out:
-            if kind >= IMPASSABLE:
-                code = "zoc.prohibited_terrain" if kind == IMPASSABLE else "zoc.enemy_occupied"
-                found = reasons.get(nbr)
-                if found is None or code not in found:
-                    note(nbr, code, refusal, TERRAIN if kind == IMPASSABLE else ENEMY_HEX)
-                continue
             total = cost + step_cost
-            if total > ma:  # the note inlined, its message written only for an answer
-                found = reasons.get(nbr)
-                if found is None or INSUFFICIENT_MP not in found:
-                    cited = groups.get(MOVEMENT_POINTS)
-                    if cited is None:
-                        cited = groups[MOVEMENT_POINTS] = tuple(
-                            c.section for c in cite(*MOVEMENT_POINTS)
-                        )
-                    reason = (INSUFFICIENT_MP, (ids[nbr], ids[cur], total), cited)
-                    if found is None:
-                        reasons[nbr] = {INSUFFICIENT_MP: reason}
-                    else:
-                        found[INSUFFICIENT_MP] = reason
+            if not kind and not judged and total <= ma:  # a plain step: 8.2 is silent
+                nxt = nbr * 2
+                if total < best_get(nxt, total + 1):
+                    best[nxt] = total
+                    prev[nxt] = node
+                    seq += 1
+                    push(heap, (total, seq, nxt))
+                continue
+            if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
+                if kind == IMPASSABLE:
+                    if TERRAIN not in groups:
+                        groups[TERRAIN] = tuple(c.section for c in cite(*TERRAIN))
+                    terrain_note(nbr, refusal)
+                else:
+                    if ENEMY_HEX not in groups:
+                        groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
+                    enemy_note(nbr, refusal)
+                continue
+            if total > ma:  # its message written only for an answer
+                if MOVEMENT_POINTS not in groups:
+                    groups[MOVEMENT_POINTS] = tuple(c.section for c in cite(*MOVEMENT_POINTS))
+                short_note(nbr, (cur, total))
                 continue
             stop = None
             if judged or kind == EZOC:
                 key = (cur, nbr, first)
-                verdict = verdicts.get(key)
+                verdict = verdict_kept(key)
                 if verdict is None:
                     verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
                     replayed.add(verdict.events)
@@ -578,14 +731,15 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 for section in facts.no_zoc_sections(ctx, nbr):
                     cite(section)
             nxt = nbr * 2 + (stop is not None)
-            if total < best.get(nxt, total + 1):
+            if total < best_get(nxt, total + 1):
                 best[nxt] = total
                 prev[nxt] = node
                 if stop is not None:
                     stops[nxt] = stop
                 seq += 1
                 push(heap, (total, seq, nxt))
-    return Found(start, best, prev, stops, reasons, graph)
+    refused = Refused(terrain, enemy, short, ending, groups)
+    return Found(start, best, prev, paths, stops, reasons, refused, graph)
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:

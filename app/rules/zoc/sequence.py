@@ -4,7 +4,8 @@ action kinds each allows (the one place that says which phase a kind belongs to)
 from __future__ import annotations
 
 from app.rules.base import PhaseSpec
-from app.rules.phases import PhaseRule
+from app.rules.judgement import Problem
+from app.rules.phases import PhaseRule, out_of_phase
 
 UMPIRE_KINDS = ("set_phase", "place_unit", "place_marker", "remove_marker")
 """The umpire's commands (basic.umpire)."""
@@ -37,6 +38,13 @@ PHASE_RULE = PhaseRule(
     message="No {kind} in the {phase} phase.",
     messages={"move": "No unit moves in the {phase} phase."},
     details=("phase",),
+    unit=True,
     sequence_only=("retreat",),
 )
 """How a kind out of its phase is refused (basic.phase)."""
+
+
+def move_refusal(phase: str, unit: str) -> Problem | None:
+    """Why no unit moves in ``phase`` (None: it is a movement phase): the refusal the kit
+    gives a move there, as the ``reachable`` query reports it."""
+    return out_of_phase(PHASE_RULE, PHASES, phase, "move", unit=unit)

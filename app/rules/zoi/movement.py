@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.rules.judgement import count_of
+from app.rules.judgement import Problem, count_of
 from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi import search
 from app.rules.zoi.catalog import (
@@ -49,8 +49,9 @@ from app.rules.zoi.zones import (
     is_combat,
     is_foot,
     is_mounted,
+    missing_unit,
     ruling,
-    unit_in_phase,
+    unit_named,
     unit_of,
     violation,
 )
@@ -698,9 +699,14 @@ def may_move(game: Game, unit: Unit) -> bool:
     return any(not Walk.start(game, unit).advance(0, step) for step in first_steps(game, unit))
 
 
+def move_names(game: Game, action: MoveAction) -> Problem | None:
+    """``Kind.names``: the unit the action names is not in this game."""
+    return missing_unit(game, action.unit, "movement")
+
+
 def judge_move(game: Game, action: MoveAction) -> Ruling:
     """Walk the steps (rule 14); refuse with every rule the unit or its steps break."""
-    unit = unit_in_phase(game, action.unit, "movement", action.kind)
+    unit = unit_named(game, action.unit, "movement")
     if isinstance(unit, Ruling):
         return unit
     walk = Walk.start(game, unit)

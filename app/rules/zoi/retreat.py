@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.rules.judgement import count_of
+from app.rules.judgement import Problem, count_of
 from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi import search
 from app.rules.zoi.catalog import I_RETREAT_HEXES
@@ -22,8 +22,9 @@ from app.rules.zoi.zones import (
     cites,
     class_keys,
     is_combat,
+    missing_unit,
     ruling,
-    unit_in_phase,
+    unit_named,
     violation,
 )
 
@@ -233,9 +234,14 @@ def judge_retreat(game: Game, unit: Unit, action: MeleeRetreatAction) -> Retreat
     return out
 
 
+def retreat_names(game: Game, action: MeleeRetreatAction) -> Problem | None:
+    """``Kind.names``: the unit the action names is not in this game."""
+    return missing_unit(game, action.unit, "14.melee-retreat")
+
+
 def judge_melee_retreat(game: Game, action: MeleeRetreatAction) -> Ruling:
     """Judge a melee retreat (14.melee-retreat): the path, and the increments it costs."""
-    unit = unit_in_phase(game, action.unit, "14.melee-retreat", action.kind)
+    unit = unit_named(game, action.unit, "14.melee-retreat")
     if isinstance(unit, Ruling):
         return unit
     out = judge_retreat(game, unit, action)

@@ -31,15 +31,18 @@ from app.rules.zoi.models import (
 from app.rules.zoi.queries import QUERIES
 from app.rules.zoi.sequence import PHASE_RULE, PHASES
 from app.rules.zoi.setup import advance, build, generated_hexes
-from app.rules.zoi.zones import Game
+from app.rules.zoi.zones import Game, refused
 
 KINDS: dict[str, Kind[Game, ZoiBoard, ZoiState, Any, Any]] = {
-    "move": Kind(MoveAction, movement.judge_move, movement.apply_move, MoveOutcome),
+    "move": Kind(
+        MoveAction, movement.judge_move, movement.apply_move, MoveOutcome, names=movement.move_names
+    ),
     "melee_retreat": Kind(
         MeleeRetreatAction,
         retreat.judge_melee_retreat,
         retreat.apply_melee_retreat,
         MeleeRetreatOutcome,
+        names=retreat.retreat_names,
     ),
     "set_phase": Kind(
         SetPhaseAction, umpire.judge_set_phase, umpire.apply_set_phase, NoOutcome, "umpire"
@@ -69,6 +72,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
     text = TEXT
     scenario_model: ClassVar[type[BaseModel]] = ZoiScenario
     kinds = KINDS
+    refusal = refused
     phase_rule = PHASE_RULE
     query_table = QUERIES
     example = "example.json"

@@ -103,7 +103,8 @@ class _StateIndex:
         in the six neighbours), the steps out of every hex within two of ``h`` (a step reads
         the cost and the zone of the hex entered), and ``u``'s own front directions. For ``S``
         itself nothing changes (zones, carrés and costs are of enemy units only), so its
-        look-ups are kept whole. Both the old and the new hex are dropped around."""
+        look-ups are kept whole: the two states share them. Both the old and the new hex are
+        dropped around."""
         old_unit, new_unit = move.old_unit, move.new_unit
         on_map = board.hexes
         if old_unit.hex not in on_map or (new_unit is not None and new_unit.hex not in on_map):
@@ -175,11 +176,14 @@ class _StateIndex:
 
 
 def _kept(table: dict[str, Any], whole: bool, dropped: set[str]) -> dict[str, Any]:
-    """A copy of one look-up table, whole or without the hexes ``dropped``."""
+    """One look-up table for the state after the move: kept whole, the table itself (shared
+    by both states: what either finds holds in both, and a copy of thousands of entries is
+    most of a hand-on), or a copy without the hexes ``dropped``."""
+    if whole:
+        return table
     kept = table.copy()
-    if not whole:
-        for h in dropped:
-            kept.pop(h, None)
+    for h in dropped:
+        kept.pop(h, None)
     return kept
 
 
@@ -498,6 +502,16 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 continue
             if may_loop and n in walk.route:
                 continue
+            mp = spent + cost
+            found = labels.get(n)
+            if found and (src_new is None or not combat):
+                # no zone entered: the label would give no more fire chances than the walk's
+                # and neither stop nor shift (nor did any label reaching this hex: it has no
+                # zone), so a first label that spent no more and gave no more chances beats it,
+                # as the loop below would find
+                old = found[0]
+                if old.mp_spent <= mp and old.chances <= chances_before:
+                    continue
             fire, chances = fire_before, chances_before
             stopped = slid = False
             if combat and src_new is not None:
@@ -514,8 +528,6 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                     stopped = bool(src_new.cavalry)
                     if src_new.cavalry and src_new.others:
                         stopped = any_cavalry
-            mp = spent + cost
-            found = labels.get(n)
             if found is None:
                 found = labels[n] = []
             elif found:

@@ -27,5 +27,6 @@ PHASE_RULE = PhaseRule(
         "melee_retreat": "Melee retreats happen in the {allowed} phase; the game is in {phase}.",
     },
     details=(),
+    unit=True,
 )
 """How a kind out of its phase is refused (the sequence of play)."""

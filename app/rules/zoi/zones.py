@@ -11,13 +11,11 @@ from functools import cached_property
 from typing import Any
 
 from app.rules.geometry.hexgrid import HexLayout
-from app.rules.judgement import GameJudgement, Judgement
-from app.rules.phases import out_of_phase
+from app.rules.judgement import GameJudgement, Judgement, Problem
 from app.rules.ruling import Citation, Effect, Ruling, Violation
 from app.rules.zoi.catalog import CATALOG, I_ROUTED, INTERPRETATIONS
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import ChangeCosts, FrontSpec, Unit, ZoiBoard, ZoiOptions, ZoiState
-from app.rules.zoi.sequence import PHASE_RULE, PHASES
 from app.rules.zoi.tables import CARRE, ROUTED
 
 
@@ -258,22 +256,32 @@ def refusal(game: Game, v: Violation) -> Ruling:
     return ruling(game, v.message, violations=(v,))
 
 
-def unit_in_phase(game: Game, unit_id: str, section: str, kind: str) -> Unit | Ruling:
-    """The unit an action of ``kind`` names, if it exists (else cite ``section``) and the
-    phase allows the kind (the generic :func:`~app.rules.phases.out_of_phase` of the
-    sequence's declaration); otherwise the ruling refusing the action."""
-    unit = game.units.get(unit_id)
-    if unit is None:
-        return refusal(
-            game,
-            violation(
-                "zoi.unknown_unit", f"No unit {unit_id!r} in this game.", [section], unit=unit_id
-            ),
-        )
-    p = out_of_phase(PHASE_RULE, PHASES, game.state.phase, kind, unit=unit.id)
+def missing_unit(game: Game, unit_id: str, section: str) -> Problem | None:
+    """The action's unit is not in this game (citing ``section``): its ``Kind.names``."""
+    if unit_id in game.units:
+        return None
+    return Problem(
+        "zoi.unknown_unit", f"No unit {unit_id!r} in this game.", [section], unit=unit_id
+    )
+
+
+def unit_named(game: Game, unit_id: str, section: str) -> Unit | Ruling:
+    """The unit an action names, if it exists; otherwise the ruling refusing the action
+    (citing ``section``)."""
+    p = missing_unit(game, unit_id, section)
     if p is not None:
-        return refusal(game, violation(p.code, p.message, p.sections, unit=p.unit, **p.details))
-    return unit
+        return refused(game, [p])
+    return game.units[unit_id]
+
+
+def refused(game: Game, problems: Sequence[Problem]) -> Ruling:
+    """A refusal as the zoi judges word one (``Ruleset.refuse``: the kit's, before the
+    judge): each problem a violation, the summary their messages."""
+    vs = tuple(
+        violation(p.code, p.message, p.sections, step=p.step, hex=p.hex, unit=p.unit, **p.details)
+        for p in problems
+    )
+    return ruling(game, " ".join(v.message for v in vs), violations=vs)
 
 
 def cites(sections: Iterable[str]) -> tuple[Citation, ...]:

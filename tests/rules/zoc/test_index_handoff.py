@@ -118,6 +118,7 @@ def test_a_handed_on_index_answers_as_a_fresh_one(
             event("no legal action found")
             return
         action, ruling = found
+        before = state.model_dump(mode="json")
         new = RS.apply(board, state, action, ruling)
         event(f"{action.kind}: handed on {zoc_index._HANDED_ON.peek(new) is not None}")
         dumped = new.model_dump(mode="json")
@@ -135,6 +136,14 @@ def test_a_handed_on_index_answers_as_a_fresh_one(
         for i in [*order, *order]:  # on the handed-on index, then again on it warm
             assert _ask(board, new, opts, *asks[i]) == alone[i], (action, asks[i])
         assert new.model_dump(mode="json") == dumped  # nothing changed the state
+        # the state before, asked again after the new one's searches (a friendly move shares
+        # the search's tables of EZOC, notes and steps between the two states)
+        for name, params in _asks(board, state):
+            if name == "reachable":
+                fresh = RS.load_state(json.loads(json.dumps(before)))
+                assert _ask(board, state, opts, name, params) == _ask(
+                    board, fresh, opts, name, params
+                ), (action, params)
         state = new
 
 

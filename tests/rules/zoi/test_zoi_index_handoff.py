@@ -147,6 +147,7 @@ def test_handed_on_lookups_answer_as_fresh_ones(
             event("no legal action found")
             return
         action, ruling = found
+        before = state.model_dump(mode="json")
         new = RS.apply(board, state, action, ruling)
         handed = search._HANDED_ON.peek(new) is not None
         event(f"{action.kind}: handed on {handed}")
@@ -174,6 +175,14 @@ def test_handed_on_lookups_answer_as_fresh_ones(
         assert index is not None
         assert index.units_at == fresh.units_at  # each hex's units, in the unit list's order
         assert index.units == fresh.units and index.positions() == fresh.positions()
+        # the state before, asked again after the new one's searches (the moved unit's side
+        # shares its look-ups between the two states)
+        for name, params in _asks(board, state, opts):
+            if name == "reachable":
+                fresh_before = RS.load_state(json.loads(json.dumps(before)))
+                assert _ask(board, state, opts, name, params) == _ask(
+                    board, fresh_before, opts, name, params
+                ), (action, params)
         state = new
 
 
