@@ -349,3 +349,24 @@ def test_a_unit_that_turns_and_moves_projects_its_new_front_on_the_handed_on_ind
     assert after == query.run(board, fresh, opts, {"unit": "aus-a"})
     turned = search._INDEX_OF.peek(new).fronts[True]["fr-b"]  # type: ignore[union-attr]
     assert turned != front_before and after != before
+
+
+def test_an_action_of_an_unknown_unit_is_refused_before_the_judge_citing_its_procedure() -> None:
+    """The kit's check before the judge (``Kind.names``) refuses a move or a melee retreat of a
+    unit the game does not have, in its phase or not, with one violation citing the
+    procedure of the kind: Movement for a move, 14's melee retreat for a retreat."""
+    board, state, opts = _melee_game()
+    for phase, kind, section in [
+        ("movement", "move", "movement"),
+        ("melee", "move", "movement"),
+        ("melee", "melee_retreat", "14.melee-retreat"),
+    ]:
+        game = state.model_copy(update={"phase": phase})
+        action = RS.parse_action({"kind": kind, "unit": "ghost", "path": ["0101"]})
+        ruling = RS.adjudicate(board, game, action, opts)
+        assert not ruling.legal and ruling.summary == "No unit 'ghost' in this game."
+        assert [(v.code, v.unit, v.step, v.hex, v.details) for v in ruling.violations] == [
+            ("zoi.unknown_unit", "ghost", None, None, {})
+        ]
+        assert [c.section for c in ruling.violations[0].citations] == [section]
+        assert [c.section for c in ruling.citations] == [section]
