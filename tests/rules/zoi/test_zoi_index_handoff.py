@@ -326,3 +326,47 @@ def test_an_eliminating_melee_retreat_hands_the_lookups_on() -> None:
         )
     index = search._INDEX_OF.peek(new)
     assert index is not None and "fr-a" not in index.units and "0506" not in index.units_at
+
+
+def test_a_unit_that_turns_and_moves_projects_its_new_front_on_the_handed_on_index() -> None:
+    """The fronts the enemy side's search found are per unit: a move hands them on without the
+    moved unit's (its facing and hex changed), so the enemy's answer on the new state is the
+    fresh one -- fr-b turns about and steps on, and aus-a's reach changes with it
+    (``_StateIndex.handed_on`` 112: the moved unit's old front kept, issue 27)."""
+    board, state, opts = _melee_game()
+    state = state.model_copy(update={"phase": "movement"})
+    query = RS.queries()["reachable"]
+    before = query.run(board, state, opts, {"unit": "aus-a"})  # fr-b's front looked up
+    front_before = search._INDEX_OF.peek(state).fronts[True]["fr-b"]  # type: ignore[union-attr]
+    steps = [{"do": "face", "facing": 3}, {"do": "enter", "hex": "0308"}]
+    action = RS.parse_action({"kind": "move", "unit": "fr-b", "steps": steps})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    assert search._HANDED_ON.peek(new) is not None  # handed on, not indexed afresh
+    fresh = RS.load_state(json.loads(new.model_dump_json()))
+    after = query.run(board, new, opts, {"unit": "aus-a"})
+    assert after == query.run(board, fresh, opts, {"unit": "aus-a"})
+    turned = search._INDEX_OF.peek(new).fronts[True]["fr-b"]  # type: ignore[union-attr]
+    assert turned != front_before and after != before
+
+
+def test_an_action_of_an_unknown_unit_is_refused_before_the_judge_citing_its_procedure() -> None:
+    """The kit's check before the judge (``Kind.names``) refuses a move or a melee retreat of a
+    unit the game does not have, in its phase or not, with one violation citing the
+    procedure of the kind: Movement for a move, 14's melee retreat for a retreat."""
+    board, state, opts = _melee_game()
+    for phase, kind, section in [
+        ("movement", "move", "movement"),
+        ("melee", "move", "movement"),
+        ("melee", "melee_retreat", "14.melee-retreat"),
+    ]:
+        game = state.model_copy(update={"phase": phase})
+        action = RS.parse_action({"kind": kind, "unit": "ghost", "path": ["0101"]})
+        ruling = RS.adjudicate(board, game, action, opts)
+        assert not ruling.legal and ruling.summary == "No unit 'ghost' in this game."
+        assert [(v.code, v.unit, v.step, v.hex, v.details) for v in ruling.violations] == [
+            ("zoi.unknown_unit", "ghost", None, None, {})
+        ]
+        assert [c.section for c in ruling.violations[0].citations] == [section]
+        assert [c.section for c in ruling.citations] == [section]
