@@ -135,6 +135,8 @@ _READ_AS = (
 confirmed email subscriptions (see :class:`GameRecord`)."""
 _READ_AS_LOCKED = _READ_AS.with_for_update(of=_GAMES)
 """:data:`_READ_AS` for a write (see :data:`_READ_LOCKED`)."""
+_CORE_READS = {"read": _READ, "read_as": _READ_AS}
+"""The reads by the name :func:`_plans` gives them, for an engine read without its plans."""
 _DOCUMENT = {
     name: select(_GAMES.c[name]).where(_GAMES.c.id == bindparam("game_id")) for name in DOCUMENTS
 }
@@ -576,6 +578,19 @@ class GameRepository:
             return conn
         return self.session.connection()
 
+    def _read(
+        self, name: str, params: Mapping[str, Any], lock: bool
+    ) -> tuple[Sequence[Any] | None, Callable[[Any], Any] | None]:
+        """The game row of read ``name`` (``read`` or ``read_as``, :func:`_plans`) and what
+        converts its timestamps: a write's locked read (``lock``), the direct read on the
+        driver where the engine has one, else the Core statement on the session's connection
+        (no converter: the row's own types)."""
+        if lock:
+            return self._locked(f"{name}_locked", params)
+        if self.direct is not None:
+            return self.direct.one(name, params), self.direct.later(name)
+        return self._connection().execute(_CORE_READS[name], params).first(), None
+
     def _locked(
         self, name: str, params: Mapping[str, Any]
     ) -> tuple[tuple[Any, ...] | None, Callable[[Any], Any] | None]:
@@ -687,16 +702,7 @@ class GameRepository:
         with Core statements too (:meth:`advance`), never through an ORM entity, and the
         ORM's entity loading was a sixth of a small submission's CPU (docs/PERFORMANCE.md,
         issue 28, session 10)."""
-        params = {"game_id": game_id}
-        found: Sequence[Any] | None
-        when = None
-        if lock:
-            found, when = self._locked("read_locked", params)
-        elif self.direct is not None:
-            found = self.direct.one("read", params)
-            when = self.direct.later("read")
-        else:
-            found = self._connection().execute(_READ, params).first()
+        found, when = self._read("read", {"game_id": game_id}, lock)
         if found is None:
             return None
         return GameRecord(found, self._document, when), found[_FIELDS]
@@ -713,15 +719,7 @@ class GameRepository:
         every request: a rotated or revoked token is refused from the commit that changed it
         on, in every process."""
         params = {"game_id": game_id, "token_hash": token_hash}
-        found: Sequence[Any] | None
-        when = None
-        if lock:  # a write's read (see :meth:`get`)
-            found, when = self._locked("read_as_locked", params)
-        elif self.direct is not None:
-            found = self.direct.one("read_as", params)
-            when = self.direct.later("read_as")
-        else:
-            found = self._connection().execute(_READ_AS, params).first()
+        found, when = self._read("read_as", params, lock)  # locked: a write's (see :meth:`get`)
         if found is None:
             return None
         n = _FIELDS
