@@ -100,8 +100,9 @@ def out_of_phase(
     """The refusal of ``kind`` in the phase ``phase_id`` (None when the phase allows it),
     worded by ``rule``."""
     phases = tuple(phases)
-    if any(p.id == phase_id and allows(p, kind) for p in phases):
-        return None
+    for p in phases:
+        if p.id == phase_id and allows(p, kind):
+            return None
     allowed = allowed_phases(phases, kind)
     facts: dict[str, Any] = {"phase": phase_id, "allowed": list(allowed)}
     template = rule.messages.get(kind, rule.message)

@@ -339,3 +339,38 @@ def test_out_of_its_phase_a_kind_naming_nothing_is_refused_for_the_name_alone(
     ruling = rs.adjudicate(board, _out_of_phase(rs, board, state, kind), action, options)
     codes = [v.code for v in ruling.violations]
     assert len(codes) == 1 and codes[0].endswith(("unknown_unit", "unknown_zone", "bad_support"))
+
+
+class LongBoard(BaseModel):
+    """A board whose sequence of play allows ``go`` in the Fight phase too."""
+
+    long: bool = True
+
+
+def test_the_phases_kept_for_the_last_board_are_that_boards() -> None:
+    class ByBoard(Ruleset[Any, State, Any, Options]):
+        id = "kit-by-board"
+        catalog = CAT
+        phase_rule = RULE
+        kinds = {"go": _kind("go", names=_names)}
+
+        def sequence_of_play(self, board: Any) -> SequenceOfPlay:
+            if isinstance(board, LongBoard):
+                fight = PhaseSpec("fight", "Fight", kinds=("note", "go"))
+                return SequenceOfPlay((PHASES[0], fight), CAT.cite("seq"), ("a",))
+            return SequenceOfPlay(PHASES, CAT.cite("seq"), ("a",))
+
+        def position(self, board: Any, state: State) -> Position:
+            return Position(turn=1, phase=state.phase, phasing_side="a")
+
+    kit = ByBoard()
+    action = kit.parse_action({"kind": "go", "unit": "u1"})
+    short, long = Board(), LongBoard()
+    fight = State(phase="fight")
+    for board, legal in ((short, False), (long, True), (long, True), (short, False)):
+        ruling = kit.adjudicate(board, fight, action, Options())
+        assert ruling.legal is legal, type(board).__name__
+        assert _codes(ruling) == ([] if legal else ["kit.wrong_phase"])
+    # two boards equal by value are still two boards: each is asked for its own sequence
+    assert kit.adjudicate(LongBoard(), fight, action, Options()).legal
+    assert not kit.adjudicate(Board(), fight, action, Options()).legal
