@@ -374,3 +374,17 @@ def test_the_phases_kept_for_the_last_board_are_that_boards() -> None:
     # two boards equal by value are still two boards: each is asked for its own sequence
     assert kit.adjudicate(LongBoard(), fight, action, Options()).legal
     assert not kit.adjudicate(Board(), fight, action, Options()).legal
+
+
+def test_a_phase_rule_without_a_sequence_of_play_leaves_the_kind_to_its_judge() -> None:
+    class NoSequence(Ruleset[Board, State, Any, Options]):
+        id = "kit-no-sequence"
+        catalog = CAT
+        phase_rule = RULE
+        kinds = {"go": _kind("go", names=_names)}
+
+    kit = NoSequence()
+    action = kit.parse_action({"kind": "go", "unit": "ghost"})
+    for _ in range(2):  # asked again: the board's missing sequence is kept as missing
+        ruling = kit.adjudicate(Board(), State(phase="fight"), action, Options())
+        assert ruling.legal and ruling.summary == "ghost goes (go)."
