@@ -137,6 +137,24 @@ _READ_AS_LOCKED = _READ_AS.with_for_update(of=_GAMES)
 """:data:`_READ_AS` for a write (see :data:`_READ_LOCKED`)."""
 _CORE_READS = {"read": _READ, "read_as": _READ_AS}
 """The reads by the name :func:`_plans` gives them, for an engine read without its plans."""
+
+
+def _driver_error(
+    dialect: Dialect, exc: Any, sql: str, params: Mapping[str, Any], lost: bool
+) -> sa_exc.StatementError:
+    """A driver's error raised on a statement run past the ORM, as SQLAlchemy would raise it
+    (its ``DBAPIError`` subclass: a lost race on a unique index is an ``IntegrityError``)."""
+    error: sa_exc.StatementError = sa_exc.DBAPIError.instance(
+        sql,
+        dict(params),
+        exc,
+        dialect.loaded_dbapi.Error,
+        connection_invalidated=lost,
+        dialect=dialect,
+    )
+    return error
+
+
 _DOCUMENT = {
     name: select(_GAMES.c[name]).where(_GAMES.c.id == bindparam("game_id")) for name in DOCUMENTS
 }
@@ -518,15 +536,7 @@ class DirectReads:
         if conn is not None and dialect.is_disconnect(exc, conn.dbapi_connection, None):
             conn.invalidate(exc)
             self._conn, lost = None, True
-        error: sa_exc.StatementError = sa_exc.DBAPIError.instance(
-            sql,
-            dict(params),
-            exc,
-            dialect.loaded_dbapi.Error,
-            connection_invalidated=lost,
-            dialect=dialect,
-        )
-        return error
+        return _driver_error(dialect, exc, sql, params, lost)
 
     def close(self) -> None:
         self._closed = True
@@ -635,14 +645,7 @@ class GameRepository:
             lost = dialect.is_disconnect(exc, dbapi.dbapi_connection, None)
             if lost:
                 conn.invalidate(exc)
-            raise sa_exc.DBAPIError.instance(
-                sql,
-                dict(params),
-                exc,
-                dialect.loaded_dbapi.Error,
-                connection_invalidated=lost,
-                dialect=dialect,
-            ) from exc
+            raise _driver_error(dialect, exc, sql, params, lost) from exc
 
     def _on_driver(
         self, key: Any, make: Callable[[Dialect], _Write], params: Mapping[str, Any]
