@@ -111,24 +111,36 @@ class StateIndex:
             lists[old_hex] = left
         if new_hex is not None:
             here = lists[new_hex] if new_hex in lists else before.get(new_hex, [])
-            lists[new_hex] = sorted([*here, (i, unit)], key=lambda p: p[0])
+            lists[new_hex] = sorted([*here, (i, unit)], key=_first)
         changed = frozenset(lists)
         # layered over the old tables (zones.Layered): the two hexes' lists replaced, the
-        # moved unit's entry replaced; nothing else copied
+        # moved unit's entry replaced; nothing else copied (made flat, in C, every
+        # zones.LAYERS_KEPT moves)
         at = layered(before, changed)
         occupants = layered(self.occupants, changed)
         for hex_id, listed in lists.items():
             if listed:
                 at[hex_id] = listed
                 occupants[hex_id] = [u for _, u in listed]
-        cells = [h for h in (old_hex, new_hex) if h is not None]
-        near = {n for h in cells for n, _ in topo.neighbors.get(h, ())}
-        """The hexes whose projections (zones, EZOC, no-ZOC notes) the move can change."""
-        side = unit.side
         units = layered(self.units, frozenset((unit_id,)))
         units[unit_id] = unit
+        cells = [h for h in (old_hex, new_hex) if h is not None]
+        neighbors = topo.neighbors
+        near = frozenset([n for h in cells for n, _ in neighbors.get(h, ())])
+        """The hexes whose projections (zones, EZOC, no-ZOC notes) the move can change."""
+        side = unit.side
         zones = self.zones.handed_on(at, unit_id, side, near)
-        new = StateIndex(board, units, occupants, zones, frozenset(state.moved), self.markers_at)
+        moved = self.moved if state.moved is move.moved_before else frozenset(state.moved)
+        new = StateIndex.__new__(StateIndex)
+        new.board = self.board
+        new.units = units
+        new.occupants = occupants
+        new.zones = zones
+        new.beachhead_sides = self.beachhead_sides  # a move changes no marker
+        new.moved = moved
+        new.markers_at = self.markers_at
+        new.zone_map = None
+        new.search = {}
         for facts_side, facts in self.search.copy().items():
             handed = getattr(facts, "handed_on", None)
             if handed is not None:
@@ -147,6 +159,12 @@ class Moved:
     unit: Unit
     old_hex: str | None
     new_hex: str | None
+    moved_before: list[str]
+    """The state before's moved list (the same object in the new state: nothing moved)."""
+
+
+def _first(pair: tuple[int, Unit]) -> int:
+    return pair[0]
 
 
 _INDEX_OF: ByIdentity[StateIndex] = ByIdentity(maxsize=128)
@@ -194,5 +212,5 @@ def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = Fa
     new = state.model_copy(update=update)
     old = _INDEX_OF.peek(state)
     if old is not None:  # the new state's index will be derived from this one when asked for
-        _HANDED_ON.put(new, Moved(old, i, unit_id, unit, unit.hex, hex_id))
+        _HANDED_ON.put(new, Moved(old, i, unit_id, unit, unit.hex, hex_id, state.moved))
     return new

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Callable, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 from app.rules.judgement import Problem
@@ -62,6 +64,7 @@ class BoardGraph:
         self._rows: dict[int, tuple[tuple[int, int | None, str, bool], ...]] = {}
         self._layout = board.layout.layout()
         self._axial: dict[int, tuple[int, int]] = {}
+        self._step_keys: dict[int, tuple[tuple[int, int, bool], ...]] = {}
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -81,6 +84,18 @@ class BoardGraph:
         """The hexes next to hex ``i``."""
         index = self.index
         return [index[n] for n, _side in self.topo.neighbors[self.ids[i]]]
+
+    def step_keys(self, i: int) -> tuple[tuple[int, int, bool], ...]:
+        """The keys of the verdicts on every step out of or into hex ``i`` (``(hex,
+        neighbour, first step)``: :data:`VerdictTable`), made once per hex."""
+        found = self._step_keys.get(i)
+        if found is None:
+            found = self._step_keys[i] = tuple(
+                key
+                for n in self.neighbours(i)
+                for key in ((i, n, True), (i, n, False), (n, i, True), (n, i, False))
+            )
+        return found
 
     def row(self, i: int) -> tuple[tuple[int, int | None, str, bool], ...]:
         """``(neighbour, entry cost or None, why impassable, across All-Sea)`` in direction
@@ -202,7 +217,7 @@ class SideFacts:
         return found
 
     def handed_on(
-        self, cells: list[str], near: set[str], unit_id: str, unit_side: str
+        self, cells: list[str], near: AbstractSet[str], unit_id: str, unit_side: str
     ) -> SideFacts:
         """These facts for the state after a unit moved from or to the hexes ``cells``
         (:meth:`app.rules.zoc.index.StateIndex.handed_on`), whose zones changed in the hexes
@@ -245,12 +260,8 @@ class SideFacts:
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
         # touched hex are those between it and its neighbours, dropped by key (not by a scan)
-        dropped = frozenset(
-            key
-            for t in touched
-            for n in graph.neighbours(t)
-            for key in ((t, n, True), (t, n, False), (n, t, True), (n, t, False))
-        )
+        step_keys = graph.step_keys
+        dropped = frozenset(chain.from_iterable([step_keys(t) for t in touched]))
         # each unit's table is made from this state's when the unit is first asked for
         # (most units of a side are not asked at every game version); every
         # zones.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
@@ -297,9 +308,8 @@ def _handed_verdicts(below: VerdictsBelow | None, key: tuple[Any, ...]) -> Verdi
     if table is None:
         table = below.tables[key] = _handed_verdicts(below.below, key)
     found = table.flat() if isinstance(table, Layered) else table.copy()
-    pop = found.pop
-    for dropped in below.dropped:
-        pop(dropped, None)
+    for dropped in found.keys() & below.dropped:  # the keys held and dropped (found in C)
+        del found[dropped]
     return found
 
 

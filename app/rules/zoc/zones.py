@@ -9,8 +9,8 @@ not for every unit of the game; :func:`compute_zones` gives the whole map at onc
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Container, Iterable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -30,13 +30,15 @@ LAYERS_KEPT = 8
 
 class Layered(dict[K, V]):
     """A lazily filled table of the state after a move, over the table of the state before:
-    what it does not hold yet is looked up in the one below (and kept), except the keys the
-    move invalidated (``dropped``), which are found again. Handing a table on thus costs
-    the keys dropped, not a copy of everything found so far; every :data:`LAYERS_KEPT`
-    moves the table is made flat (one copy), so the layers below can go.
+    what it does not hold yet is looked up in the tables below (and kept in this one), except
+    the keys a move invalidated (each layer's ``dropped``), which are found again. Handing a
+    table on thus costs the keys dropped, not a copy of everything found so far; every
+    :data:`LAYERS_KEPT` moves the table is made flat (:meth:`flat`: one copy, in C), so the
+    layers below can go.
 
-    Only ``t[key]``, ``get``, ``in`` and ``t[key] = value`` look below; nothing iterates
-    these tables."""
+    A look-up walks down the layers in one call (not a call per layer), and keeps what it
+    found in the top layer only. Only ``t[key]``, ``get``, ``in`` and ``t[key] = value`` look
+    below; nothing iterates these tables."""
 
     __slots__ = ("_below", "_dropped", "depth")
     depth: int
@@ -47,21 +49,32 @@ class Layered(dict[K, V]):
         self._dropped = dropped
         self.depth = below.depth + 1 if isinstance(below, Layered) else 1
 
+    def _found_below(self, key: Any) -> Any:
+        """The value the layers below hold for ``key`` (none dropped it on the way), or
+        ``_ABSENT``."""
+        table: Layered[Any, Any] = self
+        while True:
+            if key in table._dropped:
+                return _ABSENT
+            below = table._below
+            value = dict.get(below, key, _ABSENT)
+            if value is not _ABSENT or not isinstance(below, Layered):
+                return value
+            table = below
+
     def __missing__(self, key: K) -> V:
-        if key in self._dropped:
+        value = self._found_below(key)
+        if value is _ABSENT:
             raise KeyError(key)
-        value = self._below[key]
         self[key] = value
-        return value
+        return value  # type: ignore[no-any-return]
 
     def get(self, key: K, default: Any = None) -> Any:
-        # as ``self[key]`` (with :meth:`__missing__`) would find it, in one call
+        # as ``self[key]`` (with :meth:`__missing__`) would find it
         value = dict.get(self, key, _ABSENT)
         if value is not _ABSENT:
             return value
-        if key in self._dropped:
-            return default
-        value = self._below.get(key, _ABSENT)
+        value = self._found_below(key)
         if value is _ABSENT:
             return default
         self[key] = value
@@ -71,13 +84,34 @@ class Layered(dict[K, V]):
         return self.get(key, _ABSENT) is not _ABSENT  # type: ignore[arg-type]
 
     def flat(self) -> dict[K, V]:
-        """Everything this table holds, as a plain dict."""
-        below = self._below
-        dropped = self._dropped
-        items = below.flat().items() if isinstance(below, Layered) else below.copy().items()
-        out = {k: v for k, v in items if k not in dropped}
-        out.update(dict.copy(self))  # a copy first: another request may be filling it
+        """Everything this table holds, as a plain dict: the bottom table copied once, then,
+        layer by layer upwards, each layer's dropped keys taken out and its own entries put
+        in (copies and updates in C: no pass over the entries in Python)."""
+        chain: list[Layered[K, V]] = []
+        table: dict[K, V] = self
+        while isinstance(table, Layered):
+            chain.append(table)
+            table = table._below
+        out = table.copy()
+        for layer in reversed(chain):
+            _drop(out, layer._dropped)
+            out.update(dict.copy(layer))  # a copy first: another request may be filling it
         return out
+
+
+def _drop(table: dict[Any, Any], dropped: Container[Any]) -> None:
+    """Take the keys in ``dropped`` out of ``table``: one by one from a set (or what says how
+    to, ``drop_from``), else by a pass over the table."""
+    drop_from = getattr(dropped, "drop_from", None)
+    if drop_from is not None:
+        drop_from(table)
+    elif isinstance(dropped, (set, frozenset)):
+        pop = table.pop
+        for key in dropped:
+            pop(key, None)
+    else:
+        for key in [k for k in table if k in dropped]:
+            del table[key]
 
 
 def layered(below: dict[K, V], dropped: Container[Any]) -> dict[K, V]:
@@ -90,16 +124,28 @@ def layered(below: dict[K, V], dropped: Container[Any]) -> dict[K, V]:
 
 
 class HexesOfOtherSides:
-    """The keys ``(hex, side)`` with the hex in ``hexes`` and a side other than ``side``."""
+    """The keys ``(hex, side)`` with the hex in ``hexes`` and a side other than ``side``;
+    ``sides``: every side any table these keys are dropped from may hold a key of (a set
+    that only grows, shared by the zones of one chain of states: :attr:`Zones._sides`), so
+    that :meth:`drop_from` finds them by key."""
 
-    __slots__ = ("hexes", "side")
+    __slots__ = ("hexes", "side", "sides")
 
-    def __init__(self, hexes: set[str], side: str) -> None:
+    def __init__(self, hexes: AbstractSet[str], side: str, sides: set[str]) -> None:
         self.hexes = hexes
         self.side = side
+        self.sides = sides
 
     def __contains__(self, key: object) -> bool:
         return isinstance(key, tuple) and key[0] in self.hexes and key[1] != self.side
+
+    def drop_from(self, table: dict[Any, Any]) -> None:
+        """Take these keys out of ``table`` (by key: no pass over the table)."""
+        pop = table.pop
+        others = [s for s in tuple(self.sides) if s != self.side]
+        for hex_id in self.hexes:
+            for side in others:
+                pop((hex_id, side), None)
 
 
 @dataclass(frozen=True)
@@ -235,6 +281,9 @@ class Zones:
         self._ezoc: dict[tuple[str, str], list[Unit]] = {}
         self._no_zoc: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {}
         self._via: set[tuple[str, str]] = set()
+        self._sides: set[str] = set()
+        """Every side ``_ezoc`` and ``_no_zoc`` were asked for, in this state or any it was
+        handed on from or to (one set, shared: :class:`HexesOfOtherSides`)."""
 
     def silence(self, unit: Unit) -> Silent | None:
         if unit.id not in self._silence:
@@ -369,6 +418,7 @@ class Zones:
         key = (hex_id, side)
         found = self._no_zoc.get(key)
         if found is None:
+            self._sides.add(side)  # before the key is kept (HexesOfOtherSides.drop_from)
             notes = [
                 (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
             ]
@@ -386,11 +436,16 @@ class Zones:
         key = (hex_id, side)
         found = self._ezoc.get(key)
         if found is None:
+            self._sides.add(side)  # before the key is kept (HexesOfOtherSides.drop_from)
             found = self._ezoc[key] = [u for u in self.into(hex_id) if u.side != side]
         return found
 
     def handed_on(
-        self, at: dict[str, list[tuple[int, Unit]]], unit_id: str, side: str, near: set[str]
+        self,
+        at: dict[str, list[tuple[int, Unit]]],
+        unit_id: str,
+        side: str,
+        near: frozenset[str],
     ) -> Zones:
         """These zones for the state after unit ``unit_id`` of ``side`` moved (``at``: that
         state's on-map hexes -> (position in the unit list, unit)); ``near``: the hexes next to
@@ -405,14 +460,19 @@ class Zones:
           (8.1);
         * ``_via`` (projections across a Beachhead Hexside): the moved unit's, and any into
           ``near``, dropped."""
-        new = copy.copy(self)
+        new = Zones.__new__(Zones)
+        new.__dict__.update(self.__dict__)  # what is shared; the tables below replaced
         new._at = at
         new._silence = layered(self._silence, frozenset((unit_id,)))
-        new._into = layered(self._into, frozenset(near))
-        dropped = HexesOfOtherSides(set(near), side)
+        new._into = layered(self._into, near)
+        dropped = HexesOfOtherSides(near, side, self._sides)
         new._ezoc = layered(self._ezoc, dropped)
         new._no_zoc = layered(self._no_zoc, dropped)
-        new._via = {p for p in self._via.copy() if p[0] != unit_id and p[1] not in near}
+        via = self._via
+        if via:
+            new._via = {p for p in via.copy() if p[0] != unit_id and p[1] not in near}
+        else:
+            new._via = set()
         return new
 
     def positions_table(self) -> dict[str, list[tuple[int, Unit]]]:

@@ -188,3 +188,45 @@ def test_a_layered_table_looks_below_except_what_was_dropped() -> None:
     assert (two.get("a"), two.get("b"), two.get("c"), two.get("x", 0)) == (1, 20, None, 0)
     assert zoc_zones.layered(two, set()).flat() == {"a": 1, "b": 20}  # type: ignore[attr-defined]
     assert base == {"a": 1, "b": 2, "c": 3}  # the table below is never changed
+
+
+_KEYS = [(h, s) for h in "abcdef" for s in ("axis", "soviet", "neutral")]
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.data())
+def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> None:
+    """A chain of layered tables (``zones.layered``, made flat every ``LAYERS_KEPT`` layers,
+    ``Layered.flat`` in one pass) holds, at every layer, what a plain copy of the table
+    below less its dropped keys, plus what was put in it, holds: looked up key by key
+    (walking the layers in one call) and made flat. Dropped keys are given as a set or as
+    ``HexesOfOtherSides`` (dropped by key, from the sides the zones were asked for)."""
+    sides: set[str] = set()
+    base: dict[tuple[str, str], int] = {}
+    for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=12), label="base"):
+        sides.add(key[1])
+        base[key] = len(base)
+    tables: list[dict[tuple[str, str], int]] = [base]
+    models: list[dict[tuple[str, str], int]] = [dict(base)]
+    for n in range(data.draw(st.integers(1, 20), label="layers")):
+        hexes = frozenset(data.draw(st.lists(st.sampled_from("abcdef"), max_size=3)))
+        dropped: Any
+        if data.draw(st.booleans(), label="by side"):
+            side = data.draw(st.sampled_from(("axis", "soviet", "neutral")))
+            dropped = zoc_zones.HexesOfOtherSides(hexes, side, sides)
+        else:
+            dropped = frozenset(k for k in _KEYS if k[0] in hexes)
+        table = zoc_zones.layered(tables[-1], dropped)
+        model = {k: v for k, v in models[-1].items() if k not in dropped}
+        for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=4), label="put"):
+            sides.add(key[1])  # as Zones.ezoc and no_zoc note a side before keeping a key
+            table[key] = model[key] = 100 + n
+        for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=6), label="looked up"):
+            assert table.get(key) == model.get(key) and (key in table) == (key in model)
+        tables.append(table)
+        models.append(model)
+    for table, model in zip(tables, models, strict=True):
+        flat = table.flat() if isinstance(table, zoc_zones.Layered) else dict(table)
+        assert flat == model
+        for key in _KEYS:
+            assert table.get(key) == model.get(key)
