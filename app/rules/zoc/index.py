@@ -18,10 +18,11 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from app.rules.layers import layered
 from app.rules.memo import ByIdentity
 from app.rules.zoc.models import Board, Marker, State, Unit
 from app.rules.zoc.topology import Topology
-from app.rules.zoc.zones import ZoneMap, Zones, layered
+from app.rules.zoc.zones import ZoneMap, Zones
 
 
 class StateIndex:
@@ -113,9 +114,9 @@ class StateIndex:
             here = lists[new_hex] if new_hex in lists else before.get(new_hex, [])
             lists[new_hex] = sorted([*here, (i, unit)], key=_first)
         changed = frozenset(lists)
-        # layered over the old tables (zones.Layered): the two hexes' lists replaced, the
+        # layered over the old tables (app.rules.layers): the two hexes' lists replaced, the
         # moved unit's entry replaced; nothing else copied (made flat, in C, every
-        # zones.LAYERS_KEPT moves)
+        # layers.LAYERS_KEPT moves)
         at = layered(before, changed)
         occupants = layered(self.occupants, changed)
         for hex_id, listed in lists.items():

@@ -35,14 +35,14 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
+from app.rules import layers
 from app.rules.judgement import Problem
+from app.rules.layers import Layered, layered
 from app.rules.memo import ByIdentity
-from app.rules.zoc import zones
 from app.rules.zoc.context import Context, Event
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
-from app.rules.zoc.zones import Layered, layered
 
 TERRAIN = ("basic.terrain",)
 ENEMY_HEX = ("basic.enemy-hex",)
@@ -264,12 +264,12 @@ class SideFacts:
         dropped = frozenset(chain.from_iterable([step_keys(t) for t in touched]))
         # each unit's table is made from this state's when the unit is first asked for
         # (most units of a side are not asked at every game version); every
-        # zones.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
+        # layers.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
         # so that the states before it can go
         depth = 1 if self.below is None else self.below.depth + 1
         new.verdicts = {}
         new.below = VerdictsBelow(self.verdicts, self.below, dropped, unit_id, depth)
-        if depth >= zones.LAYERS_KEPT:
+        if depth >= layers.LAYERS_KEPT:
             new.below = None
             new.verdicts = {
                 key: layered(table, dropped)

@@ -14,7 +14,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from app.rules import registry
+from app.rules import layers, registry
 from app.rules.zoc import index as zoc_index
 from app.rules.zoc import zones as zoc_zones
 from app.rules.zoc.topology import topology
@@ -173,20 +173,21 @@ def test_a_move_hands_the_index_on() -> None:
 
 def test_tables_made_flat_again_answer_alike(monkeypatch: Any) -> None:
     """A state's tables are handed on as layers over the last state's
-    (``zones.Layered``), made flat every ``LAYERS_KEPT`` moves: with flattening every second
-    move, the chains above reach it, and every answer is still the fresh index's."""
-    monkeypatch.setattr(zoc_zones, "LAYERS_KEPT", 2)
+    (``app.rules.layers.Layered``), made flat every ``LAYERS_KEPT`` moves: with flattening
+    every second move, the chains above reach it, and every answer is still the fresh
+    index's."""
+    monkeypatch.setattr(layers, "LAYERS_KEPT", 2)
     test_a_handed_on_index_answers_as_a_fresh_one()
 
 
 def test_a_layered_table_looks_below_except_what_was_dropped() -> None:
     base = {"a": 1, "b": 2, "c": 3}
-    one = zoc_zones.layered(base, {"b"})
+    one = layers.layered(base, {"b"})
     assert (one.get("a"), one.get("b"), "b" in one, "c" in one) == (1, None, False, True)
     one["b"] = 20  # found again in the new state
-    two = zoc_zones.layered(one, {"c"})
+    two = layers.layered(one, {"c"})
     assert (two.get("a"), two.get("b"), two.get("c"), two.get("x", 0)) == (1, 20, None, 0)
-    assert zoc_zones.layered(two, set()).flat() == {"a": 1, "b": 20}  # type: ignore[attr-defined]
+    assert layers.layered(two, set()).flat() == {"a": 1, "b": 20}  # type: ignore[attr-defined]
     assert base == {"a": 1, "b": 2, "c": 3}  # the table below is never changed
 
 
@@ -196,11 +197,12 @@ _KEYS = [(h, s) for h in "abcdef" for s in ("axis", "soviet", "neutral")]
 @settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> None:
-    """A chain of layered tables (``zones.layered``, made flat every ``LAYERS_KEPT`` layers,
-    ``Layered.flat`` in one pass) holds, at every layer, what a plain copy of the table
-    below less its dropped keys, plus what was put in it, holds: looked up key by key
-    (walking the layers in one call) and made flat. Dropped keys are given as a set or as
-    ``HexesOfOtherSides`` (dropped by key, from the sides the zones were asked for)."""
+    """A chain of layered tables (``app.rules.layers.layered``, made flat every
+    ``LAYERS_KEPT`` layers, ``Layered.flat`` in one pass) holds, at every layer, what a
+    plain copy of the table below less its dropped keys, plus what was put in it, holds:
+    looked up key by key (walking the layers in one call) and made flat. Dropped keys are
+    given as a set or as ``HexesOfOtherSides`` (dropped by key, from the sides the zones
+    were asked for)."""
     sides: set[str] = set()
     base: dict[tuple[str, str], int] = {}
     for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=12), label="base"):
@@ -216,7 +218,7 @@ def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> 
             dropped = zoc_zones.HexesOfOtherSides(hexes, side, sides)
         else:
             dropped = frozenset(k for k in _KEYS if k[0] in hexes)
-        table = zoc_zones.layered(tables[-1], dropped)
+        table = layers.layered(tables[-1], dropped)
         model = {k: v for k, v in models[-1].items() if k not in dropped}
         for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=4), label="put"):
             sides.add(key[1])  # as Zones.ezoc and no_zoc note a side before keeping a key
@@ -226,7 +228,7 @@ def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> 
         tables.append(table)
         models.append(model)
     for table, model in zip(tables, models, strict=True):
-        flat = table.flat() if isinstance(table, zoc_zones.Layered) else dict(table)
+        flat = table.flat() if isinstance(table, layers.Layered) else dict(table)
         assert flat == model
         for key in _KEYS:
             assert table.get(key) == model.get(key)
