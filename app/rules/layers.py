@@ -94,12 +94,9 @@ class Layered(dict[K, V]):
 
 
 def _drop(table: dict[Any, Any], dropped: Container[Any]) -> None:
-    """Take the keys in ``dropped`` out of ``table``: one by one from a set (or what says how
-    to, ``drop_from``), else by a pass over the table."""
-    drop_from = getattr(dropped, "drop_from", None)
-    if drop_from is not None:
-        drop_from(table)
-    elif isinstance(dropped, (set, frozenset)):
+    """Take the keys in ``dropped`` out of ``table``: one by one from a set, else by a pass
+    over the table."""
+    if isinstance(dropped, (set, frozenset)):
         pop = table.pop
         for key in dropped:
             pop(key, None)

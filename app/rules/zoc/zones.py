@@ -10,7 +10,6 @@ not for every unit of the game; :func:`compute_zones` gives the whole map at onc
 from __future__ import annotations
 
 from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,31 +18,6 @@ from app.rules.layers import layered
 from app.rules.memo import ByIdentity
 from app.rules.zoc.models import ALL_SEA_TERRAIN, Board, Marker, Unit
 from app.rules.zoc.topology import Topology
-
-
-class HexesOfOtherSides:
-    """The keys ``(hex, side)`` with the hex in ``hexes`` and a side other than ``side``;
-    ``sides``: every side any table these keys are dropped from may hold a key of (a set
-    that only grows, shared by the zones of one chain of states: :attr:`Zones._sides`), so
-    that :meth:`drop_from` finds them by key."""
-
-    __slots__ = ("hexes", "side", "sides")
-
-    def __init__(self, hexes: AbstractSet[str], side: str, sides: set[str]) -> None:
-        self.hexes = hexes
-        self.side = side
-        self.sides = sides
-
-    def __contains__(self, key: object) -> bool:
-        return isinstance(key, tuple) and key[0] in self.hexes and key[1] != self.side
-
-    def drop_from(self, table: dict[Any, Any]) -> None:
-        """Take these keys out of ``table`` (by key: no pass over the table)."""
-        pop = table.pop
-        others = [s for s in tuple(self.sides) if s != self.side]
-        for hex_id in self.hexes:
-            for side in others:
-                pop((hex_id, side), None)
 
 
 @dataclass(frozen=True)
@@ -176,12 +150,12 @@ class Zones:
         """Per board (no Beachhead marker in this state): each hex's projection clauses."""
         self._silence: dict[str, Silent | None] = {}
         self._into: dict[str, tuple[list[Unit], list[Blocked]]] = {}
-        self._ezoc: dict[tuple[str, str], list[Unit]] = {}
-        self._no_zoc: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {}
+        self._ezoc: dict[str, dict[str, list[Unit]]] = {}
+        """Side -> hex -> the units exerting an EZOC there for that side (one table per side,
+        so that a move hands each side's on whole or less the hexes it changed)."""
+        self._no_zoc: dict[str, dict[str, tuple[tuple[str, str, str], ...]]] = {}
+        """Side -> hex -> its no-ZOC notes for that side (:meth:`no_zoc`)."""
         self._via: set[tuple[str, str]] = set()
-        self._sides: set[str] = set()
-        """Every side ``_ezoc`` and ``_no_zoc`` were asked for, in this state or any it was
-        handed on from or to (one set, shared: :class:`HexesOfOtherSides`)."""
 
     def silence(self, unit: Unit) -> Silent | None:
         if unit.id not in self._silence:
@@ -313,10 +287,11 @@ class Zones:
     def no_zoc(self, hex_id: str, side: str) -> tuple[tuple[str, str, str], ...]:
         """``(unit, reason, section)`` of each enemy (of ``side``) projection into ``hex_id``
         that section 8 blocks, then of each adjacent enemy unit that projects nothing."""
-        key = (hex_id, side)
-        found = self._no_zoc.get(key)
+        table = self._no_zoc.get(side)
+        if table is None:
+            table = self._no_zoc.setdefault(side, {})
+        found = table.get(hex_id)
         if found is None:
-            self._sides.add(side)  # before the key is kept (HexesOfOtherSides.drop_from)
             notes = [
                 (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
             ]
@@ -326,16 +301,17 @@ class Zones:
                     notes += [
                         (s.unit, s.reason, s.section) for s in self.silent_at(nbr) if s.side != side
                     ]
-            found = self._no_zoc[key] = tuple(notes)
+            found = table[hex_id] = tuple(notes)
         return found
 
     def ezoc(self, hex_id: str, side: str) -> list[Unit]:
         """Units exerting an EZOC in ``hex_id`` for units of ``side`` (8.1: all other sides)."""
-        key = (hex_id, side)
-        found = self._ezoc.get(key)
+        table = self._ezoc.get(side)
+        if table is None:
+            table = self._ezoc.setdefault(side, {})
+        found = table.get(hex_id)
         if found is None:
-            self._sides.add(side)  # before the key is kept (HexesOfOtherSides.drop_from)
-            found = self._ezoc[key] = [u for u in self.into(hex_id) if u.side != side]
+            found = table[hex_id] = [u for u in self.into(hex_id) if u.side != side]
         return found
 
     def handed_on(
@@ -353,9 +329,10 @@ class Zones:
         * ``_silence`` (per unit): the moved unit's dropped (its object changed);
         * ``_into`` (projections into a hex): every hex of ``near`` dropped -- a hex's
           projections come from the units in its six neighbours;
-        * ``_ezoc`` and ``_no_zoc`` (per hex and side): the hexes of ``near`` dropped for every
-          side but the moved unit's -- a side's EZOC and notes name only other sides' units
-          (8.1);
+        * ``_ezoc`` and ``_no_zoc`` (per side and hex): the hexes of ``near`` dropped for
+          every side but the moved unit's; the moved unit's side's tables are shared by both
+          states (what either finds holds in both) -- a side's EZOC and notes name only other
+          sides' units (8.1), which are the same objects in the same places;
         * ``_via`` (projections across a Beachhead Hexside): the moved unit's, and any into
           ``near``, dropped."""
         new = Zones.__new__(Zones)
@@ -363,9 +340,14 @@ class Zones:
         new._at = at
         new._silence = layered(self._silence, frozenset((unit_id,)))
         new._into = layered(self._into, near)
-        dropped = HexesOfOtherSides(near, side, self._sides)
-        new._ezoc = layered(self._ezoc, dropped)
-        new._no_zoc = layered(self._no_zoc, dropped)
+        new._ezoc = {
+            s: table if s == side else layered(table, near)
+            for s, table in self._ezoc.copy().items()
+        }
+        new._no_zoc = {
+            s: table if s == side else layered(table, near)
+            for s, table in self._no_zoc.copy().items()
+        }
         via = self._via
         if via:
             new._via = {p for p in via.copy() if p[0] != unit_id and p[1] not in near}

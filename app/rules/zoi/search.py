@@ -27,6 +27,7 @@ import heapq
 import weakref
 from typing import Any
 
+from app.rules.layers import layered
 from app.rules.memo import ByIdentity
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
@@ -73,8 +74,11 @@ class _StateIndex:
         units_at: dict[str, list[Unit]] = {}
         for u in state.units:
             units_at.setdefault(u.hex, []).append(u)
-        self.units_at = {h: tuple(us) for h, us in units_at.items()}
-        self.units = {u.id: u for u in state.units}
+        self.units_at: dict[str, tuple[Unit, ...]] = {h: tuple(us) for h, us in units_at.items()}
+        self.units: dict[str, Unit] = {u.id: u for u in state.units}
+        self._count = len(self.units)
+        """How many unit ids ``units`` holds (a handed-on ``units`` is layered: its ``len``
+        is not that)."""
         self.unit_list = state.units
         """The state's unit list (a state is never changed once made)."""
         self._positions: dict[str, int] | None = None
@@ -87,7 +91,7 @@ class _StateIndex:
     def positions(self) -> dict[str, int] | None:
         """Unit id -> its place in the state's unit list, made when first asked for; None when
         two units share an id (then a place is not a unit's)."""
-        if len(self.units) != len(self.unit_list):
+        if self._count != len(self.unit_list):
             return None
         found = self._positions
         if found is None:
@@ -118,18 +122,16 @@ class _StateIndex:
             or new_unit.subtype != old_unit.subtype
         ):
             return None
-        adjacent = adjacency(board)
         side = old_unit.side
         cells = {old_unit.hex} | ({new_unit.hex} if new_unit is not None else set())
-        near = {n for h in cells for _, n in adjacent.get(h, ())}
-        """The hexes whose zone and adjacent carrés the unit can change."""
-        ring = {n for h in cells | near for _, n in adjacent.get(h, ())}
-        """The hexes whose steps out read the cost or the zone of a hex of ``cells | near``."""
         new = _StateIndex.__new__(_StateIndex)
         new.board = self.board
         new.unit_list = state.units
         new._positions = None
-        units_at = self.units_at.copy()
+        # units by hex, units by id and each unit's front directions: layered over the old
+        # tables (app.rules.layers), the unit's hexes and entries replaced; nothing copied
+        # (the search looks most of them up only where its own look-ups miss)
+        units_at = layered(self.units_at, frozenset(cells))
         if move.position is not None:  # the unit changed in its place: the others' places kept
             positions = new._positions = self._positions
             assert positions is not None  # move.position was found with them
@@ -140,38 +142,42 @@ class _StateIndex:
                     listed.sort(key=lambda u: positions[u.id])
                 if listed:
                     units_at[h] = tuple(listed)
-                else:
-                    units_at.pop(h, None)
         else:
             for h in cells:
                 here = tuple(u for u in state.units if u.hex == h)
                 if here:
                     units_at[h] = here
-                else:
-                    units_at.pop(h, None)
         new.units_at = units_at
-        new.units = self.units.copy()
+        unit_only = frozenset((old_unit.id,))
+        new.units = layered(self.units, unit_only)
+        new._count = self._count
         if new_unit is None:
-            del new.units[old_unit.id]
+            new._count -= 1
         else:
             new.units[old_unit.id] = new_unit
-        new.zones = {
-            key: _kept(table, key[0] == side, near) for key, table in self.zones.copy().items()
-        }
-        new.carres = {
-            key: _kept(table, key == side, near) for key, table in self.carres.copy().items()
-        }
-        new.costs = {
-            key: _kept(table, key[0] == side, cells) for key, table in self.costs.copy().items()
-        }
-        new.steps = {
-            key: _kept(table, key[0] == side, ring) for key, table in self.steps.copy().items()
-        }
-        new.fronts = {}
-        for key, table in self.fronts.copy().items():
-            kept = table.copy()
-            kept.pop(old_unit.id, None)
-            new.fronts[key] = kept
+        zones, carres = self.zones.copy(), self.carres.copy()
+        costs, steps = self.costs.copy(), self.steps.copy()
+        if (
+            all(key[0] == side for key in zones)
+            and all(key == side for key in carres)
+            and all(key[0] == side for key in costs)
+            and all(key[0] == side for key in steps)
+        ):
+            # only the unit's own side was asked about (a front end hovering over its own
+            # units): every table kept whole, nothing around the hexes to drop
+            new.zones, new.carres, new.costs, new.steps = zones, carres, costs, steps
+            new.fronts = {key: layered(t, unit_only) for key, t in self.fronts.copy().items()}
+            return new
+        adjacent = adjacency(board)
+        near = {n for h in cells for _, n in adjacent.get(h, ())}
+        """The hexes whose zone and adjacent carrés the unit can change."""
+        ring = {n for h in cells | near for _, n in adjacent.get(h, ())}
+        """The hexes whose steps out read the cost or the zone of a hex of ``cells | near``."""
+        new.zones = {key: _kept(table, key[0] == side, near) for key, table in zones.items()}
+        new.carres = {key: _kept(table, key == side, near) for key, table in carres.items()}
+        new.costs = {key: _kept(table, key[0] == side, cells) for key, table in costs.items()}
+        new.steps = {key: _kept(table, key[0] == side, ring) for key, table in steps.items()}
+        new.fronts = {key: layered(table, unit_only) for key, table in self.fronts.copy().items()}
         return new
 
 

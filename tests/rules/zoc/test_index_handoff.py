@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 from app.rules import layers, registry
 from app.rules.zoc import index as zoc_index
-from app.rules.zoc import zones as zoc_zones
 from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
@@ -194,6 +193,16 @@ def test_a_layered_table_looks_below_except_what_was_dropped() -> None:
 _KEYS = [(h, s) for h in "abcdef" for s in ("axis", "soviet", "neutral")]
 
 
+class _OtherSides:
+    """A test of a key (not a set): the keys of ``hexes`` for a side other than ``side``."""
+
+    def __init__(self, hexes: frozenset[str], side: str) -> None:
+        self.hexes, self.side = hexes, side
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, tuple) and key[0] in self.hexes and key[1] != self.side
+
+
 @settings(max_examples=examples(200), deadline=None)
 @given(st.data())
 def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> None:
@@ -201,27 +210,23 @@ def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> 
     ``LAYERS_KEPT`` layers, ``Layered.flat`` in one pass) holds, at every layer, what a
     plain copy of the table below less its dropped keys, plus what was put in it, holds:
     looked up key by key (walking the layers in one call) and made flat. Dropped keys are
-    given as a set or as ``HexesOfOtherSides`` (dropped by key, from the sides the zones
-    were asked for)."""
-    sides: set[str] = set()
+    given as a set or as a test of a key."""
     base: dict[tuple[str, str], int] = {}
     for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=12), label="base"):
-        sides.add(key[1])
         base[key] = len(base)
     tables: list[dict[tuple[str, str], int]] = [base]
     models: list[dict[tuple[str, str], int]] = [dict(base)]
     for n in range(data.draw(st.integers(1, 20), label="layers")):
         hexes = frozenset(data.draw(st.lists(st.sampled_from("abcdef"), max_size=3)))
         dropped: Any
-        if data.draw(st.booleans(), label="by side"):
+        if data.draw(st.booleans(), label="a test"):
             side = data.draw(st.sampled_from(("axis", "soviet", "neutral")))
-            dropped = zoc_zones.HexesOfOtherSides(hexes, side, sides)
+            dropped = _OtherSides(hexes, side)
         else:
             dropped = frozenset(k for k in _KEYS if k[0] in hexes)
         table = layers.layered(tables[-1], dropped)
         model = {k: v for k, v in models[-1].items() if k not in dropped}
         for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=4), label="put"):
-            sides.add(key[1])  # as Zones.ezoc and no_zoc note a side before keeping a key
             table[key] = model[key] = 100 + n
         for key in data.draw(st.lists(st.sampled_from(_KEYS), max_size=6), label="looked up"):
             assert table.get(key) == model.get(key) and (key in table) == (key in model)

@@ -13,6 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from app.rules import layers
 from app.rules.zoi import search
 from app.rules.zoi.zones import Game
 from tests.rules.zoi.test_search import READINGS, RS, _game
@@ -173,8 +174,9 @@ def test_handed_on_lookups_answer_as_fresh_ones(
         assert new.model_dump(mode="json") == dumped  # nothing changed the state
         index, fresh = search._INDEX_OF.peek(new), search._StateIndex(board, new)
         assert index is not None
-        assert index.units_at == fresh.units_at  # each hex's units, in the unit list's order
-        assert index.units == fresh.units and index.positions() == fresh.positions()
+        # each hex's units, in the unit list's order (handed on as layers: made flat here)
+        assert _plain(index.units_at) == fresh.units_at
+        assert _plain(index.units) == fresh.units and index.positions() == fresh.positions()
         # the state before, asked again after the new one's searches (the moved unit's side
         # shares its look-ups between the two states)
         for name, params in _asks(board, state, opts):
@@ -184,6 +186,19 @@ def test_handed_on_lookups_answer_as_fresh_ones(
                     board, fresh_before, opts, name, params
                 ), (action, params)
         state = new
+
+
+def _plain(table: dict[str, Any]) -> dict[str, Any]:
+    return table.flat() if isinstance(table, layers.Layered) else table
+
+
+def test_lookups_made_flat_again_answer_alike(monkeypatch: Any) -> None:
+    """The units by hex, by id and the fronts are handed on as layers over the last state's
+    (``app.rules.layers.Layered``), made flat every ``LAYERS_KEPT`` moves: with flattening
+    every second move, the chains above reach it, and every answer is still the fresh
+    look-ups'."""
+    monkeypatch.setattr(layers, "LAYERS_KEPT", 2)
+    test_handed_on_lookups_answer_as_fresh_ones()
 
 
 def test_a_move_hands_the_lookups_on() -> None:
