@@ -18,6 +18,7 @@ import weakref
 from dataclasses import dataclass
 from typing import Any
 
+from app.rules.copies import replaced
 from app.rules.layers import layered
 from app.rules.memo import ByIdentity
 from app.rules.zoc.models import Board, Marker, State, Unit
@@ -203,14 +204,14 @@ def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = Fa
     units = list(state.units)
     for i, unit in enumerate(units):
         if unit.id == unit_id:
-            units[i] = unit.model_copy(update={"hex": hex_id})
+            units[i] = replaced(unit, {"hex": hex_id})
             break
     else:
         raise KeyError(unit_id)
     update: dict[str, object] = {"units": units}
     if moved and unit_id not in state.moved:
         update["moved"] = [*state.moved, unit_id]
-    new = state.model_copy(update=update)
+    new = replaced(state, update)
     old = _INDEX_OF.peek(state)
     if old is not None:  # the new state's index will be derived from this one when asked for
         _HANDED_ON.put(new, Moved(old, i, unit_id, unit, unit.hex, hex_id, state.moved))

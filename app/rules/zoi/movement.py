@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.rules.copies import replaced
 from app.rules.judgement import Problem, count_of
 from app.rules.ruling import Effect, Ruling, Violation
 from app.rules.zoi import search
@@ -802,8 +803,8 @@ def apply_move(
     i = search.position_of(board, state, action.unit)  # from the state's index, if made
     if i is not None:  # unit ids unique: the one unit replaced in its place
         units = list(state.units)
-        moved = units[i] = units[i].model_copy(update=change)
-        new = state.model_copy(update={"units": units, "moved": [*state.moved, moved.id]})
+        moved = units[i] = replaced(units[i], change)
+        new = replaced(state, {"units": units, "moved": [*state.moved, moved.id]})
         return search.moved_in_place(state, new, i)  # the search's look-ups handed on
     unit = unit_of(state, action.unit)
     moved = unit.model_copy(update=change)
