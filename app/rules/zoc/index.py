@@ -127,8 +127,10 @@ class StateIndex:
         units = layered(self.units, frozenset((unit_id,)))
         units[unit_id] = unit
         cells = [h for h in (old_hex, new_hex) if h is not None]
-        neighbors = topo.neighbors
-        near = frozenset([n for h in cells for n, _ in neighbors.get(h, ())])
+        if len(cells) == 2:
+            near = topo.near(cells[0]) | topo.near(cells[1])
+        else:
+            near = topo.near(cells[0]) if cells else frozenset()
         """The hexes whose projections (zones, EZOC, no-ZOC notes) the move can change."""
         side = unit.side
         zones = self.zones.handed_on(at, unit_id, side, near)

@@ -7,7 +7,7 @@ What depends on a state lives elsewhere (:mod:`app.rules.zoc.index`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from app.rules.geometry import Hexside
@@ -22,6 +22,14 @@ class Topology:
     """Adjacency of the map hexes: hex -> ((neighbour, hexside id), ...) in direction order."""
 
     neighbors: dict[str, tuple[tuple[str, str], ...]]
+    _near: dict[str, frozenset[str]] = field(default_factory=dict, compare=False, repr=False)
+
+    def near(self, hex_id: str) -> frozenset[str]:
+        """The hexes next to ``hex_id`` (none off the map), made once per hex."""
+        found = self._near.get(hex_id)
+        if found is None:
+            found = self._near[hex_id] = frozenset(n for n, _ in self.neighbors.get(hex_id, ()))
+        return found
 
     def adjacent(self, a: str, b: str) -> bool:
         return any(n == b for n, _ in self.neighbors.get(a, ()))
