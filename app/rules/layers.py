@@ -37,11 +37,14 @@ class Layered(dict[K, V]):
     __slots__ = ("_below", "_dropped", "depth")
     depth: int
 
-    def __init__(self, below: dict[K, V], dropped: Container[Any]) -> None:
-        super().__init__()
+    def __init__(self, below: dict[K, V], dropped: Container[Any], depth: int = 0) -> None:
+        """``depth``: how many layers ``below`` stands on, counting itself (0: found here).
+        (The dict itself is made empty by ``dict.__new__``: nothing to pass on.)"""
         self._below = below
         self._dropped = dropped
-        self.depth = below.depth + 1 if isinstance(below, Layered) else 1
+        if not depth:
+            depth = below.depth + 1 if isinstance(below, Layered) else 1
+        self.depth = depth
 
     def _found_below(self, key: Any) -> Any:
         """The value the layers below hold for ``key`` (none dropped it on the way), or
@@ -109,6 +112,9 @@ def layered(below: dict[K, V], dropped: Container[Any]) -> dict[K, V]:
     """``below`` without the keys in ``dropped`` (a set, or a test of a key: it must hold for
     any key the table below may ever hold, also one it is given after this call, as the
     state before can still be asked), as a new table (see :class:`Layered`)."""
-    if isinstance(below, Layered) and below.depth >= LAYERS_KEPT:
+    if isinstance(below, Layered):
+        depth = below.depth
+        if depth < LAYERS_KEPT:
+            return Layered(below, dropped, depth + 1)
         below = below.flat()
-    return Layered(below, dropped)
+    return Layered(below, dropped, 1)

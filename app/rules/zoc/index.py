@@ -15,8 +15,7 @@ Anything else (another board, a hex off the map, any mismatch) builds afresh.
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.rules.copies import replaced
 from app.rules.layers import layered
@@ -152,10 +151,10 @@ class StateIndex:
         return new
 
 
-@dataclass(frozen=True)
-class Moved:
+class Moved(NamedTuple):
     """What :func:`moved_to` changed in a state whose index existed: the index of the state
-    before, and the one unit (its place in the unit list, its old object, both hexes)."""
+    before, and the one unit (its place in the unit list, its old object, both hexes). (A
+    named tuple: made at every move, in a few steps.)"""
 
     old: StateIndex
     position: int

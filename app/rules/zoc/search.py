@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.rules import layers
 from app.rules.judgement import Problem
@@ -283,12 +283,11 @@ VerdictTable = dict[tuple[int, int, bool], StepVerdict]
 """(hex, neighbour, first step) -> 8.2's verdict on that step, for one unit."""
 
 
-@dataclass(frozen=True)
-class VerdictsBelow:
+class VerdictsBelow(NamedTuple):
     """The state before a move, for :meth:`SideFacts.verdicts_for`: its verdict tables and
     where its own came from (not its facts: the searches it keeps are not held on to), the
     verdicts the move invalidated (by key) and the unit moved (none of its verdicts hold
-    after)."""
+    after). (A named tuple: made at every move, in a few steps.)"""
 
     tables: dict[tuple[Any, ...], VerdictTable]
     below: VerdictsBelow | None
