@@ -599,14 +599,10 @@ def sort_key(label: Label) -> tuple[int, int, list[str]]:
 def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
     """The ``hexes`` of the ``reachable`` answer: by hex id, each hex's paths cheapest first
     (movement points, fire chances, then the hexes entered)."""
-    out = []
-    for h in sorted(labels):
-        found = labels[h]
-        if len(found) > 1:
-            found = sorted(found, key=sort_key)
-        paths = []
-        for w in found:
-            paths.append(
+    return [
+        {
+            "hex": h,
+            "paths": [
                 {
                     "path": w.route,  # the label's own list: labels die with the query
                     "mp_spent": w.mp_spent,
@@ -619,6 +615,8 @@ def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
                     if w.fire
                     else [],
                 }
-            )
-        out.append({"hex": h, "paths": paths})
-    return out
+                for w in (found if len(found) == 1 else sorted(found, key=sort_key))
+            ],
+        }
+        for h, found in sorted(labels.items())
+    ]
