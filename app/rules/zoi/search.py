@@ -599,10 +599,14 @@ def sort_key(label: Label) -> tuple[int, int, list[str]]:
 def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
     """The ``hexes`` of the ``reachable`` answer: by hex id, each hex's paths cheapest first
     (movement points, fire chances, then the hexes entered)."""
-    return [
-        {
-            "hex": h,
-            "paths": [
+    out = []
+    for h in sorted(labels):
+        found = labels[h]
+        if len(found) > 1:
+            found = sorted(found, key=sort_key)
+        paths = []
+        for w in found:
+            paths.append(
                 {
                     "path": w.route,  # the label's own list: labels die with the query
                     "mp_spent": w.mp_spent,
@@ -615,8 +619,6 @@ def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
                     if w.fire
                     else [],
                 }
-                for w in (found if len(found) == 1 else sorted(found, key=sort_key))
-            ],
-        }
-        for h, found in sorted(labels.items())
-    ]
+            )
+        out.append({"hex": h, "paths": paths})
+    return out
