@@ -463,7 +463,9 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     points, and given at least the fire chances, of its own earlier visit, which was not
     stopped and was a shift-only path if this one is -- so the earlier visit (or a label
     that beat it) dominates it, and only the start hex (never a label of its own) needs the
-    check. A board with negative entry costs keeps the full check."""
+    check -- made by the start's own label, kept in the table while the search runs (it
+    beats every label back into the start) and taken out at the end. A board with negative
+    entry costs keeps the full check."""
     look = _Lookups(game, unit)
     opts = game.options
     combat, foot, mounted = is_combat(unit), is_foot(unit), is_mounted(unit)
@@ -484,7 +486,13 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     start, ma = unit.hex, unit.ma
     pop, push = heapq.heappop, heapq.heappush
     counter = 0
-    heap: list[tuple[int, int, int, Label]] = [(0, 0, 0, Label(start, 0, 0, False, True, [], ()))]
+    origin = Label(start, 0, 0, False, True, [], ())
+    heap: list[tuple[int, int, int, Label]] = [(0, 0, 0, origin)]
+    if not may_loop:
+        # the start's own label (no movement points, no fire chance, not stopped, a shift
+        # only) beats every step back into the start when no entry cost is negative, as
+        # skipping the start would: one test fewer per step. Taken out before returning.
+        labels[start] = [origin]
     while heap:
         walk = pop(heap)[3]
         if walk.stopped:
@@ -504,9 +512,9 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
         chances_before = len(fire_before)
         out = all_steps.get(here)
         for n, cost, src_new in steps_of(here) if out is None else out:
-            if cost > budget or n == start:
+            if cost > budget:
                 continue
-            if may_loop and n in walk.route:
+            if may_loop and (n == start or n in walk.route):
                 continue
             mp = spent + cost
             found = labels.get(n)
@@ -563,6 +571,8 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
             found.append(nxt)
             counter += 1
             push(heap, (mp, chances, counter, nxt))
+    if not may_loop:
+        del labels[start]
     return labels
 
 
