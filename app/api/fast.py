@@ -228,6 +228,7 @@ class FastRoutes:
         from app.api.routes._outcome import appended, prefers_minimal
 
         uow, boards, now = self._call()
+        minimal = prefers_minimal(plain.prefer)
 
         def submit() -> Any:
             req = WriteRequest(
@@ -238,6 +239,7 @@ class FastRoutes:
                 plain.idempotency_key,
                 boards,
                 now,
+                minimal,
             )
             dice = parse_entered_dice(plain.dice)
             return actions_uc.submit_action(
@@ -250,7 +252,7 @@ class FastRoutes:
             await self._refuse(scope, receive, send, exc)
             return
         self.served += 1
-        answer = appended(game_id, outcome, minimal=prefers_minimal(plain.prefer))
+        answer = appended(game_id, outcome, minimal=minimal)
         await answer(scope, _no_body, send)
 
     async def _refuse(self, scope: Scope, receive: Receive, send: Send, exc: Exception) -> None:

@@ -63,6 +63,10 @@ NullableJsonType = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True)
 that ``IS NULL`` finds the rows without a document."""
 
 
+INITIAL_VERSION = 1
+"""A new game's version; each accepted event adds one, so event ``seq`` = version - 1."""
+
+
 def utcnow() -> datetime:
     return datetime.now(UTC)
 
@@ -98,6 +102,15 @@ class GameRow(Base):
     )
     options: Mapped[dict[str, Any]] = mapped_column(JsonType)
     state: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    """The game's state at version ``version`` -- or, when ``state_seq`` is set, at an earlier
+    one. Read it through the repository (``GameRecord.state``), which rebuilds the current
+    state; this column alone is current only where ``state_seq`` is null."""
+    state_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Null: ``state`` is the current state. Otherwise ``state`` is the state event
+    ``state_seq`` left (0: the initial state), and the current one is that plus the deltas
+    of the events after it (``events.state_delta``). A write whose event stores a delta does
+    not rewrite the (state-sized) ``state``; one that stores a snapshot writes it and sets
+    this back to null (migration 0013, issue 28 item 3)."""
     version: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="active")
     public: Mapped[bool] = mapped_column(Boolean, default=True)

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
 
 from app.db.engine import make_engine, make_session_factory
 from app.db.uow import SqlAlchemyUnitOfWork
@@ -66,9 +65,10 @@ def test_the_index_is_kept_for_the_state_parsed_back(db_url: str) -> None:
         assert outcome.version == 2
         kept = _kept(boards, gid, 2)
         ruleset = registry.get("zoc")
-        with engine.connect() as conn:
-            stored = conn.execute(text("SELECT state FROM games WHERE id = :id"), {"id": gid})
-            fresh = ruleset.load_state(stored.scalar_one())
+        with uow.begin():  # as a reader in another process reads it
+            found = uow.games.get(gid)
+            assert found is not None
+            fresh = ruleset.load_state(found[0].state)
         assert kept == fresh and kept.model_dump_json() == fresh.model_dump_json()
         # what apply handed on (or the index built from it) is there for the kept state
         assert (

@@ -307,8 +307,10 @@ def test_a_write_keeps_the_state_a_reader_parses_and_only_the_latest(db_url: str
             version = _umpire_submits(factory, created, action, version, boards).version
             kept = [k for k in boards.states._items if k[0] == created.id]
             assert [k[1] for k in kept] == [version]
-            with SqlAlchemyUnitOfWork(factory) as uow:
-                parsed = ZOC.load_state(uow.session.get_one(GameRow, created.id).state)
+            with SqlAlchemyUnitOfWork(factory) as uow:  # as a reader elsewhere reads it
+                found = uow.games.get(created.id)
+                assert found is not None
+                parsed = ZOC.load_state(found[0].state)
             cached = boards.states._items[kept[0]][0]
             assert cached.model_dump_json() == parsed.model_dump_json()
             assert len({len(k) for k in parsed.start_positions}) > 1  # jsonb reorders them
