@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 from sqlalchemy.exc import IntegrityError
 
 from app.db import deltas
@@ -67,6 +68,7 @@ from app.service.jsonsafe import (
     StoredText,
     checked_state_text,
     checked_text,
+    encode_state,
     fine,
     json_text,
     unsafe_values,
@@ -336,8 +338,11 @@ def append_event(
         made.stored()  # the ruling is walked with the state, and what cannot be stored named
     seq = expected - INITIAL_VERSION + 1
     delta = _state_delta(game, expected, new_state, made.text)
-    if delta is not None and not fine(delta[0]):
-        made.stored()  # a change the ruleset made that cannot be stored: named (422)
+    if delta is not None:
+        if fine(delta[0]):
+            made.storable = True  # what changed is storable, and the rest was stored before
+        else:
+            made.stored()  # a change the ruleset made that cannot be stored: named (422)
     whole = None if delta is not None else made.stored()[0]
     # the state is stored whole (in the game row and the event) every REFEREE_SNAPSHOT_EVERY
     # events; the events between store their delta, and the game row keeps its state
@@ -400,7 +405,7 @@ def append_event(
 class _NewState:
     """A write's new state: its stored form and JSON text, encoded on first use only."""
 
-    __slots__ = ("encoded", "ruling_json", "ruling_text", "state")
+    __slots__ = ("encoded", "ruling_json", "ruling_text", "state", "storable")
 
     def __init__(self, state: Any, ruling_json: dict[str, Any], ruling_text: str | None) -> None:
         self.state = state
@@ -408,11 +413,29 @@ class _NewState:
         self.ruling_text = ruling_text
         self.encoded: tuple[Any, str] | None = None
         """(the state as a JSON column writes it, its JSON text), once made."""
+        self.storable = False
+        """Known storable without a look at its text: the write stores a delta whose values
+        passed the check, and every other value was stored before (a state read from the
+        database, or kept from a write that checked it the same way)."""
 
     def stored(self) -> tuple[Any, str]:
         if self.encoded is None:
-            self.encoded = _stored_state(self.state, self.ruling_json, self.ruling_text)
+            self.encoded = self._encoded()
         return self.encoded
+
+    def _encoded(self) -> tuple[Any, str]:
+        if self.storable and isinstance(self.state, BaseModel) and self.ruling_text is not None:
+            try:  # the text alone, without the check of every value in it
+                text = encode_state(self.state).decode("utf-8")
+            except (ValueError, TypeError, RecursionError, PydanticSerializationError):
+                pass
+            else:
+                if checking_writes():  # what the check would have said
+                    checked = _stored_state(self.state, self.ruling_json, self.ruling_text)
+                    if checked[1] != text:
+                        raise AssertionError("a delta write's state text differs when checked")
+                return StoredText(text), text
+        return _stored_state(self.state, self.ruling_json, self.ruling_text)
 
     def text(self) -> str:
         return self.stored()[1]
