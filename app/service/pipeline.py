@@ -339,7 +339,7 @@ def append_event(
     seq = expected - INITIAL_VERSION + 1
     delta = _state_delta(game, expected, new_state, made.text)
     if delta is not None:
-        if fine(delta[0]):
+        if delta[1]:
             made.storable = True  # what changed is storable, and the rest was stored before
         else:
             made.stored()  # a change the ruleset made that cannot be stored: named (422)
@@ -477,7 +477,8 @@ def _state_delta(
     game: Game, expected: int, new_state: Any, state_text: Callable[[], str]
 ) -> tuple[dict[str, Any], str] | None:
     """The delta the event leaving version ``expected`` stores instead of its whole state,
-    with its JSON text; None when it stores a snapshot: every ``REFEREE_SNAPSHOT_EVERY``-th
+    with its JSON text ("" when a value in it cannot be stored); None when it stores a
+    snapshot: every ``REFEREE_SNAPSHOT_EVERY``-th
     event, and any whose delta cannot be made from the two states' models or is not small
     (:mod:`app.db.deltas`: larger than ``DELTA_SHARE`` of the state's JSON text -- the state
     before's, as the process keeps its size, so the new state need not be encoded for it).
@@ -499,7 +500,9 @@ def _state_delta(
         return None
     if delta is None:
         return None
-    text = json_text(delta)
+    text = checked_text(delta)  # checked on its text (C speed), written as it is
+    if text is None:  # the quick text check was wary: walk it (not storable: see the caller)
+        text = json_text(delta) if fine(delta) else ""
     size = _state_size(game)
     if size is None:
         size = len(state_text())
