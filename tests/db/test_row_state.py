@@ -25,7 +25,9 @@ from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import registry
 from app.service import actions, games
 from app.service.boards import BoardCache
+from app.service.errors import InvalidInput
 from app.service.pipeline import IfMatch, WriteRequest
+from tests.support.tiny import Note, TinyRuleset
 
 SEED = Path(__file__).resolve().parents[2] / "scenarios/zoc/seed-example.json"
 EVERY = 4
@@ -191,4 +193,52 @@ def test_the_downgrade_writes_the_current_state_back_into_the_row(
         assert _row(engine, game_id)[1] is None
         assert _read_fresh(engine, game_id) == states[-1]
     finally:
+        engine.dispose()
+
+
+class _LongNotes(TinyRuleset):
+    """A ruleset with a bug: a note is stored 60 times over (past the longest text a
+    document may hold)."""
+
+    id = "tiny-long-notes"
+
+    def apply(self, board: Any, state: Any, action: Any, ruling: Any) -> Any:
+        if isinstance(action, Note):
+            return state.model_copy(update={"notes": [*state.notes, action.text * 60]})
+        return super().apply(board, state, action, ruling)
+
+
+@pytest.mark.parametrize("every", ["1", str(EVERY)])
+def test_a_state_the_ruleset_made_unstorable_is_refused_and_nothing_written(
+    db_url: str, as_served: None, monkeypatch: pytest.MonkeyPatch, every: str
+) -> None:
+    """Snapshot or delta, a value the ruleset computed that cannot be stored is named (422
+    ``result.unstorable``) and nothing is written: the delta's own check finds it without
+    encoding the whole state."""
+    monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", every)
+    registry.register(_LongNotes())
+    engine = make_engine(db_url)
+    try:
+        boards = BoardCache()
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+        scenario = {"length": 10, "pawns": [{"id": "r1", "side": "red", "at": 1}]}
+        created = games.create_game(
+            uow, ruleset_id="tiny-long-notes", scenario=scenario, boards=boards
+        )
+        before = _row(engine, created.id)
+        req = WriteRequest(
+            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
+        )
+        with pytest.raises(InvalidInput) as refused:
+            actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": "x" * 200}))
+        assert refused.value.code == "result.unstorable"
+        assert [e.location for e in refused.value.errors] == ["/state/notes/0"]
+        assert _row(engine, created.id) == before
+        with engine.connect() as conn:
+            n = conn.execute(
+                text("SELECT count(*) FROM events WHERE game_id = :id"), {"id": created.id}
+            ).scalar_one()
+        assert n == 0
+    finally:
+        registry.unregister("tiny-long-notes")
         engine.dispose()
