@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -209,9 +208,7 @@ class StateNotKept(LookupError):
     """The state a game had at a version cannot be rebuilt from what is stored."""
 
 
-def _state_at(
-    game_id: str, version: int, one: One, many: Many, reorder: deltas.Reorder | None
-) -> dict[str, Any]:
+def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any]:
     """The state document of ``game_id`` at ``version``, as the database hands documents back.
 
     The game row holds the current state whole (``state_seq`` null), or the state event
@@ -250,7 +247,7 @@ def _state_at(
             base = None if first is None else first[0]
     if not rows or rows[0][0] != start or rows[-1][0] != upto or len(rows) != upto - start + 1:
         raise StateNotKept(f"game {game_id!r}: the log does not hold every state up to {upto}")
-    state = deltas.rebuild(base, [(r[1], r[2]) for r in rows], reorder)[-1]
+    state = deltas.rebuild(base, [(r[1], r[2]) for r in rows])[-1]
     if state is None:
         raise StateNotKept(f"game {game_id!r}: the state of version {version} is not kept")
     return state
@@ -285,42 +282,6 @@ def _advance_statement(extra: frozenset[str], whole: bool) -> Update:
         )
         _ADVANCES[(extra, whole)] = stmt
     return stmt
-
-
-def jsonb_order(doc: Any) -> Any:
-    """``doc`` as PostgreSQL's ``jsonb`` gives it back: every object's keys shorter first, keys
-    of one length by their UTF-8 bytes; and a float Python writes with an exponent of 16 or
-    more (``1e+16``) read back as the integer ``jsonb`` prints for it."""
-    if type(doc) is float and abs(doc) >= 1e16 and doc.is_integer():
-        return int(doc)
-    if isinstance(doc, dict):
-        keys = sorted(doc, key=lambda k: (len(k.encode()), k.encode()))
-        return {k: jsonb_order(doc[k]) for k in keys}
-    if isinstance(doc, list):
-        return [jsonb_order(v) for v in doc]
-    return doc
-
-
-def _jsonb_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len(pairs) > 1:
-        pairs.sort(key=lambda kv: (len(kv[0].encode()), kv[0].encode()))
-    return dict(pairs)
-
-
-def _jsonb_float(text: str) -> float | int:
-    value = float(text)
-    return int(value) if abs(value) >= 1e16 and value.is_integer() else value
-
-
-def _jsonb_reorder(doc: dict[str, Any]) -> dict[str, Any]:
-    """One object's keys in ``jsonb``'s order (its values are already in order)."""
-    return _jsonb_object(list(doc.items()))
-
-
-def jsonb_loads(text: str) -> Any:
-    """``jsonb_order(json.loads(text))`` in one pass of the C parser (the objects are put in
-    order as they are made, and no Python call is made per scalar)."""
-    return json.loads(text, object_pairs_hook=_jsonb_object, parse_float=_jsonb_float)
 
 
 class GameRecord:
@@ -631,8 +592,7 @@ class DirectReads:
     def document(self, game_id: str, name: str, version: int) -> Any:
         """A state document of the game (``state``: as it was at ``version``)."""
         if name == "state":
-            reorder = _jsonb_reorder if self.engine.dialect.name == "postgresql" else None
-            return _state_at(game_id, version, self.one, self.many, reorder)
+            return _state_at(game_id, version, self.one, self.many)
         row = self.one(name, {"game_id": game_id})
         if row is None:
             raise LookupError(f"no game {game_id!r}")
@@ -812,8 +772,7 @@ class GameRepository:
                 "first access, inside the transaction that read the game)"
             )
         if name == "state":
-            reorder = None if self.keeps_documents() else _jsonb_reorder
-            return _state_at(game_id, version, self._one, self._many, reorder)
+            return _state_at(game_id, version, self._one, self._many)
         return self._connection().execute(_DOCUMENT[name], {"game_id": game_id}).scalar_one()
 
     def _one(self, name: str, params: Mapping[str, Any]) -> Sequence[Any] | None:
@@ -953,8 +912,7 @@ class GameRepository:
         base: Mapping[str, Any] | None,
         stored: Sequence[tuple[dict[str, Any] | None, dict[str, Any] | None]],
     ) -> list[dict[str, Any] | None]:
-        reorder = None if self.keeps_documents() else _jsonb_reorder
-        return deltas.rebuild(base, stored, reorder)
+        return deltas.rebuild(base, stored)
 
     def count_events(self, game_id: str) -> int:
         stmt = select(func.count()).select_from(EventRow).where(EventRow.game_id == game_id)
@@ -1029,22 +987,3 @@ class GameRepository:
             .where(table.c.game_id == event.game_id, table.c.seq == event.seq)
             .values(response=body)
         )
-
-    def keeps_documents(self) -> bool:
-        """True when a JSON document comes back from this database as it was written
-        (SQLite keeps the text); False on PostgreSQL (``jsonb`` reorders object keys)."""
-        return self.session.get_bind().dialect.name != "postgresql"
-
-    def stored_text_as_read(self, text: str) -> dict[str, Any]:
-        """The document of a JSON ``text`` this session wrote, as the database will hand it
-        back (see :meth:`as_stored`), parsed from the text."""
-        doc = jsonb_loads(text) if not self.keeps_documents() else json.loads(text)
-        assert isinstance(doc, dict)
-        return doc
-
-    def as_stored(self, doc: dict[str, Any]) -> dict[str, Any]:
-        """A JSON document as this database will hand it back once stored: the same on
-        SQLite (the text is kept), keys reordered on PostgreSQL (``jsonb``)."""
-        if self.session.get_bind().dialect.name == "postgresql":
-            return dict(jsonb_order(doc))
-        return doc

@@ -43,7 +43,7 @@ from app.db.models import INITIAL_VERSION as INITIAL_VERSION
 from app.db.models import EventRow, GameFields, NewEvent
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
-from app.rules import memo, registry
+from app.rules import registry
 from app.rules.base import RulesError, Ruleset
 from app.rules.phases import allows
 from app.rules.ruling import Ruling
@@ -542,62 +542,34 @@ def remember_state(
     made: _NewState,
     delta: tuple[dict[str, Any], str] | None = None,
 ) -> None:
-    """Once the write commits, keep the state it stored as the parsed state of ``version``,
-    so the next request neither reads nor parses it. What is kept is the state a reader
-    would parse from the database, in every process, whether it was cached or read:
-
-    * where the database hands the document back as it was written (SQLite keeps the text),
-      ``made.state`` itself -- the object the ruleset made, whose per-state look-ups the
-      ruleset may have handed on from the state before. Every ruleset's states give back an
-      equal state, dumped byte for byte alike, when parsed from their dump
-      (``tests/db/test_kept_state.py`` checks it for every rule case, and with
-      ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write checks it);
-      its weight in the cache is its JSON text's length, or (not encoded: a delta was
-      stored) the state before's plus the delta's;
-    * otherwise (PostgreSQL's ``jsonb`` reorders keys) the stored document as the database
-      will hand it back, parsed as a reader would parse it -- given what the rules core keeps
-      for ``made.state`` (its index, handed on from the state before: :func:`memo.adopt`)
-      when the two are equal, as they are for every ruleset (``tests/db/test_kept_state.py``),
-      so the next ask after a write is not a cold parse on PostgreSQL either."""
+    """Once the write commits, keep the state it made as the parsed state of ``version``, so
+    the next request neither reads nor parses it: the object the ruleset made, whose
+    per-state look-ups the ruleset may have handed on from the state before. It is the state
+    a reader in any process would parse: both databases hand a state document back as it was
+    written (PostgreSQL's state columns are ``json``, not ``jsonb``, since migration 0014),
+    and every ruleset's states give back an equal state, dumped byte for byte alike, when
+    parsed from their dump (``tests/db/test_kept_state.py`` checks it for every rule case;
+    with ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write parses its
+    state's text and compares). Its weight in the cache is its JSON text's length, or (not
+    encoded: a delta was stored) the state before's plus the delta's."""
     cache = game.cache
     if cache is None:
         return
     key = _state_key(game, version)
     new_state = made.state
-    as_made = uow.games.keeps_documents()
-    if as_made and not checking_writes():
-        before = _state_size(game)
-        size = (
-            before + len(delta[1])
-            if made.encoded is None and delta is not None and before is not None
-            else len(made.text())
-        )
-        uow.after_commit(lambda: cache.keep_state(key, new_state, size))
-        return
-    state_json, text = made.stored()
-
-    def keep() -> None:
-        try:
-            stored = (
-                uow.games.stored_text_as_read(state_json.text)
-                if isinstance(state_json, StoredText)
-                else uow.games.as_stored(state_json)
-            )
-            state = game.ruleset.load_state(stored)
-        except Exception:  # the write has committed: a cache fill must not make it an error
-            return  # the next reader parses the state from the database and says what is wrong
-        if as_made and (
-            state != new_state or state.model_dump_json() != new_state.model_dump_json()
-        ):
+    before = _state_size(game)
+    if made.encoded is None and delta is not None and before is not None:
+        size = before + len(delta[1])
+    else:
+        size = len(made.text())
+    if checking_writes():
+        parsed = game.ruleset.load_state(json.loads(made.text()))
+        if parsed != new_state or parsed.model_dump_json() != new_state.model_dump_json():
             raise AssertionError(
                 f"{game.ruleset.id}: the state a write made differs from the state parsed "
                 "from its stored document; it cannot be kept as made"
             )
-        if not as_made and state == new_state:
-            memo.adopt(new_state, state)
-        cache.keep_state(key, new_state if as_made else state, len(text))
-
-    uow.after_commit(keep)
+    uow.after_commit(lambda: cache.keep_state(key, new_state, size))
 
 
 def checking_writes() -> bool:
