@@ -28,11 +28,9 @@ pytestmark = pytest.mark.anyio
 
 
 def _fast_routes(app: FastAPI) -> FastRoutes:
-    layer: Any = app.middleware_stack
-    while layer is not None and not isinstance(layer, FastRoutes):
-        layer = getattr(layer, "app", None)
-    assert isinstance(layer, FastRoutes)
-    return layer
+    front = getattr(app, "front", None)
+    assert isinstance(front, FastRoutes)
+    return front
 
 
 @pytest.fixture
