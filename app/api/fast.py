@@ -40,7 +40,11 @@ know turns the front off, every request then goes the whole way):
   its 413/400);
 * FastAPI's exception telemetry acts only when an OpenTelemetry provider is configured: then
   every request is handed on; its body limit acts only on a mounted application's scope
-  (handed on), or when ``max_body_size`` is set (the front is off).
+  (handed on), or when ``max_body_size`` is set (the front is off);
+* the server-error middleware: an exception no handler takes is answered by its handler
+  (500 problem+json, outside every other middleware: no version header) and raised on.
+
+A request with a ``root_path`` (the application served under a path prefix) is handed on.
 
 ``tests/api/test_fast_routes.py`` checks both paths answer byte for byte alike.
 """
