@@ -1,4 +1,4 @@
-"""The HTTP server: uvicorn with an h11 protocol that times out slow clients.
+"""The HTTP server: uvicorn with an httptools (or h11) protocol that times out slow clients.
 
 uvicorn closes idle keep-alive connections by itself but never times out a client that sends
 its request slowly, so idle, half-sent-head and half-sent-body connections would stay open for
@@ -18,9 +18,12 @@ adds, per connection:
   length, a broken request line): 400 ``request.malformed`` instead of uvicorn's text/plain.
 
 Idle keep-alive connections are closed after ``REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS`` (uvicorn's
-own timer). ``X-Forwarded-For`` is believed only from the proxies ``REFEREE_FORWARDED_ALLOW_IPS``
-names (none by default): the client IP is otherwise the socket peer. :func:`server_config`
-builds the uvicorn configuration ``referee serve`` (and so the Docker image) runs with.
+own timer). :class:`GuardedHttpToolsProtocol` does the same on uvicorn's httptools protocol
+(llhttp), the default since session 11 (``REFEREE_HTTP_PROTOCOL``: ``httptools`` or ``h11``):
+it costs less CPU a request. ``X-Forwarded-For`` is believed only from the proxies
+``REFEREE_FORWARDED_ALLOW_IPS`` names (none by default): the client IP is otherwise the
+socket peer. :func:`server_config` builds the uvicorn configuration ``referee serve`` (and
+so the Docker image) runs with.
 """
 
 from __future__ import annotations
