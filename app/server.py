@@ -215,6 +215,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def send_400_response(self, msg: str) -> None:
         self._answer(400, "request.malformed", f"malformed HTTP request: {msg}")
 
+    def handle_websocket_upgrade(self) -> None:
+        self._disarm()  # the connection is the WebSocket protocol's from here
+        super().handle_websocket_upgrade()
+
     def _arm(self, phase: str, timeout: float) -> None:
         if self._phase is phase and self._deadline is not None:
             return  # the deadline runs from the start of this phase
