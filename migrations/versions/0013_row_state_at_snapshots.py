@@ -19,6 +19,7 @@ Create Date: 2026-12-06
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -87,7 +88,9 @@ def downgrade() -> None:
             else:
                 raise RuntimeError(f"game {game_id}: event {_seq} keeps no state to rebuild from")
         bind.execute(games.update().where(games.c.id == game_id).values(state=state))
-    if bind.dialect.name == "sqlite":  # SQLite 3.35+; not a batch copy (see the upgrade)
+    if bind.dialect.name == "sqlite":  # not a batch copy (see the upgrade)
+        if sqlite3.sqlite_version_info < (3, 35):
+            raise RuntimeError("downgrading below 0013 on SQLite needs SQLite 3.35 or later")
         op.execute("ALTER TABLE games DROP COLUMN state_seq")
     else:
         op.drop_column("games", "state_seq")
