@@ -18,7 +18,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from app.main import create_app
-    from app.server import server_config
+    from app.server import server_config, settings_protocol_path
 
     # a server process tunes its garbage collector (app/runtime.py); the workers inherit it
     os.environ.setdefault("REFEREE_GC_TUNING", "true")
@@ -47,7 +47,7 @@ def _serve(args: argparse.Namespace) -> int:
         config = server_config(
             "app.main:create_app",
             settings,
-            http="app.server:SettingsH11Protocol",
+            http=settings_protocol_path(settings),
             factory=True,
             workers=workers,
             host=host,

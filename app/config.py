@@ -127,6 +127,11 @@ class Settings(BaseSettings):
     max_connections: int = Field(
         default=1000, ge=1, description="Connections one process serves at once (then 503)."
     )
+    http_protocol: Literal["httptools", "h11"] = Field(
+        default="httptools",
+        description="The HTTP/1.1 parser `referee serve` runs (both with the same deadlines, "
+        "connection cap and problem+json for malformed requests); httptools costs less CPU.",
+    )
     events_page_max: int = Field(default=500, ge=1, description="Largest events page.")
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=0, le=65535)

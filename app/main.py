@@ -14,7 +14,7 @@ from app import __version__
 from app.api import problems
 from app.api.browser import install_cors, install_docs
 from app.api.deps import plain_parameters
-from app.api.fast import FastRoutes
+from app.api.fast import FastRoutes, FrontedFastAPI
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware
 from app.api.routes import (
@@ -127,7 +127,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         if getattr(app.state, "rate_limits", None) is not None:
             app.state.rate_limits.dispose()
 
-    app = FastAPI(
+    app = FrontedFastAPI(
         title="Referee",
         version=__version__,
         description=DESCRIPTION,
@@ -170,8 +170,6 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     # the console (app/web): the page at /, its static files under /console/static
     app.include_router(console_router)
     app.mount("/console/static", StaticFiles(directory=STATIC_DIR), name="console-static")
-    if settings.fast_routes:  # innermost: after the body limit and every policy
-        app.add_middleware(FastRoutes, owner=app)
     app.add_middleware(
         BodySizeLimitMiddleware,
         max_bytes=settings.max_body_bytes,
@@ -198,6 +196,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.add_middleware(ApiVersionMiddleware)  # outermost: /v1/... is rewritten first
     install_docs(app)
     install_cors(app, settings)  # the outermost middleware: keep it last
+    if settings.fast_routes:  # ahead of every middleware, doing their work (app/api/fast.py)
+        app.front = FastRoutes(app)
 
     default_openapi = app.openapi
 

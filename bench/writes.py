@@ -80,6 +80,7 @@ def _service_cost(
     size: int,
     profile: bool,
     dry: bool = False,
+    minimal: bool = False,
 ) -> tuple[float, float, float, str]:
     """CPU per submission at the service (``actions.submit_action``, as the fast path calls
     it, in this thread: what cProfile sees), without HTTP."""
@@ -124,6 +125,7 @@ def _service_cost(
                 None,
                 state.boards,
                 float(state.clock()),
+                **({"minimal": True} if minimal else {}),
             )
             outcome = actions_uc.submit_action(req, actions_uc.SubmitAction(action, None, None))
             version = outcome.version
@@ -165,6 +167,7 @@ def inproc(
     only: str | None = None,
     every_values: tuple[str, ...] = (*EVERY, *EVERY),
     dry: bool = False,
+    minimal: bool = False,
 ) -> None:
     from bench.web import prepare
 
@@ -180,11 +183,12 @@ def inproc(
                 for every in every_values:  # by default each twice, interleaved
                     os.environ["REFEREE_SNAPSHOT_EVERY"] = every
                     med, lo, hi, report = _service_cost(
-                        url, scenario, unit, hexes, batches, size, profile, dry
+                        url, scenario, unit, hexes, batches, size, profile, dry, minimal
                     )
                     print(
                         f"{db:10} {label:20} N={every:>2}: {med:.3f} ms CPU a "
-                        f"{'dry run' if dry else 'submission'} "
+                        f"{'dry run' if dry else 'submission'}"
+                        f"{', Prefer: return=minimal' if minimal else ''} "
                         f"({lo:.3f}-{hi:.3f})",
                         flush=True,
                     )
@@ -269,6 +273,9 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--dry-run", action="store_true", help="inproc: time the dry run")
+    parser.add_argument(
+        "--minimal", action="store_true", help="inproc: submissions with Prefer: return=minimal"
+    )
     parser.add_argument("--only", help="the scenarios whose label contains this")
     parser.add_argument("--every", action="append", help="REFEREE_SNAPSHOT_EVERY values")
     args = parser.parse_args()
@@ -281,6 +288,7 @@ def main() -> None:
             args.only,
             tuple(args.every or (*EVERY, *EVERY)),
             args.dry_run,
+            args.minimal,
         )
     else:
         http(

@@ -38,6 +38,8 @@ from app.service.holdings import too_many_tokens
 API_VERSION = "1"
 PREFIX = "/v1"
 VERSION_HEADER = b"referee-api-version"
+VERSION_PAIR = (VERSION_HEADER, API_VERSION.encode())
+PREFIX_BYTES = PREFIX.encode()
 EXEMPT = frozenset({"/healthz"})
 MAX_BUCKETS = 100_000
 """Buckets kept per kind by default (``REFEREE_RATE_LIMIT_MAX_KEYS``): bounds memory."""
@@ -68,28 +70,36 @@ class ApiVersionMiddleware:
         path: str = scope["path"]
         versioned = path == PREFIX or path.startswith(PREFIX + "/")
         if versioned:
-            scope = dict(scope)
-            scope["path"] = path[len(PREFIX) :] or "/"
-            raw = scope.get("raw_path")
-            if isinstance(raw, bytes) and raw.startswith(PREFIX.encode()):
-                scope["raw_path"] = raw[len(PREFIX) :] or b"/"
+            scope = unversioned(scope)
 
         async def tagged(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [
-                    (
-                        k,
-                        PREFIX.encode() + v
-                        if versioned and k == b"location" and v[:1] == b"/"
-                        else v,
-                    )
-                    for k, v in message.get("headers", [])
-                ]
-                headers.append((VERSION_HEADER, API_VERSION.encode()))
-                message = {**message, "headers": headers}
+                message = {**message, "headers": tag_headers(message.get("headers", []), versioned)}
             await send(message)
 
         await self.app(scope, receive, tagged)
+
+
+def unversioned(scope: Scope) -> Scope:
+    """A copy of the scope of a request under ``/v1`` with the prefix stripped."""
+    scope = dict(scope)
+    scope["path"] = scope["path"][len(PREFIX) :] or "/"
+    raw = scope.get("raw_path")
+    if isinstance(raw, bytes) and raw.startswith(PREFIX.encode()):
+        scope["raw_path"] = raw[len(PREFIX) :] or b"/"
+    return scope
+
+
+def tag_headers(headers: Any, versioned: bool) -> list[tuple[bytes, bytes]]:
+    """An answer's headers as :class:`ApiVersionMiddleware` sends them: a relative
+    ``Location`` given the prefix back when the request was ``versioned``, and
+    ``Referee-API-Version`` last (also used by :mod:`app.api.fast`)."""
+    out = [
+        (k, PREFIX_BYTES + v if versioned and k == b"location" and v[:1] == b"/" else v)
+        for k, v in headers
+    ]
+    out.append(VERSION_PAIR)
+    return out
 
 
 @dataclass
@@ -226,6 +236,14 @@ class RateLimitMiddleware:
         if scope["type"] != "http" or scope["path"] in EXEMPT:
             await self.app(scope, receive, send)
             return
+        if await self.refused(scope, send):
+            return
+        await self.app(scope, receive, send)
+
+    async def refused(self, scope: Scope, send: Send) -> bool:
+        """Charge the request and answer it if it is refused (429, or 422 for too many
+        tokens): True when answered. (Also called by :mod:`app.api.fast` for the requests it
+        serves, which never reach this middleware.)"""
         # the peer as the server reports it: the socket's, or the one a trusted proxy
         # named (REFEREE_FORWARDED_ALLOW_IPS; app/server.py proxy_options)
         client = scope.get("client")
@@ -249,11 +267,11 @@ class RateLimitMiddleware:
                     errors=[e.as_json() for e in refusal.errors],
                 ),
             )
-            return
+            return True
         if wait > 0:
             await self._too_many(scope, send, which, max(1, math.ceil(wait)))
-            return
-        await self.app(scope, receive, send)
+            return True
+        return False
 
     def _charge(self, ip: str, tokens: list[str]) -> tuple[float, str]:
         """Charge the request: the IP first, then (if it passed) each token in turn until one

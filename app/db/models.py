@@ -61,6 +61,16 @@ JsonType = JSON().with_variant(JSONB(), "postgresql")
 NullableJsonType = JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
 """A JSON column whose Python None is SQL ``NULL`` (``JsonType`` writes JSON ``null``), so
 that ``IS NULL`` finds the rows without a document."""
+DocumentType = JSON()
+"""A state document's column: ``json`` on PostgreSQL (not ``jsonb``), so the text is kept as
+written and read back in its own key order, on both databases (migration 0014): what a
+write made is what a reader parses, with no re-parse in ``jsonb``'s order (issue 28)."""
+NullableDocumentType = JSON(none_as_null=True)
+""":data:`DocumentType` whose Python None is SQL ``NULL`` (see :data:`NullableJsonType`)."""
+
+
+INITIAL_VERSION = 1
+"""A new game's version; each accepted event adds one, so event ``seq`` = version - 1."""
 
 
 def utcnow() -> datetime:
@@ -97,7 +107,16 @@ class GameRow(Base):
         String(36), ForeignKey("scenarios.id", ondelete="RESTRICT"), index=True
     )
     options: Mapped[dict[str, Any]] = mapped_column(JsonType)
-    state: Mapped[dict[str, Any]] = mapped_column(JsonType)
+    state: Mapped[dict[str, Any]] = mapped_column(DocumentType)
+    """The game's state at version ``version`` -- or, when ``state_seq`` is set, at an earlier
+    one. Read it through the repository (``GameRecord.state``), which rebuilds the current
+    state; this column alone is current only where ``state_seq`` is null."""
+    state_seq: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    """Null: ``state`` is the current state. Otherwise ``state`` is the state event
+    ``state_seq`` left (0: the initial state), and the current one is that plus the deltas
+    of the events after it (``events.state_delta``). A write whose event stores a delta does
+    not rewrite the (state-sized) ``state``; one that stores a snapshot writes it and sets
+    this back to null (migration 0013, issue 28 item 3)."""
     version: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(16), default="active")
     public: Mapped[bool] = mapped_column(Boolean, default=True)
@@ -114,7 +133,7 @@ class GameRow(Base):
     """Match options: time control, physical dice, take-backs."""
     clock: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     """Clock state (remaining time per side, running side and since when)."""
-    initial_state: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    initial_state: Mapped[dict[str, Any] | None] = mapped_column(DocumentType, nullable=True)
     """The state at creation: where audit replay and a rollback to version 1 start."""
     winner: Mapped[str | None] = mapped_column(String(64), nullable=True)
     """The winning side of a finished game, when there is one (e.g. after a clock forfeit)."""
@@ -220,12 +239,12 @@ class EventRow(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     payload: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
     """Details of a non-action event (phase reached, rollback target, commitment…)."""
-    state_after: Mapped[dict[str, Any] | None] = mapped_column(JsonType, nullable=True)
+    state_after: Mapped[dict[str, Any] | None] = mapped_column(DocumentType, nullable=True)
     """Snapshot of the state this event produced (rollbacks restore it; never served raw);
     null when the event stores a delta instead (``state_delta``) or kept no state. Read the
     state of an event with :meth:`app.db.repository.GameRepository.state_after`, never this
     column alone (:mod:`app.db.deltas`)."""
-    state_delta: Mapped[dict[str, Any] | None] = mapped_column(NullableJsonType, nullable=True)
+    state_delta: Mapped[dict[str, Any] | None] = mapped_column(NullableDocumentType, nullable=True)
     """The change from the state before this event to its own (:mod:`app.db.deltas`), when
     ``state_after`` holds no snapshot (migration 0012); SQL ``NULL`` otherwise (what finds
     the nearest snapshot)."""

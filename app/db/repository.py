@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +17,7 @@ from sqlalchemy import (
     func,
     insert,
     literal_column,
+    null,
     or_,
     select,
     update,
@@ -30,6 +30,7 @@ from sqlalchemy.sql.elements import BindParameter
 
 from app.db import deltas, notify
 from app.db.models import (
+    INITIAL_VERSION,
     AccessTokenRow,
     EmailSubscriptionRow,
     EventRow,
@@ -156,67 +157,131 @@ def _driver_error(
 
 
 _DOCUMENT = {
-    name: select(_GAMES.c[name]).where(_GAMES.c.id == bindparam("game_id")) for name in DOCUMENTS
+    "state": select(_GAMES.c.state, _GAMES.c.state_seq, _GAMES.c.version).where(
+        _GAMES.c.id == bindparam("game_id")
+    ),
+    "initial_state": select(_GAMES.c.initial_state).where(_GAMES.c.id == bindparam("game_id")),
 }
+"""A game's state documents: ``state`` with ``state_seq`` and ``version`` (see
+:func:`_state_at`), ``initial_state`` alone."""
+_EVENTS = cast(Table, EventRow.__table__)
+_STORED = (_EVENTS.c.seq, _EVENTS.c.state_after, _EVENTS.c.state_delta)
+_CHAIN = (
+    select(*_STORED)
+    .where(
+        _EVENTS.c.game_id == bindparam("game_id"),
+        _EVENTS.c.seq > bindparam("after"),
+        _EVENTS.c.seq <= bindparam("upto"),
+    )
+    .order_by(_EVENTS.c.seq)
+)
+"""The states events ``after`` + 1 .. ``upto`` stored (snapshots or deltas), in order."""
+_NEAREST = (
+    select(func.coalesce(func.max(_EVENTS.c.seq), 0))
+    .where(
+        _EVENTS.c.game_id == bindparam("game_id"),
+        _EVENTS.c.seq <= bindparam("upto"),
+        _EVENTS.c.state_delta.is_(None),
+    )
+    .scalar_subquery()
+)
+_CHAIN_FROM_SNAPSHOT = (
+    select(*_STORED)
+    .where(
+        _EVENTS.c.game_id == bindparam("game_id"),
+        _EVENTS.c.seq <= bindparam("upto"),
+        _EVENTS.c.seq >= _NEAREST,
+    )
+    .order_by(_EVENTS.c.seq)
+)
+"""The states stored from the last event up to ``upto`` without a delta (a snapshot, or one
+that kept no state) on: what rebuilds the state event ``upto`` left from the log alone."""
+_CHAINS = {"chain": _CHAIN, "chain_from_snapshot": _CHAIN_FROM_SNAPSHOT}
+
+One = Callable[[str, Mapping[str, Any]], Sequence[Any] | None]
+"""Runs a named statement of :func:`_plans`: its first row, processed (None: no row)."""
+Many = Callable[[str, Mapping[str, Any]], Sequence[Sequence[Any]]]
+"""Runs a named statement of :func:`_plans`: every row, processed."""
+
+
+class StateNotKept(LookupError):
+    """The state a game had at a version cannot be rebuilt from what is stored."""
+
+
+def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any]:
+    """The state document of ``game_id`` at ``version``, as the database hands documents back.
+
+    The game row holds the current state whole (``state_seq`` null), or the state event
+    ``state_seq`` left, the events after it storing deltas (migration 0013): then the state
+    is rebuilt from the row's and those deltas -- at most ``REFEREE_SNAPSHOT_EVERY`` - 1 of
+    them, as a write stores a snapshot, and the row its whole state, every N events. Where the
+    row has moved past ``version`` since the game was read (PostgreSQL's direct reads run each
+    statement on its own snapshot) and its state is no longer one ``version``'s can be
+    rebuilt from, the state is rebuilt from the events' log alone (the nearest snapshot at or
+    before it, or the initial state), so the state read is always ``version``'s."""
+    found = one("state", {"game_id": game_id})
+    if found is None:
+        raise LookupError(f"no game {game_id!r}")
+    stored, after, at = found[0], found[1], found[2]
+    upto = version - INITIAL_VERSION
+    if at == version and after is None:
+        return cast(dict[str, Any], stored)
+    if upto <= 0:
+        first = one("initial_state", {"game_id": game_id})
+        if first is None or first[0] is None:
+            raise StateNotKept(f"game {game_id!r}: its initial state is not kept")
+        return cast(dict[str, Any], first[0])
+    if after == upto:  # the row holds this very state (the game moved on since)
+        return cast(dict[str, Any], stored)
+    base: Any
+    if after is not None and after < upto:
+        base = stored
+        rows = many("chain", {"game_id": game_id, "after": after, "upto": upto})
+        start = after + 1
+    else:
+        rows = many("chain_from_snapshot", {"game_id": game_id, "upto": upto})
+        start = rows[0][0] if rows else upto + 1
+        base = None
+        if start == 1:  # no snapshot before it: the log starts from the initial state
+            first = one("initial_state", {"game_id": game_id})
+            base = None if first is None else first[0]
+    if not rows or rows[0][0] != start or rows[-1][0] != upto or len(rows) != upto - start + 1:
+        raise StateNotKept(f"game {game_id!r}: the log does not hold every state up to {upto}")
+    state = deltas.rebuild(base, [(r[1], r[2]) for r in rows])[-1]
+    if state is None:
+        raise StateNotKept(f"game {game_id!r}: the state of version {version} is not kept")
+    return state
+
+
 _INSERT_EVENT = insert(cast(Table, EventRow.__table__))
 _EVENT_COLUMNS = tuple(c for c in EventRow.__table__.columns if c.key != "id")
-_ADVANCES: dict[frozenset[str], Update] = {}
+_ADVANCES: dict[tuple[frozenset[str], bool], Update] = {}
 """The conditional UPDATE of :meth:`GameRepository.advance`, built once per set of extra
-columns it sets (a handful: dice counter and clock, winner, seed...)."""
+columns it sets (a handful: dice counter and clock, winner, seed...) and whether it writes
+the state whole."""
 
 
-def _advance_statement(extra: frozenset[str]) -> Update:
-    stmt = _ADVANCES.get(extra)
+def _advance_statement(extra: frozenset[str], whole: bool) -> Update:
+    stmt = _ADVANCES.get((extra, whole))
     if stmt is None:
         table = cast(Table, GameRow.__table__)
+        values: dict[str, Any] = {
+            name: bindparam(f"p_{name}")
+            for name in ("version", "status", "updated_at", *sorted(extra))
+        }
+        if whole:  # the state whole: the row's state is the current one again
+            values["state"] = bindparam("p_state")
+            values["state_seq"] = null()
+        else:  # the row keeps the state it holds: the state of the event it names, or now of
+            # the event before this write's (when it held the current state until now)
+            values["state_seq"] = func.coalesce(table.c.state_seq, bindparam("p_state_seq"))
         stmt = (
             update(table)
             .where(table.c.id == bindparam("p_id"), table.c.version == bindparam("p_expected"))
-            .values(
-                {
-                    name: bindparam(f"p_{name}")
-                    for name in ("version", "state", "status", "updated_at", *sorted(extra))
-                }
-            )
+            .values(values)
         )
-        _ADVANCES[extra] = stmt
+        _ADVANCES[(extra, whole)] = stmt
     return stmt
-
-
-def jsonb_order(doc: Any) -> Any:
-    """``doc`` as PostgreSQL's ``jsonb`` gives it back: every object's keys shorter first, keys
-    of one length by their UTF-8 bytes; and a float Python writes with an exponent of 16 or
-    more (``1e+16``) read back as the integer ``jsonb`` prints for it."""
-    if type(doc) is float and abs(doc) >= 1e16 and doc.is_integer():
-        return int(doc)
-    if isinstance(doc, dict):
-        keys = sorted(doc, key=lambda k: (len(k.encode()), k.encode()))
-        return {k: jsonb_order(doc[k]) for k in keys}
-    if isinstance(doc, list):
-        return [jsonb_order(v) for v in doc]
-    return doc
-
-
-def _jsonb_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    if len(pairs) > 1:
-        pairs.sort(key=lambda kv: (len(kv[0].encode()), kv[0].encode()))
-    return dict(pairs)
-
-
-def _jsonb_float(text: str) -> float | int:
-    value = float(text)
-    return int(value) if abs(value) >= 1e16 and value.is_integer() else value
-
-
-def _jsonb_reorder(doc: dict[str, Any]) -> dict[str, Any]:
-    """One object's keys in ``jsonb``'s order (its values are already in order)."""
-    return _jsonb_object(list(doc.items()))
-
-
-def jsonb_loads(text: str) -> Any:
-    """``jsonb_order(json.loads(text))`` in one pass of the C parser (the objects are put in
-    order as they are made, and no Python call is made per scalar)."""
-    return json.loads(text, object_pairs_hook=_jsonb_object, parse_float=_jsonb_float)
 
 
 class GameRecord:
@@ -260,11 +325,12 @@ class GameRecord:
     def __init__(
         self,
         values: Sequence[Any],
-        documents: Callable[[str, str], Any],
+        documents: Callable[[str, str, int], Any],
         when: Callable[[Any], Any] | None = None,
     ) -> None:
         """``values``: a row of :data:`_READ` or :data:`_READ_AS` (its first columns);
-        ``documents(game id, column)`` reads one of the state documents; ``when``: the
+        ``documents(game id, column, version)`` reads one of the state documents (the
+        state: as it was at ``version``, :func:`_state_at`); ``when``: the
         timestamps are as the driver gave them, and this makes them datetimes (SQLite's
         text, parsed on first access only: a game's view, which shows them, is made once
         per version)."""
@@ -315,13 +381,13 @@ class GameRecord:
     @property
     def state(self) -> dict[str, Any]:
         if self._state is _UNREAD:
-            self._state = self._documents(self.id, "state")
+            self._state = self._documents(self.id, "state", self.version)
         return cast(dict[str, Any], self._state)
 
     @property
     def initial_state(self) -> dict[str, Any] | None:
         if self._initial_state is _UNREAD:
-            self._initial_state = self._documents(self.id, "initial_state")
+            self._initial_state = self._documents(self.id, "initial_state", self.version)
         return cast(dict[str, Any] | None, self._initial_state)
 
     def __repr__(self) -> str:
@@ -435,7 +501,8 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
         statements = {
             "board": select(_SCENARIOS.c.board).where(_SCENARIOS.c.id == bindparam("sid")),
             "ping": select(literal_column("1")),
-            **{name: stmt for name, stmt in _DOCUMENT.items()},
+            **_DOCUMENT,
+            **_CHAINS,
         }
         plans = {k: _Plan(v, dialect) for k, v in statements.items()}
         plans["read"] = _Plan(_READ, dialect, _WHEN)
@@ -496,11 +563,36 @@ class DirectReads:
             raise self._wrapped(exc, plan.sql, params) from exc
         return None if raw is None else plan.row(raw)
 
+    def many(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row of statement ``name`` (processed)."""
+        plan = self._plans[name]
+        conn = self._connection()
+        try:
+            cursor = conn.cursor()
+            try:
+                args = plan.args(params)
+                if self.engine.dispatch.before_cursor_execute:  # a statement observer
+                    self.engine.dispatch.before_cursor_execute(
+                        None, cursor, plan.sql, args, None, False
+                    )
+                if self.engine.echo:
+                    _SQL_LOG.info("%s %r (direct)", plan.sql, args)
+                cursor.execute(plan.sql, args)
+                raw = cursor.fetchall()
+            finally:
+                cursor.close()
+        except self.engine.dialect.loaded_dbapi.Error as exc:
+            raise self._wrapped(exc, plan.sql, params) from exc
+        return [plan.row(r) for r in raw]
+
     def later(self, name: str) -> Callable[[Any], Any] | None:
         """What converts the values statement ``name`` left as the driver gave them."""
         return self._plans[name].later
 
-    def document(self, game_id: str, name: str) -> Any:
+    def document(self, game_id: str, name: str, version: int) -> Any:
+        """A state document of the game (``state``: as it was at ``version``)."""
+        if name == "state":
+            return _state_at(game_id, version, self.one, self.many)
         row = self.one(name, {"game_id": game_id})
         if row is None:
             raise LookupError(f"no game {game_id!r}")
@@ -668,18 +760,26 @@ class GameRepository:
             )
         return self._session
 
-    def _document(self, game_id: str, name: str) -> Any:
-        """A state document of the game read in this transaction (see :class:`GameRecord`)."""
+    def _document(self, game_id: str, name: str, version: int) -> Any:
+        """A state document of the game read in this transaction (see :class:`GameRecord`;
+        the state as it was at ``version``)."""
         if self.direct is not None:
-            return self.direct.document(game_id, name)
+            return self.direct.document(game_id, name, version)
         session = self.session
         if not session.in_transaction():
             raise RuntimeError(
                 f"games.{name} of {game_id} read after its transaction ended (it is read on "
                 "first access, inside the transaction that read the game)"
             )
-        stmt = _DOCUMENT[name]
-        return self._connection().execute(stmt, {"game_id": game_id}).scalar_one()
+        if name == "state":
+            return _state_at(game_id, version, self._one, self._many)
+        return self._connection().execute(_DOCUMENT[name], {"game_id": game_id}).scalar_one()
+
+    def _one(self, name: str, params: Mapping[str, Any]) -> Sequence[Any] | None:
+        return self._connection().execute(_DOCUMENT[name], params).first()
+
+    def _many(self, name: str, params: Mapping[str, Any]) -> Sequence[Sequence[Any]]:
+        return self._connection().execute(_CHAINS[name], params).all()
 
     # -- create ---------------------------------------------------------------------------
 
@@ -786,24 +886,9 @@ class GameRepository:
         (:mod:`app.db.deltas`): one query, at most ``REFEREE_SNAPSHOT_EVERY`` rows."""
         if seq <= 0:
             return dict(initial) if initial is not None else None
-        table = cast(Table, EventRow.__table__)
         # the chain starts at the last event without a delta: a snapshot, or an event that
         # kept no state (its JSON ``null``; the states after it are then not kept either)
-        nearest = (
-            select(func.coalesce(func.max(table.c.seq), 0))
-            .where(
-                table.c.game_id == game_id,
-                table.c.seq <= seq,
-                table.c.state_delta.is_(None),
-            )
-            .scalar_subquery()
-        )
-        stmt = (
-            select(table.c.seq, table.c.state_after, table.c.state_delta)
-            .where(table.c.game_id == game_id, table.c.seq <= seq, table.c.seq >= nearest)
-            .order_by(table.c.seq)
-        )
-        rows = self.session.execute(stmt).all()
+        rows = self.session.execute(_CHAIN_FROM_SNAPSHOT, {"game_id": game_id, "upto": seq}).all()
         if not rows or rows[-1][0] != seq or rows[-1][0] - rows[0][0] != len(rows) - 1:
             return None
         if rows[0][1] is None and rows[0][0] != 1:
@@ -827,8 +912,7 @@ class GameRepository:
         base: Mapping[str, Any] | None,
         stored: Sequence[tuple[dict[str, Any] | None, dict[str, Any] | None]],
     ) -> list[dict[str, Any] | None]:
-        reorder = None if self.keeps_documents() else _jsonb_reorder
-        return deltas.rebuild(base, stored, reorder)
+        return deltas.rebuild(base, stored)
 
     def count_events(self, game_id: str) -> int:
         stmt = select(func.count()).select_from(EventRow).where(EventRow.game_id == game_id)
@@ -841,31 +925,42 @@ class GameRepository:
         game_id: str,
         *,
         expected_version: int,
-        state: dict[str, Any],
+        state: dict[str, Any] | None,
         status: str,
         now: datetime | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> bool:
-        """Store a new state if the game is still at ``expected_version``.
+        """Move the game on if it is still at ``expected_version``.
 
         One conditional ``UPDATE ... WHERE version = :expected``: of two concurrent writers
         holding the same version exactly one matches a row; the other gets ``False``.
         ``extra`` sets further game columns in the same statement (``dice_counter``,
         ``clock``, ``winner``, ``seed_revealed``), so they change atomically with the version.
-        """
+
+        ``state``: the new state whole, written to the row. None: the write's event stores
+        the change as a delta (``events.state_delta``, appended in the same transaction), and
+        the row keeps the state it holds -- its ``state_seq`` then names the event whose state
+        that is, and a reader rebuilds the current state from it and the deltas after it
+        (:func:`_state_at`). A write then does not rewrite a state-sized column for a
+        one-unit change (issue 28 item 3)."""
         extra = dict(extra or {})
         params = {
             "p_id": game_id,
             "p_expected": expected_version,
             "p_version": expected_version + 1,
-            "p_state": state,
             "p_status": status,
             "p_updated_at": now or utcnow(),
             **{f"p_{name}": value for name, value in extra.items()},
         }
+        whole = state is not None
+        if whole:
+            params["p_state"] = state
+        else:
+            params["p_state_seq"] = expected_version - INITIAL_VERSION
         columns = frozenset(extra)
-        stmt = _advance_statement(columns)
-        return self._on_driver(("advance", columns), lambda d: _Write(stmt, d), params) == 1
+        stmt = _advance_statement(columns, whole)
+        key = ("advance", columns, whole)
+        return self._on_driver(key, lambda d: _Write(stmt, d), params) == 1
 
     def append_event(self, event: EventRow | NewEvent) -> None:
         """Stage an event; readers are woken when (and only if) the transaction commits:
@@ -892,22 +987,3 @@ class GameRepository:
             .where(table.c.game_id == event.game_id, table.c.seq == event.seq)
             .values(response=body)
         )
-
-    def keeps_documents(self) -> bool:
-        """True when a JSON document comes back from this database as it was written
-        (SQLite keeps the text); False on PostgreSQL (``jsonb`` reorders object keys)."""
-        return self.session.get_bind().dialect.name != "postgresql"
-
-    def stored_text_as_read(self, text: str) -> dict[str, Any]:
-        """The document of a JSON ``text`` this session wrote, as the database will hand it
-        back (see :meth:`as_stored`), parsed from the text."""
-        doc = jsonb_loads(text) if not self.keeps_documents() else json.loads(text)
-        assert isinstance(doc, dict)
-        return doc
-
-    def as_stored(self, doc: dict[str, Any]) -> dict[str, Any]:
-        """A JSON document as this database will hand it back once stored: the same on
-        SQLite (the text is kept), keys reordered on PostgreSQL (``jsonb``)."""
-        if self.session.get_bind().dialect.name == "postgresql":
-            return dict(jsonb_order(doc))
-        return doc

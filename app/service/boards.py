@@ -80,6 +80,12 @@ class WeighedLru:
                 _, (_, dropped) = self._items.popitem(last=False)
                 self.bytes -= dropped
 
+    def size_of(self, key: Any) -> int | None:
+        """The weight ``key``'s value was kept with (None: not kept)."""
+        with self._lock:
+            item = self._items.get(key)
+        return None if item is None else item[1]
+
     def drop(self, which: Callable[[Any], bool]) -> None:
         """Forget the entries whose key ``which`` selects."""
         with self._lock:
@@ -118,6 +124,10 @@ class BoardCache(WeighedLru):
             return load(), len(canonical_json(raw()))
 
         return self.states.get(key, parse)
+
+    def state_size(self, key: StateKey) -> int | None:
+        """The JSON size a kept state of (game, version) was weighed with (None: not kept)."""
+        return self.states.size_of(key)
 
     def keep_state(self, key: StateKey, state: Any, size: int) -> None:
         """Keep ``state`` as the parsed state of (game, version) and drop the game's other

@@ -33,21 +33,23 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 from sqlalchemy.exc import IntegrityError
 
 from app.db import deltas
 from app.db.engine import json_reuse
+from app.db.models import INITIAL_VERSION as INITIAL_VERSION
 from app.db.models import EventRow, GameFields, NewEvent
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
-from app.rules import memo, registry
+from app.rules import registry
 from app.rules.base import RulesError, Ruleset
 from app.rules.phases import allows
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service import notify
-from app.service.boards import BoardCache, canonical_json
+from app.service.boards import BoardCache, StateKey, canonical_json
 from app.service.errors import (
     Conflict,
     IdempotencyKeyReused,
@@ -66,6 +68,8 @@ from app.service.jsonsafe import (
     StoredText,
     checked_state_text,
     checked_text,
+    encode_state,
+    fine,
     json_text,
     unsafe_values,
 )
@@ -75,8 +79,6 @@ from app.service.tokens import hash_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
 
-INITIAL_VERSION = 1
-"""A new game's version; each accepted action adds one, so event ``seq`` = version - 1."""
 
 ACCEPTED = 201
 """The outcome status of an accepted action (stored with the event for replays)."""
@@ -313,40 +315,38 @@ def append_event(
     idempotency_key: str | None = None,
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
-    response: Callable[[int, int, str], str] | None = None,
+    response: Callable[[int, int, Callable[[], str]], str] | None = None,
 ) -> NewEvent:
     """Move the game from version ``expected`` to the next and append the event that did it,
     in the open write transaction (one conditional UPDATE; 412 if another write came first).
     Every write appends through here, so each bumps the version by exactly one
-    (seq = version - 1). ``response(seq, version, state's JSON text)`` gives the answer stored
-    for replays (the new state's JSON text, encoded once, is handed on for its view). The
-    event records the version of the ruleset that judged it (the one this process runs)."""
+    (seq = version - 1). ``response(seq, version, state_text)`` gives the answer stored
+    for replays; ``state_text()`` is the new state's JSON text, encoded once when first asked
+    for. The event records the version of the ruleset that judged it (the one this process
+    runs).
+
+    What is stored: an event whose state is a delta (:func:`_state_delta`) stores that delta,
+    and the game row keeps the state it holds (``games.state_seq``, migration 0013) -- so a
+    one-unit move on a 500-unit board neither encodes nor writes the whole state unless
+    something asks for its text (an answer with the state, a replay's stored answer,
+    PostgreSQL's kept state); every ``REFEREE_SNAPSHOT_EVERY``-th event, and any whose delta
+    cannot be made, stores its state whole, in the event and in the game row."""
     ruling_json = ruling.model_dump(mode="json")
     ruling_text = checked_text(ruling_json)  # checked on its text (C speed), written as it is
-    with guard("state"):
-        state_text = checked_state_text(new_state)
-    if state_text is not None:  # the common case: encoded once, from the model, and checked
-        state_json: Any = StoredText(state_text)
-    else:
-        with guard("state"):
-            state_json = new_state.model_dump(mode="json")
-        state_text = checked_text(state_json)
-    if state_text is None or ruling_text is None:
-        unstorable = unsafe_values({"state": state_json, "ruling": ruling_json})
-        if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
-            raise InvalidInput(
-                "this request would store values that cannot be stored",
-                unstorable,
-                code="result.unstorable",
-            )
-        if state_text is None:  # the quick text check was only wary: the walk passed it
-            state_text = json_text(state_json)
+    made = _NewState(new_state, ruling_json, ruling_text)
+    if ruling_text is None:
+        made.stored()  # the ruling is walked with the state, and what cannot be stored named
     seq = expected - INITIAL_VERSION + 1
-    delta = _state_delta(game, expected, new_state, state_text)
-    snapshot = state_json if delta is None else None
-    # the state is stored in the game row and, every REFEREE_SNAPSHOT_EVERY events, as the
-    # event's snapshot (encoded once); the events between store their delta
-    known = [(state_json, state_text)]
+    delta = _state_delta(game, expected, new_state, made.text)
+    if delta is not None:
+        if delta[1]:
+            made.storable = True  # what changed is storable, and the rest was stored before
+        else:
+            made.stored()  # a change the ruleset made that cannot be stored: named (422)
+    whole = None if delta is not None else made.stored()[0]
+    # the state is stored whole (in the game row and the event) every REFEREE_SNAPSHOT_EVERY
+    # events; the events between store their delta, and the game row keeps its state
+    known: list[tuple[Any, str]] = [made.encoded] if made.encoded is not None else []
     if ruling_text is not None:
         known.append((ruling_json, ruling_text))
     if delta is not None:
@@ -355,12 +355,12 @@ def append_event(
         if not uow.games.advance(
             game.row.id,
             expected_version=expected,
-            state=state_json,
+            state=whole,
             status=status or game.row.status,
             extra=dict(columns or {}),
         ):
             raise PreconditionFailed("another write was accepted first; reload the game")
-        answer = response(seq, expected + 1, state_text) if response is not None else None
+        answer = response(seq, expected + 1, made.text) if response is not None else None
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
         event = NewEvent(
@@ -377,14 +377,14 @@ def append_event(
             response=answer if idempotency_key is not None else None,
             created_at=utc_now(),
             payload=dict(payload) if payload is not None else None,
-            state_after=snapshot,
+            state_after=whole,
             state_delta=delta[0] if delta is not None else None,
             visible_to=visible_to,
             ruleset_version=game.ruleset.version,
         )
         uow.games.append_event(event)
         event.response = answer  # the body of this request (the row is written, not tracked)
-        remember_state(uow, game, expected + 1, state_json, state_text, new_state)
+        remember_state(uow, game, expected + 1, made, delta)
         with guard("state"):  # webhook notifications: outbox rows in this same transaction
             notify.enqueue(
                 uow,
@@ -402,13 +402,86 @@ def append_event(
     return event
 
 
+class _NewState:
+    """A write's new state: its stored form and JSON text, encoded on first use only."""
+
+    __slots__ = ("encoded", "ruling_json", "ruling_text", "state", "storable")
+
+    def __init__(self, state: Any, ruling_json: dict[str, Any], ruling_text: str | None) -> None:
+        self.state = state
+        self.ruling_json = ruling_json
+        self.ruling_text = ruling_text
+        self.encoded: tuple[Any, str] | None = None
+        """(the state as a JSON column writes it, its JSON text), once made."""
+        self.storable = False
+        """Known storable without a look at its text: the write stores a delta whose values
+        passed the check, and every other value was stored before (a state read from the
+        database, or kept from a write that checked it the same way)."""
+
+    def stored(self) -> tuple[Any, str]:
+        if self.encoded is None:
+            self.encoded = self._encoded()
+        return self.encoded
+
+    def _encoded(self) -> tuple[Any, str]:
+        if self.storable and isinstance(self.state, BaseModel) and self.ruling_text is not None:
+            try:  # the text alone, without the check of every value in it
+                text = encode_state(self.state).decode("utf-8")
+            except (ValueError, TypeError, RecursionError, PydanticSerializationError):
+                pass
+            else:
+                if checking_writes():  # what the check would have said
+                    checked = _stored_state(self.state, self.ruling_json, self.ruling_text)
+                    if checked[1] != text:
+                        raise AssertionError("a delta write's state text differs when checked")
+                return StoredText(text), text
+        return _stored_state(self.state, self.ruling_json, self.ruling_text)
+
+    def text(self) -> str:
+        return self.stored()[1]
+
+
+def _stored_state(
+    new_state: Any, ruling_json: dict[str, Any], ruling_text: str | None
+) -> tuple[Any, str]:
+    """The new state as a JSON column writes it (its :class:`StoredText`, encoded from the
+    model, or its dump) and its JSON text; 422 ``result.unstorable`` naming every value of
+    the state or the ruling that cannot be stored."""
+    with guard("state"):
+        state_text = checked_state_text(new_state)
+    if state_text is not None and ruling_text is not None:  # the common case
+        return StoredText(state_text), state_text
+    state_json: Any
+    if state_text is not None:
+        state_json = StoredText(state_text)
+        checked = {"ruling": ruling_json}
+    else:
+        with guard("state"):
+            state_json = new_state.model_dump(mode="json")
+        state_text = checked_text(state_json)
+        checked = {"state": state_json, "ruling": ruling_json}
+    if state_text is None or ruling_text is None:
+        unstorable = unsafe_values(checked)
+        if unstorable:  # e.g. a number the ruleset computed that overflowed to Infinity
+            raise InvalidInput(
+                "this request would store values that cannot be stored",
+                unstorable,
+                code="result.unstorable",
+            )
+        if state_text is None:  # the quick text check was only wary: the walk passed it
+            state_text = json_text(state_json)
+    return state_json, state_text
+
+
 def _state_delta(
-    game: Game, expected: int, new_state: Any, state_text: str
+    game: Game, expected: int, new_state: Any, state_text: Callable[[], str]
 ) -> tuple[dict[str, Any], str] | None:
     """The delta the event leaving version ``expected`` stores instead of its whole state,
-    with its JSON text; None when it stores a snapshot: every ``REFEREE_SNAPSHOT_EVERY``-th
+    with its JSON text ("" when a value in it cannot be stored); None when it stores a
+    snapshot: every ``REFEREE_SNAPSHOT_EVERY``-th
     event, and any whose delta cannot be made from the two states' models or is not small
-    (:mod:`app.db.deltas`).
+    (:mod:`app.db.deltas`: larger than ``DELTA_SHARE`` of the state's JSON text -- the state
+    before's, as the process keeps its size, so the new state need not be encoded for it).
 
     The delta is taken from ``game.state``, which must dump as the stored document of
     ``expected`` does: so only when ``game.state`` is the state of ``expected`` (a second
@@ -427,12 +500,27 @@ def _state_delta(
         return None
     if delta is None:
         return None
-    text = json_text(delta)
-    if len(text) > deltas.DELTA_SHARE * len(state_text):
+    text = checked_text(delta)  # checked on its text (C speed), written as it is
+    if text is None:  # the quick text check was wary: walk it (not storable: see the caller)
+        text = json_text(delta) if fine(delta) else ""
+    size = _state_size(game)
+    if size is None:
+        size = len(state_text())
+    if len(text) > deltas.DELTA_SHARE * size:
         return None
     if checking_writes():
-        _check_delta(game, delta, state_text)
+        _check_delta(game, delta, state_text())
     return delta, text
+
+
+def _state_key(game: Game, version: int) -> StateKey:
+    return (game.row.id, version, game.ruleset.id, game.row.ruleset_version)
+
+
+def _state_size(game: Game) -> int | None:
+    """The JSON size of ``game.state`` as the process's cache weighs it (None: not kept)."""
+    cache = game.cache
+    return None if cache is None else cache.state_size(_state_key(game, game.row.version))
 
 
 def _check_delta(game: Game, delta: dict[str, Any], state_text: str) -> None:
@@ -451,60 +539,37 @@ def remember_state(
     uow: AbstractUnitOfWork,
     game: Game,
     version: int,
-    state_json: Any,
-    text: str,
-    new_state: Any = None,
+    made: _NewState,
+    delta: tuple[dict[str, Any], str] | None = None,
 ) -> None:
-    """Once the write commits, keep the state it stored as the parsed state of ``version``,
-    so the next request neither reads nor parses it. What is kept is the state a reader
-    would parse from the database, in every process, whether it was cached or read:
-
-    * where the database hands the document back as it was written (SQLite keeps the text),
-      ``new_state`` itself -- the object the ruleset made, whose per-state look-ups the
-      ruleset may have handed on from the state before. Every ruleset's states give back an
-      equal state, dumped byte for byte alike, when parsed from their dump
-      (``tests/db/test_kept_state.py`` checks it for every rule case, and with
-      ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write checks it);
-    * otherwise (PostgreSQL's ``jsonb`` reorders keys) the stored document as the database
-      will hand it back, parsed as a reader would parse it -- given what the rules core keeps
-      for ``new_state`` (its index, handed on from the state before: :func:`memo.adopt`)
-      when the two are equal, as they are for every ruleset (``tests/db/test_kept_state.py``),
-      so the next ask after a write is not a cold parse on PostgreSQL either.
-
-    ``state_json`` is the stored document, or its :class:`StoredText`."""
+    """Once the write commits, keep the state it made as the parsed state of ``version``, so
+    the next request neither reads nor parses it: the object the ruleset made, whose
+    per-state look-ups the ruleset may have handed on from the state before. It is the state
+    a reader in any process would parse: both databases hand a state document back as it was
+    written (PostgreSQL's state columns are ``json``, not ``jsonb``, since migration 0014),
+    and every ruleset's states give back an equal state, dumped byte for byte alike, when
+    parsed from their dump (``tests/db/test_kept_state.py`` checks it for every rule case;
+    with ``REFEREE_CHECK_KEPT_STATE`` set -- as the test suite does -- every write parses its
+    state's text and compares). Its weight in the cache is its JSON text's length, or (not
+    encoded: a delta was stored) the state before's plus the delta's."""
     cache = game.cache
     if cache is None:
         return
-    key = (game.row.id, version, game.ruleset.id, game.row.ruleset_version)
-    size = len(text)
-    as_made = new_state is not None and uow.games.keeps_documents()
-    checking = as_made and checking_writes()
-
-    def keep() -> None:
-        if as_made and not checking:
-            cache.keep_state(key, new_state, size)
-            return
-        try:
-            stored = (
-                uow.games.stored_text_as_read(state_json.text)
-                if isinstance(state_json, StoredText)
-                else uow.games.as_stored(state_json)
-            )
-            state = game.ruleset.load_state(stored)
-        except Exception:  # the write has committed: a cache fill must not make it an error
-            return  # the next reader parses the state from the database and says what is wrong
-        if checking and (
-            state != new_state or state.model_dump_json() != new_state.model_dump_json()
-        ):
+    key = _state_key(game, version)
+    new_state = made.state
+    before = _state_size(game)
+    if made.encoded is None and delta is not None and before is not None:
+        size = before + len(delta[1])
+    else:
+        size = len(made.text())
+    if checking_writes():
+        parsed = game.ruleset.load_state(json.loads(made.text()))
+        if parsed != new_state or parsed.model_dump_json() != new_state.model_dump_json():
             raise AssertionError(
                 f"{game.ruleset.id}: the state a write made differs from the state parsed "
                 "from its stored document; it cannot be kept as made"
             )
-        if not as_made and new_state is not None and state == new_state:
-            memo.adopt(new_state, state)
-        cache.keep_state(key, new_state if as_made else state, size)
-
-    uow.after_commit(keep)
+    uow.after_commit(lambda: cache.keep_state(key, new_state, size))
 
 
 def checking_writes() -> bool:
@@ -551,23 +616,31 @@ def record_event(
     idempotency_key: str | None = None,
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
+    minimal: bool = False,
 ) -> ActionOutcome:
     """Append an action or match event (see :func:`append_event`) whose answer is the
     :class:`ActionResult`: the new state as ``seat`` sees it, the ruling, position and clock.
 
     Action events have ``payload`` null; match events (phase, rollback, takeback,
     clock_expired, seed_revealed, game_finished) carry their details in ``payload``.
+
+    ``minimal``: the client asked for the answer without the state (``Prefer:
+    return=minimal``): without an Idempotency-Key, whose stored answer a retry replays (the
+    full one), the full answer is not made -- so the new state need not be encoded at all
+    (``body`` is then the :class:`ActionChange` too).
     """
     with guard("state"):
         turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
-    minimal: list[str] = []
+    change: list[str] = []
 
-    def answer(seq: int, version: int, state_text: str) -> str:
+    def answer(seq: int, version: int, state_text: Callable[[], str]) -> str:
         position = mt.position_view(turn)
         clock = mt.clock_view(game.row, now, columns.get("clock", game.row.clock))
         ruling_text = ruling.model_dump_json()
-        minimal.append(action_result_text(seq, version, ruling_text, None, position, clock))
+        change.append(action_result_text(seq, version, ruling_text, None, position, clock))
+        if minimal and idempotency_key is None and not checking_writes():
+            return change[-1]
         if type(game.ruleset).view is not Ruleset.view:  # a ruleset that hides something
             return ActionResult(
                 event=seq,
@@ -577,23 +650,27 @@ def record_event(
                 position=position,
                 clock=clock,
             ).model_dump_json()
-        text = action_result_text(seq, version, ruling_text, state_text, position, clock)
+        text = action_result_text(seq, version, ruling_text, state_text(), position, clock)
         if checking_writes():
             slow = ActionResult(
                 event=seq,
                 version=version,
                 ruling=ruling,
-                state=json.loads(state_text),
+                state=json.loads(state_text()),
                 position=position,
                 clock=clock,
             ).model_dump_json()
             if slow != text:
                 raise AssertionError(f"the answer put together differs:\n{text}\n{slow}")
-            change = ActionChange(
+            slow_change = ActionChange(
                 event=seq, version=version, ruling=ruling, position=position, clock=clock
             ).model_dump_json()
-            if change != minimal[-1]:
-                raise AssertionError(f"the change put together differs:\n{minimal[-1]}\n{change}")
+            if slow_change != change[-1]:
+                raise AssertionError(
+                    f"the change put together differs:\n{change[-1]}\n{slow_change}"
+                )
+            if minimal and idempotency_key is None:
+                return change[-1]
         return text
 
     event = append_event(
@@ -620,7 +697,7 @@ def record_event(
         body=event.response,
         event=event.seq,
         version=event.version,
-        minimal=minimal[-1] if minimal else None,
+        minimal=change[-1] if change else None,
     )
 
 
@@ -812,6 +889,8 @@ class WriteRequest:
     idempotency_key: str | None
     boards: BoardCache
     now: float | None
+    minimal: bool = False
+    """The client prefers the answer without the new state (``Prefer: return=minimal``)."""
 
 
 @dataclass(frozen=True)
@@ -826,6 +905,8 @@ class Write:
     idempotency_key: str | None
     request_digest: str
     now: float
+    minimal: bool = False
+    """The client prefers the answer without the new state (see :func:`record_event`)."""
 
     def require_current(self) -> None:
         require_current(self.game.row, self.if_match)
@@ -860,6 +941,7 @@ class Write:
             idempotency_key=self.idempotency_key,
             request_digest=self.request_digest,
             visible_to=visible_to,
+            minimal=self.minimal,
         )
 
 
@@ -905,7 +987,8 @@ def run_write(
                 require_current(game.row, if_match)
                 if not upgrading:  # judged only under the version the game is pinned to
                     require_running_version(game)
-            outcome = body(Write(uow, game, seat, if_match, req.idempotency_key, digest_, at))
+            write = Write(uow, game, seat, if_match, req.idempotency_key, digest_, at, req.minimal)
+            outcome = body(write)
             uow.commit()
             return outcome
 

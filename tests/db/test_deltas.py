@@ -104,16 +104,17 @@ ops = st.tuples(
 
 def _stored(states: list[State], every: int) -> list[tuple[Any, Any]]:
     """What the writer stores for each event after the first state (app/service/pipeline.py
-    ``_state_delta``: the snapshot rule, then the delta if one can be made and is small)."""
+    ``_state_delta``: the snapshot rule, then the delta if one can be made and is small
+    beside the state before it)."""
     out: list[tuple[Any, Any]] = []
     for seq in range(1, len(states)):
         old, new = states[seq - 1], states[seq]
         delta = None if deltas.wants_snapshot(seq, every) else deltas.make_delta(old, new)
-        text = new.model_dump_json()
-        if delta is not None and len(json.dumps(delta)) > deltas.DELTA_SHARE * len(text):
+        size = len(old.model_dump_json())  # the state before's, as the writer's cache weighs it
+        if delta is not None and len(json.dumps(delta)) > deltas.DELTA_SHARE * size:
             delta = None
         if delta is None:
-            out.append((json.loads(text), None))
+            out.append((json.loads(new.model_dump_json()), None))
         else:  # as a JSON column gives it back
             out.append((None, json.loads(json.dumps(delta))))
     return out

@@ -23,15 +23,19 @@ WAIT = 15.0
 """The longest a test waits for the server to close a connection (deadlines are 1 s)."""
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="module", params=["httptools", "h11"])
 def server(
-    sqlite_template: Path, tmp_path_factory: pytest.TempPathFactory
+    request: pytest.FixtureRequest,
+    sqlite_template: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[ServerProcess]:
-    """One server process for the module (the deadlines do not depend on the database), with
-    one-second deadlines and the soft file limit of a default container (1024)."""
+    """One server process for the module per HTTP protocol ``referee serve`` can run (the
+    deadlines do not depend on the database), with one-second deadlines and the soft file
+    limit of a default container (1024)."""
     work = tmp_path_factory.mktemp("slow-clients")
     shutil.copyfile(sqlite_template, work / "referee.db")
     env = {
+        "REFEREE_HTTP_PROTOCOL": request.param,
         "REFEREE_TIMEOUT_HEADERS_SECONDS": "1",
         "REFEREE_TIMEOUT_BODY_SECONDS": "1",
         "REFEREE_TIMEOUT_KEEP_ALIVE_SECONDS": "1",

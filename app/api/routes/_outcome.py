@@ -5,7 +5,7 @@ OpenAPI description) of a use case that appended an event."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
 from fastapi import Depends, Header, Request
@@ -108,7 +108,10 @@ async def rolling_write_request(
     """:data:`WriteDep`, the dice headers and ``Prefer``, in one dependency (see
     :func:`write_request`)."""
     write = await write_request(request, game_id, credentials, if_match, idempotency_key)
-    return RollingWrite(write, Roll(client_seed, dice), prefers_minimal(prefer))
+    minimal = prefers_minimal(prefer)
+    if minimal:  # the service then need not make (nor encode the state for) the full answer
+        write = replace(write, minimal=True)
+    return RollingWrite(write, Roll(client_seed, dice), minimal)
 
 
 RollingWriteDep = Annotated[RollingWrite, Depends(rolling_write_request)]
