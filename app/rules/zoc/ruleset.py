@@ -74,7 +74,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
     """Zones of control for an operational hex wargame (seed 000, section 8)."""
 
     id = RULESET_ID
-    version = "1.3.4"
+    version = "1.3.5"
     title = "Zone of Control (operational hex game, section 8)"
     description = (
         "Ground units project zones of control into adjacent hexes; enemy zones stop movement, "

@@ -134,7 +134,7 @@ def trace(ctx: Context, unit: Unit) -> SupplyResult:
                 continue
             problem = supply_entry(ctx, unit, cur, nbr, 0)
             if problem is not None:
-                result.blocked.setdefault(nbr, problem)
+                _note_block(result.blocked, nbr, problem)
                 continue
             parent[nbr] = cur
             depth[nbr] = depth[cur] + 1
@@ -162,6 +162,24 @@ def trace(ctx: Context, unit: Unit) -> SupplyResult:
         ["basic.supply", *(["8.2.supply"] if _any_ezoc(result) else [])],
     )
     return result
+
+
+def _note_block(blocked: dict[str, Problem], hex_id: str, problem: Problem) -> None:
+    """Note why the search could not enter ``hex_id`` from one more hex.
+
+    A blocked hex names a rule that keeps the line out of it whichever way the search came: a
+    refusal of the hex itself (enemy units in it, an EZOC no friendly unit negates: 8.2's
+    supply clause) holds for every approach, a prohibited hexside only for the step across
+    it. So a hexside refusal noted first gives way to a refusal of the hex met later from
+    another side (zoc 1.3.5: before, the first refusal stayed, and a hex kept out of reach by
+    an enemy zone could be reported as out of reach by terrain -- hiding that 8.2 shaped the
+    line, also from a detour around it). Terrain that forbids the hex itself refuses every
+    approach first, so it stays."""
+    known = blocked.get(hex_id)
+    if known is None or (
+        known.code == "zoc.prohibited_terrain" and problem.code != "zoc.prohibited_terrain"
+    ):
+        blocked[hex_id] = problem
 
 
 def _line_without_ezoc(ctx: Context, unit: Unit, sources: set[str], limit: int) -> list[str]:
