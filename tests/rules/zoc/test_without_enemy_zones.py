@@ -114,9 +114,40 @@ SIDESTEP: tuple[dict[str, Any], dict[str, Any]] = (
 length comparison instead of a path comparison misses the detour)."""
 
 
+def _sea_hexside(sources: list[str], max_length: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    return (
+        _base(
+            {
+                "hexsides": {"0103/0203": ["all_sea"]},
+                "units": [
+                    {"id": "m", "side": "axis", "movement_allowance": 1, "hex": "0102"},
+                    {"id": "u0", "side": "soviet", "movement_allowance": 2, "hex": "0103"},
+                ],
+                "supply": {
+                    "sources": {"axis": ["0101"], "soviet": sources},
+                    "max_length": max_length,
+                },
+            }
+        ),
+        {},
+    )
+
+
+SEA_THEN_ZONE = _sea_hexside(["0101"], 2)
+"""u0's search meets 0203 first across the all-sea hexside 0103/0203, then from 0204 in m's
+zone: without the zones 0203 is reached from 0204, so the blocked hex is the zone's doing and
+must be reported as such (found at random; zoc 1.3.5, rule case
+supply-sea-hexside-then-ezoc-blocks-the-hex)."""
+SEA_DETOUR = _sea_hexside(["0302"], 3)
+"""The same, the line going 0204-0303-0302 instead of 0204-0203-0302: as short, but a detour
+round m's zone, which must cite 8.2 (rule case supply-detour-past-sea-hexside-and-ezoc)."""
+
+
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(supply_games())
 @example(SIDESTEP)
+@example(SEA_THEN_ZONE)
+@example(SEA_DETOUR)
 def test_a_supply_answer_is_the_reference_but_where_enemy_zones_shape_it(
     game_data: tuple[dict[str, Any], dict[str, Any]],
 ) -> None:
