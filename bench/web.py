@@ -325,6 +325,7 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
     """Grow a game's log to ``total`` events: submit one real action, then copy its event row
     (bulk insert) and move the game's version on to match."""
     from app.db.models import EventRow, GameRow
+    from app.db.repository import DirectReads
 
     r = httpx.post(
         f"{base}/games/{game.id}/actions",
@@ -335,6 +336,11 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
     r.raise_for_status()
     engine = create_engine(url)
     try:
+        reads = DirectReads(engine)  # the state the real action left (the row may hold an
+        try:  # older one and the delta since: migration 0013)
+            state = reads.document(game.id, "state", int(r.json()["version"]))
+        finally:
+            reads.close()
         with engine.begin() as conn:
             row = conn.execute(select(EventRow).where(EventRow.game_id == game.id)).first()
             assert row is not None
@@ -355,7 +361,12 @@ def add_events(base: str, url: str, game: BenchGame, total: int) -> BenchGame:
             for start in range(0, len(rows), 2000):
                 conn.execute(insert(EventRow), rows[start : start + 2000])
             version = base_version + total - 1
-            conn.execute(update(GameRow).where(GameRow.id == game.id).values(version=version))
+            # the copies keep no state: the row holds the current one whole
+            conn.execute(
+                update(GameRow)
+                .where(GameRow.id == game.id)
+                .values(version=version, state=state, state_seq=None)
+            )
     finally:
         engine.dispose()
     game.etag = f'W/"{version}"'
