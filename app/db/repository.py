@@ -544,28 +544,16 @@ class DirectReads:
     def one(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first row of statement ``name`` (processed), or None."""
         plan = self._plans[name]
-        conn = self._connection()
-        try:
-            cursor = conn.cursor()
-            try:
-                args = plan.args(params)
-                if self.engine.dispatch.before_cursor_execute:  # a statement observer
-                    self.engine.dispatch.before_cursor_execute(
-                        None, cursor, plan.sql, args, None, False
-                    )
-                if self.engine.echo:
-                    _SQL_LOG.info("%s %r (direct)", plan.sql, args)
-                cursor.execute(plan.sql, args)
-                raw = cursor.fetchone()
-            finally:
-                cursor.close()
-        except self.engine.dialect.loaded_dbapi.Error as exc:
-            raise self._wrapped(exc, plan.sql, params) from exc
+        raw = self._run(plan, params, all_rows=False)
         return None if raw is None else plan.row(raw)
 
     def many(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         """Every row of statement ``name`` (processed)."""
         plan = self._plans[name]
+        return [plan.row(r) for r in self._run(plan, params, all_rows=True)]
+
+    def _run(self, plan: _Plan, params: Mapping[str, Any], *, all_rows: bool) -> Any:
+        """Run ``plan`` on the read's connection: its first row (or None), or every row."""
         conn = self._connection()
         try:
             cursor = conn.cursor()
@@ -578,12 +566,11 @@ class DirectReads:
                 if self.engine.echo:
                     _SQL_LOG.info("%s %r (direct)", plan.sql, args)
                 cursor.execute(plan.sql, args)
-                raw = cursor.fetchall()
+                return cursor.fetchall() if all_rows else cursor.fetchone()
             finally:
                 cursor.close()
         except self.engine.dialect.loaded_dbapi.Error as exc:
             raise self._wrapped(exc, plan.sql, params) from exc
-        return [plan.row(r) for r in raw]
 
     def later(self, name: str) -> Callable[[Any], Any] | None:
         """What converts the values statement ``name`` left as the driver gave them."""
