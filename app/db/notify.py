@@ -26,7 +26,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import Engine, event, select, text
+from sqlalchemy import Connection, Engine, event, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
@@ -35,6 +35,7 @@ from app.db.models import GameRow
 log = logging.getLogger("referee.notify")
 
 CHANNEL = "referee_events"
+_PG_NOTIFY = text("SELECT pg_notify(:channel, :payload)")
 """The PostgreSQL notification channel; payload ``<game id>:<seq>``."""
 
 _PENDING = "referee_appended_events"
@@ -61,10 +62,22 @@ def stage(session: Session, game_id: str, seq: int) -> None:
     session.info.setdefault(_PENDING, []).append((game_id, seq))
     bind = session.get_bind()
     if bind.dialect.name == "postgresql":
-        session.execute(
-            text("SELECT pg_notify(:channel, :payload)"),
-            {"channel": CHANNEL, "payload": payload(game_id, seq)},
-        )
+        session.execute(_PG_NOTIFY, {"channel": CHANNEL, "payload": payload(game_id, seq)})
+
+
+def stage_on(connection: Connection, staged: list[tuple[str, int]], game_id: str, seq: int) -> None:
+    """:func:`stage` for a write transaction without a session: the event is noted in
+    ``staged`` (its unit of work calls :func:`committed` with it once it commits) and, on
+    PostgreSQL, ``pg_notify`` runs in the transaction (delivered by the commit)."""
+    staged.append((game_id, seq))
+    if connection.dialect.name == "postgresql":
+        connection.execute(_PG_NOTIFY, {"channel": CHANNEL, "payload": payload(game_id, seq)})
+
+
+def committed(staged: list[tuple[str, int]]) -> None:
+    """Wake this process's listeners for events a transaction without a session committed
+    (see :func:`stage_on`)."""
+    _deliver(staged, False)
 
 
 def stage_access_change(session: Session, game_id: str) -> None:
@@ -106,8 +119,10 @@ def remove_outbox_listener(callback: Callable[[], None]) -> None:
 
 @event.listens_for(Session, "after_commit")
 def _after_commit(session: Session) -> None:
-    pending = session.info.pop(_PENDING, None)
-    outbox = session.info.pop(_OUTBOX, False)
+    _deliver(session.info.pop(_PENDING, None), session.info.pop(_OUTBOX, False))
+
+
+def _deliver(pending: list[tuple[str, int]] | None, outbox: bool) -> None:
     if not pending and not outbox:
         return
     with _lock:

@@ -650,13 +650,20 @@ class GameRepository:
         session: Session | None,
         direct: DirectReads | None = None,
         connection: Connection | None = None,
+        session_of: Callable[[], Session] | None = None,
+        stage: Callable[[str, int], None] | None = None,
     ) -> None:
         """``direct``: the transaction reads the game only, by :class:`DirectReads` (its
-        session, None, may not be used). ``connection``: the session's connection in its
-        transaction, as the unit of work began it (see :meth:`_connection`)."""
+        session, None, may not be used). ``connection``: the connection of the transaction,
+        as the unit of work began it (see :meth:`_connection`). ``session_of``: makes the
+        session on first use (a write's, on that connection). ``stage(game, seq)``: announces
+        an appended event once the transaction commits (else :func:`notify.stage` on the
+        session)."""
         self._session = session
         self.direct = direct
         self._conn = connection
+        self._session_of = session_of
+        self._stage = stage
 
     def _connection(self) -> Connection:
         """The session's connection, for a Core statement in its transaction: the one the
@@ -740,6 +747,8 @@ class GameRepository:
 
     @property
     def session(self) -> Session:
+        if self._session is None and self._session_of is not None:
+            self._session = self._session_of()
         if self._session is None:
             raise RuntimeError(
                 "this read transaction reads its game only (uow.begin(direct=True)): "
@@ -752,8 +761,9 @@ class GameRepository:
         the state as it was at ``version``)."""
         if self.direct is not None:
             return self.direct.document(game_id, name, version)
-        session = self.session
-        if not session.in_transaction():
+        conn = self._conn
+        in_write = conn is not None and not conn.closed and conn.in_transaction()
+        if not in_write and not self.session.in_transaction():
             raise RuntimeError(
                 f"games.{name} of {game_id} read after its transaction ended (it is read on "
                 "first access, inside the transaction that read the game)"
@@ -962,7 +972,10 @@ class GameRepository:
             values["created_at"] = utcnow()
         keys = tuple(values)
         self._on_driver(("event", keys), lambda d: _Write(_INSERT_EVENT, d, list(keys)), values)
-        notify.stage(self.session, event.game_id, event.seq)
+        if self._stage is not None:
+            self._stage(event.game_id, event.seq)
+        else:
+            notify.stage(self.session, event.game_id, event.seq)
 
     def set_response(self, event: EventRow | NewEvent, body: str) -> None:
         """Store the answer of an appended event's request once it is known (the event row

@@ -8,9 +8,10 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.db import notify
 from app.db.engine import WRITE_OPTION, writer_lock
 from app.db.repository import DirectReads, GameRepository
 
@@ -63,20 +64,41 @@ class AbstractUnitOfWork(abc.ABC):
 
 
 class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
-    """A unit of work over a SQLAlchemy session factory."""
+    """A unit of work over a SQLAlchemy session factory.
+
+    A write transaction begins on a ``Connection`` (SQLite's ``BEGIN IMMEDIATE``), not in an
+    ORM session: a submission's statements run on that connection (the repository's Core and
+    driver statements), and the session -- its transaction state machine, its begin and its
+    commit were a sixth of a small submission's CPU (docs/PERFORMANCE.md, issue 28, session
+    11) -- is made only when something asks for it (:attr:`session`: an Idempotency-Key's
+    look-up, outbox rows, the match flows' ORM rows), bound to that connection and in
+    control of its transaction (``join_transaction_mode="control_fully"``: its commit and
+    rollback are the transaction's). Readers are woken after the commit either way."""
 
     def __init__(self, session_factory: sessionmaker[Session]) -> None:
         self.session_factory = session_factory
         self._session: Session | None = None
+        self._conn: Connection | None = None
         self._reads: DirectReads | None = None
         self._held: threading.RLock | None = None
         self._after_commit: list[Callable[[], None]] = []
+        self._staged: list[tuple[str, int]] = []
 
     @property
     def session(self) -> Session:
         if self._session is None:
-            raise RuntimeError("unit of work used outside its `with` block")
+            if self._conn is None:
+                raise RuntimeError("unit of work used outside its `with` block")
+            # a write's session, made on first use: on the write's connection, its transaction
+            self._session = self.session_factory(
+                bind=self._conn, join_transaction_mode="control_fully"
+            )
         return self._session
+
+    def _stage(self, game_id: str, seq: int) -> None:
+        """An appended event, announced once this write commits (see :mod:`app.db.notify`)."""
+        assert self._conn is not None
+        notify.stage_on(self._conn, self._staged, game_id, seq)
 
     def __enter__(self) -> Self:
         if getattr(self, "_direct", False):
@@ -85,23 +107,32 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             self._reads = DirectReads(bind)
             self.games = GameRepository(None, self._reads)
             return self
-        session = self.session_factory()
-        connection = None
         if self.writing:
-            bind = session.get_bind()
-            lock = writer_lock(bind) if isinstance(bind, Engine) else None
+            bind = self.session_factory.kw["bind"]
+            assert isinstance(bind, Engine)
+            lock = writer_lock(bind)
             # queue behind this process's other writers (SQLite; see engine.writer_lock)
             if lock is not None and lock.acquire(timeout=WRITER_WAIT_SECONDS):
                 self._held = lock
+            conn: Connection | None = None
             try:
+                conn = bind.connect()
                 # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
-                connection = session.connection(execution_options={WRITE_OPTION: True})
+                conn.execution_options(**{WRITE_OPTION: True})
+                conn.begin()
             except BaseException:
-                session.close()
+                if conn is not None:
+                    conn.close()
                 self._release()
                 raise
+            self._conn = conn
+            self.games = GameRepository(
+                None, connection=conn, session_of=lambda: self.session, stage=self._stage
+            )
+            return self
+        session = self.session_factory()
         self._session = session
-        self.games = GameRepository(session, connection=connection)
+        self.games = GameRepository(session)
         return self
 
     def __exit__(
@@ -114,6 +145,25 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         if reads is not None:
             self._direct = False
             reads.close()
+            return
+        conn = self._conn
+        if conn is not None:
+            session = self._session
+            try:
+                if session is not None:
+                    if session.in_transaction():
+                        session.rollback()  # anything not committed is discarded
+                    session.close()
+                elif conn.in_transaction():
+                    conn.rollback()
+            finally:
+                conn.close()
+                self._conn = None
+                self._session = None
+                self._release()
+                self._write = False
+                self._after_commit = []
+                self._staged = []
             return
         session = self.session
         try:
@@ -135,7 +185,14 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             held.release()
 
     def commit(self) -> None:
-        self.session.commit()
+        conn = self._conn
+        if conn is not None and self._session is None:
+            conn.commit()
+        else:
+            self.session.commit()  # a write's session commits its connection's transaction
+        staged, self._staged = self._staged, []
+        if staged:
+            notify.committed(staged)
         pending, self._after_commit = self._after_commit, []
         for callback in pending:
             callback()
@@ -144,5 +201,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._after_commit.append(callback)
 
     def rollback(self) -> None:
-        self.session.rollback()
+        conn = self._conn
+        if conn is not None and self._session is None:
+            if conn.in_transaction():
+                conn.rollback()
+        else:
+            self.session.rollback()
         self._after_commit = []
+        self._staged = []
