@@ -31,7 +31,7 @@ others compared by value, and only the changed parts dumped. Nothing here knows 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from itertools import compress
 from operator import is_not
 from typing import Any
@@ -174,20 +174,11 @@ def make_delta(old: Any, new: Any) -> dict[str, Any] | None:
 # -- applying deltas --------------------------------------------------------------------------
 
 
-Reorder = Callable[[dict[str, Any]], dict[str, Any]]
-"""Puts an object's keys in the order the database keeps them (PostgreSQL's ``jsonb``), for
-the objects a delta gave new keys (every other object came from the database in order)."""
-
-
-def apply_delta(
-    doc: Mapping[str, Any], delta: Mapping[str, Any], reorder: Reorder | None = None
-) -> dict[str, Any]:
+def apply_delta(doc: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, Any]:
     """The state document ``delta`` makes of ``doc`` (a new document; ``doc`` is unchanged,
     and shares with the result the entries the delta does not touch)."""
     out = dict(doc)
-    added = False
     for name, value in (delta.get("set") or {}).items():
-        added = added or name not in out
         out[name] = value
     for name, changes in (delta.get("items") or {}).items():
         items = list(out[name])
@@ -198,17 +189,14 @@ def apply_delta(
         entry = dict(out[name])
         for key in change.get("del") or ():
             entry.pop(key, None)
-        put = change.get("put") or {}
-        grows = reorder is not None and any(key not in entry for key in put)
-        entry.update(put)
-        out[name] = reorder(entry) if grows and reorder is not None else entry
-    return reorder(out) if added and reorder is not None else out
+        entry.update(change.get("put") or {})
+        out[name] = entry
+    return out
 
 
 def rebuild(
     base: Mapping[str, Any] | None,
     stored: Iterable[tuple[Mapping[str, Any] | None, Mapping[str, Any] | None]],
-    reorder: Reorder | None = None,
 ) -> list[dict[str, Any] | None]:
     """The states a run of consecutive events left, oldest first: ``base`` is the state
     before the first of them (None: not known), ``stored`` each event's ``(state_after,
@@ -220,7 +208,7 @@ def rebuild(
         if snapshot is not None:
             state = dict(snapshot)
         elif delta is not None and state is not None:
-            state = apply_delta(state, delta, reorder)
+            state = apply_delta(state, delta)
         else:
             state = None
         out.append(state)
