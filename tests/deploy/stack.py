@@ -156,10 +156,21 @@ def render_test_caddyfile(work: Path, certs: Certs, http_port: int, https_port: 
     return text.replace(SITE_OPEN, f"{SITE_OPEN}\ttls {certs.cert} {certs.key}\n")
 
 
+_HANDED_OUT: set[int] = set()
+"""Ports :func:`free_port` gave this process: a port is released as soon as it is found, so
+the kernel may offer it again to the next call (the app's port became Caddy's HTTP port,
+and the app could not bind it: a flake seen in CI)."""
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A free local port, never one this process was given before."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 def caddy_env(work: Path, extra: Mapping[str, str]) -> dict[str, str]:
