@@ -51,6 +51,10 @@
 * ``REFEREE_SMTP_TIMEOUT_SECONDS`` -- each SMTP network operation's limit. Default 10.
 * ``REFEREE_EMAIL_PER_ADDRESS_PER_HOUR`` -- at most this many emails to one address in any
   hour (confirmations and invitations included); more are not sent. Default 6.
+* ``REFEREE_INLINE_READS`` -- SQLite: answer a plain GET game or dry run of a game whose board
+  and state are kept on the event loop itself (one row read on the loop's own connection, read
+  only and never waiting; anything more goes to a worker thread: ``app/api/fast.py``). Default
+  true; PostgreSQL never reads inline.
 * ``REFEREE_GC_TUNING`` -- at startup, freeze the objects the process has built (modules,
   the app) out of the garbage collector's reach and make its collections rarer
   (``app/runtime.py``; docs/PERFORMANCE.md). Default false; ``referee serve`` sets it true.
@@ -106,6 +110,12 @@ class Settings(BaseSettings):
         default=True,
         description="Serve the plain case of GET /games/{id}, dry runs and /healthz without "
         "FastAPI's routing (app/api/fast.py); same answers.",
+    )
+    inline_reads: bool = Field(
+        default=True,
+        description="SQLite: serve a plain GET game or dry run of a game whose board and state "
+        "are kept on the event loop itself, reading its row on a connection that never waits "
+        "(app/db/engine.py LoopConnections); anything more goes to a worker thread.",
     )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")

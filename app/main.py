@@ -43,7 +43,7 @@ from app.api.routes import (
     whatif,
 )
 from app.config import Settings, get_settings
-from app.db.engine import WalCheckpointer, make_engine, make_session_factory
+from app.db.engine import WalCheckpointer, loop_connections, make_engine, make_session_factory
 from app.db.ratelimit import SharedRateLimits
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
@@ -141,6 +141,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.engine = engine
     app.state.session_factory = make_session_factory(engine)
     app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
+    app.state.inline_reads = loop_connections(engine, settings.inline_reads)
     app.state.clock = clock or time.time
     app.state.webhook_worker = DeliveryWorker(
         lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)

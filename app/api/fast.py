@@ -54,7 +54,8 @@ from __future__ import annotations
 import functools
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from fastapi import FastAPI
 from fastapi._body_limit import AppBodyLimitMiddleware
@@ -73,7 +74,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.api.etags import parse_etags
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware, tag_headers, unversioned
-from app.db.repository import DirectReads
+from app.db.repository import DirectReads, WouldWait
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.service import actions as actions_uc
 from app.service import games as games_uc
@@ -100,6 +101,7 @@ _HEADERS = {
     b"transfer-encoding": "transfer_encoding",
 }
 HEALTHY = {"status": "ok", "database": "ok"}
+_T = TypeVar("_T")
 
 
 class _Plain:
@@ -230,6 +232,10 @@ class FastRoutes:
         self.app: ASGIApp = owner.full
         self.served = 0
         """Requests answered here (the rest were handed on)."""
+        self.inline = 0
+        """Reads answered (or refused) on the event loop (:meth:`_read`)."""
+        self.handed_off = 0
+        """Inline reads that met more than their game's row and went to a worker thread."""
         self._stack: Any = None
         """The middleware stack surveyed (rebuilt: surveyed again)."""
         self._on = False
@@ -350,6 +356,29 @@ class FastRoutes:
         state = self.owner.state
         return SqlAlchemyUnitOfWork(state.session_factory), state.boards, float(state.clock())
 
+    async def _read(self, read: Callable[..., _T], game_id: str, **kw: Any) -> _T:
+        """``read(uow, game_id, **kw)``, a read's service function: on the event loop itself
+        where it can be (an *inline read*: SQLite, and the game's board and state kept, so one
+        indexed row is all it reads -- :class:`app.db.engine.LoopConnections`), else -- and the
+        moment it would need more: :class:`app.db.repository.WouldWait` -- in a worker thread,
+        as every read went before. Either way the same function answers."""
+        state = self.owner.state
+        inline = getattr(state, "inline_reads", None)
+        if inline is not None:
+            try:
+                done = read(SqlAlchemyUnitOfWork(state.session_factory, inline), game_id, **kw)
+            except WouldWait:
+                self.handed_off += 1
+            except Exception:  # a refusal (404, 401, 422 ...) found inline: answered from it
+                self.inline += 1
+                raise
+            else:
+                self.inline += 1
+                return done
+        return await run_in_threadpool(
+            read, SqlAlchemyUnitOfWork(state.session_factory), game_id, **kw
+        )
+
     async def _health(self, scope: Scope, send: Send, versioned: bool) -> bool:
         def ping() -> None:  # the route's SELECT 1, straight on the driver
             reads = DirectReads(self.owner.state.engine)
@@ -374,10 +403,14 @@ class FastRoutes:
     async def _game(self, scope: Scope, out: _Out, game_id: str, plain: _Plain) -> None:
         from app.api.routes.games import game_answer
 
-        uow, boards, now = self._call()
+        state = self.owner.state
         try:
-            view = await run_in_threadpool(
-                games_uc.read_game, uow, game_id, token=plain.token, boards=boards, now=now
+            view = await self._read(
+                games_uc.read_game,
+                game_id,
+                token=plain.token,
+                boards=state.boards,
+                now=float(state.clock()),
             )
         except Exception as exc:
             await self._refuse(scope, _no_body, out, exc)
@@ -408,10 +441,15 @@ class FastRoutes:
     ) -> None:
         from app.api.routes.actions import ruling_answer
 
-        uow, boards, now = self._call()
+        state = self.owner.state
         try:
-            result = await run_in_threadpool(
-                actions_uc.dry_run, uow, game_id, action, token=plain.token, boards=boards, now=now
+            result = await self._read(
+                actions_uc.dry_run,
+                game_id,
+                action=action,
+                token=plain.token,
+                boards=state.boards,
+                now=float(state.clock()),
             )
         except Exception as exc:
             await self._refuse(scope, _no_body, out, exc)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -298,3 +299,56 @@ class WalCheckpointer:
 def make_session_factory(engine: Engine) -> sessionmaker[Session]:
     """Sessions that keep loaded attributes after commit (responses are built after it)."""
     return sessionmaker(bind=engine, expire_on_commit=False, autoflush=False)
+
+
+class LoopConnections:
+    """The connections of *inline reads* (issue 28): per thread -- in practice the event
+    loop's -- one connection of its own to the SQLite file, outside the engine's pool.
+
+    A plain GET game or dry run of a game whose board and state the process keeps reads one
+    row by primary key; on SQLite that is microseconds of a local file, while handing the
+    request to a worker thread and back cost more than the rest of the request (0.06-0.13 ms
+    of CPU, docs/PERFORMANCE.md "session 12"). :mod:`app.api.fast` therefore runs such a
+    read on the event loop itself (:class:`app.db.repository.InlineReads`), on one of these
+    connections, and hands the request to a worker thread the moment it would need more.
+
+    Each connection never waits: its busy timeout is 0, so a lock held elsewhere (a writer
+    of another process in ``EXCLUSIVE`` locking mode, a WAL recovery) fails at once instead
+    of holding the loop, and the request goes to a worker thread, which waits as before. It
+    is read only (``query_only``): nothing run on it can write. A connection that failed is
+    closed and the next inline read opens another."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+
+    def get(self) -> sqlite3.Connection:
+        """This thread's connection (opened on first use)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            # isolation_level None: the reads send their own BEGIN; check_same_thread: only
+            # the thread that opened it may use it
+            conn = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+            try:
+                conn.execute("PRAGMA query_only=ON")
+            except BaseException:
+                conn.close()
+                raise
+            self._local.conn = conn
+        return conn
+
+    def drop(self) -> None:
+        """Close this thread's connection (it failed); the next read opens a new one."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                conn.close()
+
+
+def loop_connections(engine: Engine, enabled: bool) -> LoopConnections | None:
+    """Inline reads' connections for ``engine`` (None: no inline reads -- turned off, a
+    PostgreSQL engine, whose every statement is a network round trip, or a SQLite database
+    in memory, which no second connection can open)."""
+    path = sqlite_file(engine.url) if enabled else None
+    return None if path is None else LoopConnections(path)

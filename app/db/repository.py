@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql.elements import BindParameter
 
 from app.db import deltas, notify
+from app.db.engine import LoopConnections
 from app.db.models import (
     INITIAL_VERSION,
     AccessTokenRow,
@@ -630,6 +632,82 @@ class DirectReads:
                 conn.invalidate(exc)
                 return
         conn.close()  # back to the pool, which rolls a transaction back
+
+
+class WouldWait(Exception):
+    """An inline read (:class:`InlineReads`, on the event loop) met something that belongs in
+    a worker thread: a statement other than the game row's (a cache miss: the board or a
+    state document, and their parsing), a write or a session, or the database itself (busy,
+    or any error of its own). Nothing was written; the caller runs the request again in a
+    worker thread, where it goes as it always did."""
+
+
+INLINE_STATEMENTS = frozenset({"read", "read_as"})
+"""What an inline read may run: the game row, with the token's seat (:func:`_plans`)."""
+
+
+class InlineReads(DirectReads):
+    """:class:`DirectReads` on the calling thread's own SQLite connection
+    (:class:`app.db.engine.LoopConnections`) that runs the game row's statement only: any
+    other statement, and any error of the database, raises :class:`WouldWait` (the
+    connection that failed is dropped). One ``BEGIN`` and a ``ROLLBACK`` at the end, as a
+    pooled read does."""
+
+    def __init__(self, engine: Engine, connections: LoopConnections) -> None:
+        super().__init__(engine)
+        self._source = connections
+
+    def one(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+        if name not in INLINE_STATEMENTS:
+            raise WouldWait(f"statement {name!r}")
+        return super().one(name, params)
+
+    def many(self, name: str, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+        raise WouldWait(f"statement {name!r}")
+
+    def document(self, game_id: str, name: str, version: int) -> Any:
+        raise WouldWait(f"document {name!r}")
+
+    def _run(self, plan: _Plan, params: Mapping[str, Any], *, all_rows: bool) -> Any:
+        try:
+            return super()._run(plan, params, all_rows=all_rows)
+        except sa_exc.DBAPIError as exc:
+            self._lost()
+            raise WouldWait("the database") from exc
+
+    def _wrapped(self, exc: Any, sql: str, params: Mapping[str, Any]) -> sa_exc.StatementError:
+        return _driver_error(self.engine.dialect, exc, sql, params, False)
+
+    def _connection(self) -> PoolProxiedConnection:
+        conn = self._conn
+        if conn is not None:
+            return conn
+        if self._closed:
+            raise RuntimeError("a read's statement run after its transaction ended")
+        try:
+            raw = self._source.get()
+            raw.execute("BEGIN")  # one snapshot for the read, as a pooled read has
+        except sqlite3.Error as exc:
+            self._source.drop()
+            raise WouldWait("the database") from exc
+        self._conn = cast(PoolProxiedConnection, raw)  # what _run asks of it: cursor()
+        return self._conn
+
+    def _lost(self) -> None:
+        self._conn = None
+        self._source.drop()
+
+    def close(self) -> None:
+        self._closed = True
+        conn, self._conn = self._conn, None
+        if conn is None:
+            return
+        raw = cast(sqlite3.Connection, conn)
+        try:
+            if raw.in_transaction:
+                raw.execute("ROLLBACK")
+        except sqlite3.Error:
+            self._source.drop()
 
 
 @dataclass(frozen=True)

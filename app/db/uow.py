@@ -12,8 +12,8 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import notify
-from app.db.engine import WRITE_OPTION, writer_lock
-from app.db.repository import DirectReads, GameRepository
+from app.db.engine import WRITE_OPTION, LoopConnections, writer_lock
+from app.db.repository import DirectReads, GameRepository, InlineReads, WouldWait
 
 WRITER_WAIT_SECONDS = 30.0
 """How long a write waits for this process's other writers before trying SQLite's lock
@@ -75,8 +75,15 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     control of its transaction (``join_transaction_mode="control_fully"``: its commit and
     rollback are the transaction's). Readers are woken after the commit either way."""
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(
+        self, session_factory: sessionmaker[Session], inline: LoopConnections | None = None
+    ) -> None:
+        """``inline``: the unit of work of an *inline read* (:mod:`app.api.fast`): its
+        transactions are direct reads on the calling thread's own connection
+        (:class:`app.db.repository.InlineReads`), and any other transaction -- a write, a
+        session's read -- raises :class:`app.db.repository.WouldWait` as it begins."""
         self.session_factory = session_factory
+        self._inline = inline
         self._session: Session | None = None
         self._conn: Connection | None = None
         self._reads: DirectReads | None = None
@@ -101,10 +108,13 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         notify.stage_on(self._conn, self._staged, game_id, seq)
 
     def __enter__(self) -> Self:
+        inline = self._inline
+        if inline is not None and not getattr(self, "_direct", False):
+            raise WouldWait("a write, or a read through the session")
         if getattr(self, "_direct", False):
             bind = self.session_factory.kw["bind"]
             assert isinstance(bind, Engine)
-            self._reads = DirectReads(bind)
+            self._reads = DirectReads(bind) if inline is None else InlineReads(bind, inline)
             self.games = GameRepository(None, self._reads)
             return self
         if self.writing:

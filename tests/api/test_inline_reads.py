@@ -1,0 +1,235 @@
+"""Inline reads (app/api/fast.py ``FastRoutes._read``, app/db/engine.py ``LoopConnections``):
+on SQLite a plain GET game or dry run of a game whose board and state the process keeps is
+answered on the event loop itself, reading its one row on the loop's own connection; a cold
+cache, a write inside the read (a clock that ran out) or a failed connection sends the request
+to a worker thread. Either way the answer is the same as with inline reads off; on PostgreSQL
+there are none.
+
+The requests go through ``httpx.ASGITransport``, which runs the application in the test's own
+event loop: a statement run inline runs in the test's thread, one run in a worker thread in
+another thread.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+from sqlalchemy import create_engine, event
+
+from app.api.fast import FastRoutes
+from app.config import Settings
+from app.db.engine import LoopConnections, loop_connections, make_engine
+from app.main import create_app
+from tests.match.flowkit import FakeClock, new_game
+
+SEED = Path(__file__).resolve().parents[2] / "scenarios" / "zoc" / "seed-example.json"
+NOW = 1_800_000_000.0
+BASE = "http://referee.test"
+pytestmark = pytest.mark.anyio
+
+LEGAL = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]}
+ILLEGAL = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e0101"]}
+
+
+def _front(app: FastAPI) -> FastRoutes:
+    front = getattr(app, "front", None)
+    assert isinstance(front, FastRoutes)
+    return front
+
+
+def _answer(r: httpx.Response) -> tuple[int, list[tuple[str, str]], bytes]:
+    return r.status_code, r.headers.multi_items(), r.content
+
+
+class Statements:
+    """The threads the game row's statement ran in (the engine's statement observer)."""
+
+    def __init__(self, app: FastAPI) -> None:
+        self.threads: list[int] = []
+        event.listen(app.state.engine, "before_cursor_execute", self._seen)
+
+    def _seen(self, conn: Any, cursor: Any, sql: str, *args: Any) -> None:
+        if sql.startswith("SELECT games.id, games.ruleset_id"):  # the game row (with a seat)
+            self.threads.append(threading.get_ident())
+
+    def take(self) -> list[int]:
+        seen, self.threads = self.threads, []
+        return seen
+
+
+@pytest.fixture
+async def apps(db_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI]]:
+    inline = create_app(Settings(database_url=db_url), clock=lambda: NOW)
+    off = create_app(Settings(database_url=db_url, inline_reads=False), clock=lambda: NOW)
+    async with (
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=inline), base_url=BASE) as i,
+        httpx.AsyncClient(transport=httpx.ASGITransport(app=off), base_url=BASE) as o,
+    ):
+        yield i, o, inline
+    inline.state.engine.dispose()
+    off.state.engine.dispose()
+
+
+async def _game(client: httpx.AsyncClient, **extra: Any) -> dict[str, Any]:
+    scenario = json.loads(SEED.read_text())
+    r = await client.post("/games", json={"ruleset": "zoc", "scenario": scenario, **extra})
+    assert r.status_code == 201, r.text
+    return dict(r.json())
+
+
+async def test_warm_reads_are_answered_on_the_loop_as_in_a_worker(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI], db_kind: str
+) -> None:
+    inline, off, app = apps
+    front = _front(app)
+    game = await _game(off)
+    private = await _game(off, public=False)
+    gid, pid, seats = game["id"], private["id"], game["seats"]
+    umpire = {"Authorization": f"Bearer {seats['umpire']}"}
+    wrong = {"Authorization": "Bearer not-a-token-of-this-game"}
+    asks: list[tuple[str, str, dict[str, str], Any]] = [
+        ("GET", f"/games/{gid}", {}, None),
+        ("GET", f"/games/{gid}", umpire, None),
+        ("GET", f"/v1/games/{gid}", umpire, None),
+        ("GET", f"/games/{gid}", wrong, None),
+        ("GET", f"/games/{pid}", {}, None),  # private: 401
+        ("GET", "/games/00000000-0000-4000-8000-000000000000", {}, None),  # 404
+        ("POST", f"/games/{gid}/rulings", {}, LEGAL),
+        ("POST", f"/games/{gid}/rulings", umpire, ILLEGAL),
+        ("POST", f"/games/{gid}/rulings", {}, {"kind": "no-such-kind"}),
+    ]
+    for method, path, headers, body in asks:  # the first of each warms the inline app's cache
+        await inline.request(method, path, headers=headers, json=body)
+    watch = Statements(app)
+    before = (front.inline, front.handed_off)
+    for method, path, headers, body in asks:
+        got = await inline.request(method, path, headers=headers, json=body)
+        want = await off.request(method, path, headers=headers, json=body)
+        assert _answer(got) == _answer(want), (method, path)
+    here = threading.get_ident()
+    if db_kind == "sqlite":
+        assert app.state.inline_reads is not None
+        # every one answered inline, its game row read in this thread (the event loop's)
+        assert (front.inline - before[0], front.handed_off - before[1]) == (len(asks), 0)
+        assert watch.take() and all(t == here for t in watch.threads)
+    else:  # PostgreSQL: every statement is a round trip on the network; never inline
+        assert app.state.inline_reads is None
+        assert (front.inline, front.handed_off) == (0, 0)
+        assert watch.take() and all(t != here for t in watch.threads)
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_cold_cache_hands_the_read_to_a_worker_thread(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    inline, off, app = apps
+    front = _front(app)
+    gid = (await _game(off))["id"]
+    warm = await inline.get(f"/games/{gid}")
+    dry = await inline.post(f"/games/{gid}/rulings", json=LEGAL)
+    app.state.boards.clear()  # the board and every state forgotten: parsing is a worker's
+    app.state.boards.states.clear()
+    watch = Statements(app)
+    before = (front.inline, front.handed_off)
+    again = await inline.get(f"/games/{gid}")
+    assert _answer(again) == _answer(warm)
+    assert (front.inline - before[0], front.handed_off - before[1]) == (0, 1)
+    # the inline attempt read the row here, then the worker read it again elsewhere
+    here = threading.get_ident()
+    assert [t == here for t in watch.take()] == [True, False]
+    # now kept: the next ones are inline
+    assert _answer(await inline.post(f"/games/{gid}/rulings", json=LEGAL)) == _answer(dry)
+    assert _answer(await inline.get(f"/games/{gid}")) == _answer(warm)
+    assert (front.inline - before[0], front.handed_off - before[1]) == (2, 1)
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_failed_loop_connection_is_replaced_and_the_read_answered(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    inline, off, app = apps
+    front = _front(app)
+    gid = (await _game(off))["id"]
+    warm = await inline.get(f"/games/{gid}")
+    connections: LoopConnections = app.state.inline_reads
+    broken = connections.get()  # this thread's: the loop's
+    broken.close()  # e.g. the file went away under it: every statement now fails
+    before = (front.inline, front.handed_off)
+    assert _answer(await inline.get(f"/games/{gid}")) == _answer(warm)
+    assert (front.inline - before[0], front.handed_off - before[1]) == (0, 1)
+    assert connections.get() is not broken  # dropped; a new one opened
+    assert _answer(await inline.get(f"/games/{gid}")) == _answer(warm)
+    assert (front.inline - before[0], front.handed_off - before[1]) == (1, 1)
+
+
+@pytest.fixture
+def clock_app(db_url: str) -> Iterator[tuple[FastAPI, FakeClock]]:
+    clock = FakeClock()
+    app = create_app(Settings(database_url=db_url), clock=clock)
+    yield app, clock
+    app.state.engine.dispose()
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_clock_run_out_is_recorded_by_a_worker_thread(
+    clock_app: tuple[FastAPI, FakeClock],
+) -> None:
+    app, clock = clock_app
+    front = _front(app)
+    control = {"budget_seconds": 100, "increment_seconds": 10, "cap_seconds": 105}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=BASE) as c:
+        g = await new_game(c, match={"clock": control})
+        assert (await g.view("blue"))["version"] == 1
+        before = (front.inline, front.handed_off)
+        assert (await g.view("blue"))["version"] == 1
+        assert (front.inline - before[0], front.handed_off - before[1]) == (1, 0)
+        clock.advance(150)  # red's time runs out: the next read records it (a write)
+        view = await g.view("blue")
+        assert view["version"] == 2 and view["clock"]["expired"] == ["red"]
+        assert (front.inline - before[0], front.handed_off - before[1]) == (1, 1)
+        assert [e["kind"] for e in await g.events("blue")] == ["clock_expired"]
+
+
+def test_a_loop_connection_never_waits_and_never_writes(tmp_path: Path) -> None:
+    path = tmp_path / "x.db"
+    with sqlite3.connect(path) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (x INTEGER)")
+    setup.close()
+    connections = LoopConnections(path)
+    conn = connections.get()
+    assert connections.get() is conn  # one per thread, kept
+    assert conn.execute("PRAGMA busy_timeout").fetchone() == (0,)
+    assert conn.execute("PRAGMA query_only").fetchone() == (1,)
+    with pytest.raises(sqlite3.OperationalError, match="readonly"):
+        conn.execute("INSERT INTO t VALUES (1)")
+    others: list[sqlite3.Connection] = []
+    worker = threading.Thread(target=lambda: others.append(connections.get()))
+    worker.start()
+    worker.join()
+    assert others[0] is not conn  # another thread has its own
+    connections.drop()
+    assert connections.get() is not conn
+
+
+def test_no_loop_connections_off_sqlite_files(tmp_path: Path) -> None:
+    file_engine = make_engine(f"sqlite:///{tmp_path / 'a.db'}")
+    memory = make_engine("sqlite://")
+    pg = create_engine("postgresql+psycopg://u@localhost/none")
+    try:
+        found = loop_connections(file_engine, True)
+        assert found is not None and found.path == tmp_path / "a.db"
+        assert loop_connections(file_engine, False) is None
+        assert loop_connections(memory, True) is None
+        assert loop_connections(pg, True) is None
+    finally:
+        for e in (file_engine, memory, pg):
+            e.dispose()
