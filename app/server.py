@@ -44,25 +44,93 @@ from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
 from app.config import Settings
 
 
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with head and body deadlines, a connection cap and problem+json
-    answers to malformed framing (see the module docstring). Configured by subclassing
-    through :func:`guarded_protocol`."""
+class _Guard:
+    """What both guarded protocols share (see the module docstring): the settings, the
+    deadline of the phase a request is in, the connection cap's eviction and the
+    problem+json answer. Each protocol says where its parser is (``_idle``, ``_answerable``)
+    and marks the phases from its own parser's callbacks."""
 
     head_timeout: float = 10.0
     body_timeout: float = 30.0
     max_connections: int = 1000
     problem_base: str = "https://referee.dev/problems/"
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    # the protocol's own (uvicorn's H11Protocol / HttpToolsProtocol)
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    connections: set[Any]
+    cycle: Any
+
+    def _guard_opened(self) -> None:
+        """A new connection: its clock and no deadline yet (before the protocol's own
+        ``connection_made``)."""
         self._opened = time.monotonic()
         self._deadline: asyncio.TimerHandle | None = None
         self._phase: object = None
-        super().connection_made(transport)
+
+    def _guard_admitted(self, head: object) -> None:
+        """Past the protocol's own ``connection_made``: the connection cap, then the head
+        deadline (phase ``head``)."""
         if len(self.connections) > self.max_connections and not self._evict_idle():
             self._answer(503, "server.busy", "too many connections; retry shortly")
             return
-        self._arm(h11.IDLE, self.head_timeout)
+        self._arm(head, self.head_timeout)
+
+    def _arm(self, phase: object, timeout: float) -> None:
+        if self._phase is phase and self._deadline is not None:
+            return  # the deadline runs from the start of this phase
+        self._disarm()
+        self._phase = phase
+        self._deadline = self.loop.call_later(timeout, self._expired, phase)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None
+        self._phase = None
+
+    def _expired(self, phase: object) -> None:
+        raise NotImplementedError
+
+    def _idle(self) -> bool:
+        """No request in progress: nothing of one received, or the last one answered."""
+        raise NotImplementedError
+
+    def _evict_idle(self) -> bool:
+        """Close the oldest other connection without a request in progress (True if any)."""
+        idle = [
+            c for c in self.connections if c is not self and isinstance(c, _Guard) and c._idle()
+        ]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda c: c._opened)
+        oldest._disarm()
+        oldest.transport.close()
+        return True
+
+    def _answerable(self) -> bool:
+        """Whether the parser's state still allows an answer of our own."""
+        return not self.transport.is_closing()
+
+    def _answer(self, status: int, code: str, detail: str) -> None:
+        """A problem+json answer, then close (only if no response was started)."""
+        self._disarm()
+        cycle = self.cycle
+        answering = cycle is not None and cycle.response_started and not cycle.response_complete
+        if not answering and self._answerable():
+            self.transport.write(_problem_bytes(status, code, detail, self.problem_base))
+        self.transport.close()
+
+
+class GuardedH11Protocol(_Guard, H11Protocol):
+    """uvicorn's h11 protocol with head and body deadlines, a connection cap and problem+json
+    answers to malformed framing (see the module docstring). Configured by subclassing
+    through :func:`guarded_protocol`."""
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._guard_opened()
+        super().connection_made(transport)
+        self._guard_admitted(h11.IDLE)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -78,8 +146,6 @@ class GuardedH11Protocol(H11Protocol):
 
     def send_400_response(self, msg: str) -> None:
         self._answer(400, "request.malformed", f"malformed HTTP request: {msg}")
-
-    # -- deadlines -------------------------------------------------------------------------
 
     def _track(self) -> None:
         """Arm the deadline that fits where the client is in its request: the body deadline
@@ -98,19 +164,6 @@ class GuardedH11Protocol(H11Protocol):
         else:
             self._disarm()
 
-    def _arm(self, phase: object, timeout: float) -> None:
-        if self._phase is phase and self._deadline is not None:
-            return  # the deadline runs from the start of this phase
-        self._disarm()
-        self._phase = phase
-        self._deadline = self.loop.call_later(timeout, self._expired, phase)
-
-    def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = None
-        self._phase = None
-
     def _expired(self, phase: object) -> None:
         self._deadline = None
         if self.transport.is_closing() or self.conn.their_state is not phase:
@@ -120,45 +173,12 @@ class GuardedH11Protocol(H11Protocol):
         else:
             self.transport.close()
 
-    # -- the connection cap ------------------------------------------------------------------
-
     def _idle(self) -> bool:
-        """No request in progress: nothing of one received, or the last one answered."""
         in_flight = self.cycle is not None and not self.cycle.response_complete
         return not in_flight and self.conn.their_state is h11.IDLE
 
-    def _evict_idle(self) -> bool:
-        """Close the oldest other connection without a request in progress (True if any)."""
-        idle = [
-            c
-            for c in self.connections
-            if c is not self and isinstance(c, GuardedH11Protocol) and c._idle()
-        ]
-        if not idle:
-            return False
-        oldest = min(idle, key=lambda c: c._opened)
-        oldest._disarm()
-        oldest.transport.close()
-        return True
-
-    # -- answers ---------------------------------------------------------------------------
-
-    def _answer(self, status: int, code: str, detail: str) -> None:
-        """A problem+json answer, then close (only before any response was started)."""
-        self._disarm()
-        cycle = self.cycle
-        answering = cycle is not None and cycle.response_started and not cycle.response_complete
-        if self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE) and not answering:
-            body = json.dumps(
-                problem_body(status, code, detail, instance="", base=self.problem_base)
-            ).encode()
-            head = (
-                f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\n"
-                f"content-type: {PROBLEM_MEDIA_TYPE}\r\n"
-                f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
-            ).encode()
-            self.transport.write(head + body)
-        self.transport.close()
+    def _answerable(self) -> bool:
+        return self.conn.our_state in (h11.IDLE, h11.SEND_RESPONSE)
 
 
 _REASONS = {400: "Bad Request", 408: "Request Timeout", 503: "Service Unavailable"}
@@ -166,7 +186,7 @@ _HEAD = "head"
 _BODY = "body"
 
 
-class GuardedHttpToolsProtocol(HttpToolsProtocol):
+class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):
     """uvicorn's httptools protocol with the same guard as :class:`GuardedH11Protocol`:
     head and body deadlines, the connection cap, problem+json for a request the parser
     refuses (llhttp, strict: a duplicate or malformed ``Content-Length``, one with
@@ -175,21 +195,11 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     (``on_message_begin``), to ``on_headers_complete``; the body from there to
     ``on_message_complete``. Half the CPU of h11 a request (docs/PERFORMANCE.md, session 11)."""
 
-    head_timeout: float = 10.0
-    body_timeout: float = 30.0
-    max_connections: int = 1000
-    problem_base: str = "https://referee.dev/problems/"
-
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        self._opened = time.monotonic()
-        self._deadline: asyncio.TimerHandle | None = None
-        self._phase: str | None = None
+        self._guard_opened()
         self._in_message = False
         super().connection_made(transport)
-        if len(self.connections) > self.max_connections and not self._evict_idle():
-            self._answer(503, "server.busy", "too many connections; retry shortly")
-            return
-        self._arm(_HEAD, self.head_timeout)
+        self._guard_admitted(_HEAD)
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
@@ -219,20 +229,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         self._disarm()  # the connection is the WebSocket protocol's from here
         super().handle_websocket_upgrade()
 
-    def _arm(self, phase: str, timeout: float) -> None:
-        if self._phase is phase and self._deadline is not None:
-            return  # the deadline runs from the start of this phase
-        self._disarm()
-        self._phase = phase
-        self._deadline = self.loop.call_later(timeout, self._expired, phase)
-
-    def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = None
-        self._phase = None
-
-    def _expired(self, phase: str) -> None:
+    def _expired(self, phase: object) -> None:
         self._deadline = None
         if self.transport.is_closing() or self._phase is not phase:
             return
@@ -243,32 +240,8 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
             self.transport.close()
 
     def _idle(self) -> bool:
-        """No request in progress: nothing of one received, or the last one answered."""
         in_flight = self.cycle is not None and not self.cycle.response_complete
         return not in_flight and not self._in_message
-
-    def _evict_idle(self) -> bool:
-        """Close the oldest other connection without a request in progress (True if any)."""
-        idle = [
-            c
-            for c in self.connections
-            if c is not self and isinstance(c, GuardedHttpToolsProtocol) and c._idle()
-        ]
-        if not idle:
-            return False
-        oldest = min(idle, key=lambda c: c._opened)
-        oldest._disarm()
-        oldest.transport.close()
-        return True
-
-    def _answer(self, status: int, code: str, detail: str) -> None:
-        """A problem+json answer, then close (only if no response was started)."""
-        self._disarm()
-        cycle = self.cycle
-        answering = cycle is not None and cycle.response_started and not cycle.response_complete
-        if not answering and not self.transport.is_closing():
-            self.transport.write(_problem_bytes(status, code, detail, self.problem_base))
-        self.transport.close()
 
 
 def _problem_bytes(status: int, code: str, detail: str, base: str) -> bytes:
