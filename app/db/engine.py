@@ -326,9 +326,11 @@ class LoopConnections:
         """This thread's connection (opened on first use)."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            # isolation_level None: the reads send their own BEGIN; check_same_thread: only
-            # the thread that opened it may use it
-            conn = sqlite3.connect(self.path, timeout=0, isolation_level=None)
+            # mode=rw: never create the file (the engine's connections do, with the schema);
+            # isolation_level None: the reads send their own BEGIN; check_same_thread (the
+            # default): only the thread that opened it may use it
+            uri = f"{self.path.resolve().as_uri()}?mode=rw"
+            conn = sqlite3.connect(uri, timeout=0, isolation_level=None, uri=True)
             try:
                 conn.execute("PRAGMA query_only=ON")
             except BaseException:

@@ -671,7 +671,7 @@ class InlineReads(DirectReads):
     def _run(self, plan: _Plan, params: Mapping[str, Any], *, all_rows: bool) -> Any:
         try:
             return super()._run(plan, params, all_rows=all_rows)
-        except sa_exc.DBAPIError as exc:
+        except sa_exc.StatementError as exc:  # the driver's error, as _wrapped made it
             self._lost()
             raise WouldWait("the database") from exc
 

@@ -218,6 +218,14 @@ def test_a_loop_connection_never_waits_and_never_writes(tmp_path: Path) -> None:
     assert others[0] is not conn  # another thread has its own
     connections.drop()
     assert connections.get() is not conn
+    # never creates a database: a missing file fails (the read then goes to a worker)
+    with pytest.raises(sqlite3.OperationalError):
+        LoopConnections(tmp_path / "missing.db").get()
+    assert not (tmp_path / "missing.db").exists()
+    spaced = tmp_path / "a dir?#" / "y.db"  # characters a URI must escape
+    spaced.parent.mkdir()
+    sqlite3.connect(spaced).close()
+    assert LoopConnections(spaced).get().execute("PRAGMA query_only").fetchone() == (1,)
 
 
 def test_no_loop_connections_off_sqlite_files(tmp_path: Path) -> None:
