@@ -31,7 +31,7 @@ from app.rules.layers import layered
 from app.rules.memo import ByIdentity
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
-from app.rules.zoi.tables import UNLIMBERED
+from app.rules.zoi.tables import CARRE, UNLIMBERED
 from app.rules.zoi.zones import Game, is_combat, is_foot, is_mounted
 
 Fire = tuple[str, int, tuple[str, ...], str]
@@ -87,6 +87,19 @@ class _StateIndex:
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
         self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
+        self._carres: dict[str, int] | None = None
+
+    def carres_by_side(self) -> dict[str, int]:
+        """Side -> how many of its combat units are in carré (14.carre), found when first
+        asked for (one pass over the units) and handed on with the move after."""
+        found = self._carres
+        if found is None:
+            found = {}
+            for u in self.unit_list:
+                if u.formation == CARRE and is_combat(u):
+                    found[u.side] = found.get(u.side, 0) + 1
+            self._carres = found
+        return found
 
     def positions(self) -> dict[str, int] | None:
         """Unit id -> its place in the state's unit list, made when first asked for; None when
@@ -128,6 +141,18 @@ class _StateIndex:
         new.board = self.board
         new.unit_list = state.units
         new._positions = None
+        new._carres = carres_by_side = self._carres
+        if carres_by_side is not None:  # the moved unit's side counted again
+            before = count = carres_by_side.get(side, 0)
+            count -= old_unit.formation == CARRE and is_combat(old_unit)
+            if new_unit is not None:
+                count += new_unit.formation == CARRE and is_combat(new_unit)
+            if count != before:
+                changed = new._carres = dict(carres_by_side)
+                if count:
+                    changed[side] = count
+                else:
+                    del changed[side]
         # units by hex, units by id and each unit's front directions: layered over the old
         # tables (app.rules.layers), the unit's hexes and entries replaced; nothing copied
         # (the search looks most of them up only where its own look-ups miss)
@@ -340,7 +365,7 @@ class _Lookups:
         self.unit = unit
         self.side = unit.side
         self.adjacent = adjacency(game.board)
-        index = _index(game.board, game.state)
+        index = self.index = _index(game.board, game.state)
         self.units_at = index.units_at
         routed = game.options.routed_units_exert_zone  # the one option a zone depends on
         self._zones = index.zones.setdefault((unit.side, routed), {})
@@ -507,7 +532,7 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 continue
             near = carres.get(here)
             if src_here is not None or (carres_of(here) if near is None else near):
-                fire_before += _leaving_fire(look, opts, walk, src_here)
+                fire_before += _leaving_fire(look, opts, here, walk.entered, src_here)
         step, budget, slid_before = walk.entered, ma - spent, walk.slid_only
         chances_before = len(fire_before)
         out = all_steps.get(here)
@@ -576,6 +601,115 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     return labels
 
 
+def reachable_hexes(game: Game, unit: Unit) -> list[dict[str, Any]]:
+    """The ``hexes`` of the ``reachable`` answer: :func:`answer` of :func:`reachable_labels`,
+    found by :func:`_one_label_hexes` where no hex can have more than one label."""
+    found = _one_label_hexes(game, unit)
+    if found is None:
+        found = answer(reachable_labels(game, unit), unit.ma)
+    return found
+
+
+def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
+    """The answer of :func:`reachable_labels` for a unit every label of which, in each hex, is
+    like every other label reaching that hex but for the movement points; None for any other
+    unit. That is a unit for which
+
+    * every label gives the same fire chances before entering its hex: a leader (rule 14 is
+      of combat units), or a foot unit with no enemy carré on the map (14.carre) that leaves
+      no zone hex but the start (14.exit.infantry-artillery: it stops in the first it enters,
+      14.stop.infantry-artillery, unless it began in one and may shift within it, then
+      ``shift_within_zone`` is not ``stop``: not this search);
+    * in each hex every label stops or none does, and none is a shift within a zone: a
+      leader stops nowhere, a foot unit in every zone hex and nowhere else (entering one gives
+      one more chance under 14.opportunity.expend, on every label reaching it alike);
+    * no entry cost is negative (else a path may enter a hex twice).
+
+    Each hex then keeps one label, its cheapest (the first found of equal ones), and a label
+    beaten after it was queued expands to no label the cheaper one did not beat: a search
+    with one entry per hex and stale queue entries skipped (a Dijkstra search), in the
+    label search's order (movement points, then the order found), finds the same labels.
+    ``tests/rules/zoi/test_search.py`` compares both on generated games."""
+    if unit.type == "artillery" and unit.formation == UNLIMBERED:
+        return []  # movement: an unlimbered battery must limber before it moves
+    if _MAY_LOOP_OF(game.board):
+        return None
+    look = _Lookups(game, unit)
+    opts = game.options
+    start, ma, side = unit.hex, unit.ma, unit.side
+    combat = is_combat(unit)
+    fire0: tuple[Fire, ...] = ()
+    expend = False
+    if combat:
+        if not is_foot(unit):
+            return None
+        carres = look.index.carres_by_side()
+        if carres and any(n for s, n in carres.items() if s != side):
+            return None
+        src_start = look.zone(start)
+        if src_start is not None:
+            if game.state.phase_start.get(unit.id, start) != start:
+                return []  # 14.exit.infantry-artillery: moved into the zone this phase
+            if opts.shift_within_zone != "stop":
+                return None
+            fire0 = _leaving_fire(look, opts, start, 0, src_start)
+        expend = opts.entering_counts_as_expenditure  # 14.opportunity.expend (entry)
+    all_steps, steps_of = look._steps, look.steps
+    pop, push = heapq.heappop, heapq.heappush
+    best = {start: 0}
+    """Hex -> the movement points of its label."""
+    found: dict[str, tuple[int, list[str], _Zone | None, int]] = {}
+    """Hex -> its label: movement points, the hexes entered, the zone that stops it there
+    (None: not stopped), the step into it."""
+    counter = 0
+    over = ma + 1
+    heap: list[tuple[int, int, str, list[str]]] = [(0, 0, start, [])]
+    while heap:
+        spent, _, here, route = pop(heap)
+        if spent > best[here]:
+            continue  # beaten after it was queued
+        step = len(route)
+        out = all_steps.get(here)
+        for n, cost, zone in steps_of(here) if out is None else out:
+            mp = spent + cost
+            if best.get(n, over) <= mp:
+                continue  # beyond the allowance, or a label at least as cheap is there
+            best[n] = mp
+            path = [*route, n]
+            if zone is not None and combat:  # 14.stop.infantry-artillery
+                found[n] = (mp, path, zone, step)
+            else:
+                found[n] = (mp, path, None, step)
+                counter += 1
+                push(heap, (mp, counter, n, path))
+    hexes = []
+    for h in sorted(found):
+        mp, path, zone, step = found[h]
+        fire = fire0
+        if zone is not None and expend:
+            fire += ((h, step, zone.by, "expend"),)
+        hexes.append(
+            {
+                "hex": h,
+                "paths": [
+                    {
+                        "path": path,
+                        "mp_spent": mp,
+                        "mp_left": ma - mp,
+                        "must_stop": zone is not None,
+                        "opportunity_fire": [
+                            {"hex": fh, "step": fs, "by": list(by), "reason": why}
+                            for fh, fs, by, why in fire
+                        ]
+                        if fire
+                        else [],
+                    }
+                ],
+            }
+        )
+    return hexes
+
+
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
     """14.exit.infantry-artillery: a foot unit leaves an enemy zone only at the beginning of
     its movement (after shifts within the zone, under the ``slide`` reading)."""
@@ -585,10 +719,10 @@ def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
 
 
 def _leaving_fire(
-    look: _Lookups, opts: ZoiOptions, walk: Label, src_here: _Zone | None
+    look: _Lookups, opts: ZoiOptions, here: str, step: int, src_here: _Zone | None
 ) -> tuple[Fire, ...]:
-    """The fire chances of leaving ``walk.hex`` (the same whichever hex is entered next)."""
-    here, step = walk.hex, walk.entered
+    """The fire chances of leaving ``here`` after ``step`` hexes entered (the same whichever
+    hex is entered next)."""
     carres = look.carres(here)
     if carres and step == 0 and opts.carre_fire_only_after_moving_adjacent:
         carres = ()  # 14.carre: only once the unit has moved next to the carré
