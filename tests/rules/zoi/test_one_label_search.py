@@ -1,0 +1,155 @@
+"""The one-label search of ``reachable`` (``search._one_label_hexes``, a Dijkstra search with one
+entry per hex) answers byte for byte as the Pareto label search (``search.reachable_labels``
+and ``search.answer``, kept as the general search and the reference) for every unit it takes:
+leaders, and foot units with no enemy carré on the map that do not begin in a zone they may
+shift within. It must take exactly those units (a search that never answers would pass a
+comparison alone), and a position it takes wrongly -- an enemy carré whose fire the labels
+would count, a unit able to shift within a zone -- must fall to the label search.
+
+Generated games of ``test_search.py`` under every reading, with the enemy carrés kept or
+formed into line, units marked as having entered their hex this phase (a foot unit that moved
+into a zone may not leave it), and the carrés' count handed on by moves
+(``test_zoi_index_handoff.py`` compares it with a fresh index's)."""
+
+from __future__ import annotations
+
+import json
+import random
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from app.rules.zoi import search
+from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
+from app.rules.zoi.zones import Game, is_combat, is_foot
+from tests.rules.zoi.test_search import READINGS, RS, _game
+from tests.support.props import examples
+
+
+def _position(
+    seed: int, size: int, count: int, carres: bool, entered: float, reading: int
+) -> tuple[ZoiBoard, ZoiState, ZoiOptions]:
+    """A generated game; without ``carres`` every carré formed into line (facing north);
+    each unit marked, with chance ``entered``, as having entered its hex this phase."""
+    scenario = _game(seed, size, count)
+    if not carres:
+        for unit in scenario["units"]:
+            if unit.get("formation") == "carre":
+                unit["formation"], unit["facing"] = "line", 0
+    options = RS.parse_options(READINGS[reading])
+    board, state = RS.setup(RS.parse_scenario(scenario), options)
+    assert isinstance(board, ZoiBoard) and isinstance(state, ZoiState)
+    assert isinstance(options, ZoiOptions)
+    rng = random.Random(seed * 7 + reading)
+    came = {u.id: "0101" if u.hex != "0101" else "0202" for u in state.units}
+    marked = {uid: h for uid, h in came.items() if rng.random() < entered}
+    return board, state.model_copy(update={"phase_start": marked}), options
+
+
+def _takes(game: Game, unit: Unit) -> bool:
+    """Whether the one-label search should answer for ``unit`` (its docstring's conditions)."""
+    if unit.type == "artillery" and unit.formation == "unlimbered":
+        return True
+    if not is_combat(unit):
+        return True
+    if not is_foot(unit):
+        return False
+    if any(
+        u.side != unit.side and u.formation == "carre" and is_combat(u) for u in game.state.units
+    ):
+        return False
+    look = search._Lookups(game, unit)
+    return (
+        look.zone(unit.hex) is None
+        or game.state.phase_start.get(unit.id, unit.hex) != unit.hex
+        or game.options.shift_within_zone == "stop"
+    )
+
+
+def _compare(board: ZoiBoard, state: ZoiState, options: ZoiOptions) -> tuple[int, int]:
+    """Every unit's answer by both searches; (units taken, paths compared)."""
+    game = Game(board, state, options)
+    taken = paths = 0
+    for unit in state.units:
+        one = search._one_label_hexes(game, unit)
+        assert (one is not None) == _takes(game, unit), unit
+        if one is None:
+            continue
+        labels = search.reachable_labels(game, unit)
+        assert all(len(found) == 1 for found in labels.values()), unit
+        assert json.dumps(one) == json.dumps(search.answer(labels, unit.ma)), unit
+        taken += 1
+        paths += len(one)
+    return taken, paths
+
+
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.integers(0, 100_000),
+    st.sampled_from([(6, 10), (8, 12), (8, 20), (10, 30)]),
+    st.booleans(),
+    st.sampled_from([0.0, 0.3]),
+    st.sampled_from(range(len(READINGS))),
+)
+def test_one_label_search_answers_as_the_label_search(
+    seed: int, size_count: tuple[int, int], carres: bool, entered: float, reading: int
+) -> None:
+    board, state, options = _position(seed, *size_count, carres, entered, reading)
+    taken, _ = _compare(board, state, options)
+    event(f"units taken: {min(taken, 5)}+" if taken >= 5 else f"units taken: {taken}")
+
+
+@pytest.mark.parametrize("reading", range(len(READINGS)))
+def test_one_label_search_on_fixed_games(reading: int) -> None:
+    """Forty fixed games per reading: both searches alike on each unit taken, and enough
+    units and paths taken that the comparison means something."""
+    taken = paths = 0
+    for seed in range(40):
+        size, count = ((6, 10), (8, 12), (8, 20), (10, 30))[seed % 4]
+        t, p = _compare(*_position(seed, size, count, seed % 3 != 0, 0.2 * (seed % 2), reading))
+        taken, paths = taken + t, paths + p
+    assert taken >= 200 and paths >= 2000, (taken, paths)
+
+
+def _open_game(units: list[dict[str, Any]], **reading: Any) -> tuple[Any, Any, Any]:
+    scenario = {
+        "ruleset": "zoi",
+        "name": "open",
+        "map": {"columns": [1, 8], "rows": [1, 8], "default_terrain": "clear"},
+        "sides": [{"id": "french", "label": "F"}, {"id": "austrian", "label": "A"}],
+        "units": [
+            {"type": "infantry", "subtype": "line", "increments": 4, "ma": 4, **u} for u in units
+        ],
+        "turn": 1,
+        "phase": "movement",
+        "phasing": "french",
+    }
+    options = RS.parse_options(reading)
+    board, state = RS.setup(RS.parse_scenario(scenario), options)
+    return board, state, options
+
+
+def test_an_enemy_carre_anywhere_leaves_the_unit_to_the_label_search() -> None:
+    """A French column with an Austrian carré two hexes off: leaving a hex next to the carré
+    gives a fire chance (14.carre), so labels reaching a hex can differ in chances and the
+    one-label search must not answer; with the carré in line instead it does, and a French
+    carré (not an enemy) does not stop it."""
+    mover = {"id": "fr", "side": "french", "hex": "0404", "formation": "column", "facing": 0}
+    carre = {"id": "au", "side": "austrian", "hex": "0406", "formation": "carre"}
+    own = {"id": "fr-c", "side": "french", "hex": "0707", "formation": "carre"}
+    cases: list[tuple[list[dict[str, Any]], bool]] = [
+        ([mover, carre], False),
+        ([mover, {**carre, "formation": "line", "facing": 3}], True),
+        ([mover, own], True),
+    ]
+    for units, taken in cases:
+        board, state, options = _open_game(units)
+        game = Game(board, state, options)
+        one = search._one_label_hexes(game, state.units[0])
+        assert (one is not None) is taken, units
+        whole = search.answer(search.reachable_labels(game, state.units[0]), 4)
+        assert search.reachable_hexes(game, state.units[0]) == whole
+        if not taken:  # the carré's fire makes a hex's paths differ in chances
+            assert any(len(h["paths"]) > 1 for h in whole)
