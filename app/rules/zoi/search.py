@@ -632,7 +632,7 @@ def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
     ``tests/rules/zoi/test_search.py`` compares both on generated games."""
     if unit.type == "artillery" and unit.formation == UNLIMBERED:
         return []  # movement: an unlimbered battery must limber before it moves
-    if _MAY_LOOP_OF(game.board):
+    if unit.ma < 0 or _MAY_LOOP_OF(game.board):
         return None
     look = _Lookups(game, unit)
     opts = game.options
@@ -655,59 +655,52 @@ def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
             fire0 = _leaving_fire(look, opts, start, 0, src_start)
         expend = opts.entering_counts_as_expenditure  # 14.opportunity.expend (entry)
     all_steps, steps_of = look._steps, look.steps
-    pop, push = heapq.heappop, heapq.heappush
     best = {start: 0}
     """Hex -> the movement points of its label."""
-    found: dict[str, tuple[int, list[str], _Zone | None, int]] = {}
-    """Hex -> its label: movement points, the hexes entered, the zone that stops it there
-    (None: not stopped), the step into it."""
-    counter = 0
+    found: dict[str, dict[str, Any]] = {}
+    """Hex -> its label, as the answer lists it."""
     over = ma + 1
-    heap: list[tuple[int, int, str, list[str]]] = [(0, 0, start, [])]
-    while heap:
-        spent, _, here, route = pop(heap)
-        if spent > best[here]:
-            continue  # beaten after it was queued
-        step = len(route)
-        out = all_steps.get(here)
-        for n, cost, zone in steps_of(here) if out is None else out:
-            mp = spent + cost
-            if best.get(n, over) <= mp:
-                continue  # beyond the allowance, or a label at least as cheap is there
-            best[n] = mp
-            path = [*route, n]
-            if zone is not None and combat:  # 14.stop.infantry-artillery
-                found[n] = (mp, path, zone, step)
-            else:
-                found[n] = (mp, path, None, step)
-                counter += 1
-                push(heap, (mp, counter, n, path))
-    hexes = []
-    for h in sorted(found):
-        mp, path, zone, step = found[h]
-        fire = fire0
-        if zone is not None and expend:
-            fire += ((h, step, zone.by, "expend"),)
-        hexes.append(
-            {
-                "hex": h,
-                "paths": [
-                    {
+    queued: list[list[tuple[str, list[str]]]] = [[] for _ in range(over)]
+    """Movement points -> the hexes reached for as many, with their paths, in the order
+    found: taken cheapest first and in that order within each (a step is never negative: a
+    label queues only where its own movement points or more are taken), which is the label
+    search's queue order (movement points, then the order found)."""
+    queued[0].append((start, []))
+    for spent in range(over):
+        for here, route in queued[spent]:  # takes what this loop queues as well (cost 0)
+            if spent > best[here]:
+                continue  # beaten after it was queued
+            out = all_steps.get(here)
+            for n, cost, zone in steps_of(here) if out is None else out:
+                mp = spent + cost
+                if best.get(n, over) <= mp:
+                    continue  # beyond the allowance, or a label at least as cheap is there
+                best[n] = mp
+                path = [*route, n]
+                if zone is None or not combat:
+                    found[n] = {
                         "path": path,
                         "mp_spent": mp,
                         "mp_left": ma - mp,
-                        "must_stop": zone is not None,
-                        "opportunity_fire": [
-                            {"hex": fh, "step": fs, "by": list(by), "reason": why}
-                            for fh, fs, by, why in fire
-                        ]
-                        if fire
-                        else [],
+                        "must_stop": False,
+                        "opportunity_fire": _fire_rows(fire0) if fire0 else [],
                     }
-                ],
-            }
-        )
-    return hexes
+                    queued[mp].append((n, path))
+                else:  # 14.stop.infantry-artillery
+                    fire = (*fire0, (n, len(route), zone.by, "expend")) if expend else fire0
+                    found[n] = {
+                        "path": path,
+                        "mp_spent": mp,
+                        "mp_left": ma - mp,
+                        "must_stop": True,
+                        "opportunity_fire": _fire_rows(fire) if fire else [],
+                    }
+    return [{"hex": h, "paths": [found[h]]} for h in sorted(found)]
+
+
+def _fire_rows(fire: tuple[Fire, ...]) -> list[dict[str, Any]]:
+    """The fire chances of a path as the answer lists them."""
+    return [{"hex": h, "step": s, "by": list(by), "reason": why} for h, s, by, why in fire]
 
 
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:

@@ -29,11 +29,21 @@ from tests.support.props import examples
 
 
 def _position(
-    seed: int, size: int, count: int, carres: bool, entered: float, reading: int
+    seed: int,
+    size: int,
+    count: int,
+    carres: bool,
+    entered: float,
+    reading: int,
+    free_town: bool = False,
 ) -> tuple[ZoiBoard, ZoiState, ZoiOptions]:
     """A generated game; without ``carres`` every carré formed into line (facing north);
-    each unit marked, with chance ``entered``, as having entered its hex this phase."""
+    each unit marked, with chance ``entered``, as having entered its hex this phase; with
+    ``free_town`` a town costs no movement points to enter (steps of 0: labels queued at the
+    movement points being taken)."""
     scenario = _game(seed, size, count)
+    if free_town:
+        scenario["terrain_costs"] = {"town": {"infantry": 0, "cavalry": 0, "artillery": 0}}
     if not carres:
         for unit in scenario["units"]:
             if unit.get("formation") == "carre":
@@ -92,23 +102,33 @@ def _compare(board: ZoiBoard, state: ZoiState, options: ZoiOptions) -> tuple[int
     st.booleans(),
     st.sampled_from([0.0, 0.3]),
     st.sampled_from(range(len(READINGS))),
+    st.booleans(),
 )
 def test_one_label_search_answers_as_the_label_search(
-    seed: int, size_count: tuple[int, int], carres: bool, entered: float, reading: int
+    seed: int,
+    size_count: tuple[int, int],
+    carres: bool,
+    entered: float,
+    reading: int,
+    free_town: bool,
 ) -> None:
-    board, state, options = _position(seed, *size_count, carres, entered, reading)
+    board, state, options = _position(seed, *size_count, carres, entered, reading, free_town)
     taken, _ = _compare(board, state, options)
     event(f"units taken: {min(taken, 5)}+" if taken >= 5 else f"units taken: {taken}")
 
 
 @pytest.mark.parametrize("reading", range(len(READINGS)))
 def test_one_label_search_on_fixed_games(reading: int) -> None:
-    """Forty fixed games per reading: both searches alike on each unit taken, and enough
-    units and paths taken that the comparison means something."""
+    """Forty fixed games per reading (a town free to enter in one in five): both searches
+    alike on each unit taken, and enough units and paths taken that the comparison means
+    something."""
     taken = paths = 0
     for seed in range(40):
         size, count = ((6, 10), (8, 12), (8, 20), (10, 30))[seed % 4]
-        t, p = _compare(*_position(seed, size, count, seed % 3 != 0, 0.2 * (seed % 2), reading))
+        position = _position(
+            seed, size, count, seed % 3 != 0, 0.2 * (seed % 2), reading, seed % 5 == 0
+        )
+        t, p = _compare(*position)
         taken, paths = taken + t, paths + p
     assert taken >= 200 and paths >= 2000, (taken, paths)
 
