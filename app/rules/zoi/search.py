@@ -18,7 +18,11 @@ once per hex:
   sections once, and a refused step is simply not taken;
 * a state made by ``apply`` from a move or a melee retreat (one unit changed) gets its
   look-ups from the state before (:func:`moved_to`, :meth:`_StateIndex.handed_on`), less what
-  the unit's old and new hexes can change; anything else is built afresh.
+  the unit's old and new hexes can change; anything else is built afresh;
+* where no two labels reaching a hex can differ but in movement points (a leader; a foot unit
+  with no enemy carré on the map that leaves no zone but the one it began in), the answer is
+  found with one label per hex, queued per movement point (:func:`_one_label_hexes`), and
+  the label search (:func:`reachable_labels`, :func:`answer`) answers for every other unit.
 """
 
 from __future__ import annotations
