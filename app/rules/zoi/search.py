@@ -20,7 +20,7 @@ once per hex:
   look-ups from the state before (:func:`moved_to`, :meth:`_StateIndex.handed_on`), less what
   the unit's old and new hexes can change; anything else is built afresh;
 * where no two labels reaching a hex can differ but in movement points (a leader; a foot unit
-  with no enemy carré on the map that leaves no zone but the one it began in), the answer is
+  next to no enemy carré that leaves no zone but the one it began in), the answer is
   found with one label per hex, queued per movement point (:func:`_one_label_hexes`), and
   the label search (:func:`reachable_labels`, :func:`answer`) answers for every other unit.
 """
@@ -481,7 +481,9 @@ _MAY_LOOP_OF: ByIdentity[bool] = ByIdentity(_may_loop)
 _UNSEEN: Any = object()
 
 
-def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
+def reachable_labels(
+    game: Game, unit: Unit, look: _Lookups | None = None
+) -> dict[str, list[Label]]:
     """Hex -> the Pareto-best labels reaching it by enter steps only (rule 14, movement).
 
     Labels are expanded cheapest first (movement points, then fire chances, then the order
@@ -494,8 +496,9 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     that beat it) dominates it, and only the start hex (never a label of its own) needs the
     check -- made by the start's own label, kept in the table while the search runs (it
     beats every label back into the start) and taken out at the end. A board with negative
-    entry costs keeps the full check."""
-    look = _Lookups(game, unit)
+    entry costs keeps the full check. ``look``: the unit's look-ups, if made already."""
+    if look is None:
+        look = _Lookups(game, unit)
     opts = game.options
     combat, foot, mounted = is_combat(unit), is_foot(unit), is_mounted(unit)
     slide_on = opts.shift_within_zone != "stop"
@@ -608,20 +611,24 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
 def reachable_hexes(game: Game, unit: Unit) -> list[dict[str, Any]]:
     """The ``hexes`` of the ``reachable`` answer: :func:`answer` of :func:`reachable_labels`,
     found by :func:`_one_label_hexes` where no hex can have more than one label."""
-    found = _one_label_hexes(game, unit)
+    look = _Lookups(game, unit)
+    found = _one_label_hexes(game, unit, look)
     if found is None:
-        found = answer(reachable_labels(game, unit), unit.ma)
+        found = answer(reachable_labels(game, unit, look), unit.ma)
     return found
 
 
-def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
+def _one_label_hexes(
+    game: Game, unit: Unit, look: _Lookups | None = None
+) -> list[dict[str, Any]] | None:
     """The answer of :func:`reachable_labels` for a unit every label of which, in each hex, is
     like every other label reaching that hex but for the movement points; None for any other
     unit. That is a unit for which
 
     * every label gives the same fire chances before entering its hex: a leader (rule 14 is
-      of combat units), or a foot unit with no enemy carré on the map (14.carre) that leaves
-      no zone hex but the start (14.exit.infantry-artillery: it stops in the first it enters,
+      of combat units), or a foot unit that takes no hex next to an enemy carré (14.carre:
+      leaving one gives a chance) and leaves no zone hex but the start
+      (14.exit.infantry-artillery: it stops in the first it enters,
       14.stop.infantry-artillery, unless it began in one and may shift within it, then
       ``shift_within_zone`` is not ``stop``: not this search);
     * in each hex every label stops or none does, and none is a shift within a zone: a
@@ -633,23 +640,23 @@ def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
     beaten after it was queued expands to no label the cheaper one did not beat: a search
     with one entry per hex and stale queue entries skipped (a Dijkstra search), in the
     label search's order (movement points, then the order found), finds the same labels.
-    ``tests/rules/zoi/test_search.py`` compares both on generated games."""
+    Whether a hex it takes (the start, or a hex reached and not stopped in, movement points
+    left or not) is next to an enemy carré is asked only when the enemy has a carré on the
+    map; the first such hex ends this search (None): up to there both searches took the same
+    hexes in the same order. ``tests/rules/zoi/test_one_label_search.py``
+    compares both on generated games."""
     if unit.type == "artillery" and unit.formation == UNLIMBERED:
         return []  # movement: an unlimbered battery must limber before it moves
-    if unit.ma < 0 or _MAY_LOOP_OF(game.board):
+    combat = is_combat(unit)
+    if unit.ma < 0 or (combat and not is_foot(unit)) or _MAY_LOOP_OF(game.board):
         return None
-    look = _Lookups(game, unit)
+    if look is None:
+        look = _Lookups(game, unit)
     opts = game.options
     start, ma, side = unit.hex, unit.ma, unit.side
-    combat = is_combat(unit)
     fire0: tuple[Fire, ...] = ()
-    expend = False
+    expend = near_carres = False
     if combat:
-        if not is_foot(unit):
-            return None
-        carres = look.index.carres_by_side()
-        if carres and any(n for s, n in carres.items() if s != side):
-            return None
         src_start = look.zone(start)
         if src_start is not None:
             if game.state.phase_start.get(unit.id, start) != start:
@@ -658,6 +665,9 @@ def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
                 return None
             fire0 = _leaving_fire(look, opts, start, 0, src_start)
         expend = opts.entering_counts_as_expenditure  # 14.opportunity.expend (entry)
+        counted = look.index.carres_by_side()
+        near_carres = any(n for s, n in counted.items() if s != side)
+    carres, carres_of = look._carres, look.carres
     all_steps, steps_of = look._steps, look.steps
     best = {start: 0}
     """Hex -> the movement points of its label."""
@@ -674,6 +684,12 @@ def _one_label_hexes(game: Game, unit: Unit) -> list[dict[str, Any]] | None:
         for here, route in queued[spent]:  # takes what this loop queues as well (cost 0)
             if spent > best[here]:
                 continue  # beaten after it was queued
+            if near_carres:  # 14.carre: leaving here may give a chance: the label search's
+                near = carres.get(here)
+                if near is None:
+                    near = carres_of(here)
+                if near:
+                    return None
             out = all_steps.get(here)
             for n, cost, zone in steps_of(here) if out is None else out:
                 mp = spent + cost

@@ -1,8 +1,8 @@
 """The one-label search of ``reachable`` (``search._one_label_hexes``, a Dijkstra search with one
 entry per hex) answers byte for byte as the Pareto label search (``search.reachable_labels``
 and ``search.answer``, kept as the general search and the reference) for every unit it takes:
-leaders, and foot units with no enemy carré on the map that do not begin in a zone they may
-shift within. It must take exactly those units (a search that never answers would pass a
+leaders, and foot units that take no hex next to an enemy carré and do not begin in a zone
+they may shift within. It must take exactly those units (a search that never answers would pass a
 comparison alone), and a position it takes wrongly -- an enemy carré whose fire the labels
 would count, a unit able to shift within a zone -- must fall to the label search.
 
@@ -59,23 +59,24 @@ def _position(
 
 
 def _takes(game: Game, unit: Unit) -> bool:
-    """Whether the one-label search should answer for ``unit`` (its docstring's conditions)."""
+    """Whether the one-label search should answer for ``unit`` (its docstring's conditions;
+    the hexes it takes are those the label search expands: the start and each hex with a
+    label that does not stop there, movement points left or not)."""
     if unit.type == "artillery" and unit.formation == "unlimbered":
         return True
     if not is_combat(unit):
         return True
     if not is_foot(unit):
         return False
-    if any(
-        u.side != unit.side and u.formation == "carre" and is_combat(u) for u in game.state.units
-    ):
-        return False
     look = search._Lookups(game, unit)
-    return (
-        look.zone(unit.hex) is None
-        or game.state.phase_start.get(unit.id, unit.hex) != unit.hex
-        or game.options.shift_within_zone == "stop"
-    )
+    if look.zone(unit.hex) is not None:
+        if game.state.phase_start.get(unit.id, unit.hex) != unit.hex:
+            return True  # may not leave: no hex reached
+        if game.options.shift_within_zone != "stop":
+            return False
+    labels = search.reachable_labels(game, unit)
+    taken = {unit.hex} | {h for h, found in labels.items() if any(not w.stopped for w in found)}
+    return not any(look.carres(h) for h in taken)
 
 
 def _compare(board: ZoiBoard, state: ZoiState, options: ZoiOptions) -> tuple[int, int]:
@@ -151,11 +152,13 @@ def _open_game(units: list[dict[str, Any]], **reading: Any) -> tuple[Any, Any, A
     return board, state, options
 
 
-def test_an_enemy_carre_anywhere_leaves_the_unit_to_the_label_search() -> None:
+def test_an_enemy_carre_next_to_a_hex_taken_leaves_the_unit_to_the_label_search() -> None:
     """A French column with an Austrian carré two hexes off: leaving a hex next to the carré
     gives a fire chance (14.carre), so labels reaching a hex can differ in chances and the
-    one-label search must not answer; with the carré in line instead it does, and a French
-    carré (not an enemy) does not stop it."""
+    one-label search must not answer, even with one movement point left to the column (the
+    hex it enters is next to the carré: the search gives up at any hex it takes there, points
+    left or not). It answers with the carré in line instead, and with a French carré (not an
+    enemy)."""
     mover = {"id": "fr", "side": "french", "hex": "0404", "formation": "column", "facing": 0}
     carre = {"id": "au", "side": "austrian", "hex": "0406", "formation": "carre"}
     own = {"id": "fr-c", "side": "french", "hex": "0707", "formation": "carre"}
@@ -163,13 +166,17 @@ def test_an_enemy_carre_anywhere_leaves_the_unit_to_the_label_search() -> None:
         ([mover, carre], False),
         ([mover, {**carre, "formation": "line", "facing": 3}], True),
         ([mover, own], True),
+        ([{**mover, "ma": 1}, carre], False),
     ]
     for units, taken in cases:
         board, state, options = _open_game(units)
         game = Game(board, state, options)
-        one = search._one_label_hexes(game, state.units[0])
+        unit = state.units[0]
+        one = search._one_label_hexes(game, unit)
         assert (one is not None) is taken, units
-        whole = search.answer(search.reachable_labels(game, state.units[0]), 4)
-        assert search.reachable_hexes(game, state.units[0]) == whole
-        if not taken:  # the carré's fire makes a hex's paths differ in chances
+        whole = search.answer(search.reachable_labels(game, unit), unit.ma)
+        assert search.reachable_hexes(game, unit) == whole
+        if taken:
+            assert one == whole
+        elif unit.ma > 1:  # the carré's fire makes a hex's paths differ in chances
             assert any(len(h["paths"]) > 1 for h in whole)
