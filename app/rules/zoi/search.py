@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import heapq
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from app.rules.layers import layered
@@ -516,17 +517,23 @@ def reachable_labels(
     all_steps, zones, carres = look._steps, look._zones, look._carres
     steps_of, zone_of, carres_of = look.steps, look.zone, look.carres
     start, ma = unit.hex, unit.ma
-    pop, push = heapq.heappop, heapq.heappush
+    push = heapq.heappush
     counter = 0
     origin = Label(start, 0, 0, False, True, [], ())
-    heap: list[tuple[int, int, int, Label]] = [(0, 0, 0, origin)]
-    if not may_loop:
+    heap: list[tuple[int, int, int, Label]] | None = None
+    queued: list[list[list[Label]]] = []
+    if may_loop:
+        heap = [(0, 0, 0, origin)]
+        taken = _popped(heap)
+    else:
         # the start's own label (no movement points, no fire chance, not stopped, a shift
         # only) beats every step back into the start when no entry cost is negative, as
         # skipping the start would: one test fewer per step. Taken out before returning.
         labels[start] = [origin]
-    while heap:
-        walk = pop(heap)[3]
+        queued = [[] for _ in range(ma + 1)]
+        queued[0].append([origin])
+        taken = _in_order(queued)
+    for walk in taken:
         if walk.stopped:
             continue
         here, spent, fire_before = walk.hex, walk.mp_spent, walk.fire
@@ -601,8 +608,14 @@ def reachable_labels(
                 ]
             nxt = Label(n, mp, chances, stopped, slid, [*walk.route, n], fire)
             found.append(nxt)
-            counter += 1
-            push(heap, (mp, chances, counter, nxt))
+            if heap is None:
+                by_chances = queued[mp]
+                while len(by_chances) <= chances:
+                    by_chances.append([])
+                by_chances[chances].append(nxt)
+            else:
+                counter += 1
+                push(heap, (mp, chances, counter, nxt))
     if not may_loop:
         del labels[start]
     return labels
@@ -721,6 +734,26 @@ def _one_label_hexes(
 def _fire_rows(fire: tuple[Fire, ...]) -> list[dict[str, Any]]:
     """The fire chances of a path as the answer lists them."""
     return [{"hex": h, "step": s, "by": list(by), "reason": why} for h, s, by, why in fire]
+
+
+def _popped(heap: list[tuple[int, int, int, Label]]) -> Iterator[Label]:
+    """The labels of ``heap`` cheapest first (movement points, fire chances, order found),
+    including those pushed while it is taken from."""
+    pop = heapq.heappop
+    while heap:
+        yield pop(heap)[3]
+
+
+def _in_order(queued: list[list[list[Label]]]) -> Iterator[Label]:
+    """The labels of ``queued`` (movement points -> fire chances -> labels in the order
+    found) in that order, including those queued while it is taken from: the heap's order
+    when a step costs no fewer movement points and gives no fewer chances than none (a
+    label then queues where it is taken from or later)."""
+    for by_chances in queued:
+        c = 0
+        while c < len(by_chances):
+            yield from by_chances[c]
+            c += 1
 
 
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
