@@ -320,31 +320,12 @@ def moved_to(state: ZoiState, new: ZoiState, unit_id: str) -> ZoiState:
     return new
 
 
-class Label:
-    """One Pareto-optimal way of reaching ``hex``: the hexes entered on the way (``route``),
-    the movement points spent, the fire chances given and whether the unit had to stop."""
-
-    __slots__ = ("chances", "entered", "fire", "hex", "mp_spent", "route", "slid_only", "stopped")
-
-    def __init__(
-        self,
-        hex: str,
-        mp_spent: int,
-        chances: int,
-        stopped: bool,
-        slid_only: bool,
-        route: list[str],
-        fire: tuple[Fire, ...],
-    ) -> None:
-        self.hex = hex
-        self.mp_spent = mp_spent
-        self.chances = chances
-        self.stopped = stopped
-        self.slid_only = slid_only
-        self.route = route
-        """The hexes entered, in order (the start hex excluded); the answer's path."""
-        self.entered = len(route)
-        self.fire = fire
+Label = tuple[str, int, int, bool, bool, list[str], tuple[Fire, ...]]
+"""One Pareto-optimal way of reaching a hex: the hex, the movement points spent, the fire
+chances given, whether the unit had to stop there, whether every zone hex entered was a shift
+within the zone it started in, the hexes entered in order (the start excluded; the answer's
+path) and the fire chances themselves. A tuple: made for every label kept, in a loop where a
+class's ``__init__`` call cost more than what it holds."""
 
 
 class _Zone:
@@ -519,7 +500,7 @@ def reachable_labels(
     start, ma = unit.hex, unit.ma
     push = heapq.heappush
     counter = 0
-    origin = Label(start, 0, 0, False, True, [], ())
+    origin: Label = (start, 0, 0, False, True, [], ())
     heap: list[tuple[int, int, int, Label]] | None = None
     queued: list[list[list[Label]]] = []
     if may_loop:
@@ -534,9 +515,9 @@ def reachable_labels(
         queued[0].append([origin])
         taken = _in_order(queued)
     for walk in taken:
-        if walk.stopped:
+        here, spent, _, stopped_here, slid_before, route, fire_before = walk
+        if stopped_here:
             continue
-        here, spent, fire_before = walk.hex, walk.mp_spent, walk.fire
         src_here = None
         if combat:
             src_here = zones.get(here, _UNSEEN)
@@ -546,14 +527,14 @@ def reachable_labels(
                 continue
             near = carres.get(here)
             if src_here is not None or (carres_of(here) if near is None else near):
-                fire_before += _leaving_fire(look, opts, here, walk.entered, src_here)
-        step, budget, slid_before = walk.entered, ma - spent, walk.slid_only
+                fire_before += _leaving_fire(look, opts, here, len(route), src_here)
+        step, budget = len(route), ma - spent
         chances_before = len(fire_before)
         out = all_steps.get(here)
         for n, cost, src_new in steps_of(here) if out is None else out:
             if cost > budget:
                 continue
-            if may_loop and (n == start or n in walk.route):
+            if may_loop and (n == start or n in route):
                 continue
             mp = spent + cost
             found = labels.get(n)
@@ -563,7 +544,7 @@ def reachable_labels(
                 # zone), so a first label that spent no more and gave no more chances beats it,
                 # as the loop below would find
                 old = found[0]
-                if old.mp_spent <= mp and old.chances <= chances_before:
+                if old[1] <= mp and old[2] <= chances_before:  # movement points, chances
                     continue
             fire, chances = fire_before, chances_before
             stopped = slid = False
@@ -587,10 +568,10 @@ def reachable_labels(
                 beaten = False
                 for old in found:  # a label at least as good on all four counts
                     if (
-                        old.mp_spent <= mp
-                        and old.chances <= chances
-                        and (not old.stopped or stopped)
-                        and (old.slid_only or not slid)
+                        old[1] <= mp
+                        and old[2] <= chances
+                        and (not old[3] or stopped)
+                        and (old[4] or not slid)
                     ):
                         beaten = True
                         break
@@ -600,13 +581,13 @@ def reachable_labels(
                     old
                     for old in found
                     if not (
-                        mp <= old.mp_spent
-                        and chances <= old.chances
-                        and (not stopped or old.stopped)
-                        and (slid or not old.slid_only)
+                        mp <= old[1]
+                        and chances <= old[2]
+                        and (not stopped or old[3])
+                        and (slid or not old[4])
                     )
                 ]
-            nxt = Label(n, mp, chances, stopped, slid, [*walk.route, n], fire)
+            nxt = (n, mp, chances, stopped, slid, [*route, n], fire)
             found.append(nxt)
             if heap is None:
                 by_chances = queued[mp]
@@ -759,9 +740,9 @@ def _in_order(queued: list[list[list[Label]]]) -> Iterator[Label]:
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
     """14.exit.infantry-artillery: a foot unit leaves an enemy zone only at the beginning of
     its movement (after shifts within the zone, under the ``slide`` reading)."""
-    if walk.entered == 0:
+    if not walk[5]:  # nothing entered yet
         return began_in_zone
-    return began_in_zone and walk.slid_only and opts.shift_within_zone == "slide"
+    return began_in_zone and walk[4] and opts.shift_within_zone == "slide"
 
 
 def _leaving_fire(
@@ -783,7 +764,7 @@ def _leaving_fire(
 
 
 def sort_key(label: Label) -> tuple[int, int, list[str]]:
-    return (label.mp_spent, label.chances, label.route)
+    return (label[1], label[2], label[5])
 
 
 def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
@@ -795,19 +776,14 @@ def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
         if len(found) > 1:
             found = sorted(found, key=sort_key)
         paths = []
-        for w in found:
+        for _, spent, _, stopped, _, route, fire in found:
             paths.append(
                 {
-                    "path": w.route,  # the label's own list: labels die with the query
-                    "mp_spent": w.mp_spent,
-                    "mp_left": ma - w.mp_spent,
-                    "must_stop": w.stopped,
-                    "opportunity_fire": [
-                        {"hex": fh, "step": fs, "by": list(by), "reason": why}
-                        for fh, fs, by, why in w.fire
-                    ]
-                    if w.fire
-                    else [],
+                    "path": route,  # the label's own list: labels die with the query
+                    "mp_spent": spent,
+                    "mp_left": ma - spent,
+                    "must_stop": stopped,
+                    "opportunity_fire": _fire_rows(fire) if fire else [],
                 }
             )
         out.append({"hex": h, "paths": paths})

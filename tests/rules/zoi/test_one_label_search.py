@@ -75,7 +75,7 @@ def _takes(game: Game, unit: Unit) -> bool:
         if game.options.shift_within_zone != "stop":
             return False
     labels = search.reachable_labels(game, unit)
-    taken = {unit.hex} | {h for h, found in labels.items() if any(not w.stopped for w in found)}
+    taken = {unit.hex} | {h for h, found in labels.items() if any(not w[3] for w in found)}
     return not any(look.carres(h) for h in taken)
 
 
