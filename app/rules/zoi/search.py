@@ -727,9 +727,10 @@ def _popped(heap: list[tuple[int, int, int, Label]]) -> Iterator[Label]:
 
 def _in_order(queued: list[list[list[Label]]]) -> Iterator[Label]:
     """The labels of ``queued`` (movement points -> fire chances -> labels in the order
-    found) in that order, including those queued while it is taken from: the heap's order
-    when a step costs no fewer movement points and gives no fewer chances than none (a
-    label then queues where it is taken from or later)."""
+    found) in that order, including those queued while it is taken from. When no entry cost
+    is negative this is the heap's order: a label's movement points and fire chances are
+    never fewer than those of the label it extends, so it queues where the queue is being
+    taken from or later."""
     for by_chances in queued:
         c = 0
         while c < len(by_chances):
