@@ -369,9 +369,12 @@ class _Lookups:
             costs, zones = self._costs, self._zones
             out = []
             for _, n in self.adjacent.get(hex_id, ()):
-                cost = costs[n] if n in costs else self.cost(n)
+                cost = costs.get(n, _UNSEEN)
+                if cost is _UNSEEN:
+                    cost = self.cost(n)
                 if cost is not None:
-                    out.append((n, cost, zones[n] if n in zones else self.zone(n)))
+                    zone = zones.get(n, _UNSEEN)
+                    out.append((n, cost, self.zone(n) if zone is _UNSEEN else zone))
             found = self._steps[hex_id] = tuple(out)
         return found
 
@@ -431,7 +434,8 @@ class _Lookups:
         if hex_id in self._costs:
             return self._costs[hex_id]
         cost = None
-        if not any(u.side != self.side for u in self.units_at.get(hex_id, ())):
+        here = self.units_at.get(hex_id)
+        if here is None or not any(u.side != self.side for u in here):
             terrain = self.game.board.hexes[hex_id]
             if terrain in self._by_terrain:
                 cost = self._by_terrain[terrain]
