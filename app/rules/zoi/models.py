@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
+from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
@@ -18,10 +19,12 @@ UnitType = Literal["infantry", "cavalry", "artillery", "leader"]
 FORMATION_ALIASES = {"square": "carre", "skirmishers": "skirmish", "skirmish_order": "skirmish"}
 
 
+@lru_cache(maxsize=256)
 def normalize_formation(value: str) -> str:
     """Formation names as players write them: case, accents, spaces and hyphens do not matter
     (``Carré``, ``general order``, ``road-march`` are ``carre``, ``general_order``,
-    ``road_march``); ``square`` means carré."""
+    ``road_march``); ``square`` means carré. Kept for the last names asked (a state's units
+    use a handful: parsing a state asks once per unit)."""
     plain = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode()
     key = "_".join(plain.strip().lower().replace("-", " ").split())
     return FORMATION_ALIASES.get(key, key)

@@ -100,7 +100,7 @@ def reachable(game: Game, unit_id: str) -> dict[str, Any]:
     unit = search.unit_named(game, unit_id)
     if unit is None:
         raise InvalidQuery(f"unknown unit {unit_id!r}")
-    hexes = search.answer(search.reachable_labels(game, unit), unit.ma)
+    hexes = search.reachable_hexes(game, unit)
     return {
         "unit": unit.id,
         "start": unit.hex,

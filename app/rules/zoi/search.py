@@ -18,20 +18,25 @@ once per hex:
   sections once, and a refused step is simply not taken;
 * a state made by ``apply`` from a move or a melee retreat (one unit changed) gets its
   look-ups from the state before (:func:`moved_to`, :meth:`_StateIndex.handed_on`), less what
-  the unit's old and new hexes can change; anything else is built afresh.
+  the unit's old and new hexes can change; anything else is built afresh;
+* where no two labels reaching a hex can differ but in movement points (a leader; a foot unit
+  next to no enemy carré that leaves no zone but the one it began in), the answer is
+  found with one label per hex, queued per movement point (:func:`_one_label_hexes`), and
+  the label search (:func:`reachable_labels`, :func:`answer`) answers for every other unit.
 """
 
 from __future__ import annotations
 
 import heapq
 import weakref
+from collections.abc import Iterator
 from typing import Any
 
 from app.rules.layers import layered
 from app.rules.memo import ByIdentity
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
-from app.rules.zoi.tables import UNLIMBERED
+from app.rules.zoi.tables import CARRE, UNLIMBERED
 from app.rules.zoi.zones import Game, is_combat, is_foot, is_mounted
 
 Fire = tuple[str, int, tuple[str, ...], str]
@@ -87,6 +92,19 @@ class _StateIndex:
         self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
         self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
+        self._carres: dict[str, int] | None = None
+
+    def carres_by_side(self) -> dict[str, int]:
+        """Side -> how many of its combat units are in carré (14.carre), found when first
+        asked for (one pass over the units) and handed on with the move after."""
+        found = self._carres
+        if found is None:
+            found = {}
+            for u in self.unit_list:
+                if u.formation == CARRE and is_combat(u):
+                    found[u.side] = found.get(u.side, 0) + 1
+            self._carres = found
+        return found
 
     def positions(self) -> dict[str, int] | None:
         """Unit id -> its place in the state's unit list, made when first asked for; None when
@@ -128,6 +146,18 @@ class _StateIndex:
         new.board = self.board
         new.unit_list = state.units
         new._positions = None
+        new._carres = carres_by_side = self._carres
+        if carres_by_side is not None:  # the moved unit's side counted again
+            before = count = carres_by_side.get(side, 0)
+            count -= old_unit.formation == CARRE and is_combat(old_unit)
+            if new_unit is not None:
+                count += new_unit.formation == CARRE and is_combat(new_unit)
+            if count != before:
+                changed = new._carres = dict(carres_by_side)
+                if count:
+                    changed[side] = count
+                else:
+                    del changed[side]
         # units by hex, units by id and each unit's front directions: layered over the old
         # tables (app.rules.layers), the unit's hexes and entries replaced; nothing copied
         # (the search looks most of them up only where its own look-ups miss)
@@ -290,31 +320,12 @@ def moved_to(state: ZoiState, new: ZoiState, unit_id: str) -> ZoiState:
     return new
 
 
-class Label:
-    """One Pareto-optimal way of reaching ``hex``: the hexes entered on the way (``route``),
-    the movement points spent, the fire chances given and whether the unit had to stop."""
-
-    __slots__ = ("chances", "entered", "fire", "hex", "mp_spent", "route", "slid_only", "stopped")
-
-    def __init__(
-        self,
-        hex: str,
-        mp_spent: int,
-        chances: int,
-        stopped: bool,
-        slid_only: bool,
-        route: list[str],
-        fire: tuple[Fire, ...],
-    ) -> None:
-        self.hex = hex
-        self.mp_spent = mp_spent
-        self.chances = chances
-        self.stopped = stopped
-        self.slid_only = slid_only
-        self.route = route
-        """The hexes entered, in order (the start hex excluded); the answer's path."""
-        self.entered = len(route)
-        self.fire = fire
+Label = tuple[str, int, int, bool, bool, list[str], tuple[Fire, ...]]
+"""One Pareto-optimal way of reaching a hex: the hex, the movement points spent, the fire
+chances given, whether the unit had to stop there, whether every zone hex entered was a shift
+within the zone it started in, the hexes entered in order (the start excluded; the answer's
+path) and the fire chances themselves. A tuple: made for every label kept, in a loop where a
+class's ``__init__`` call cost more than what it holds."""
 
 
 class _Zone:
@@ -340,7 +351,7 @@ class _Lookups:
         self.unit = unit
         self.side = unit.side
         self.adjacent = adjacency(game.board)
-        index = _index(game.board, game.state)
+        index = self.index = _index(game.board, game.state)
         self.units_at = index.units_at
         routed = game.options.routed_units_exert_zone  # the one option a zone depends on
         self._zones = index.zones.setdefault((unit.side, routed), {})
@@ -358,9 +369,12 @@ class _Lookups:
             costs, zones = self._costs, self._zones
             out = []
             for _, n in self.adjacent.get(hex_id, ()):
-                cost = costs[n] if n in costs else self.cost(n)
+                cost = costs.get(n, _UNSEEN)
+                if cost is _UNSEEN:
+                    cost = self.cost(n)
                 if cost is not None:
-                    out.append((n, cost, zones[n] if n in zones else self.zone(n)))
+                    zone = zones.get(n, _UNSEEN)
+                    out.append((n, cost, self.zone(n) if zone is _UNSEEN else zone))
             found = self._steps[hex_id] = tuple(out)
         return found
 
@@ -420,7 +434,8 @@ class _Lookups:
         if hex_id in self._costs:
             return self._costs[hex_id]
         cost = None
-        if not any(u.side != self.side for u in self.units_at.get(hex_id, ())):
+        here = self.units_at.get(hex_id)
+        if here is None or not any(u.side != self.side for u in here):
             terrain = self.game.board.hexes[hex_id]
             if terrain in self._by_terrain:
                 cost = self._by_terrain[terrain]
@@ -452,7 +467,9 @@ _MAY_LOOP_OF: ByIdentity[bool] = ByIdentity(_may_loop)
 _UNSEEN: Any = object()
 
 
-def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
+def reachable_labels(
+    game: Game, unit: Unit, look: _Lookups | None = None
+) -> dict[str, list[Label]]:
     """Hex -> the Pareto-best labels reaching it by enter steps only (rule 14, movement).
 
     Labels are expanded cheapest first (movement points, then fire chances, then the order
@@ -465,8 +482,9 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     that beat it) dominates it, and only the start hex (never a label of its own) needs the
     check -- made by the start's own label, kept in the table while the search runs (it
     beats every label back into the start) and taken out at the end. A board with negative
-    entry costs keeps the full check."""
-    look = _Lookups(game, unit)
+    entry costs keeps the full check. ``look``: the unit's look-ups, if made already."""
+    if look is None:
+        look = _Lookups(game, unit)
     opts = game.options
     combat, foot, mounted = is_combat(unit), is_foot(unit), is_mounted(unit)
     slide_on = opts.shift_within_zone != "stop"
@@ -484,20 +502,26 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
     all_steps, zones, carres = look._steps, look._zones, look._carres
     steps_of, zone_of, carres_of = look.steps, look.zone, look.carres
     start, ma = unit.hex, unit.ma
-    pop, push = heapq.heappop, heapq.heappush
+    push = heapq.heappush
     counter = 0
-    origin = Label(start, 0, 0, False, True, [], ())
-    heap: list[tuple[int, int, int, Label]] = [(0, 0, 0, origin)]
-    if not may_loop:
+    origin: Label = (start, 0, 0, False, True, [], ())
+    heap: list[tuple[int, int, int, Label]] | None = None
+    queued: list[list[list[Label]]] = []
+    if may_loop:
+        heap = [(0, 0, 0, origin)]
+        taken = _popped(heap)
+    else:
         # the start's own label (no movement points, no fire chance, not stopped, a shift
         # only) beats every step back into the start when no entry cost is negative, as
         # skipping the start would: one test fewer per step. Taken out before returning.
         labels[start] = [origin]
-    while heap:
-        walk = pop(heap)[3]
-        if walk.stopped:
+        queued = [[] for _ in range(ma + 1)]
+        queued[0].append([origin])
+        taken = _in_order(queued)
+    for walk in taken:
+        here, spent, _, stopped_here, slid_before, route, fire_before = walk
+        if stopped_here:
             continue
-        here, spent, fire_before = walk.hex, walk.mp_spent, walk.fire
         src_here = None
         if combat:
             src_here = zones.get(here, _UNSEEN)
@@ -507,14 +531,14 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 continue
             near = carres.get(here)
             if src_here is not None or (carres_of(here) if near is None else near):
-                fire_before += _leaving_fire(look, opts, walk, src_here)
-        step, budget, slid_before = walk.entered, ma - spent, walk.slid_only
+                fire_before += _leaving_fire(look, opts, here, len(route), src_here)
+        step, budget = len(route), ma - spent
         chances_before = len(fire_before)
         out = all_steps.get(here)
         for n, cost, src_new in steps_of(here) if out is None else out:
             if cost > budget:
                 continue
-            if may_loop and (n == start or n in walk.route):
+            if may_loop and (n == start or n in route):
                 continue
             mp = spent + cost
             found = labels.get(n)
@@ -524,7 +548,7 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 # zone), so a first label that spent no more and gave no more chances beats it,
                 # as the loop below would find
                 old = found[0]
-                if old.mp_spent <= mp and old.chances <= chances_before:
+                if old[1] <= mp and old[2] <= chances_before:  # movement points, chances
                     continue
             fire, chances = fire_before, chances_before
             stopped = slid = False
@@ -548,10 +572,10 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                 beaten = False
                 for old in found:  # a label at least as good on all four counts
                     if (
-                        old.mp_spent <= mp
-                        and old.chances <= chances
-                        and (not old.stopped or stopped)
-                        and (old.slid_only or not slid)
+                        old[1] <= mp
+                        and old[2] <= chances
+                        and (not old[3] or stopped)
+                        and (old[4] or not slid)
                     ):
                         beaten = True
                         break
@@ -561,34 +585,176 @@ def reachable_labels(game: Game, unit: Unit) -> dict[str, list[Label]]:
                     old
                     for old in found
                     if not (
-                        mp <= old.mp_spent
-                        and chances <= old.chances
-                        and (not stopped or old.stopped)
-                        and (slid or not old.slid_only)
+                        mp <= old[1]
+                        and chances <= old[2]
+                        and (not stopped or old[3])
+                        and (slid or not old[4])
                     )
                 ]
-            nxt = Label(n, mp, chances, stopped, slid, [*walk.route, n], fire)
+            nxt = (n, mp, chances, stopped, slid, [*route, n], fire)
             found.append(nxt)
-            counter += 1
-            push(heap, (mp, chances, counter, nxt))
+            if heap is None:
+                by_chances = queued[mp]
+                while len(by_chances) <= chances:
+                    by_chances.append([])
+                by_chances[chances].append(nxt)
+            else:
+                counter += 1
+                push(heap, (mp, chances, counter, nxt))
     if not may_loop:
         del labels[start]
     return labels
 
 
+def reachable_hexes(game: Game, unit: Unit) -> list[dict[str, Any]]:
+    """The ``hexes`` of the ``reachable`` answer: :func:`answer` of :func:`reachable_labels`,
+    found by :func:`_one_label_hexes` where no hex can have more than one label."""
+    look = _Lookups(game, unit)
+    found = _one_label_hexes(game, unit, look)
+    if found is None:
+        found = answer(reachable_labels(game, unit, look), unit.ma)
+    return found
+
+
+def _one_label_hexes(
+    game: Game, unit: Unit, look: _Lookups | None = None
+) -> list[dict[str, Any]] | None:
+    """The answer of :func:`reachable_labels` for a unit every label of which, in each hex, is
+    like every other label reaching that hex but for the movement points; None for any other
+    unit. That is a unit for which
+
+    * every label gives the same fire chances before entering its hex: a leader (rule 14 is
+      of combat units), or a foot unit that takes no hex next to an enemy carré (14.carre:
+      leaving one gives a chance) and leaves no zone hex but the start
+      (14.exit.infantry-artillery: it stops in the first it enters,
+      14.stop.infantry-artillery, unless it began in one and may shift within it, then
+      ``shift_within_zone`` is not ``stop``: not this search);
+    * in each hex every label stops or none does, and none is a shift within a zone: a
+      leader stops nowhere, a foot unit in every zone hex and nowhere else (entering one gives
+      one more chance under 14.opportunity.expend, on every label reaching it alike);
+    * no entry cost is negative (else a path may enter a hex twice).
+
+    Each hex then keeps one label, its cheapest (the first found of equal ones), and a label
+    beaten after it was queued expands to no label the cheaper one did not beat: a search
+    with one entry per hex and stale queue entries skipped (a Dijkstra search), in the
+    label search's order (movement points, then the order found), finds the same labels.
+    Whether a hex it takes (the start, or a hex reached and not stopped in, movement points
+    left or not) is next to an enemy carré is asked only when the enemy has a carré on the
+    map; the first such hex ends this search (None): up to there both searches took the same
+    hexes in the same order. ``tests/rules/zoi/test_one_label_search.py``
+    compares both on generated games."""
+    if unit.type == "artillery" and unit.formation == UNLIMBERED:
+        return []  # movement: an unlimbered battery must limber before it moves
+    combat = is_combat(unit)
+    if unit.ma < 0 or (combat and not is_foot(unit)) or _MAY_LOOP_OF(game.board):
+        return None
+    if look is None:
+        look = _Lookups(game, unit)
+    opts = game.options
+    start, ma, side = unit.hex, unit.ma, unit.side
+    fire0: tuple[Fire, ...] = ()
+    expend = near_carres = False
+    if combat:
+        src_start = look.zone(start)
+        if src_start is not None:
+            if game.state.phase_start.get(unit.id, start) != start:
+                return []  # 14.exit.infantry-artillery: moved into the zone this phase
+            if opts.shift_within_zone != "stop":
+                return None
+            fire0 = _leaving_fire(look, opts, start, 0, src_start)
+        expend = opts.entering_counts_as_expenditure  # 14.opportunity.expend (entry)
+        counted = look.index.carres_by_side()
+        near_carres = any(n for s, n in counted.items() if s != side)
+    carres, carres_of = look._carres, look.carres
+    all_steps, steps_of = look._steps, look.steps
+    best = {start: 0}
+    """Hex -> the movement points of its label."""
+    found: dict[str, dict[str, Any]] = {}
+    """Hex -> its label, as the answer lists it."""
+    over = ma + 1
+    queued: list[list[tuple[str, list[str]]]] = [[] for _ in range(over)]
+    """Movement points -> the hexes reached for as many, with their paths, in the order
+    found: taken cheapest first and in that order within each (a step is never negative: a
+    label queues only where its own movement points or more are taken), which is the label
+    search's queue order (movement points, then the order found)."""
+    queued[0].append((start, []))
+    for spent in range(over):
+        for here, route in queued[spent]:  # takes what this loop queues as well (cost 0)
+            if spent > best[here]:
+                continue  # beaten after it was queued
+            if near_carres:  # 14.carre: leaving here may give a chance: the label search's
+                near = carres.get(here)
+                if near is None:
+                    near = carres_of(here)
+                if near:
+                    return None
+            out = all_steps.get(here)
+            for n, cost, zone in steps_of(here) if out is None else out:
+                mp = spent + cost
+                if best.get(n, over) <= mp:
+                    continue  # beyond the allowance, or a label at least as cheap is there
+                best[n] = mp
+                path = [*route, n]
+                if zone is None or not combat:
+                    found[n] = {
+                        "path": path,
+                        "mp_spent": mp,
+                        "mp_left": ma - mp,
+                        "must_stop": False,
+                        "opportunity_fire": _fire_rows(fire0) if fire0 else [],
+                    }
+                    queued[mp].append((n, path))
+                else:  # 14.stop.infantry-artillery
+                    fire = (*fire0, (n, len(route), zone.by, "expend")) if expend else fire0
+                    found[n] = {
+                        "path": path,
+                        "mp_spent": mp,
+                        "mp_left": ma - mp,
+                        "must_stop": True,
+                        "opportunity_fire": _fire_rows(fire) if fire else [],
+                    }
+    return [{"hex": h, "paths": [found[h]]} for h in sorted(found)]
+
+
+def _fire_rows(fire: tuple[Fire, ...]) -> list[dict[str, Any]]:
+    """The fire chances of a path as the answer lists them."""
+    return [{"hex": h, "step": s, "by": list(by), "reason": why} for h, s, by, why in fire]
+
+
+def _popped(heap: list[tuple[int, int, int, Label]]) -> Iterator[Label]:
+    """The labels of ``heap`` cheapest first (movement points, fire chances, order found),
+    including those pushed while it is taken from."""
+    pop = heapq.heappop
+    while heap:
+        yield pop(heap)[3]
+
+
+def _in_order(queued: list[list[list[Label]]]) -> Iterator[Label]:
+    """The labels of ``queued`` (movement points -> fire chances -> labels in the order
+    found) in that order, including those queued while it is taken from. When no entry cost
+    is negative this is the heap's order: a label's movement points and fire chances are
+    never fewer than those of the label it extends, so it queues where the queue is being
+    taken from or later."""
+    for by_chances in queued:
+        c = 0
+        while c < len(by_chances):
+            yield from by_chances[c]
+            c += 1
+
+
 def _may_leave(opts: ZoiOptions, walk: Label, began_in_zone: bool) -> bool:
     """14.exit.infantry-artillery: a foot unit leaves an enemy zone only at the beginning of
     its movement (after shifts within the zone, under the ``slide`` reading)."""
-    if walk.entered == 0:
+    if not walk[5]:  # nothing entered yet
         return began_in_zone
-    return began_in_zone and walk.slid_only and opts.shift_within_zone == "slide"
+    return began_in_zone and walk[4] and opts.shift_within_zone == "slide"
 
 
 def _leaving_fire(
-    look: _Lookups, opts: ZoiOptions, walk: Label, src_here: _Zone | None
+    look: _Lookups, opts: ZoiOptions, here: str, step: int, src_here: _Zone | None
 ) -> tuple[Fire, ...]:
-    """The fire chances of leaving ``walk.hex`` (the same whichever hex is entered next)."""
-    here, step = walk.hex, walk.entered
+    """The fire chances of leaving ``here`` after ``step`` hexes entered (the same whichever
+    hex is entered next)."""
     carres = look.carres(here)
     if carres and step == 0 and opts.carre_fire_only_after_moving_adjacent:
         carres = ()  # 14.carre: only once the unit has moved next to the carré
@@ -603,7 +769,7 @@ def _leaving_fire(
 
 
 def sort_key(label: Label) -> tuple[int, int, list[str]]:
-    return (label.mp_spent, label.chances, label.route)
+    return (label[1], label[2], label[5])
 
 
 def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
@@ -615,19 +781,14 @@ def answer(labels: dict[str, list[Label]], ma: int) -> list[dict[str, Any]]:
         if len(found) > 1:
             found = sorted(found, key=sort_key)
         paths = []
-        for w in found:
+        for _, spent, _, stopped, _, route, fire in found:
             paths.append(
                 {
-                    "path": w.route,  # the label's own list: labels die with the query
-                    "mp_spent": w.mp_spent,
-                    "mp_left": ma - w.mp_spent,
-                    "must_stop": w.stopped,
-                    "opportunity_fire": [
-                        {"hex": fh, "step": fs, "by": list(by), "reason": why}
-                        for fh, fs, by, why in w.fire
-                    ]
-                    if w.fire
-                    else [],
+                    "path": route,  # the label's own list: labels die with the query
+                    "mp_spent": spent,
+                    "mp_left": ma - spent,
+                    "must_stop": stopped,
+                    "opportunity_fire": _fire_rows(fire) if fire else [],
                 }
             )
         out.append({"hex": h, "paths": paths})

@@ -169,6 +169,31 @@ def test_search_answers_as_walking_every_path(seed: int) -> None:
     assert reached > 0
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_search_answers_as_walking_every_path_with_free_steps(seed: int) -> None:
+    """A town free to enter (steps of 0 movement points, which queue a label where labels are
+    being taken from): the same answers as walking every path, under every reading, on a
+    board crowded enough that cavalry and foot units near carrés take the label search."""
+    scenario = _game(seed, 8, 20)
+    scenario["terrain_costs"] = {"town": {"infantry": 0, "cavalry": 0, "artillery": 0}}
+    board, state = RS.setup(RS.parse_scenario(scenario), RS.parse_options({}))
+    query = RS.queries()["reachable"]
+    free = 0
+    for reading in READINGS:
+        options = RS.parse_options(reading)
+        for unit in scenario["units"]:
+            fast = query.run(board, state, options, {"unit": unit["id"]})["hexes"]
+            slow = _reference(Game(board, state, options), unit["id"])
+            assert json.dumps(fast) == json.dumps(slow), (seed, reading, unit["id"])
+            free += sum(
+                1
+                for h in fast
+                for p in h["paths"]
+                if any(board.hexes[x] == "town" for x in p["path"])
+            )
+    assert free > 0
+
+
 def test_a_zone_hex_is_found_from_its_neighbours_as_from_every_unit() -> None:
     """The per-hex zone lookup of the search and the whole-map zone of the game agree."""
     from app.rules.zoi.search import _Lookups

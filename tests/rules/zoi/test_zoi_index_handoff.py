@@ -177,6 +177,8 @@ def test_handed_on_lookups_answer_as_fresh_ones(
         # each hex's units, in the unit list's order (handed on as layers: made flat here)
         assert _plain(index.units_at) == fresh.units_at
         assert _plain(index.units) == fresh.units and index.positions() == fresh.positions()
+        # the enemy carrés the one-label search asks about, counted again by the move
+        assert index.carres_by_side() == fresh.carres_by_side()
         # the state before, asked again after the new one's searches (the moved unit's side
         # shares its look-ups between the two states)
         for name, params in _asks(board, state, opts):
