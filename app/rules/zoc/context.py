@@ -252,5 +252,11 @@ def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[Citation, ...], tuple[Ci
     return found
 
 
+def cites_of(section_ids: tuple[str, ...]) -> tuple[Citation, ...]:
+    """The citations of a group of sections, as :meth:`Context.cite` returns them, without
+    recording anything."""
+    return _cites(section_ids)[1]
+
+
 def unit_ids(units: Iterable[Unit]) -> list[str]:
     return [u.id for u in units]

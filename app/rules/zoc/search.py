@@ -39,7 +39,7 @@ from app.rules import layers
 from app.rules.judgement import Problem
 from app.rules.layers import Layered, layered
 from app.rules.memo import ByIdentity
-from app.rules.zoc.context import Context, Event
+from app.rules.zoc.context import Context, Event, cites_of
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
@@ -65,6 +65,7 @@ class BoardGraph:
         self._layout = board.layout.layout()
         self._axial: dict[int, tuple[int, int]] = {}
         self._step_keys: dict[int, tuple[tuple[int, int, bool], ...]] = {}
+        self._around: dict[int, tuple[int, ...]] = {}
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -84,6 +85,13 @@ class BoardGraph:
         """The hexes next to hex ``i``."""
         index = self.index
         return [index[n] for n, _side in self.topo.neighbors[self.ids[i]]]
+
+    def around(self, i: int) -> tuple[int, ...]:
+        """The hexes next to hex ``i``, in direction order (made once per hex)."""
+        found = self._around.get(i)
+        if found is None:
+            found = self._around[i] = tuple(self.neighbours(i))
+        return found
 
     def step_keys(self, i: int) -> tuple[tuple[int, int, bool], ...]:
         """The keys of the verdicts on every step out of or into hex ``i`` (``(hex,
@@ -117,11 +125,17 @@ _GRAPH_OF = ByIdentity(BoardGraph)
 
 @dataclass(frozen=True)
 class StepVerdict:
-    """8.2's verdict on one step, and what judging it cited and relied on (in order)."""
+    """8.2's verdict on one step, and what judging it cited and relied on (in order); for a
+    step that ends the move, the stop's sections and the ``zoc.must_stop`` reason the search
+    notes for the hexes next to the stop (written once per verdict, not once per search)."""
 
     problem: Problem | None
     stop: Any  # movement.Stop | None (not imported: movement imports this module)
     events: tuple[Event, ...]
+    stop_sections: tuple[str, ...] = ()
+    ending: Written | None = None
+    """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.", the
+    stop's sections as citing them gives them), or None without a stop."""
 
 
 SEARCHES_KEPT = 4
@@ -330,7 +344,13 @@ def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> St
         outcome = mover.zoc_step(cur, nxt, 0, first)
     finally:
         ctx.stop_noting()
-    return StepVerdict(outcome.problem, outcome.stop, tuple(note))
+    stop = outcome.stop
+    if stop is None:
+        return StepVerdict(outcome.problem, None, tuple(note))
+    sections = tuple(stop.sections)
+    cited = tuple(c.section for c in cites_of(sections))  # as ctx.cite(*sections) gives them
+    ending = (MUST_STOP, f"Paths through {nxt} end there: {stop.message}.", cited)
+    return StepVerdict(outcome.problem, stop, tuple(note), sections, ending)
 
 
 @dataclass
@@ -344,7 +364,8 @@ class Found:
     paths: dict[int, tuple[str, ...]]
     """node -> the hexes entered on its cheapest path (each made from its parent's when the
     node was expanded: its parent is final then)."""
-    stops: dict[int, Any]
+    stops: dict[int, StepVerdict]
+    """node (a hex the unit must stop in) -> the verdict on the step that stopped it there."""
     reasons: dict[int, dict[str, Reason]]
     """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
     (the four commonest codes are noted apart: :attr:`refused`)."""
@@ -384,19 +405,23 @@ class Found:
                 if was < total or (was == total and node & 1):
                     continue
             if node & 1:
-                stop = stops.get(node)
-                if stop is not None:
-                    groups.setdefault(tuple(stop.sections))
+                stopped = stops.get(node)
+                if stopped is not None:
+                    groups.setdefault(stopped.stop_sections)
             chosen[i] = node
-        rows = []
+        rows: list[ReachedRow] = []
         for i in sorted(chosen, key=ids.__getitem__):  # in hex id order; a path only for the
             node = chosen[i]  # node chosen
             hex_id = ids[i]
             total = best[node]
             terminal = bool(node & 1)
-            stop = stops.get(node) if terminal else None
-            sections: tuple[str, ...] = () if stop is None else tuple(stop.sections)
-            rows.append((hex_id, total, paths[node], terminal, stop, sections))
+            stopped = stops.get(node) if terminal else None
+            if stopped is None:
+                rows.append((hex_id, total, paths[node], terminal, None, ()))
+            else:
+                rows.append(
+                    (hex_id, total, paths[node], terminal, stopped.stop, stopped.stop_sections)
+                )
         self._rows = (tuple(rows), tuple(groups))
         return self._rows
 
@@ -445,7 +470,7 @@ class Found:
                 )
             stop = ending(i)
             if stop is not None:
-                out.append((MUST_STOP, _message(stop[1]), stop[2]))  # type: ignore[arg-type]
+                out.append(stop)
             if len(out) > 1:
                 out.sort(key=_code)
             rows.append((ids[i], tuple(out)))
@@ -524,17 +549,17 @@ class Refused:
     """hex -> the message of the first step into it refused for the enemy units in it."""
     short: dict[int, tuple[int, int]]
     """hex -> (hex left, cost) of the first step into it beyond the allowance."""
-    ending: dict[int, Reason]
-    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded."""
+    ending: dict[int, Written]
+    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded (written
+    with the stop's verdict: :attr:`StepVerdict.ending`)."""
     cited: dict[tuple[str, ...], tuple[str, ...]]
     """Groups of sections cited -> their section ids."""
 
 
-Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
+Reason = tuple[str, "str | tuple[str, str, int]", tuple[str, ...]]
 """Why a step was refused, as the search notes it: (code, message, the cited section ids).
-The messages of ``zoc.insufficient_mp`` (hex entered, hex left, cost) and ``zoc.must_stop``
-(the stop's hex, the stop's message) are written only for a row of an answer
-(:func:`in_code_order`): most such notes lie beyond the answer's frontier."""
+The message of ``zoc.insufficient_mp`` (hex entered, hex left, cost) is written only for a
+row of an answer (:func:`in_code_order`): most such notes lie beyond the answer's frontier."""
 
 Written = tuple[str, str, tuple[str, ...]]
 """A :data:`Reason` with its message written, as an answer's rows keep it (made a dict in
@@ -566,9 +591,7 @@ def _code(reason: Reason) -> str:
     return reason[0]
 
 
-def _message(message: tuple[str, str, int] | tuple[str, str]) -> str:
-    if len(message) == 2:  # zoc.must_stop
-        return f"Paths through {message[0]} end there: {message[1]}."
+def _message(message: tuple[str, str, int]) -> str:
     return f"Entering {message[0]} from {message[1]} would cost {message[2]} movement points."
 
 
@@ -614,7 +637,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     assert unit.hex is not None
     graph = facts.graph
     ids = graph.ids
-    row = graph.row
+    around = graph.around
     steps_from = facts.steps_from
     in_ezoc = facts.in_ezoc
     steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
@@ -629,14 +652,14 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     best: dict[int, int] = {start * 2: 0}
     prev: dict[int, int | None] = {start * 2: None}
     paths: dict[int, tuple[str, ...]] = {start * 2: ()}
-    stops: dict[int, Any] = {}
+    stops: dict[int, StepVerdict] = {}
     reasons: dict[int, dict[str, Reason]] = {}
     # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
     # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
     terrain: dict[int, str] = {}
     enemy: dict[int, str] = {}
     short: dict[int, tuple[int, int]] = {}
-    ending: dict[int, Reason] = {}
+    ending: dict[int, Written] = {}
     terrain_note, enemy_note, short_note = terrain.setdefault, enemy.setdefault, short.setdefault
     ending_note = ending.setdefault
     replayed: set[tuple[Event, ...]] = set()
@@ -672,14 +695,12 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         if node != origin:  # its path: the parent's (expanded before it) and this hex
             paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
         if node & 1:  # the unit must stop here: every path through it ends in it
-            stop = stops[node]
-            sections = tuple(stop.sections)
-            cited = groups.get(sections)
-            if cited is None:  # cited once, as the first neighbour's note would
-                cited = groups[sections] = tuple(c.section for c in cite(*sections))
-            # the note inlined, its message written only for an answer
-            reason: Reason = (MUST_STOP, (ids[cur], stop.message), cited)
-            for nbr, _c, _w, _s in row(cur):
+            stopped = stops[node]
+            sections = stopped.stop_sections
+            if sections not in groups:  # cited once, as the first neighbour's note would
+                groups[sections] = tuple(c.section for c in cite(*sections))
+            reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
+            for nbr in around(cur):
                 ending_note(nbr, reason)
             continue
         first = node == origin
@@ -716,7 +737,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     groups[MOVEMENT_POINTS] = tuple(c.section for c in cite(*MOVEMENT_POINTS))
                 short_note(nbr, (cur, total))
                 continue
-            stop = None
+            stop: StepVerdict | None = None
             if judged or kind == EZOC:
                 key = (cur, nbr, first)
                 verdict = verdict_kept(key)
@@ -734,7 +755,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     p = verdict.problem
                     note(nbr, p.code, p.message, tuple(p.sections))
                     continue
-                stop = verdict.stop
+                if verdict.stop is not None:
+                    stop = verdict
             elif kind == NOTES and nbr not in no_zoc_cited:  # 8.2 is silent: only the notes
                 no_zoc_cited.add(nbr)
                 for section in facts.no_zoc_sections(ctx, nbr):
