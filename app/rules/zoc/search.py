@@ -17,7 +17,7 @@ whether the unit must stop there), run over hexes numbered once per board:
 * citations are recorded once per group of sections (a group already recorded is skipped);
 * a whole search is kept too, per state, unit, options and whether the unit started the phase
   in EZOC (the last :data:`SEARCHES_KEPT`), with what it cited and relied on, and the rows of
-  its answer (:meth:`Found.reached_rows`, :meth:`Found.frontier`): the same query again at
+  its answer (:meth:`Found.reached_order`, :meth:`Found.frontier`): the same query again at
   the same game version replays the citations and copies the rows into a fresh answer.
 
 It answers exactly what the search it replaced answered (the test reference in
@@ -371,7 +371,7 @@ class Found:
     (the four commonest codes are noted apart: :attr:`refused`)."""
     refused: Refused
     graph: BoardGraph
-    _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
+    _order: tuple[tuple[int, ...], tuple[tuple[str, ...], ...]] | None = field(
         default=None, init=False, repr=False
     )
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
@@ -381,16 +381,17 @@ class Found:
         default=None, init=False, repr=False
     )
 
-    def reached_rows(self) -> tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]]:
-        """Each reached hex's answer in hex id order (its cheapest node; at equal cost the
-        one not ending the move), and the stops' groups of sections in the order answering
-        them cites them (once each, a stop replaced by a cheaper one's included)."""
-        if self._rows is not None:
-            return self._rows
+    def reached_order(self) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
+        """Each reached hex's node in hex id order (its cheapest; at equal cost the one not
+        ending the move), and the stops' groups of sections in the order answering them
+        cites them (once each, a stop replaced by a cheaper one's included): what
+        :func:`reached` makes an answer's rows from (kept: a kept search's answer is made
+        from it again)."""
+        if self._order is not None:
+            return self._order
         ids = self.graph.ids
         stops = self.stops
         best = self.best
-        paths = self.paths
         chosen: dict[int, int] = {}
         """hex -> its cheapest node (at equal cost the one not ending the move)."""
         groups: dict[tuple[str, ...], None] = {}
@@ -409,21 +410,10 @@ class Found:
                 if stopped is not None:
                     groups.setdefault(stopped.stop_sections)
             chosen[i] = node
-        rows: list[ReachedRow] = []
-        for i in sorted(chosen, key=ids.__getitem__):  # in hex id order; a path only for the
-            node = chosen[i]  # node chosen
-            hex_id = ids[i]
-            total = best[node]
-            terminal = bool(node & 1)
-            stopped = stops.get(node) if terminal else None
-            if stopped is None:
-                rows.append((hex_id, total, paths[node], terminal, None, ()))
-            else:
-                rows.append(
-                    (hex_id, total, paths[node], terminal, stopped.stop, stopped.stop_sections)
-                )
-        self._rows = (tuple(rows), tuple(groups))
-        return self._rows
+        # in hex id order (a path only for the node chosen)
+        order = tuple(map(chosen.__getitem__, sorted(chosen, key=ids.__getitem__)))
+        self._order = (order, tuple(groups))
+        return self._order
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
         """The hexes a step was refused into, not reached, within ``allowance`` of the start,
@@ -436,7 +426,7 @@ class Found:
         known, axial = graph._axial, graph.axial
         start = self.start
         q0, r0 = axial(start)
-        reached = {node >> 1 for node in self.best}  # the start's and those reached_rows lists
+        reached = {node >> 1 for node in self.best}  # the start's and those reached_order lists
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
@@ -489,7 +479,7 @@ class Found:
             return kept[1]
         ids = self.graph.ids
         reasons = {ids[i]: self.noted(i) for i in self.refused_hexes()}
-        reached = {row[0] for row in self.reached_rows()[0]}
+        reached = {ids[node >> 1] for node in self.reached_order()[0]}
         start = ids[self.start]
         rows: list[WhyNotRow] = []
         for hex_id in within():
@@ -565,9 +555,6 @@ Written = tuple[str, str, tuple[str, ...]]
 """A :data:`Reason` with its message written, as an answer's rows keep it (made a dict in
 each answer: :func:`why_nots`)."""
 
-
-ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
-"""(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
 
 FrontierRow = tuple[str, tuple[Written, ...]]
 """(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
@@ -775,23 +762,33 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     """Each reached hex, in hex id order: its cheapest cost, the path to it, whether the unit
-    must stop (built afresh for each answer from :meth:`Found.reached_rows`)."""
-    rows, groups = found.reached_rows()
+    must stop (built afresh for each answer from :meth:`Found.reached_order`)."""
+    order, groups = found.reached_order()
     cite = ctx.cite
     cited = {sections: [c.section for c in cite(*sections)] for sections in groups}
+    ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
-    for hex_id, total, path, terminal, stop, sections in rows:
-        result[hex_id] = {
-            "cost": total,
-            "path": list(path),
-            "must_stop": terminal,
-            "stop": None
-            if stop is None
-            else {
-                "reason": stop.reason,
-                "by": list(stop.by),
-                "message": stop.message,
-                "citations": list(cited[sections]),
-            },
+    for node in order:
+        if node & 1:
+            stopped = stops.get(node)
+            if stopped is not None:
+                stop = stopped.stop
+                result[ids[node >> 1]] = {
+                    "cost": best[node],
+                    "path": list(paths[node]),
+                    "must_stop": True,
+                    "stop": {
+                        "reason": stop.reason,
+                        "by": list(stop.by),
+                        "message": stop.message,
+                        "citations": list(cited[stopped.stop_sections]),
+                    },
+                }
+                continue
+        result[ids[node >> 1]] = {
+            "cost": best[node],
+            "path": list(paths[node]),
+            "must_stop": bool(node & 1),
+            "stop": None,
         }
     return result
