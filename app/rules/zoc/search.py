@@ -669,6 +669,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     origin = start * 2
     heap: list[tuple[int, int, int]] = [(0, 0, origin)]
     seq = 0
+    beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
+    mp_cited = False  # the allowance's sections cited (at the first step beyond it)
     pop, push = heapq.heappop, heapq.heappush
     best_of, best_get = best.__getitem__, best.get
     prev_of = prev.__getitem__
@@ -701,9 +703,19 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             out = steps_from(ctx, cur)
         for nbr, step_cost, kind, refusal in out:
             total = cost + step_cost
-            if not kind and not judged and total <= ma:  # a plain step: 8.2 is silent
+            if total > ma:  # refused: terrain and enemy units before the allowance
+                if kind < IMPASSABLE:  # its message written only for an answer
+                    if not mp_cited:
+                        mp_cited = True
+                        if MOVEMENT_POINTS not in groups:
+                            groups[MOVEMENT_POINTS] = tuple(
+                                c.section for c in cite(*MOVEMENT_POINTS)
+                            )
+                    short_note(nbr, (cur, total))
+                    continue
+            elif not kind and not judged:  # a plain step: 8.2 is silent
                 nxt = nbr * 2
-                if total < best_get(nxt, total + 1):
+                if total < best_get(nxt, beyond):
                     best[nxt] = total
                     prev[nxt] = node
                     seq += 1
@@ -718,11 +730,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     if ENEMY_HEX not in groups:
                         groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
                     enemy_note(nbr, refusal)
-                continue
-            if total > ma:  # its message written only for an answer
-                if MOVEMENT_POINTS not in groups:
-                    groups[MOVEMENT_POINTS] = tuple(c.section for c in cite(*MOVEMENT_POINTS))
-                short_note(nbr, (cur, total))
                 continue
             stop: StepVerdict | None = None
             if judged or kind == EZOC:
@@ -749,7 +756,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 for section in facts.no_zoc_sections(ctx, nbr):
                     cite(section)
             nxt = nbr * 2 + (stop is not None)
-            if total < best_get(nxt, total + 1):
+            if total < best_get(nxt, beyond):
                 best[nxt] = total
                 prev[nxt] = node
                 if stop is not None:
