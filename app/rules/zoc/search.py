@@ -432,10 +432,29 @@ class Found:
         terrain, enemy = refused.terrain.get, refused.enemy.get
         short, ending = refused.short.get, refused.ending.get
         rows: list[FrontierRow] = []
+        # a search refused steps for its allowance and its stops only (the commonest case):
+        # a hex's reasons are those two, already in code order
+        few = not (self.reasons or refused.terrain or refused.enemy)
+        mp = cited.get(MOVEMENT_POINTS, ())
         for i in self.refused_hexes() - reached:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
+                continue
+            if few:
+                beyond = short(i)
+                stop = ending(i)
+                if beyond is None:
+                    rows.append((ids[i], (stop,)))  # type: ignore[arg-type]  # one of the two
+                    continue
+                hex_id = ids[i]
+                written: Written = (
+                    INSUFFICIENT_MP,
+                    f"Entering {hex_id} from {ids[beyond[0]]} would cost {beyond[1]} "
+                    "movement points.",
+                    mp,
+                )
+                rows.append((hex_id, (written,) if stop is None else (written, stop)))
                 continue
             # the hex's reasons (noted, inlined), their messages written, in code order
             out: list[Written] = []
