@@ -61,6 +61,9 @@ class BoardGraph:
         self.topo = topology(board)
         self.ids: list[str] = list(self.topo.neighbors)
         self.index: dict[str, int] = {h: i for i, h in enumerate(self.ids)}
+        self.in_order = self.ids == sorted(self.ids)
+        """Whether the hexes are numbered in hex id order (then sorting the numbers sorts by
+        hex id)."""
         self._rows: dict[int, tuple[tuple[int, int | None, str, bool], ...]] = {}
         self._layout = board.layout.layout()
         self._axial: dict[int, tuple[int, int]] = {}
@@ -411,7 +414,8 @@ class Found:
                     groups.setdefault(stopped.stop_sections)
             chosen[i] = node
         # in hex id order (a path only for the node chosen)
-        order = tuple(map(chosen.__getitem__, sorted(chosen, key=ids.__getitem__)))
+        hexes = sorted(chosen) if self.graph.in_order else sorted(chosen, key=ids.__getitem__)
+        order = tuple(map(chosen.__getitem__, hexes))
         self._order = (order, tuple(groups))
         return self._order
 
@@ -436,7 +440,9 @@ class Found:
         # a hex's reasons are those two, already in code order
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
-        for i in self.refused_hexes() - reached:
+        hexes = self.refused_hexes() - reached
+        in_order = graph.in_order  # then the rows are made in hex id order
+        for i in sorted(hexes) if in_order else hexes:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
@@ -483,7 +489,8 @@ class Found:
             if len(out) > 1:
                 out.sort(key=_code)
             rows.append((ids[i], tuple(out)))
-        rows.sort()  # by hex id: each hex once, so no two rows compare further
+        if not in_order:
+            rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
 
