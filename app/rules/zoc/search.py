@@ -151,8 +151,10 @@ PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
 or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
 
-Step = tuple[int, int, int, str]
-"""(neighbour, entry cost, kind, the refusal's message for IMPASSABLE and ENEMY)."""
+Step = tuple[int, int, int, int, str]
+"""(neighbour, its node for a step that does not stop there (neighbour * 2: made once, not at
+every step a search takes), entry cost, kind, the refusal's message for IMPASSABLE and
+ENEMY)."""
 
 
 class SideFacts:
@@ -213,23 +215,25 @@ class SideFacts:
         for nbr, cost, why, sea in self.graph.row(i):
             if sea and beachheads:
                 cost, why = ctx.entry_cost(ids[i], ids[nbr])
+            node = nbr * 2
             if cost is None:
-                out.append((nbr, 0, IMPASSABLE, f"{why}."))
+                out.append((nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
             here = occupants(ids[nbr])
             if here is not None:
                 enemies = [u for u in here if u.side != side and u.ground]
                 if enemies:
                     message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
-                    out.append((nbr, cost, ENEMY, message))
+                    out.append((nbr, node, cost, ENEMY, message))
                     continue
             ezoc = ezoc_kept(nbr)
             if ezoc is None:
                 ezoc = self.in_ezoc(ctx, nbr)
             if ezoc:
-                out.append((nbr, cost, EZOC, ""))
+                out.append((nbr, node, cost, EZOC, ""))
             else:
-                out.append((nbr, cost, NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN, ""))
+                kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
+                out.append((nbr, node, cost, kind, ""))
         found = self.steps[i] = tuple(out)
         return found
 
@@ -727,7 +731,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         out = steps_kept(cur)
         if out is None:
             out = steps_from(ctx, cur)
-        for nbr, step_cost, kind, refusal in out:
+        for nbr, nxt, step_cost, kind, refusal in out:
             total = cost + step_cost
             if total > ma:  # refused: terrain and enemy units before the allowance
                 if kind < IMPASSABLE:  # its message written only for an answer
@@ -740,7 +744,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     short_note(nbr, (cur, total))
                     continue
             elif not kind and not judged:  # a plain step: 8.2 is silent
-                nxt = nbr * 2
                 if total < best_get(nxt, beyond):
                     best[nxt] = total
                     prev[nxt] = node
@@ -781,7 +784,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 no_zoc_cited.add(nbr)
                 for section in facts.no_zoc_sections(ctx, nbr):
                     cite(section)
-            nxt = nbr * 2 + (stop is not None)
+            if stop is not None:
+                nxt += 1  # the node of the hex where the unit must stop
             if total < best_get(nxt, beyond):
                 best[nxt] = total
                 prev[nxt] = node
