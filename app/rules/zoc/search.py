@@ -32,7 +32,6 @@ import heapq
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any, NamedTuple
 
 from app.rules import layers
@@ -67,7 +66,7 @@ class BoardGraph:
         self._rows: dict[int, tuple[tuple[int, int | None, str, bool], ...]] = {}
         self._layout = board.layout.layout()
         self._axial: dict[int, tuple[int, int]] = {}
-        self._step_keys: dict[int, tuple[tuple[int, int, bool], ...]] = {}
+        self._step_keys: dict[int, frozenset[tuple[int, int, bool]]] = {}
         self._around: dict[int, tuple[int, ...]] = {}
 
     def distance(self, a: int, b: int) -> int:
@@ -96,12 +95,12 @@ class BoardGraph:
             found = self._around[i] = tuple(self.neighbours(i))
         return found
 
-    def step_keys(self, i: int) -> tuple[tuple[int, int, bool], ...]:
+    def step_keys(self, i: int) -> frozenset[tuple[int, int, bool]]:
         """The keys of the verdicts on every step out of or into hex ``i`` (``(hex,
         neighbour, first step)``: :data:`VerdictTable`), made once per hex."""
         found = self._step_keys.get(i)
         if found is None:
-            found = self._step_keys[i] = tuple(
+            found = self._step_keys[i] = frozenset(
                 key
                 for n in self.neighbours(i)
                 for key in ((i, n, True), (i, n, False), (n, i, True), (n, i, False))
@@ -282,7 +281,7 @@ class SideFacts:
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
         # touched hex are those between it and its neighbours, dropped by key (not by a scan)
         step_keys = graph.step_keys
-        dropped = frozenset(chain.from_iterable([step_keys(t) for t in touched]))
+        dropped = frozenset().union(*[step_keys(t) for t in touched])  # in C, hashes kept
         # each unit's table is made from this state's when the unit is first asked for
         # (most units of a side are not asked at every game version); every
         # layers.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
