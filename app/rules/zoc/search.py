@@ -28,7 +28,6 @@ recorded in the same first-cited order.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
@@ -218,6 +217,8 @@ class SideFacts:
             if cost is None:
                 out.append((nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
+            if cost < 0:  # the board's costs are validated: the search pops by cost
+                raise ValueError(f"negative entry cost from {ids[i]} into {ids[nbr]}")
             here = occupants(ids[nbr])
             if here is not None:
                 enemies = [u for u in here if u.side != side and u.ground]
@@ -696,102 +697,104 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             found[code] = (code, message, cited)
 
     origin = start * 2
-    heap: list[tuple[int, int, int]] = [(0, 0, origin)]
-    seq = 0
+    # the nodes to expand, by cost (a node is pushed only within the allowance), each cost's
+    # in the order pushed: popped in (cost, push order) -- the order a heap of (cost, push
+    # count, node) pops them in, as entry costs are never negative (a step of cost 0 goes
+    # to the end of the cost being expanded) -- without a heap
+    queued: list[list[int]] = [[] for _ in range(max(ma, 0) + 1)]
+    queued[0].append(origin)
+    push = [nodes.append for nodes in queued]
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
     mp_cited = False  # the allowance's sections cited (at the first step beyond it)
-    pop, push = heapq.heappop, heapq.heappush
     best_of, best_get = best.__getitem__, best.get
     prev_of = prev.__getitem__
-    while heap:
-        cost, _, node = pop(heap)
-        # a node is pushed only at a cost below its best so far, so the one entry at its
-        # best is the first popped at it; every other entry of the node is dearer (stale)
-        if cost != best_of(node):
-            continue
-        cur = node >> 1
-        if node != origin:  # its path: the parent's (expanded before it) and this hex
-            paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
-        if node & 1:  # the unit must stop here: every path through it ends in it
-            stopped = stops[node]
-            sections = stopped.stop_sections
-            if sections not in groups:  # cited once, as the first neighbour's note would
-                groups[sections] = tuple(c.section for c in cite(*sections))
-            reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-            for nbr in around(cur):
-                ending_note(nbr, reason)
-            continue
-        first = node == origin
-        judged: bool | None = True
-        if not reserve:  # else only a step into an EZOC is judged
-            judged = ezoc_kept(cur)
-            if judged is None:
-                judged = in_ezoc(ctx, cur)
-        out = steps_kept(cur)
-        if out is None:
-            out = steps_from(ctx, cur)
-        for nbr, nxt, step_cost, kind, refusal in out:
-            total = cost + step_cost
-            if total > ma:  # refused: terrain and enemy units before the allowance
-                if kind < IMPASSABLE:  # its message written only for an answer
-                    if not mp_cited:
-                        mp_cited = True
-                        if MOVEMENT_POINTS not in groups:
-                            groups[MOVEMENT_POINTS] = tuple(
-                                c.section for c in cite(*MOVEMENT_POINTS)
-                            )
-                    short_note(nbr, (cur, total))
+    for cost, nodes in enumerate(queued):
+        for node in nodes:  # grows while it is expanded (steps of cost 0)
+            # a node is pushed only at a cost below its best so far, so the one entry at its
+            # best is the first popped at it; every other entry of the node is dearer (stale)
+            if cost != best_of(node):
+                continue
+            cur = node >> 1
+            if node != origin:  # its path: the parent's (expanded before it) and this hex
+                paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
+            if node & 1:  # the unit must stop here: every path through it ends in it
+                stopped = stops[node]
+                sections = stopped.stop_sections
+                if sections not in groups:  # cited once, as the first neighbour's note would
+                    groups[sections] = tuple(c.section for c in cite(*sections))
+                reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
+                for nbr in around(cur):
+                    ending_note(nbr, reason)
+                continue
+            first = node == origin
+            judged: bool | None = True
+            if not reserve:  # else only a step into an EZOC is judged
+                judged = ezoc_kept(cur)
+                if judged is None:
+                    judged = in_ezoc(ctx, cur)
+            out = steps_kept(cur)
+            if out is None:
+                out = steps_from(ctx, cur)
+            for nbr, nxt, step_cost, kind, refusal in out:
+                total = cost + step_cost
+                if total > ma:  # refused: terrain and enemy units before the allowance
+                    if kind < IMPASSABLE:  # its message written only for an answer
+                        if not mp_cited:
+                            mp_cited = True
+                            if MOVEMENT_POINTS not in groups:
+                                groups[MOVEMENT_POINTS] = tuple(
+                                    c.section for c in cite(*MOVEMENT_POINTS)
+                                )
+                        short_note(nbr, (cur, total))
+                        continue
+                elif not kind and not judged:  # a plain step: 8.2 is silent
+                    if total < best_get(nxt, beyond):
+                        best[nxt] = total
+                        prev[nxt] = node
+                        push[total](nxt)
                     continue
-            elif not kind and not judged:  # a plain step: 8.2 is silent
+                if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
+                    if kind == IMPASSABLE:
+                        if TERRAIN not in groups:
+                            groups[TERRAIN] = tuple(c.section for c in cite(*TERRAIN))
+                        terrain_note(nbr, refusal)
+                    else:
+                        if ENEMY_HEX not in groups:
+                            groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
+                        enemy_note(nbr, refusal)
+                    continue
+                stop: StepVerdict | None = None
+                if judged or kind == EZOC:
+                    key = (cur, nbr, first)
+                    verdict = verdict_kept(key)
+                    if verdict is None:
+                        verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
+                        replayed.add(verdict.events)
+                    elif verdict.events and verdict.events not in replayed:
+                        replayed.add(verdict.events)
+                        for is_cite, args in verdict.events:
+                            if is_cite:
+                                cite(*args)
+                            else:
+                                rely(*args)
+                    if verdict.problem is not None:
+                        p = verdict.problem
+                        note(nbr, p.code, p.message, tuple(p.sections))
+                        continue
+                    if verdict.stop is not None:
+                        stop = verdict
+                elif kind == NOTES and nbr not in no_zoc_cited:  # 8.2 is silent: only the notes
+                    no_zoc_cited.add(nbr)
+                    for section in facts.no_zoc_sections(ctx, nbr):
+                        cite(section)
+                if stop is not None:
+                    nxt += 1  # the node of the hex where the unit must stop
                 if total < best_get(nxt, beyond):
                     best[nxt] = total
                     prev[nxt] = node
-                    seq += 1
-                    push(heap, (total, seq, nxt))
-                continue
-            if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
-                if kind == IMPASSABLE:
-                    if TERRAIN not in groups:
-                        groups[TERRAIN] = tuple(c.section for c in cite(*TERRAIN))
-                    terrain_note(nbr, refusal)
-                else:
-                    if ENEMY_HEX not in groups:
-                        groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
-                    enemy_note(nbr, refusal)
-                continue
-            stop: StepVerdict | None = None
-            if judged or kind == EZOC:
-                key = (cur, nbr, first)
-                verdict = verdict_kept(key)
-                if verdict is None:
-                    verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
-                    replayed.add(verdict.events)
-                elif verdict.events and verdict.events not in replayed:
-                    replayed.add(verdict.events)
-                    for is_cite, args in verdict.events:
-                        if is_cite:
-                            cite(*args)
-                        else:
-                            rely(*args)
-                if verdict.problem is not None:
-                    p = verdict.problem
-                    note(nbr, p.code, p.message, tuple(p.sections))
-                    continue
-                if verdict.stop is not None:
-                    stop = verdict
-            elif kind == NOTES and nbr not in no_zoc_cited:  # 8.2 is silent: only the notes
-                no_zoc_cited.add(nbr)
-                for section in facts.no_zoc_sections(ctx, nbr):
-                    cite(section)
-            if stop is not None:
-                nxt += 1  # the node of the hex where the unit must stop
-            if total < best_get(nxt, beyond):
-                best[nxt] = total
-                prev[nxt] = node
-                if stop is not None:
-                    stops[nxt] = stop
-                seq += 1
-                push(heap, (total, seq, nxt))
+                    if stop is not None:
+                        stops[nxt] = stop
+                    push[total](nxt)
     refused = Refused(terrain, enemy, short, ending, groups)
     return Found(start, best, prev, paths, stops, reasons, refused, graph)
 
