@@ -378,9 +378,7 @@ class Found:
     (the four commonest codes are noted apart: :attr:`refused`)."""
     refused: Refused
     graph: BoardGraph
-    _order: tuple[tuple[int, ...], tuple[tuple[str, ...], ...]] | None = field(
-        default=None, init=False, repr=False
-    )
+    _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
         default=None, init=False, repr=False
     )
@@ -388,39 +386,30 @@ class Found:
         default=None, init=False, repr=False
     )
 
-    def reached_order(self) -> tuple[tuple[int, ...], tuple[tuple[str, ...], ...]]:
+    def reached_order(self) -> tuple[int, ...]:
         """Each reached hex's node in hex id order (its cheapest; at equal cost the one not
-        ending the move), and the stops' groups of sections in the order answering them
-        cites them (once each, a stop replaced by a cheaper one's included): what
-        :func:`reached` makes an answer's rows from (kept: a kept search's answer is made
-        from it again)."""
+        ending the move): what :func:`reached` makes an answer's rows from (kept: a kept
+        search's answer is made from it again)."""
         if self._order is not None:
             return self._order
-        ids = self.graph.ids
-        stops = self.stops
         best = self.best
-        chosen: dict[int, int] = {}
-        """hex -> its cheapest node (at equal cost the one not ending the move)."""
-        groups: dict[tuple[str, ...], None] = {}
         start = self.start
-        for node, total in best.items():
+        # hex -> its cheapest node: the nodes not ending the move, then each stop's node
+        # where it is cheaper (or alone)
+        chosen = {node >> 1: node for node in best if not node & 1}
+        del chosen[start]
+        for node in self.stops:
             i = node >> 1
-            if i == start:
-                continue
-            other = chosen.get(i)
-            if other is not None:
-                was = best[other]
-                if was < total or (was == total and node & 1):
-                    continue
-            if node & 1:
-                stopped = stops.get(node)
-                if stopped is not None:
-                    groups.setdefault(stopped.stop_sections)
-            chosen[i] = node
+            if i != start:
+                other = chosen.get(i)
+                if other is None or best[other] > best[node]:
+                    chosen[i] = node
         # in hex id order (a path only for the node chosen)
-        hexes = sorted(chosen) if self.graph.in_order else sorted(chosen, key=ids.__getitem__)
-        order = tuple(map(chosen.__getitem__, hexes))
-        self._order = (order, tuple(groups))
+        if self.graph.in_order:
+            hexes = sorted(chosen)
+        else:
+            hexes = sorted(chosen, key=self.graph.ids.__getitem__)
+        self._order = tuple(map(chosen.__getitem__, hexes))
         return self._order
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
@@ -509,7 +498,7 @@ class Found:
             return kept[1]
         ids = self.graph.ids
         reasons = {ids[i]: self.noted(i) for i in self.refused_hexes()}
-        reached = {ids[node >> 1] for node in self.reached_order()[0]}
+        reached = {ids[node >> 1] for node in self.reached_order()}
         start = ids[self.start]
         rows: list[WhyNotRow] = []
         for hex_id in within():
@@ -801,17 +790,22 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     """Each reached hex, in hex id order: its cheapest cost, the path to it, whether the unit
-    must stop (built afresh for each answer from :meth:`Found.reached_order`)."""
-    order, groups = found.reached_order()
+    must stop (built afresh for each answer from :meth:`Found.reached_order`). A stop's
+    sections were cited when the search expanded its node (or replayed with the search), so
+    citing them again here changes no citation's place."""
     cite = ctx.cite
-    cited = {sections: [c.section for c in cite(*sections)] for sections in groups}
+    cited: dict[tuple[str, ...], list[str]] = {}
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
-    for node in order:
+    for node in found.reached_order():
         if node & 1:
             stopped = stops.get(node)
             if stopped is not None:
                 stop = stopped.stop
+                sections = stopped.stop_sections
+                by_stop = cited.get(sections)
+                if by_stop is None:
+                    by_stop = cited[sections] = [c.section for c in cite(*sections)]
                 result[ids[node >> 1]] = {
                     "cost": best[node],
                     "path": list(paths[node]),
@@ -820,7 +814,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
                         "reason": stop.reason,
                         "by": list(stop.by),
                         "message": stop.message,
-                        "citations": list(cited[stopped.stop_sections]),
+                        "citations": list(by_stop),
                     },
                 }
                 continue
