@@ -821,7 +821,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
         result[ids[node >> 1]] = {
             "cost": best[node],
             "path": list(paths[node]),
-            "must_stop": bool(node & 1),
+            "must_stop": node & 1 == 1,  # (a node ending the move has its stop)
             "stop": None,
         }
     return result
