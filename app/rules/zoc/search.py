@@ -335,11 +335,11 @@ def _handed_verdicts(below: VerdictsBelow | None, key: tuple[Any, ...]) -> Verdi
 
 def side_facts(ctx: Context, side: str) -> SideFacts:
     """The state's facts for ``side`` (kept with the state's index, per board)."""
-    graph = _GRAPH_OF(ctx.board)
     kept = ctx.search_memo
     found = kept.get(side)
-    if not isinstance(found, SideFacts) or found.graph is not graph:
-        found = kept[side] = SideFacts(ctx, graph, side)
+    if isinstance(found, SideFacts) and found.graph.board is ctx.board:
+        return found  # (its graph is the board's: a graph is a function of its board)
+    found = kept[side] = SideFacts(ctx, _GRAPH_OF(ctx.board), side)
     return found
 
 
