@@ -378,6 +378,7 @@ class Found:
     (the four commonest codes are noted apart: :attr:`refused`)."""
     refused: Refused
     graph: BoardGraph
+    _chosen: dict[int, int] | None = field(default=None, init=False, repr=False)
     _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
         default=None, init=False, repr=False
@@ -392,6 +393,20 @@ class Found:
         search's answer is made from it again)."""
         if self._order is not None:
             return self._order
+        chosen = self.reached_hexes()
+        # in hex id order (a path only for the node chosen)
+        if self.graph.in_order:
+            hexes = sorted(chosen)
+        else:
+            hexes = sorted(chosen, key=self.graph.ids.__getitem__)
+        self._order = tuple(map(chosen.__getitem__, hexes))
+        return self._order
+
+    def reached_hexes(self) -> dict[int, int]:
+        """Each reached hex (not the start) -> its cheapest node (at equal cost the one not
+        ending the move)."""
+        if self._chosen is not None:
+            return self._chosen
         best = self.best
         start = self.start
         # hex -> its cheapest node: the nodes not ending the move, then each stop's node
@@ -404,13 +419,8 @@ class Found:
                 other = chosen.get(i)
                 if other is None or best[other] > best[node]:
                     chosen[i] = node
-        # in hex id order (a path only for the node chosen)
-        if self.graph.in_order:
-            hexes = sorted(chosen)
-        else:
-            hexes = sorted(chosen, key=self.graph.ids.__getitem__)
-        self._order = tuple(map(chosen.__getitem__, hexes))
-        return self._order
+        self._chosen = chosen
+        return chosen
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
         """The hexes a step was refused into, not reached, within ``allowance`` of the start,
@@ -423,7 +433,6 @@ class Found:
         known, axial = graph._axial, graph.axial
         start = self.start
         q0, r0 = axial(start)
-        reached = {node >> 1 for node in self.best}  # the start's and those reached_order lists
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
@@ -433,7 +442,9 @@ class Found:
         # a hex's reasons are those two, already in code order
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
-        hexes = self.refused_hexes() - reached
+        hexes = self.refused_hexes()
+        hexes.difference_update(self.reached_hexes())  # those reached_order lists
+        hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         for i in sorted(hexes) if in_order else hexes:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
@@ -513,13 +524,9 @@ class Found:
     def refused_hexes(self) -> set[int]:
         """The hexes a step was refused into."""
         refused = self.refused
-        return (
-            self.reasons.keys()
-            | refused.terrain.keys()
-            | refused.enemy.keys()
-            | refused.short.keys()
-            | refused.ending.keys()
-        )
+        out = set(refused.short)
+        out.update(refused.ending, refused.terrain, refused.enemy, self.reasons)
+        return out
 
     def noted(self, i: int) -> dict[str, Reason]:
         """Hex ``i``'s reasons: code -> the first reason of that code a step into it was
