@@ -37,7 +37,7 @@ from app.rules import layers
 from app.rules.judgement import Problem
 from app.rules.layers import Layered, layered
 from app.rules.memo import ByIdentity
-from app.rules.zoc.context import Context, Event, cites_of
+from app.rules.zoc.context import Context, Event, section_ids_of
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
@@ -355,7 +355,7 @@ def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> St
     if stop is None:
         return StepVerdict(outcome.problem, None, tuple(note))
     sections = tuple(stop.sections)
-    cited = tuple(c.section for c in cites_of(sections))  # as ctx.cite(*sections) gives them
+    cited = section_ids_of(sections)  # as ctx.cite(*sections) gives them
     ending = (MUST_STOP, f"Paths through {nxt} end there: {stop.message}.", cited)
     return StepVerdict(outcome.problem, stop, tuple(note), sections, ending)
 
@@ -660,6 +660,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite
+    cite_ids = ctx.cite_ids
     rely = ctx.rely
     start = graph.index[unit.hex]
     best: dict[int, int] = {start * 2: 0}
@@ -685,7 +686,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         """Why a step into hex ``i`` was refused (the first reason of each kind is kept)."""
         cited = groups.get(sections)
         if cited is None:
-            cited = groups[sections] = tuple(c.section for c in cite(*sections))
+            cited = groups[sections] = cite_ids(*sections)
         found = reasons.get(i)
         if found is None:
             reasons[i] = {code: (code, message, cited)}
@@ -717,7 +718,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 stopped = stops[node]
                 sections = stopped.stop_sections
                 if sections not in groups:  # cited once, as the first neighbour's note would
-                    groups[sections] = tuple(c.section for c in cite(*sections))
+                    groups[sections] = cite_ids(*sections)
                 reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
                 for nbr in around(cur):
                     ending_note(nbr, reason)
@@ -738,9 +739,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                         if not mp_cited:
                             mp_cited = True
                             if MOVEMENT_POINTS not in groups:
-                                groups[MOVEMENT_POINTS] = tuple(
-                                    c.section for c in cite(*MOVEMENT_POINTS)
-                                )
+                                groups[MOVEMENT_POINTS] = cite_ids(*MOVEMENT_POINTS)
                         short_note(nbr, (cur, total))
                         continue
                 elif not kind and not judged:  # a plain step: 8.2 is silent
@@ -752,11 +751,11 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
                         if TERRAIN not in groups:
-                            groups[TERRAIN] = tuple(c.section for c in cite(*TERRAIN))
+                            groups[TERRAIN] = cite_ids(*TERRAIN)
                         terrain_note(nbr, refusal)
                     else:
                         if ENEMY_HEX not in groups:
-                            groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
+                            groups[ENEMY_HEX] = cite_ids(*ENEMY_HEX)
                         enemy_note(nbr, refusal)
                     continue
                 stop: StepVerdict | None = None
@@ -800,7 +799,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     must stop (built afresh for each answer from :meth:`Found.reached_order`). A stop's
     sections were cited when the search expanded its node (or replayed with the search), so
     citing them again here changes no citation's place."""
-    cite = ctx.cite
+    cite_ids = ctx.cite_ids
     cited: dict[tuple[str, ...], list[str]] = {}
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
@@ -812,7 +811,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
                 sections = stopped.stop_sections
                 by_stop = cited.get(sections)
                 if by_stop is None:
-                    by_stop = cited[sections] = [c.section for c in cite(*sections)]
+                    by_stop = cited[sections] = list(cite_ids(*sections))
                 result[ids[node >> 1]] = {
                     "cost": best[node],
                     "path": list(paths[node]),
