@@ -804,30 +804,29 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
     for node in found.reached_order():
-        if node & 1:
-            stopped = stops.get(node)
-            if stopped is not None:
-                stop = stopped.stop
-                sections = stopped.stop_sections
-                by_stop = cited.get(sections)
-                if by_stop is None:
-                    by_stop = cited[sections] = list(cite_ids(*sections))
-                result[ids[node >> 1]] = {
-                    "cost": best[node],
-                    "path": list(paths[node]),
-                    "must_stop": True,
-                    "stop": {
-                        "reason": stop.reason,
-                        "by": list(stop.by),
-                        "message": stop.message,
-                        "citations": list(by_stop),
-                    },
-                }
-                continue
-        result[ids[node >> 1]] = {
-            "cost": best[node],
-            "path": list(paths[node]),
-            "must_stop": node & 1 == 1,  # (a node ending the move has its stop)
-            "stop": None,
-        }
+        if not node & 1:
+            result[ids[node >> 1]] = {
+                "cost": best[node],
+                "path": list(paths[node]),
+                "must_stop": False,
+                "stop": None,
+            }
+        else:  # a node ending the move: pushed with the verdict that stops it there
+            stopped = stops[node]
+            stop = stopped.stop
+            sections = stopped.stop_sections
+            by_stop = cited.get(sections)
+            if by_stop is None:
+                by_stop = cited[sections] = list(cite_ids(*sections))
+            result[ids[node >> 1]] = {
+                "cost": best[node],
+                "path": list(paths[node]),
+                "must_stop": True,
+                "stop": {
+                    "reason": stop.reason,
+                    "by": list(stop.by),
+                    "message": stop.message,
+                    "citations": list(by_stop),
+                },
+            }
     return result
