@@ -703,17 +703,16 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     push = [nodes.append for nodes in queued]
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
     mp_cited = False  # the allowance's sections cited (at the first step beyond it)
-    best_of, best_get = best.__getitem__, best.get
-    prev_of = prev.__getitem__
+    best_get = best.get
     for cost, nodes in enumerate(queued):
         for node in nodes:  # grows while it is expanded (steps of cost 0)
             # a node is pushed only at a cost below its best so far, so the one entry at its
             # best is the first popped at it; every other entry of the node is dearer (stale)
-            if cost != best_of(node):
+            if cost != best[node]:
                 continue
             cur = node >> 1
             if node != origin:  # its path: the parent's (expanded before it) and this hex
-                paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
+                paths[node] = (*paths[prev[node]], ids[cur])  # type: ignore[index]
             if node & 1:  # the unit must stop here: every path through it ends in it
                 stopped = stops[node]
                 sections = stopped.stop_sections
