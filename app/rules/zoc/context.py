@@ -82,27 +82,22 @@ class Context(GameJudgement[Board, State, ZocOptions]):
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
-        for note in self._notes:
-            note.append((True, section_ids))
-        recorded, citations, _ids = _cites(section_ids)
-        if section_ids not in self._groups:
-            cited = self._cited  # the kit's cite_all, with the citations' keys made once
-            for key, c in recorded:
-                cited.setdefault(key, c)
-            self._groups.add(section_ids)
-        return citations
+        return self._record(section_ids)[1]
 
     def cite_ids(self, *section_ids: str) -> tuple[str, ...]:
         """:meth:`cite`, returning the cited sections' ids (made once per group)."""
+        return self._record(section_ids)[2]
+
+    def _record(self, section_ids: tuple[str, ...]) -> _Cites:
         for note in self._notes:
             note.append((True, section_ids))
-        recorded, _citations, ids = _cites(section_ids)
+        found = _cites(section_ids)
         if section_ids not in self._groups:
-            cited = self._cited
-            for key, c in recorded:
+            cited = self._cited  # the kit's cite_all, with the citations' keys made once
+            for key, c in found[0]:
                 cited.setdefault(key, c)
             self._groups.add(section_ids)
-        return ids
+        return found
 
     def rely(self, *interpretation_ids: str) -> None:
         """Record that the ruling depends on interpretations."""
@@ -270,14 +265,9 @@ def _cites(section_ids: tuple[str, ...]) -> _Cites:
     return found
 
 
-def cites_of(section_ids: tuple[str, ...]) -> tuple[Citation, ...]:
-    """The citations of a group of sections, as :meth:`Context.cite` returns them, without
-    recording anything."""
-    return _cites(section_ids)[1]
-
-
 def section_ids_of(section_ids: tuple[str, ...]) -> tuple[str, ...]:
-    """The ids of :func:`cites_of`'s citations."""
+    """The ids of the citations :meth:`Context.cite` returns for a group of sections (what
+    :meth:`Context.cite_ids` returns), without recording anything."""
     return _cites(section_ids)[2]
 
 
