@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.judgement import GameJudgement, Mark, Problem
-from app.rules.ruling import Citation, Effect, Ruling
+from app.rules.ruling import Citation, CiteKey, Effect, Ruling, citation_key
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.index import state_index
 from app.rules.zoc.models import Board, State, Unit, ZocOptions
@@ -82,13 +82,22 @@ class Context(GameJudgement[Board, State, ZocOptions]):
 
     def cite(self, *section_ids: str) -> tuple[Citation, ...]:
         """Record sections (plus their listed parents) as cited; return their citations."""
+        return self._record(section_ids)[1]
+
+    def cite_ids(self, *section_ids: str) -> tuple[str, ...]:
+        """:meth:`cite`, returning the cited sections' ids (made once per group)."""
+        return self._record(section_ids)[2]
+
+    def _record(self, section_ids: tuple[str, ...]) -> _Cites:
         for note in self._notes:
             note.append((True, section_ids))
-        recorded, citations = _cites(section_ids)
+        found = _cites(section_ids)
         if section_ids not in self._groups:
-            self.cite_all(recorded)
+            cited = self._cited  # the kit's cite_all, with the citations' keys made once
+            for key, c in found[0]:
+                cited.setdefault(key, c)
             self._groups.add(section_ids)
-        return citations
+        return found
 
     def rely(self, *interpretation_ids: str) -> None:
         """Record that the ruling depends on interpretations."""
@@ -230,26 +239,36 @@ def _parents(section_id: str) -> list[str]:
     return [".".join(parts[:i]) for i in range(1, len(parts))]
 
 
-_CITES: dict[tuple[str, ...], tuple[tuple[Citation, ...], tuple[Citation, ...]]] = {}
+_Cites = tuple[tuple[tuple[CiteKey, Citation], ...], tuple[Citation, ...], tuple[str, ...]]
+_CITES: dict[tuple[str, ...], _Cites] = {}
 
 
-def _cites(section_ids: tuple[str, ...]) -> tuple[tuple[Citation, ...], tuple[Citation, ...]]:
-    """For a group of sections, once: the citations to record (each listed parent before its
-    section) and those of the sections themselves (the catalog is constant, so this is
-    computed once per group of sections, not once per searched step)."""
+def _cites(section_ids: tuple[str, ...]) -> _Cites:
+    """For a group of sections, once: the citations to record, with their keys (each listed
+    parent before its section), those of the sections themselves and their ids (the catalog
+    is constant, so this is computed once per group of sections, not once per searched
+    step)."""
     found = _CITES.get(section_ids)
     if found is None:
         recorded: list[str] = []
         for sid in section_ids:
             recorded += [p for p in _parents(sid) if p in CATALOG]
             recorded.append(sid)
+        citations = tuple(CATALOG.cite(sid) for sid in section_ids)
         found = (
-            tuple(CATALOG.cite(sid) for sid in recorded),
-            tuple(CATALOG.cite(sid) for sid in section_ids),
+            tuple((citation_key(c), c) for c in (CATALOG.cite(sid) for sid in recorded)),
+            citations,
+            tuple(c.section for c in citations),
         )
         if len(_CITES) < 4096:
             _CITES[section_ids] = found
     return found
+
+
+def section_ids_of(section_ids: tuple[str, ...]) -> tuple[str, ...]:
+    """The ids of the citations :meth:`Context.cite` returns for a group of sections (what
+    :meth:`Context.cite_ids` returns), without recording anything."""
+    return _cites(section_ids)[2]
 
 
 def unit_ids(units: Iterable[Unit]) -> list[str]:

@@ -710,7 +710,11 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
             ]
     else:  # already in hex id order
         for hex_id, in_order in found.frontier(unit.movement_allowance):
-            unreachable[hex_id] = why_nots(in_order)
+            if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
+                ((code, message, cited),) = in_order
+                unreachable[hex_id] = [{"code": code, "message": message, "citations": list(cited)}]
+            else:
+                unreachable[hex_id] = why_nots(in_order)
     return {
         **base,
         "can_move": True,

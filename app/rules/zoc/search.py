@@ -17,7 +17,7 @@ whether the unit must stop there), run over hexes numbered once per board:
 * citations are recorded once per group of sections (a group already recorded is skipped);
 * a whole search is kept too, per state, unit, options and whether the unit started the phase
   in EZOC (the last :data:`SEARCHES_KEPT`), with what it cited and relied on, and the rows of
-  its answer (:meth:`Found.reached_rows`, :meth:`Found.frontier`): the same query again at
+  its answer (:meth:`Found.reached_order`, :meth:`Found.frontier`): the same query again at
   the same game version replays the citations and copies the rows into a fresh answer.
 
 It answers exactly what the search it replaced answered (the test reference in
@@ -28,18 +28,16 @@ recorded in the same first-cited order.
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from itertools import chain
 from typing import Any, NamedTuple
 
 from app.rules import layers
 from app.rules.judgement import Problem
 from app.rules.layers import Layered, layered
 from app.rules.memo import ByIdentity
-from app.rules.zoc.context import Context, Event
+from app.rules.zoc.context import Context, Event, section_ids_of
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
 from app.rules.zoc.topology import board_costs, topology
@@ -61,10 +59,14 @@ class BoardGraph:
         self.topo = topology(board)
         self.ids: list[str] = list(self.topo.neighbors)
         self.index: dict[str, int] = {h: i for i, h in enumerate(self.ids)}
+        self.in_order = self.ids == sorted(self.ids)
+        """Whether the hexes are numbered in hex id order (then sorting the numbers sorts by
+        hex id)."""
         self._rows: dict[int, tuple[tuple[int, int | None, str, bool], ...]] = {}
         self._layout = board.layout.layout()
         self._axial: dict[int, tuple[int, int]] = {}
-        self._step_keys: dict[int, tuple[tuple[int, int, bool], ...]] = {}
+        self._step_keys: dict[int, frozenset[tuple[int, int, bool]]] = {}
+        self._around: dict[int, tuple[int, ...]] = {}
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -85,12 +87,19 @@ class BoardGraph:
         index = self.index
         return [index[n] for n, _side in self.topo.neighbors[self.ids[i]]]
 
-    def step_keys(self, i: int) -> tuple[tuple[int, int, bool], ...]:
+    def around(self, i: int) -> tuple[int, ...]:
+        """The hexes next to hex ``i``, in direction order (made once per hex)."""
+        found = self._around.get(i)
+        if found is None:
+            found = self._around[i] = tuple(self.neighbours(i))
+        return found
+
+    def step_keys(self, i: int) -> frozenset[tuple[int, int, bool]]:
         """The keys of the verdicts on every step out of or into hex ``i`` (``(hex,
         neighbour, first step)``: :data:`VerdictTable`), made once per hex."""
         found = self._step_keys.get(i)
         if found is None:
-            found = self._step_keys[i] = tuple(
+            found = self._step_keys[i] = frozenset(
                 key
                 for n in self.neighbours(i)
                 for key in ((i, n, True), (i, n, False), (n, i, True), (n, i, False))
@@ -117,11 +126,17 @@ _GRAPH_OF = ByIdentity(BoardGraph)
 
 @dataclass(frozen=True)
 class StepVerdict:
-    """8.2's verdict on one step, and what judging it cited and relied on (in order)."""
+    """8.2's verdict on one step, and what judging it cited and relied on (in order); for a
+    step that ends the move, the stop's sections and the ``zoc.must_stop`` reason the search
+    notes for the hexes next to the stop (written once per verdict, not once per search)."""
 
     problem: Problem | None
     stop: Any  # movement.Stop | None (not imported: movement imports this module)
     events: tuple[Event, ...]
+    stop_sections: tuple[str, ...] = ()
+    ending: Written | None = None
+    """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.", the
+    stop's sections as citing them gives them), or None without a stop."""
 
 
 SEARCHES_KEPT = 4
@@ -134,8 +149,10 @@ PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
 or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
 
-Step = tuple[int, int, int, str]
-"""(neighbour, entry cost, kind, the refusal's message for IMPASSABLE and ENEMY)."""
+Step = tuple[int, int, int, int, str]
+"""(neighbour, its node for a step that does not stop there (neighbour * 2: made once, not at
+every step a search takes), entry cost, kind, the refusal's message for IMPASSABLE and
+ENEMY)."""
 
 
 class SideFacts:
@@ -196,23 +213,27 @@ class SideFacts:
         for nbr, cost, why, sea in self.graph.row(i):
             if sea and beachheads:
                 cost, why = ctx.entry_cost(ids[i], ids[nbr])
+            node = nbr * 2
             if cost is None:
-                out.append((nbr, 0, IMPASSABLE, f"{why}."))
+                out.append((nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
+            if cost < 0:  # the board's costs are validated: the search pops by cost
+                raise ValueError(f"negative entry cost from {ids[i]} into {ids[nbr]}")
             here = occupants(ids[nbr])
             if here is not None:
                 enemies = [u for u in here if u.side != side and u.ground]
                 if enemies:
                     message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
-                    out.append((nbr, cost, ENEMY, message))
+                    out.append((nbr, node, cost, ENEMY, message))
                     continue
             ezoc = ezoc_kept(nbr)
             if ezoc is None:
                 ezoc = self.in_ezoc(ctx, nbr)
             if ezoc:
-                out.append((nbr, cost, EZOC, ""))
+                out.append((nbr, node, cost, EZOC, ""))
             else:
-                out.append((nbr, cost, NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN, ""))
+                kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
+                out.append((nbr, node, cost, kind, ""))
         found = self.steps[i] = tuple(out)
         return found
 
@@ -261,7 +282,7 @@ class SideFacts:
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
         # touched hex are those between it and its neighbours, dropped by key (not by a scan)
         step_keys = graph.step_keys
-        dropped = frozenset(chain.from_iterable([step_keys(t) for t in touched]))
+        dropped = frozenset().union(*[step_keys(t) for t in touched])  # in C, hashes kept
         # each unit's table is made from this state's when the unit is first asked for
         # (most units of a side are not asked at every game version); every
         # layers.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
@@ -314,11 +335,11 @@ def _handed_verdicts(below: VerdictsBelow | None, key: tuple[Any, ...]) -> Verdi
 
 def side_facts(ctx: Context, side: str) -> SideFacts:
     """The state's facts for ``side`` (kept with the state's index, per board)."""
-    graph = _GRAPH_OF(ctx.board)
     kept = ctx.search_memo
     found = kept.get(side)
-    if not isinstance(found, SideFacts) or found.graph is not graph:
-        found = kept[side] = SideFacts(ctx, graph, side)
+    if isinstance(found, SideFacts) and found.graph.board is ctx.board:
+        return found  # (its graph is the board's: a graph is a function of its board)
+    found = kept[side] = SideFacts(ctx, _GRAPH_OF(ctx.board), side)
     return found
 
 
@@ -330,7 +351,13 @@ def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> St
         outcome = mover.zoc_step(cur, nxt, 0, first)
     finally:
         ctx.stop_noting()
-    return StepVerdict(outcome.problem, outcome.stop, tuple(note))
+    stop = outcome.stop
+    if stop is None:
+        return StepVerdict(outcome.problem, None, tuple(note))
+    sections = tuple(stop.sections)
+    cited = section_ids_of(sections)  # as ctx.cite(*sections) gives them
+    ending = (MUST_STOP, f"Paths through {nxt} end there: {stop.message}.", cited)
+    return StepVerdict(outcome.problem, stop, tuple(note), sections, ending)
 
 
 @dataclass
@@ -344,15 +371,15 @@ class Found:
     paths: dict[int, tuple[str, ...]]
     """node -> the hexes entered on its cheapest path (each made from its parent's when the
     node was expanded: its parent is final then)."""
-    stops: dict[int, Any]
+    stops: dict[int, StepVerdict]
+    """node (a hex the unit must stop in) -> the verdict on the step that stopped it there."""
     reasons: dict[int, dict[str, Reason]]
     """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
     (the four commonest codes are noted apart: :attr:`refused`)."""
     refused: Refused
     graph: BoardGraph
-    _rows: tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]] | None = field(
-        default=None, init=False, repr=False
-    )
+    _chosen: dict[int, int] | None = field(default=None, init=False, repr=False)
+    _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
         default=None, init=False, repr=False
     )
@@ -360,45 +387,40 @@ class Found:
         default=None, init=False, repr=False
     )
 
-    def reached_rows(self) -> tuple[tuple[ReachedRow, ...], tuple[tuple[str, ...], ...]]:
-        """Each reached hex's answer in hex id order (its cheapest node; at equal cost the
-        one not ending the move), and the stops' groups of sections in the order answering
-        them cites them (once each, a stop replaced by a cheaper one's included)."""
-        if self._rows is not None:
-            return self._rows
-        ids = self.graph.ids
-        stops = self.stops
+    def reached_order(self) -> tuple[int, ...]:
+        """Each reached hex's node in hex id order (its cheapest; at equal cost the one not
+        ending the move): what :func:`reached` makes an answer's rows from (kept: a kept
+        search's answer is made from it again)."""
+        if self._order is not None:
+            return self._order
+        chosen = self.reached_hexes()
+        # in hex id order (a path only for the node chosen)
+        if self.graph.in_order:
+            hexes = sorted(chosen)
+        else:
+            hexes = sorted(chosen, key=self.graph.ids.__getitem__)
+        self._order = tuple(map(chosen.__getitem__, hexes))
+        return self._order
+
+    def reached_hexes(self) -> dict[int, int]:
+        """Each reached hex (not the start) -> its cheapest node (at equal cost the one not
+        ending the move)."""
+        if self._chosen is not None:
+            return self._chosen
         best = self.best
-        paths = self.paths
-        chosen: dict[int, int] = {}
-        """hex -> its cheapest node (at equal cost the one not ending the move)."""
-        groups: dict[tuple[str, ...], None] = {}
         start = self.start
-        for node, total in best.items():
+        # hex -> its cheapest node: the nodes not ending the move, then each stop's node
+        # where it is cheaper (or alone)
+        chosen = {node >> 1: node for node in best if not node & 1}
+        del chosen[start]
+        for node in self.stops:
             i = node >> 1
-            if i == start:
-                continue
-            other = chosen.get(i)
-            if other is not None:
-                was = best[other]
-                if was < total or (was == total and node & 1):
-                    continue
-            if node & 1:
-                stop = stops.get(node)
-                if stop is not None:
-                    groups.setdefault(tuple(stop.sections))
-            chosen[i] = node
-        rows = []
-        for i in sorted(chosen, key=ids.__getitem__):  # in hex id order; a path only for the
-            node = chosen[i]  # node chosen
-            hex_id = ids[i]
-            total = best[node]
-            terminal = bool(node & 1)
-            stop = stops.get(node) if terminal else None
-            sections: tuple[str, ...] = () if stop is None else tuple(stop.sections)
-            rows.append((hex_id, total, paths[node], terminal, stop, sections))
-        self._rows = (tuple(rows), tuple(groups))
-        return self._rows
+            if i != start:
+                other = chosen.get(i)
+                if other is None or best[other] > best[node]:
+                    chosen[i] = node
+        self._chosen = chosen
+        return chosen
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
         """The hexes a step was refused into, not reached, within ``allowance`` of the start,
@@ -411,16 +433,38 @@ class Found:
         known, axial = graph._axial, graph.axial
         start = self.start
         q0, r0 = axial(start)
-        reached = {node >> 1 for node in self.best}  # the start's and those reached_rows lists
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
         short, ending = refused.short.get, refused.ending.get
         rows: list[FrontierRow] = []
-        for i in self.refused_hexes() - reached:
+        # a search refused steps for its allowance and its stops only (the commonest case):
+        # a hex's reasons are those two, already in code order
+        few = not (self.reasons or refused.terrain or refused.enemy)
+        mp = cited.get(MOVEMENT_POINTS, ())
+        hexes = self.refused_hexes()
+        hexes.difference_update(self.reached_hexes())  # those reached_order lists
+        hexes.discard(start)
+        in_order = graph.in_order  # then the rows are made in hex id order
+        for i in sorted(hexes) if in_order else hexes:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
+                continue
+            if few:
+                beyond = short(i)
+                stop = ending(i)
+                if beyond is None:
+                    rows.append((ids[i], (stop,)))  # type: ignore[arg-type]  # one of the two
+                    continue
+                hex_id = ids[i]
+                written: Written = (
+                    INSUFFICIENT_MP,
+                    f"Entering {hex_id} from {ids[beyond[0]]} would cost {beyond[1]} "
+                    "movement points.",
+                    mp,
+                )
+                rows.append((hex_id, (written,) if stop is None else (written, stop)))
                 continue
             # the hex's reasons (noted, inlined), their messages written, in code order
             out: list[Written] = []
@@ -445,11 +489,12 @@ class Found:
                 )
             stop = ending(i)
             if stop is not None:
-                out.append((MUST_STOP, _message(stop[1]), stop[2]))  # type: ignore[arg-type]
+                out.append(stop)
             if len(out) > 1:
                 out.sort(key=_code)
             rows.append((ids[i], tuple(out)))
-        rows.sort()  # by hex id: each hex once, so no two rows compare further
+        if not in_order:
+            rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
         return self._frontier[1]
 
@@ -464,7 +509,7 @@ class Found:
             return kept[1]
         ids = self.graph.ids
         reasons = {ids[i]: self.noted(i) for i in self.refused_hexes()}
-        reached = {row[0] for row in self.reached_rows()[0]}
+        reached = {ids[node >> 1] for node in self.reached_order()}
         start = ids[self.start]
         rows: list[WhyNotRow] = []
         for hex_id in within():
@@ -479,13 +524,9 @@ class Found:
     def refused_hexes(self) -> set[int]:
         """The hexes a step was refused into."""
         refused = self.refused
-        return (
-            self.reasons.keys()
-            | refused.terrain.keys()
-            | refused.enemy.keys()
-            | refused.short.keys()
-            | refused.ending.keys()
-        )
+        out = set(refused.short)
+        out.update(refused.ending, refused.terrain, refused.enemy, self.reasons)
+        return out
 
     def noted(self, i: int) -> dict[str, Reason]:
         """Hex ``i``'s reasons: code -> the first reason of that code a step into it was
@@ -524,25 +565,22 @@ class Refused:
     """hex -> the message of the first step into it refused for the enemy units in it."""
     short: dict[int, tuple[int, int]]
     """hex -> (hex left, cost) of the first step into it beyond the allowance."""
-    ending: dict[int, Reason]
-    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded."""
+    ending: dict[int, Written]
+    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded (written
+    with the stop's verdict: :attr:`StepVerdict.ending`)."""
     cited: dict[tuple[str, ...], tuple[str, ...]]
     """Groups of sections cited -> their section ids."""
 
 
-Reason = tuple[str, "str | tuple[str, str, int] | tuple[str, str]", tuple[str, ...]]
+Reason = tuple[str, "str | tuple[str, str, int]", tuple[str, ...]]
 """Why a step was refused, as the search notes it: (code, message, the cited section ids).
-The messages of ``zoc.insufficient_mp`` (hex entered, hex left, cost) and ``zoc.must_stop``
-(the stop's hex, the stop's message) are written only for a row of an answer
-(:func:`in_code_order`): most such notes lie beyond the answer's frontier."""
+The message of ``zoc.insufficient_mp`` (hex entered, hex left, cost) is written only for a
+row of an answer (:func:`in_code_order`): most such notes lie beyond the answer's frontier."""
 
 Written = tuple[str, str, tuple[str, ...]]
 """A :data:`Reason` with its message written, as an answer's rows keep it (made a dict in
 each answer: :func:`why_nots`)."""
 
-
-ReachedRow = tuple[str, int, tuple[str, ...], bool, Any, tuple[str, ...]]
-"""(hex, cheapest cost, path, must stop there, the stop or None, the stop's sections)."""
 
 FrontierRow = tuple[str, tuple[Written, ...]]
 """(hex, its reasons in code order: kept with the search, to be copied into an answer)."""
@@ -566,9 +604,7 @@ def _code(reason: Reason) -> str:
     return reason[0]
 
 
-def _message(message: tuple[str, str, int] | tuple[str, str]) -> str:
-    if len(message) == 2:  # zoc.must_stop
-        return f"Paths through {message[0]} end there: {message[1]}."
+def _message(message: tuple[str, str, int]) -> str:
     return f"Entering {message[0]} from {message[1]} would cost {message[2]} movement points."
 
 
@@ -614,7 +650,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     assert unit.hex is not None
     graph = facts.graph
     ids = graph.ids
-    row = graph.row
+    around = graph.around
     steps_from = facts.steps_from
     in_ezoc = facts.in_ezoc
     steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
@@ -624,19 +660,20 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite
+    cite_ids = ctx.cite_ids
     rely = ctx.rely
     start = graph.index[unit.hex]
     best: dict[int, int] = {start * 2: 0}
     prev: dict[int, int | None] = {start * 2: None}
     paths: dict[int, tuple[str, ...]] = {start * 2: ()}
-    stops: dict[int, Any] = {}
+    stops: dict[int, StepVerdict] = {}
     reasons: dict[int, dict[str, Reason]] = {}
     # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
     # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
     terrain: dict[int, str] = {}
     enemy: dict[int, str] = {}
     short: dict[int, tuple[int, int]] = {}
-    ending: dict[int, Reason] = {}
+    ending: dict[int, Written] = {}
     terrain_note, enemy_note, short_note = terrain.setdefault, enemy.setdefault, short.setdefault
     ending_note = ending.setdefault
     replayed: set[tuple[Event, ...]] = set()
@@ -649,7 +686,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         """Why a step into hex ``i`` was refused (the first reason of each kind is kept)."""
         cited = groups.get(sections)
         if cited is None:
-            cited = groups[sections] = tuple(c.section for c in cite(*sections))
+            cited = groups[sections] = cite_ids(*sections)
         found = reasons.get(i)
         if found is None:
             reasons[i] = {code: (code, message, cited)}
@@ -657,119 +694,138 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             found[code] = (code, message, cited)
 
     origin = start * 2
-    heap: list[tuple[int, int, int]] = [(0, 0, origin)]
-    seq = 0
-    pop, push = heapq.heappop, heapq.heappush
-    best_of, best_get = best.__getitem__, best.get
-    prev_of = prev.__getitem__
-    while heap:
-        cost, _, node = pop(heap)
-        # a node is pushed only at a cost below its best so far, so the one entry at its
-        # best is the first popped at it; every other entry of the node is dearer (stale)
-        if cost != best_of(node):
-            continue
-        cur = node >> 1
-        if node != origin:  # its path: the parent's (expanded before it) and this hex
-            paths[node] = (*paths[prev_of(node)], ids[cur])  # type: ignore[index]
-        if node & 1:  # the unit must stop here: every path through it ends in it
-            stop = stops[node]
-            sections = tuple(stop.sections)
-            cited = groups.get(sections)
-            if cited is None:  # cited once, as the first neighbour's note would
-                cited = groups[sections] = tuple(c.section for c in cite(*sections))
-            # the note inlined, its message written only for an answer
-            reason: Reason = (MUST_STOP, (ids[cur], stop.message), cited)
-            for nbr, _c, _w, _s in row(cur):
-                ending_note(nbr, reason)
-            continue
-        first = node == origin
-        judged: bool | None = True
-        if not reserve:  # else only a step into an EZOC is judged
-            judged = ezoc_kept(cur)
-            if judged is None:
-                judged = in_ezoc(ctx, cur)
-        out = steps_kept(cur)
-        if out is None:
-            out = steps_from(ctx, cur)
-        for nbr, step_cost, kind, refusal in out:
-            total = cost + step_cost
-            if not kind and not judged and total <= ma:  # a plain step: 8.2 is silent
-                nxt = nbr * 2
-                if total < best_get(nxt, total + 1):
+    # the nodes to expand, by cost (a node is pushed only within the allowance), each cost's
+    # in the order pushed: popped in (cost, push order) -- the order a heap of (cost, push
+    # count, node) pops them in, as entry costs are never negative (a step of cost 0 goes
+    # to the end of the cost being expanded) -- without a heap
+    queued: list[list[int]] = [[] for _ in range(max(ma, 0) + 1)]
+    queued[0].append(origin)
+    push = [nodes.append for nodes in queued]
+    beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
+    mp_cited = False  # the allowance's sections cited (at the first step beyond it)
+    best_get = best.get
+    for cost, nodes in enumerate(queued):
+        for node in nodes:  # grows while it is expanded (steps of cost 0)
+            # a node is pushed only at a cost below its best so far, so the one entry at its
+            # best is the first popped at it; every other entry of the node is dearer (stale)
+            if cost != best[node]:
+                continue
+            cur = node >> 1
+            if node != origin:  # its path: the parent's (expanded before it) and this hex
+                paths[node] = (*paths[prev[node]], ids[cur])  # type: ignore[index]
+            if node & 1:  # the unit must stop here: every path through it ends in it
+                stopped = stops[node]
+                sections = stopped.stop_sections
+                if sections not in groups:  # cited once, as the first neighbour's note would
+                    groups[sections] = cite_ids(*sections)
+                reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
+                for nbr in around(cur):
+                    ending_note(nbr, reason)
+                continue
+            first = node == origin
+            judged: bool | None = True
+            if not reserve:  # else only a step into an EZOC is judged
+                judged = ezoc_kept(cur)
+                if judged is None:
+                    judged = in_ezoc(ctx, cur)
+            out = steps_kept(cur)
+            if out is None:
+                out = steps_from(ctx, cur)
+            for nbr, nxt, step_cost, kind, refusal in out:
+                total = cost + step_cost
+                if total > ma:  # refused: terrain and enemy units before the allowance
+                    if kind < IMPASSABLE:  # its message written only for an answer
+                        if not mp_cited:
+                            mp_cited = True
+                            if MOVEMENT_POINTS not in groups:
+                                groups[MOVEMENT_POINTS] = cite_ids(*MOVEMENT_POINTS)
+                        short_note(nbr, (cur, total))
+                        continue
+                elif not kind and not judged:  # a plain step: 8.2 is silent
+                    if total < best_get(nxt, beyond):
+                        best[nxt] = total
+                        prev[nxt] = node
+                        push[total](nxt)
+                    continue
+                if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
+                    if kind == IMPASSABLE:
+                        if TERRAIN not in groups:
+                            groups[TERRAIN] = cite_ids(*TERRAIN)
+                        terrain_note(nbr, refusal)
+                    else:
+                        if ENEMY_HEX not in groups:
+                            groups[ENEMY_HEX] = cite_ids(*ENEMY_HEX)
+                        enemy_note(nbr, refusal)
+                    continue
+                stop: StepVerdict | None = None
+                if judged or kind == EZOC:
+                    key = (cur, nbr, first)
+                    verdict = verdict_kept(key)
+                    if verdict is None:
+                        verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
+                        replayed.add(verdict.events)
+                    elif verdict.events and verdict.events not in replayed:
+                        replayed.add(verdict.events)
+                        for is_cite, args in verdict.events:
+                            if is_cite:
+                                cite(*args)
+                            else:
+                                rely(*args)
+                    if verdict.problem is not None:
+                        p = verdict.problem
+                        note(nbr, p.code, p.message, tuple(p.sections))
+                        continue
+                    if verdict.stop is not None:
+                        stop = verdict
+                elif kind == NOTES and nbr not in no_zoc_cited:  # 8.2 is silent: only the notes
+                    no_zoc_cited.add(nbr)
+                    for section in facts.no_zoc_sections(ctx, nbr):
+                        cite(section)
+                if stop is not None:
+                    nxt += 1  # the node of the hex where the unit must stop
+                if total < best_get(nxt, beyond):
                     best[nxt] = total
                     prev[nxt] = node
-                    seq += 1
-                    push(heap, (total, seq, nxt))
-                continue
-            if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
-                if kind == IMPASSABLE:
-                    if TERRAIN not in groups:
-                        groups[TERRAIN] = tuple(c.section for c in cite(*TERRAIN))
-                    terrain_note(nbr, refusal)
-                else:
-                    if ENEMY_HEX not in groups:
-                        groups[ENEMY_HEX] = tuple(c.section for c in cite(*ENEMY_HEX))
-                    enemy_note(nbr, refusal)
-                continue
-            if total > ma:  # its message written only for an answer
-                if MOVEMENT_POINTS not in groups:
-                    groups[MOVEMENT_POINTS] = tuple(c.section for c in cite(*MOVEMENT_POINTS))
-                short_note(nbr, (cur, total))
-                continue
-            stop = None
-            if judged or kind == EZOC:
-                key = (cur, nbr, first)
-                verdict = verdict_kept(key)
-                if verdict is None:
-                    verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
-                    replayed.add(verdict.events)
-                elif verdict.events and verdict.events not in replayed:
-                    replayed.add(verdict.events)
-                    for is_cite, args in verdict.events:
-                        if is_cite:
-                            cite(*args)
-                        else:
-                            rely(*args)
-                if verdict.problem is not None:
-                    p = verdict.problem
-                    note(nbr, p.code, p.message, tuple(p.sections))
-                    continue
-                stop = verdict.stop
-            elif kind == NOTES and nbr not in no_zoc_cited:  # 8.2 is silent: only the notes
-                no_zoc_cited.add(nbr)
-                for section in facts.no_zoc_sections(ctx, nbr):
-                    cite(section)
-            nxt = nbr * 2 + (stop is not None)
-            if total < best_get(nxt, total + 1):
-                best[nxt] = total
-                prev[nxt] = node
-                if stop is not None:
-                    stops[nxt] = stop
-                seq += 1
-                push(heap, (total, seq, nxt))
+                    if stop is not None:
+                        stops[nxt] = stop
+                    push[total](nxt)
     refused = Refused(terrain, enemy, short, ending, groups)
     return Found(start, best, prev, paths, stops, reasons, refused, graph)
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     """Each reached hex, in hex id order: its cheapest cost, the path to it, whether the unit
-    must stop (built afresh for each answer from :meth:`Found.reached_rows`)."""
-    rows, groups = found.reached_rows()
-    cite = ctx.cite
-    cited = {sections: [c.section for c in cite(*sections)] for sections in groups}
+    must stop (built afresh for each answer from :meth:`Found.reached_order`). A stop's
+    sections were cited when the search expanded its node (or replayed with the search), so
+    citing them again here changes no citation's place."""
+    cite_ids = ctx.cite_ids
+    cited: dict[tuple[str, ...], list[str]] = {}
+    ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
-    for hex_id, total, path, terminal, stop, sections in rows:
-        result[hex_id] = {
-            "cost": total,
-            "path": list(path),
-            "must_stop": terminal,
-            "stop": None
-            if stop is None
-            else {
-                "reason": stop.reason,
-                "by": list(stop.by),
-                "message": stop.message,
-                "citations": list(cited[sections]),
-            },
-        }
+    for node in found.reached_order():
+        if not node & 1:
+            result[ids[node >> 1]] = {
+                "cost": best[node],
+                "path": list(paths[node]),
+                "must_stop": False,
+                "stop": None,
+            }
+        else:  # a node ending the move: pushed with the verdict that stops it there
+            stopped = stops[node]
+            stop = stopped.stop
+            sections = stopped.stop_sections
+            by_stop = cited.get(sections)
+            if by_stop is None:
+                by_stop = cited[sections] = list(cite_ids(*sections))
+            result[ids[node >> 1]] = {
+                "cost": best[node],
+                "path": list(paths[node]),
+                "must_stop": True,
+                "stop": {
+                    "reason": stop.reason,
+                    "by": list(stop.by),
+                    "message": stop.message,
+                    "citations": list(by_stop),
+                },
+            }
     return result
