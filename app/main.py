@@ -123,6 +123,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         app.state.webhook_worker.stop()
         checkpointer.stop()
         await app.state.events_hub.aclose()
+        if app.state.inline_reads is not None:  # the loop's connection (this thread's)
+            app.state.inline_reads.drop(failed=False)
         engine.dispose()
         if getattr(app.state, "rate_limits", None) is not None:
             app.state.rate_limits.dispose()

@@ -55,7 +55,7 @@ import functools
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from fastapi import FastAPI
 from fastapi._body_limit import AppBodyLimitMiddleware
@@ -102,6 +102,16 @@ _HEADERS = {
 }
 HEALTHY = {"status": "ok", "database": "ok"}
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
+INLINE_BODY_BYTES = 4096
+"""The largest dry run tried inline: what runs on the event loop is bounded by the request
+(a move path of a few hundred hexes; a longer one is judged in a worker thread, where the
+loop gets the interpreter back every few milliseconds)."""
+
+
+def _small(plain: _Plain) -> bool:
+    length = plain.content_length
+    return length is not None and length.isdigit() and int(length) <= INLINE_BODY_BYTES
 
 
 class _Plain:
@@ -356,17 +366,27 @@ class FastRoutes:
         state = self.owner.state
         return SqlAlchemyUnitOfWork(state.session_factory), state.boards, float(state.clock())
 
-    async def _read(self, read: Callable[..., _T], game_id: str, **kw: Any) -> _T:
-        """``read(uow, game_id, **kw)``, a read's service function: on the event loop itself
-        where it can be (an *inline read*: SQLite, and the game's board and state kept, so one
-        indexed row is all it reads -- :class:`app.db.engine.LoopConnections`), else -- and the
-        moment it would need more: :class:`app.db.repository.WouldWait` -- in a worker thread,
-        as every read went before. Either way the same function answers."""
+    async def _read(
+        self,
+        inline_ok: bool,
+        read: Callable[Concatenate[SqlAlchemyUnitOfWork, str, _P], _T],
+        game_id: str,
+        *args: _P.args,
+        **kw: _P.kwargs,
+    ) -> _T:
+        """``read(uow, game_id, ...)``, a read's service function: on the event loop itself
+        where it can be (an *inline read*: SQLite, ``inline_ok`` -- work bounded by a small
+        request --, and the game's board and state kept, so one indexed row is all it reads:
+        :class:`app.db.engine.LoopConnections`), else -- and the moment it would need more:
+        :class:`app.db.repository.WouldWait` -- in a worker thread, as every read went
+        before. Either way the same function answers."""
         state = self.owner.state
-        inline = getattr(state, "inline_reads", None)
-        if inline is not None:
+        inline = getattr(state, "inline_reads", None) if inline_ok else None
+        if inline is not None and inline.available():
             try:
-                done = read(SqlAlchemyUnitOfWork(state.session_factory, inline), game_id, **kw)
+                done = read(
+                    SqlAlchemyUnitOfWork(state.session_factory, inline), game_id, *args, **kw
+                )
             except WouldWait:
                 self.handed_off += 1
             except Exception:  # a refusal (404, 401, 422 ...) found inline: answered from it
@@ -375,9 +395,8 @@ class FastRoutes:
             else:
                 self.inline += 1
                 return done
-        return await run_in_threadpool(
-            read, SqlAlchemyUnitOfWork(state.session_factory), game_id, **kw
-        )
+        uow = SqlAlchemyUnitOfWork(state.session_factory)
+        return await run_in_threadpool(functools.partial(read, uow, game_id, *args, **kw))
 
     async def _health(self, scope: Scope, send: Send, versioned: bool) -> bool:
         def ping() -> None:  # the route's SELECT 1, straight on the driver
@@ -406,6 +425,7 @@ class FastRoutes:
         state = self.owner.state
         try:
             view = await self._read(
+                True,
                 games_uc.read_game,
                 game_id,
                 token=plain.token,
@@ -444,9 +464,11 @@ class FastRoutes:
         state = self.owner.state
         try:
             result = await self._read(
+                # a long path is a long judgement: in a worker, which lets the loop in
+                _small(plain),
                 actions_uc.dry_run,
                 game_id,
-                action=action,
+                action,
                 token=plain.token,
                 boards=state.boards,
                 now=float(state.clock()),

@@ -9,6 +9,7 @@ import logging
 import select
 import sqlite3
 import threading
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -305,22 +306,33 @@ class LoopConnections:
     """The connections of *inline reads* (issue 28): per thread -- in practice the event
     loop's -- one connection of its own to the SQLite file, outside the engine's pool.
 
-    A plain GET game or dry run of a game whose board and state the process keeps reads one
-    row by primary key; on SQLite that is microseconds of a local file, while handing the
-    request to a worker thread and back cost more than the rest of the request (0.06-0.13 ms
-    of CPU, docs/PERFORMANCE.md "session 12"). :mod:`app.api.fast` therefore runs such a
-    read on the event loop itself (:class:`app.db.repository.InlineReads`), on one of these
-    connections, and hands the request to a worker thread the moment it would need more.
+    A plain GET game or small dry run of a game whose board and state the process keeps reads
+    one row by primary key; on SQLite that is microseconds of a local file (in the page
+    cache), while handing the request to a worker thread and back cost more than the rest of
+    the request (0.06-0.13 ms of CPU, docs/PERFORMANCE.md "session 12"). :mod:`app.api.fast`
+    therefore runs such a read on the event loop itself
+    (:class:`app.db.repository.InlineReads`), on one of these connections, and hands the
+    request to a worker thread the moment it would need more.
 
-    Each connection never waits: its busy timeout is 0, so a lock held elsewhere (a writer
-    of another process in ``EXCLUSIVE`` locking mode, a WAL recovery) fails at once instead
-    of holding the loop, and the request goes to a worker thread, which waits as before. It
-    is read only (``query_only``): nothing run on it can write. A connection that failed is
-    closed and the next inline read opens another."""
+    Each connection never waits on a lock: its busy timeout is 0, so a lock it cannot have
+    (a WAL recovery under way after a crash, another process holding the file in exclusive
+    locking mode) fails at once instead of holding the loop, and the request goes to a
+    worker thread, which waits as before. It is read only (``query_only``) and never creates
+    the file. A connection that failed is closed, and for :attr:`RETRY_SECONDS` the thread's
+    reads go straight to worker threads (a database that keeps failing is not reopened on
+    the loop at every request). Its first statement reads the schema (and, after a crash, may
+    recover the WAL) on the loop: once per process."""
+
+    RETRY_SECONDS = 1.0
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self._local = threading.local()
+
+    def available(self) -> bool:
+        """False for a while after this thread's connection failed (see above)."""
+        failed: float | None = getattr(self._local, "failed", None)
+        return failed is None or time.monotonic() - failed >= self.RETRY_SECONDS
 
     def get(self) -> sqlite3.Connection:
         """This thread's connection (opened on first use)."""
@@ -330,19 +342,27 @@ class LoopConnections:
             # isolation_level None: the reads send their own BEGIN; check_same_thread (the
             # default): only the thread that opened it may use it
             uri = f"{self.path.resolve().as_uri()}?mode=rw"
-            conn = sqlite3.connect(uri, timeout=0, isolation_level=None, uri=True)
             try:
-                conn.execute("PRAGMA query_only=ON")
-            except BaseException:
-                conn.close()
+                conn = sqlite3.connect(uri, timeout=0, isolation_level=None, uri=True)
+                try:
+                    conn.execute("PRAGMA query_only=ON")
+                except BaseException:
+                    conn.close()
+                    raise
+            except sqlite3.Error:
+                self._local.failed = time.monotonic()
                 raise
             self._local.conn = conn
+            self._local.failed = None
         return conn
 
-    def drop(self) -> None:
-        """Close this thread's connection (it failed); the next read opens a new one."""
+    def drop(self, failed: bool = True) -> None:
+        """Close this thread's connection -- it failed (``failed``), or the application
+        shuts down; the next read opens a new one."""
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         self._local.conn = None
+        if failed:
+            self._local.failed = time.monotonic()
         if conn is not None:
             with contextlib.suppress(sqlite3.Error):
                 conn.close()
@@ -351,6 +371,7 @@ class LoopConnections:
 def loop_connections(engine: Engine, enabled: bool) -> LoopConnections | None:
     """Inline reads' connections for ``engine`` (None: no inline reads -- turned off, a
     PostgreSQL engine, whose every statement is a network round trip, or a SQLite database
-    in memory, which no second connection can open)."""
-    path = sqlite_file(engine.url) if enabled else None
+    in memory, which no second connection can open, or a SQLite driver other than
+    the standard library's)."""
+    path = sqlite_file(engine.url) if enabled and engine.dialect.driver == "pysqlite" else None
     return None if path is None else LoopConnections(path)
