@@ -293,3 +293,33 @@ def test_handed_on_verdicts_are_the_state_befores_less_the_touched_hexes_steps(
                     f"handed on {handed}: a table compared, some dropped: {len(plain) > len(made)}"
                 )
         state = new
+
+
+def test_a_move_finds_the_unit_where_a_scan_of_the_list_would() -> None:
+    """``moved_to`` finds the moved unit's place from the state's index
+    (``StateIndex.position``, one table shared along a chain of moves): the first unit of that
+    id in the list, as a scan finds it -- also in a list holding an id twice -- and every
+    place the table gives is that unit's."""
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(RS.example_scenario()), opts)
+    first = state.units[0]
+    twice = state.model_copy(
+        update={"units": [*state.units, first.model_copy(update={"hex": None})]}
+    )
+    topo = topology(board)
+    for current in (state, twice):
+        index = zoc_index.state_index(board, topo, current)
+        for unit in current.units:
+            i = index.position(current.units, unit.id)
+            assert i == next(k for k, u in enumerate(current.units) if u.id == unit.id)
+        moved = zoc_index.moved_to(current, first.id, None)
+        assert moved.units[0].hex is None and moved.units[1:] == current.units[1:]
+        after = zoc_index.moved_to(moved, first.id, first.hex)
+        assert after.units == current.units
+    # along a chain of moves the table is handed on (a list holding an id twice is not: its
+    # index by id names the last of them, so the next state's index is built afresh)
+    index = zoc_index.state_index(board, topo, state)
+    moved = zoc_index.moved_to(state, first.id, None)
+    assert zoc_index.state_index(board, topo, moved).positions is index.positions
+    after = zoc_index.moved_to(moved, first.id, first.hex)
+    assert zoc_index.state_index(board, topo, after).positions is index.positions
