@@ -52,6 +52,10 @@ class StateIndex:
         self.search: dict[str, Any] = {}
         """What the ``reachable`` search keeps per side (``app.rules.zoc.search.SideFacts``),
         each handed on by its own ``handed_on``."""
+        self.positions: dict[str, int] = {}
+        """Unit id -> its place in the unit list (the first, as a scan finds it), made when
+        :func:`moved_to` first asks (:meth:`position`); one table shared by every index
+        handed on from this one (a move changes no unit's place)."""
 
     @classmethod
     def of(cls, board: Board, topo: Topology, state: State) -> StateIndex:
@@ -72,6 +76,19 @@ class StateIndex:
             markers_at.setdefault(marker.hex, []).append(marker)
         zones = Zones(board, topo, (), state.markers, at)
         return cls(board, units, occupants, zones, frozenset(state.moved), markers_at)
+
+    def position(self, units: list[Unit], unit_id: str) -> int | None:
+        """The place of the first unit ``unit_id`` in ``units`` (this index's state's unit
+        list, or one in the same order), or None: found in :attr:`positions`, made at the
+        first ask in one pass and put in at once (a request reading it meanwhile finds it
+        empty, not partly filled)."""
+        positions = self.positions
+        if not positions:
+            made: dict[str, int] = {}
+            for i in range(len(units) - 1, -1, -1):  # backwards: the first of an id wins
+                made[units[i].id] = i
+            positions.update(made)
+        return positions.get(unit_id)
 
     def handed_on(
         self, board: Board, topo: Topology, state: State, move: Moved
@@ -144,6 +161,7 @@ class StateIndex:
         new.markers_at = self.markers_at
         new.zone_map = None
         new.search = {}
+        new.positions = self.positions  # the same places
         for facts_side, facts in self.search.copy().items():
             handed = getattr(facts, "handed_on", None)
             if handed is not None:
@@ -203,17 +221,18 @@ def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = Fa
     apply that edits in place works on a deep copy of its own), so sharing is safe and a
     move costs one unit, not the whole game."""
     units = list(state.units)
-    for i, unit in enumerate(units):
-        if unit.id == unit_id:
-            units[i] = replaced(unit, {"hex": hex_id})
-            break
-    else:
-        raise KeyError(unit_id)
+    old = _INDEX_OF.peek(state)
+    i = None if old is None else old.position(units, unit_id)  # the scan below, kept
+    if i is None or units[i].id != unit_id:
+        i = next((k for k, u in enumerate(units) if u.id == unit_id), None)
+        if i is None:
+            raise KeyError(unit_id)
+    unit = units[i]
+    units[i] = replaced(unit, {"hex": hex_id})
     update: dict[str, object] = {"units": units}
     if moved and unit_id not in state.moved:
         update["moved"] = [*state.moved, unit_id]
     new = replaced(state, update)
-    old = _INDEX_OF.peek(state)
     if old is not None:  # the new state's index will be derived from this one when asked for
         _HANDED_ON.put(new, Moved(old, i, unit_id, unit, unit.hex, hex_id, state.moved))
     return new

@@ -280,17 +280,17 @@ class SideFacts:
             new.steps = layered(self.steps, ring)
         new.searches = {}  # every search of the new state is run again (from the verdicts kept)
         # a verdict is kept per step (hex, neighbour, first step): the steps out of or into a
-        # touched hex are those between it and its neighbours, dropped by key (not by a scan)
-        step_keys = graph.step_keys
-        dropped = frozenset().union(*[step_keys(t) for t in touched])  # in C, hashes kept
-        # each unit's table is made from this state's when the unit is first asked for
-        # (most units of a side are not asked at every game version); every
-        # layers.LAYERS_KEPT moves the tables this state has are handed on at once (layered),
-        # so that the states before it can go
+        # touched hex; each unit's table is made from this state's when the unit is first
+        # asked for (most units of a side are not asked at every game version), less the
+        # steps of the touched hexes (_handed_verdicts); every layers.LAYERS_KEPT moves the
+        # tables this state has are handed on at once (layered, dropped by key), so that the
+        # states before it can go
         depth = 1 if self.below is None else self.below.depth + 1
         new.verdicts = {}
-        new.below = VerdictsBelow(self.verdicts, self.below, dropped, unit_id, depth)
+        new.below = VerdictsBelow(self.verdicts, self.below, frozenset(touched), unit_id, depth)
         if depth >= layers.LAYERS_KEPT:
+            step_keys = graph.step_keys
+            dropped = frozenset().union(*[step_keys(t) for t in touched])  # in C, hashes kept
             new.below = None
             new.verdicts = {
                 key: layered(table, dropped)
@@ -307,12 +307,14 @@ VerdictTable = dict[tuple[int, int, bool], StepVerdict]
 class VerdictsBelow(NamedTuple):
     """The state before a move, for :meth:`SideFacts.verdicts_for`: its verdict tables and
     where its own came from (not its facts: the searches it keeps are not held on to), the
-    verdicts the move invalidated (by key) and the unit moved (none of its verdicts hold
-    after). (A named tuple: made at every move, in a few steps.)"""
+    hexes whose steps' verdicts the move invalidated and the unit moved (none of its verdicts
+    hold after). (A named tuple: made at every move, in a few steps.)"""
 
     tables: dict[tuple[Any, ...], VerdictTable]
     below: VerdictsBelow | None
-    dropped: frozenset[tuple[int, int, bool]]
+    touched: frozenset[int]
+    """The hexes every step out of or into which the move invalidated (a verdict's key
+    ``(hex, neighbour, first step)`` names them in its first two fields)."""
     unit_id: str
     depth: int
     """How many moves the chain of states before goes back."""
@@ -321,14 +323,23 @@ class VerdictsBelow(NamedTuple):
 def _handed_verdicts(below: VerdictsBelow | None, key: tuple[Any, ...]) -> VerdictTable:
     """A unit's verdicts table for a state whose facts were handed on from ``below``'s state:
     that state's table (made there first, as its ``verdicts_for`` would) less the verdicts
-    the move invalidated -- a copy (in C) less a few keys, looked up in C by the search."""
+    the move invalidated -- a copy (in C) less the steps out of or into a touched hex,
+    looked up in C by the search.
+
+    A verdict's key is a step between neighbours, and a hex's neighbours are its neighbours'
+    neighbours (``BoardGraph.step_keys``), so a key names a touched hex in its first two
+    fields exactly when it is among the touched hexes' step keys: the keys are tested
+    here, in the table (a few dozen), instead of the touched hexes' step keys being joined
+    into one set at every move (a few dozen keys each, found in memory the search has
+    since left)."""
     if below is None or key[0] == below.unit_id:
         return {}
     table = below.tables.get(key)
     if table is None:
         table = below.tables[key] = _handed_verdicts(below.below, key)
     found = table.flat() if isinstance(table, Layered) else table.copy()
-    for dropped in found.keys() & below.dropped:  # the keys held and dropped (found in C)
+    touched = below.touched
+    for dropped in [k for k in found if k[0] in touched or k[1] in touched]:
         del found[dropped]
     return found
 

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from app.rules import layers, registry
 from app.rules.zoc import index as zoc_index
+from app.rules.zoc import search as zoc_search
 from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
@@ -237,3 +238,88 @@ def test_layered_tables_hold_what_a_copy_per_move_would(data: st.DataObject) -> 
         assert flat == model
         for key in _KEYS:
             assert table.get(key) == model.get(key)
+
+
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games(), st.data())
+def test_handed_on_verdicts_are_the_state_befores_less_the_touched_hexes_steps(
+    game_data: tuple[dict[str, Any], dict[str, Any]], data: st.DataObject
+) -> None:
+    """A unit's 8.2 verdicts in a state a move made (``search._handed_verdicts``, made when
+    the unit is first asked for) are the state before's table less every step out of or into
+    a hex the move touched, as joining those hexes' step keys (``BoardGraph.step_keys``) at
+    the move would drop them -- on states reached by several moves and placements, each state
+    searched for every unit before the next move (so that each has tables to hand on)."""
+    scenario, options = game_data
+    opts = RS.parse_options(options)
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    topo = topology(board)
+    for _ in range(data.draw(st.integers(1, 6), label="moves")):
+        for unit in state.units:
+            if unit.hex is not None:
+                _ask(board, state, opts, "reachable", {"unit": unit.id})
+        candidates = _candidates(board, state)
+        found = None
+        for _ in range(12):
+            kind = data.draw(st.sampled_from(["move", "move", "place_unit"]))
+            if not candidates[kind]:
+                continue
+            action = RS.parse_action(data.draw(st.sampled_from(candidates[kind]), label="action"))
+            ruling = _ruling(board, state, action, opts)
+            if ruling is not None and ruling.legal:
+                found = action, ruling
+                break
+        if found is None:
+            event("no legal action found")
+            return
+        new = RS.apply(board, state, *found)
+        handed = zoc_index._HANDED_ON.peek(new) is not None
+        index = zoc_index.state_index(board, topo, new)
+        for facts in index.search.copy().values():
+            below = facts.below
+            if below is None:
+                continue
+            dropped = frozenset().union(*[facts.graph.step_keys(t) for t in below.touched])
+            for key, table in below.tables.copy().items():
+                plain = table.flat() if isinstance(table, layers.Layered) else table.copy()
+                expected = (
+                    {}
+                    if key[0] == below.unit_id
+                    else {k: v for k, v in plain.items() if k not in dropped}
+                )
+                made = zoc_search._handed_verdicts(below, key)
+                assert made == expected and list(made) == list(expected), (found[0], key)
+                event(
+                    f"handed on {handed}: a table compared, some dropped: {len(plain) > len(made)}"
+                )
+        state = new
+
+
+def test_a_move_finds_the_unit_where_a_scan_of_the_list_would() -> None:
+    """``moved_to`` finds the moved unit's place from the state's index
+    (``StateIndex.position``, one table shared along a chain of moves): the first unit of that
+    id in the list, as a scan finds it -- also in a list holding an id twice -- and every
+    place the table gives is that unit's."""
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(RS.example_scenario()), opts)
+    first = state.units[0]
+    twice = state.model_copy(
+        update={"units": [*state.units, first.model_copy(update={"hex": None})]}
+    )
+    topo = topology(board)
+    for current in (state, twice):
+        index = zoc_index.state_index(board, topo, current)
+        for unit in current.units:
+            i = index.position(current.units, unit.id)
+            assert i == next(k for k, u in enumerate(current.units) if u.id == unit.id)
+        moved = zoc_index.moved_to(current, first.id, None)
+        assert moved.units[0].hex is None and moved.units[1:] == current.units[1:]
+        after = zoc_index.moved_to(moved, first.id, first.hex)
+        assert after.units == current.units
+    # along a chain of moves the table is handed on (a list holding an id twice is not: its
+    # index by id names the last of them, so the next state's index is built afresh)
+    index = zoc_index.state_index(board, topo, state)
+    moved = zoc_index.moved_to(state, first.id, None)
+    assert zoc_index.state_index(board, topo, moved).positions is index.positions
+    after = zoc_index.moved_to(moved, first.id, first.hex)
+    assert zoc_index.state_index(board, topo, after).positions is index.positions
