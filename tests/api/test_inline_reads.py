@@ -87,6 +87,16 @@ async def _game(client: httpx.AsyncClient, **extra: Any) -> dict[str, Any]:
     return dict(r.json())
 
 
+async def _warm(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> tuple[httpx.AsyncClient, FastAPI, FastRoutes, str, httpx.Response]:
+    """A new game read once through the inline app (its board and state now kept): the
+    inline client, its app and front, the game id and that first answer."""
+    inline, off, app = apps
+    gid = (await _game(off))["id"]
+    return inline, app, _front(app), gid, await inline.get(f"/games/{gid}")
+
+
 async def test_warm_reads_are_answered_on_the_loop_as_in_a_worker(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI], db_kind: str
 ) -> None:
@@ -188,10 +198,7 @@ async def test_a_long_dry_run_is_judged_in_a_worker_thread(
 async def test_a_failed_loop_connection_is_replaced_and_the_read_answered(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, off, app = apps
-    front = _front(app)
-    gid = (await _game(off))["id"]
-    warm = await inline.get(f"/games/{gid}")
+    inline, app, front, gid, warm = await _warm(apps)
     connections: LoopConnections = app.state.inline_reads
     broken = connections.get()  # this thread's: the loop's
     broken.close()  # e.g. the file went away under it: its BEGIN fails
@@ -212,10 +219,7 @@ async def test_a_failed_loop_connection_is_replaced_and_the_read_answered(
 async def test_a_statement_refused_after_begin_hands_the_read_on(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, off, app = apps
-    front = _front(app)
-    gid = (await _game(off))["id"]
-    warm = await inline.get(f"/games/{gid}")
+    inline, app, front, gid, warm = await _warm(apps)
     connections: LoopConnections = app.state.inline_reads
     connections.RETRY_SECONDS = 0.0
     refusing = connections.get()

@@ -89,6 +89,20 @@ def _candidates(board: Any, state: Any) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
+def _legal(data: st.DataObject, board: Any, state: Any, opts: Any, kinds: list[str]) -> Any:
+    """A legal action drawn from ``kinds`` (weights by repetition) and its ruling, or None."""
+    candidates = _candidates(board, state)
+    for _ in range(12):
+        kind = data.draw(st.sampled_from(kinds))
+        if not candidates[kind]:
+            continue
+        action = RS.parse_action(data.draw(st.sampled_from(candidates[kind]), label="action"))
+        ruling = _ruling(board, state, action, opts)
+        if ruling is not None and ruling.legal:
+            return action, ruling
+    return None
+
+
 @settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(games(), st.data())
 def test_a_handed_on_index_answers_as_a_fresh_one(
@@ -103,17 +117,7 @@ def test_a_handed_on_index_answers_as_a_fresh_one(
         warm += data.draw(st.lists(st.sampled_from(range(len(asks))), max_size=6), label="warm")
         for i in data.draw(st.permutations(warm), label="warm order"):
             _ask(board, state, opts, *asks[i])  # fill the index of the state before
-        candidates = _candidates(board, state)
-        found = None
-        for _ in range(12):
-            kind = data.draw(st.sampled_from(["move", "move", "retreat", "place_unit", "other"]))
-            if not candidates[kind]:
-                continue
-            action = RS.parse_action(data.draw(st.sampled_from(candidates[kind]), label="action"))
-            ruling = _ruling(board, state, action, opts)
-            if ruling is not None and ruling.legal:
-                found = action, ruling
-                break
+        found = _legal(data, board, state, opts, ["move", "move", "retreat", "place_unit", "other"])
         if found is None:
             event("no legal action found")
             return
@@ -258,17 +262,7 @@ def test_handed_on_verdicts_are_the_state_befores_less_the_touched_hexes_steps(
         for unit in state.units:
             if unit.hex is not None:
                 _ask(board, state, opts, "reachable", {"unit": unit.id})
-        candidates = _candidates(board, state)
-        found = None
-        for _ in range(12):
-            kind = data.draw(st.sampled_from(["move", "move", "place_unit"]))
-            if not candidates[kind]:
-                continue
-            action = RS.parse_action(data.draw(st.sampled_from(candidates[kind]), label="action"))
-            ruling = _ruling(board, state, action, opts)
-            if ruling is not None and ruling.legal:
-                found = action, ruling
-                break
+        found = _legal(data, board, state, opts, ["move", "move", "place_unit"])
         if found is None:
             event("no legal action found")
             return
