@@ -378,10 +378,10 @@ class Found:
     start: int
     best: dict[int, int]
     """node (hex * 2 + must stop there) -> cheapest cost."""
-    prev: dict[int, int | None]
     paths: dict[int, tuple[str, ...]]
-    """node -> the hexes entered on its cheapest path (each made from its parent's when the
-    node was expanded: its parent is final then)."""
+    """node -> the hexes entered on its cheapest path (made from its parent's path at each
+    step that lowers its cost, the parent being expanded, so final, then; the last such step
+    is the cheapest path's)."""
     stops: dict[int, StepVerdict]
     """node (a hex the unit must stop in) -> the verdict on the step that stopped it there."""
     reasons: dict[int, dict[str, Reason]]
@@ -675,7 +675,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     rely = ctx.rely
     start = graph.index[unit.hex]
     best: dict[int, int] = {start * 2: 0}
-    prev: dict[int, int | None] = {start * 2: None}
     paths: dict[int, tuple[str, ...]] = {start * 2: ()}
     stops: dict[int, StepVerdict] = {}
     reasons: dict[int, dict[str, Reason]] = {}
@@ -722,8 +721,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             if cost != best[node]:
                 continue
             cur = node >> 1
-            if node != origin:  # its path: the parent's (expanded before it) and this hex
-                paths[node] = (*paths[prev[node]], ids[cur])  # type: ignore[index]
             if node & 1:  # the unit must stop here: every path through it ends in it
                 stopped = stops[node]
                 sections = stopped.stop_sections
@@ -734,6 +731,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     ending_note(nbr, reason)
                 continue
             first = node == origin
+            path = paths[node]  # final: its node is expanded at its best cost
             judged: bool | None = True
             if not reserve:  # else only a step into an EZOC is judged
                 judged = ezoc_kept(cur)
@@ -755,7 +753,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 elif not kind and not judged:  # a plain step: 8.2 is silent
                     if total < best_get(nxt, beyond):
                         best[nxt] = total
-                        prev[nxt] = node
+                        paths[nxt] = (*path, ids[nbr])
                         push[total](nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
@@ -796,12 +794,12 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     nxt += 1  # the node of the hex where the unit must stop
                 if total < best_get(nxt, beyond):
                     best[nxt] = total
-                    prev[nxt] = node
+                    paths[nxt] = (*path, ids[nbr])
                     if stop is not None:
                         stops[nxt] = stop
                     push[total](nxt)
     refused = Refused(terrain, enemy, short, ending, groups)
-    return Found(start, best, prev, paths, stops, reasons, refused, graph)
+    return Found(start, best, paths, stops, reasons, refused, graph)
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
