@@ -389,7 +389,6 @@ class Found:
     (the four commonest codes are noted apart: :attr:`refused`)."""
     refused: Refused
     graph: BoardGraph
-    _chosen: dict[int, int] | None = field(default=None, init=False, repr=False)
     _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
         default=None, init=False, repr=False
@@ -400,38 +399,26 @@ class Found:
 
     def reached_order(self) -> tuple[int, ...]:
         """Each reached hex's node in hex id order (its cheapest; at equal cost the one not
-        ending the move): what :func:`reached` makes an answer's rows from (kept: a kept
-        search's answer is made from it again)."""
+        ending the move), the start's left out: what :func:`reached` makes an answer's rows
+        from (kept: a kept search's answer is made from it again)."""
         if self._order is not None:
             return self._order
-        chosen = self.reached_hexes()
-        # in hex id order (a path only for the node chosen)
-        if self.graph.in_order:
-            hexes = sorted(chosen)
-        else:
-            hexes = sorted(chosen, key=self.graph.ids.__getitem__)
-        self._order = tuple(map(chosen.__getitem__, hexes))
-        return self._order
-
-    def reached_hexes(self) -> dict[int, int]:
-        """Each reached hex (not the start) -> its cheapest node (at equal cost the one not
-        ending the move)."""
-        if self._chosen is not None:
-            return self._chosen
         best = self.best
-        start = self.start
-        # hex -> its cheapest node: the nodes not ending the move, then each stop's node
-        # where it is cheaper (or alone)
-        chosen = {node >> 1: node for node in best if not node & 1}
-        del chosen[start]
+        origin = self.start * 2
+        # a hex reached both ways keeps its node not ending the move unless the stop's is
+        # cheaper (the nodes of one hex are 2 * hex and 2 * hex + 1); the rest sorted in C
+        dropped = {origin, origin + 1}
         for node in self.stops:
-            i = node >> 1
-            if i != start:
-                other = chosen.get(i)
-                if other is None or best[other] > best[node]:
-                    chosen[i] = node
-        self._chosen = chosen
-        return chosen
+            other = best.get(node - 1)
+            if other is not None:
+                dropped.add(node if other <= best[node] else node - 1)
+        nodes = best.keys() - dropped
+        if self.graph.in_order:  # one node per hex: sorting the nodes sorts their hexes
+            self._order = tuple(sorted(nodes))
+        else:
+            ids = self.graph.ids
+            self._order = tuple(sorted(nodes, key=lambda node: ids[node >> 1]))
+        return self._order
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
         """The hexes a step was refused into, not reached, within ``allowance`` of the start,
@@ -443,7 +430,6 @@ class Found:
         ids = graph.ids
         known, axial = graph._axial, graph.axial
         start = self.start
-        q0, r0 = axial(start)
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
@@ -454,9 +440,10 @@ class Found:
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
         hexes = self.refused_hexes()
-        hexes.difference_update(self.reached_hexes())  # those reached_order lists
+        hexes.difference_update(map((1).__rrshift__, self.best))  # the hexes reached
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
+        q0, r0 = axial(start)
         for i in sorted(hexes) if in_order else hexes:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
@@ -621,7 +608,7 @@ def _message(message: tuple[str, str, int]) -> str:
 
 def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
     """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
-    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
+    return [{"code": c, "message": m, "citations": [*cited]} for c, m, cited in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
@@ -815,7 +802,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
         if not node & 1:
             result[ids[node >> 1]] = {
                 "cost": best[node],
-                "path": list(paths[node]),
+                "path": [*paths[node]],
                 "must_stop": False,
                 "stop": None,
             }
@@ -828,13 +815,13 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
                 by_stop = cited[sections] = list(cite_ids(*sections))
             result[ids[node >> 1]] = {
                 "cost": best[node],
-                "path": list(paths[node]),
+                "path": [*paths[node]],
                 "must_stop": True,
                 "stop": {
                     "reason": stop.reason,
-                    "by": list(stop.by),
+                    "by": [*stop.by],
                     "message": stop.message,
-                    "citations": list(by_stop),
+                    "citations": [*by_stop],
                 },
             }
     return result
