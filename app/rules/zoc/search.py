@@ -164,7 +164,10 @@ class SideFacts:
         self.graph = graph
         self.ezoc: dict[int, bool] = {}
         self.no_zoc: dict[int, tuple[str, ...]] = {}
-        self.steps: dict[int, tuple[Step, ...]] = {}
+        self.steps: dict[int, tuple[bool, tuple[Step, ...]]] = {}
+        """hex -> (whether it is in EZOC, the steps out of it): what a search looks up once
+        per node it expands (both are dropped together on a move: :meth:`handed_on` drops
+        the steps of every hex whose EZOC it drops)."""
         self.verdicts: dict[tuple[Any, ...], VerdictTable] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
         8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
@@ -199,9 +202,10 @@ class SideFacts:
             found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
         return found
 
-    def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
-        """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
-        the first test of :meth:`Mover.zoc_step` would find them)."""
+    def steps_from(self, ctx: Context, i: int) -> tuple[bool, tuple[Step, ...]]:
+        """Whether hex ``i`` is in EZOC, and the steps out of it in direction order (as
+        :meth:`Mover.basic_step` and the first test of :meth:`Mover.zoc_step` would find
+        them)."""
         found = self.steps.get(i)
         if found is not None:
             return found
@@ -234,7 +238,7 @@ class SideFacts:
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
                 out.append((nbr, node, cost, kind, ""))
-        found = self.steps[i] = tuple(out)
+        found = self.steps[i] = (self.in_ezoc(ctx, i), tuple(out))
         return found
 
     def handed_on(
@@ -650,9 +654,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     ids = graph.ids
     around = graph.around
     steps_from = facts.steps_from
-    in_ezoc = facts.in_ezoc
-    steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
-    ezoc_kept = facts.ezoc.get
+    steps_kept = facts.steps.get  # the kept answers of steps_from, looked up here
     verdicts = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
     verdict_kept = verdicts.get  # a Layered table only after LAYERS_KEPT moves unasked
     reserve = ctx.state.phase == "reserve_movement"
@@ -719,14 +721,11 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 continue
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost
-            judged: bool | None = True
-            if not reserve:  # else only a step into an EZOC is judged
-                judged = ezoc_kept(cur)
-                if judged is None:
-                    judged = in_ezoc(ctx, cur)
-            out = steps_kept(cur)
-            if out is None:
-                out = steps_from(ctx, cur)
+            here = steps_kept(cur)
+            if here is None:
+                here = steps_from(ctx, cur)
+            judged, out = here
+            judged = judged or reserve  # in Reserve Movement every step is judged
             for nbr, nxt, step_cost, kind, refusal in out:
                 total = cost + step_cost
                 if total > ma:  # refused: terrain and enemy units before the allowance
