@@ -137,6 +137,9 @@ class StepVerdict:
     ending: Written | None = None
     """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.", the
     stop's sections as citing them gives them), or None without a stop."""
+    around: tuple[int, ...] = ()
+    """The hexes next to the stop hex (:meth:`BoardGraph.around`), where the search notes
+    :attr:`ending`; empty without a stop."""
 
 
 SEARCHES_KEPT = 4
@@ -358,8 +361,11 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     return found
 
 
-def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> StepVerdict:
-    """Judge one step with the move judge's own rules, noting what it cites and relies on."""
+def _judge_step(
+    ctx: Context, mover: Any, cur: str, nxt: str, first: bool, around: tuple[int, ...] = ()
+) -> StepVerdict:
+    """Judge one step with the move judge's own rules, noting what it cites and relies on
+    (``around``: the hexes next to ``nxt``, kept with a verdict that stops the unit there)."""
     ctx.forget_no_zoc(nxt, mover.side)  # so that its notes are cited (and noted) again
     note = ctx.noting()
     try:
@@ -372,7 +378,7 @@ def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> St
     sections = tuple(stop.sections)
     cited = section_ids_of(sections)  # as ctx.cite(*sections) gives them
     ending = (MUST_STOP, f"Paths through {nxt} end there: {stop.message}.", cited)
-    return StepVerdict(outcome.problem, stop, tuple(note), sections, ending)
+    return StepVerdict(outcome.problem, stop, tuple(note), sections, ending, around)
 
 
 @dataclass
@@ -716,7 +722,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
                 reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-                for nbr in around(cur):
+                for nbr in stopped.around:
                     ending_note(nbr, reason)
                 continue
             first = node == origin
@@ -757,7 +763,9 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     key = (cur, nbr, first)
                     verdict = verdict_kept(key)
                     if verdict is None:
-                        verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
+                        verdict = verdicts[key] = _judge_step(
+                            ctx, mover, ids[cur], ids[nbr], first, around(nbr)
+                        )
                         replayed.add(verdict.events)
                     elif verdict.events and verdict.events not in replayed:
                         replayed.add(verdict.events)
