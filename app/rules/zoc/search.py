@@ -152,11 +152,10 @@ PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
 or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
 
-Step = tuple[int, int, int, int, tuple[str]]
+Step = tuple[int, int, int, int, str]
 """(neighbour, its node for a step that does not stop there (neighbour * 2: made once, not at
-every step a search takes), entry cost, kind, and alone in a tuple: the refusal's message for
-IMPASSABLE and ENEMY, else the neighbour's hex id (a path through the step is its parent's
-and that tuple, joined in C))."""
+every step a search takes), entry cost, kind, the refusal's message for IMPASSABLE and
+ENEMY)."""
 
 
 class SideFacts:
@@ -223,7 +222,7 @@ class SideFacts:
                 cost, why = ctx.entry_cost(ids[i], ids[nbr])
             node = nbr * 2
             if cost is None:
-                out.append((nbr, node, 0, IMPASSABLE, (f"{why}.",)))
+                out.append((nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
             if cost < 0:  # the board's costs are validated: the search pops by cost
                 raise ValueError(f"negative entry cost from {ids[i]} into {ids[nbr]}")
@@ -232,16 +231,16 @@ class SideFacts:
                 enemies = [u for u in here if u.side != side and u.ground]
                 if enemies:
                     message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
-                    out.append((nbr, node, cost, ENEMY, (message,)))
+                    out.append((nbr, node, cost, ENEMY, message))
                     continue
             ezoc = ezoc_kept(nbr)
             if ezoc is None:
                 ezoc = self.in_ezoc(ctx, nbr)
             if ezoc:
-                out.append((nbr, node, cost, EZOC, (ids[nbr],)))
+                out.append((nbr, node, cost, EZOC, ""))
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
-                out.append((nbr, node, cost, kind, (ids[nbr],)))
+                out.append((nbr, node, cost, kind, ""))
         found = self.steps[i] = (self.in_ezoc(ctx, i), tuple(out))
         return found
 
@@ -451,7 +450,7 @@ class Found:
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
         hexes = self.refused_hexes()
-        hexes.difference_update([node >> 1 for node in self.best])  # the hexes reached
+        hexes.difference_update(map((1).__rrshift__, self.best))  # the hexes reached
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
@@ -733,7 +732,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 here = steps_from(ctx, cur)
             judged, out = here
             judged = judged or reserve  # in Reserve Movement every step is judged
-            for nbr, nxt, step_cost, kind, alone in out:
+            for nbr, nxt, step_cost, kind, refusal in out:
                 total = cost + step_cost
                 if total > ma:  # refused: terrain and enemy units before the allowance
                     if kind < IMPASSABLE:  # its message written only for an answer
@@ -746,18 +745,18 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 elif not kind and not judged:  # a plain step: 8.2 is silent
                     if total < best_get(nxt, beyond):
                         best[nxt] = total
-                        paths[nxt] = path + alone
+                        paths[nxt] = (*path, ids[nbr])
                         push[total](nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
                         if TERRAIN not in groups:
                             groups[TERRAIN] = cite_ids(*TERRAIN)
-                        terrain_note(nbr, alone[0])
+                        terrain_note(nbr, refusal)
                     else:
                         if ENEMY_HEX not in groups:
                             groups[ENEMY_HEX] = cite_ids(*ENEMY_HEX)
-                        enemy_note(nbr, alone[0])
+                        enemy_note(nbr, refusal)
                     continue
                 stop: StepVerdict | None = None
                 if judged or kind == EZOC:
@@ -789,7 +788,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     nxt += 1  # the node of the hex where the unit must stop
                 if total < best_get(nxt, beyond):
                     best[nxt] = total
-                    paths[nxt] = path + alone
+                    paths[nxt] = (*path, ids[nbr])
                     if stop is not None:
                         stops[nxt] = stop
                     push[total](nxt)
