@@ -158,6 +158,13 @@ every step a search takes), entry cost, kind, the refusal's message for IMPASSAB
 ENEMY)."""
 
 
+class EzocSteps(tuple[Step, ...]):
+    """The steps out of a hex in EZOC: a tuple whose type is the search's look-up of whether
+    the hex is in EZOC (no second table, and no object more per hex than its steps)."""
+
+    __slots__ = ()
+
+
 class SideFacts:
     """What a search for a unit of ``side`` asks of one state, hex by hex as it asks: each
     hex's steps (:data:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
@@ -167,10 +174,10 @@ class SideFacts:
         self.graph = graph
         self.ezoc: dict[int, bool] = {}
         self.no_zoc: dict[int, tuple[str, ...]] = {}
-        self.steps: dict[int, tuple[bool, tuple[Step, ...]]] = {}
-        """hex -> (whether it is in EZOC, the steps out of it): what a search looks up once
-        per node it expands (both are dropped together on a move: :meth:`handed_on` drops
-        the steps of every hex whose EZOC it drops)."""
+        self.steps: dict[int, tuple[Step, ...]] = {}
+        """hex -> the steps out of it, an :class:`EzocSteps` when the hex is in EZOC: what a
+        search looks up once per node it expands (both facts are dropped together on a move:
+        :meth:`handed_on` drops the steps of every hex whose EZOC it drops)."""
         self.verdicts: dict[tuple[Any, ...], VerdictTable] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
         8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
@@ -205,10 +212,10 @@ class SideFacts:
             found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
         return found
 
-    def steps_from(self, ctx: Context, i: int) -> tuple[bool, tuple[Step, ...]]:
-        """Whether hex ``i`` is in EZOC, and the steps out of it in direction order (as
-        :meth:`Mover.basic_step` and the first test of :meth:`Mover.zoc_step` would find
-        them)."""
+    def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
+        """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
+        the first test of :meth:`Mover.zoc_step` would find them): an :class:`EzocSteps`
+        when the hex is in EZOC."""
         found = self.steps.get(i)
         if found is not None:
             return found
@@ -241,7 +248,7 @@ class SideFacts:
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
                 out.append((nbr, node, cost, kind, ""))
-        found = self.steps[i] = (self.in_ezoc(ctx, i), tuple(out))
+        found = self.steps[i] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
         return found
 
     def handed_on(
@@ -450,7 +457,7 @@ class Found:
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
         hexes = self.refused_hexes()
-        hexes.difference_update(map((1).__rrshift__, self.best))  # the hexes reached
+        hexes.difference_update([node >> 1 for node in self.best])  # the hexes reached
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
@@ -727,11 +734,11 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 continue
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost
-            here = steps_kept(cur)
-            if here is None:
-                here = steps_from(ctx, cur)
-            judged, out = here
-            judged = judged or reserve  # in Reserve Movement every step is judged
+            out = steps_kept(cur)
+            if out is None:
+                out = steps_from(ctx, cur)
+            # out of a hex in EZOC (or in Reserve Movement) every step is judged
+            judged = reserve or out.__class__ is EzocSteps
             for nbr, nxt, step_cost, kind, refusal in out:
                 total = cost + step_cost
                 if total > ma:  # refused: terrain and enemy units before the allowance
