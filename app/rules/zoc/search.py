@@ -390,7 +390,7 @@ def _judge_step(
 
 @dataclass
 class Found:
-    """What the search found: cheapest cost of each node, its parent, the stops, the reasons."""
+    """What the search found: cheapest cost of each node, its path, the stops, the reasons."""
 
     start: int
     best: dict[int, int]
