@@ -712,7 +712,7 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
         for hex_id, in_order in found.frontier(unit.movement_allowance):
             if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
                 ((code, message, cited),) = in_order
-                unreachable[hex_id] = [{"code": code, "message": message, "citations": list(cited)}]
+                unreachable[hex_id] = [{"code": code, "message": message, "citations": [*cited]}]
             else:
                 unreachable[hex_id] = why_nots(in_order)
     return {

@@ -137,6 +137,9 @@ class StepVerdict:
     ending: Written | None = None
     """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.", the
     stop's sections as citing them gives them), or None without a stop."""
+    around: tuple[int, ...] = ()
+    """The hexes next to the stop hex (:meth:`BoardGraph.around`), where the search notes
+    :attr:`ending`; empty without a stop."""
 
 
 SEARCHES_KEPT = 4
@@ -155,6 +158,13 @@ every step a search takes), entry cost, kind, the refusal's message for IMPASSAB
 ENEMY)."""
 
 
+class EzocSteps(tuple[Step, ...]):
+    """The steps out of a hex in EZOC: a tuple whose type is the search's look-up of whether
+    the hex is in EZOC (no second table, and no object more per hex than its steps)."""
+
+    __slots__ = ()
+
+
 class SideFacts:
     """What a search for a unit of ``side`` asks of one state, hex by hex as it asks: each
     hex's steps (:data:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
@@ -165,6 +175,9 @@ class SideFacts:
         self.ezoc: dict[int, bool] = {}
         self.no_zoc: dict[int, tuple[str, ...]] = {}
         self.steps: dict[int, tuple[Step, ...]] = {}
+        """hex -> the steps out of it, an :class:`EzocSteps` when the hex is in EZOC: what a
+        search looks up once per node it expands (both facts are dropped together on a move:
+        :meth:`handed_on` drops the steps of every hex whose EZOC it drops)."""
         self.verdicts: dict[tuple[Any, ...], VerdictTable] = {}
         """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
         8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
@@ -201,7 +214,8 @@ class SideFacts:
 
     def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
         """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
-        the first test of :meth:`Mover.zoc_step` would find them)."""
+        the first test of :meth:`Mover.zoc_step` would find them): an :class:`EzocSteps`
+        when the hex is in EZOC."""
         found = self.steps.get(i)
         if found is not None:
             return found
@@ -234,7 +248,7 @@ class SideFacts:
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
                 out.append((nbr, node, cost, kind, ""))
-        found = self.steps[i] = tuple(out)
+        found = self.steps[i] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
         return found
 
     def handed_on(
@@ -354,8 +368,11 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     return found
 
 
-def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> StepVerdict:
-    """Judge one step with the move judge's own rules, noting what it cites and relies on."""
+def _judge_step(
+    ctx: Context, mover: Any, cur: str, nxt: str, first: bool, around: tuple[int, ...] = ()
+) -> StepVerdict:
+    """Judge one step with the move judge's own rules, noting what it cites and relies on
+    (``around``: the hexes next to ``nxt``, kept with a verdict that stops the unit there)."""
     ctx.forget_no_zoc(nxt, mover.side)  # so that its notes are cited (and noted) again
     note = ctx.noting()
     try:
@@ -368,20 +385,20 @@ def _judge_step(ctx: Context, mover: Any, cur: str, nxt: str, first: bool) -> St
     sections = tuple(stop.sections)
     cited = section_ids_of(sections)  # as ctx.cite(*sections) gives them
     ending = (MUST_STOP, f"Paths through {nxt} end there: {stop.message}.", cited)
-    return StepVerdict(outcome.problem, stop, tuple(note), sections, ending)
+    return StepVerdict(outcome.problem, stop, tuple(note), sections, ending, around)
 
 
 @dataclass
 class Found:
-    """What the search found: cheapest cost of each node, its parent, the stops, the reasons."""
+    """What the search found: cheapest cost of each node, its path, the stops, the reasons."""
 
     start: int
     best: dict[int, int]
     """node (hex * 2 + must stop there) -> cheapest cost."""
-    prev: dict[int, int | None]
     paths: dict[int, tuple[str, ...]]
-    """node -> the hexes entered on its cheapest path (each made from its parent's when the
-    node was expanded: its parent is final then)."""
+    """node -> the hexes entered on its cheapest path (made from its parent's path at each
+    step that lowers its cost, the parent being expanded, so final, then; the last such step
+    is the cheapest path's)."""
     stops: dict[int, StepVerdict]
     """node (a hex the unit must stop in) -> the verdict on the step that stopped it there."""
     reasons: dict[int, dict[str, Reason]]
@@ -389,7 +406,6 @@ class Found:
     (the four commonest codes are noted apart: :attr:`refused`)."""
     refused: Refused
     graph: BoardGraph
-    _chosen: dict[int, int] | None = field(default=None, init=False, repr=False)
     _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
     _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
         default=None, init=False, repr=False
@@ -400,38 +416,26 @@ class Found:
 
     def reached_order(self) -> tuple[int, ...]:
         """Each reached hex's node in hex id order (its cheapest; at equal cost the one not
-        ending the move): what :func:`reached` makes an answer's rows from (kept: a kept
-        search's answer is made from it again)."""
+        ending the move), the start's left out: what :func:`reached` makes an answer's rows
+        from (kept: a kept search's answer is made from it again)."""
         if self._order is not None:
             return self._order
-        chosen = self.reached_hexes()
-        # in hex id order (a path only for the node chosen)
-        if self.graph.in_order:
-            hexes = sorted(chosen)
-        else:
-            hexes = sorted(chosen, key=self.graph.ids.__getitem__)
-        self._order = tuple(map(chosen.__getitem__, hexes))
-        return self._order
-
-    def reached_hexes(self) -> dict[int, int]:
-        """Each reached hex (not the start) -> its cheapest node (at equal cost the one not
-        ending the move)."""
-        if self._chosen is not None:
-            return self._chosen
         best = self.best
-        start = self.start
-        # hex -> its cheapest node: the nodes not ending the move, then each stop's node
-        # where it is cheaper (or alone)
-        chosen = {node >> 1: node for node in best if not node & 1}
-        del chosen[start]
+        origin = self.start * 2
+        # a hex reached both ways keeps its node not ending the move unless the stop's is
+        # cheaper (the nodes of one hex are 2 * hex and 2 * hex + 1); the rest sorted in C
+        dropped = {origin, origin + 1}
         for node in self.stops:
-            i = node >> 1
-            if i != start:
-                other = chosen.get(i)
-                if other is None or best[other] > best[node]:
-                    chosen[i] = node
-        self._chosen = chosen
-        return chosen
+            other = best.get(node - 1)
+            if other is not None:
+                dropped.add(node if other <= best[node] else node - 1)
+        nodes = best.keys() - dropped
+        if self.graph.in_order:  # one node per hex: sorting the nodes sorts their hexes
+            self._order = tuple(sorted(nodes))
+        else:
+            ids = self.graph.ids
+            self._order = tuple(sorted(nodes, key=lambda node: ids[node >> 1]))
+        return self._order
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
         """The hexes a step was refused into, not reached, within ``allowance`` of the start,
@@ -443,7 +447,6 @@ class Found:
         ids = graph.ids
         known, axial = graph._axial, graph.axial
         start = self.start
-        q0, r0 = axial(start)
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
@@ -454,9 +457,10 @@ class Found:
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
         hexes = self.refused_hexes()
-        hexes.difference_update(self.reached_hexes())  # those reached_order lists
+        hexes.difference_update([node >> 1 for node in self.best])  # the hexes reached
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
+        q0, r0 = axial(start)
         for i in sorted(hexes) if in_order else hexes:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
@@ -621,7 +625,7 @@ def _message(message: tuple[str, str, int]) -> str:
 
 def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
     """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
-    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
+    return [{"code": c, "message": m, "citations": [*cited]} for c, m, cited in reasons]
 
 
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
@@ -663,9 +667,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     ids = graph.ids
     around = graph.around
     steps_from = facts.steps_from
-    in_ezoc = facts.in_ezoc
-    steps_kept = facts.steps.get  # the kept answers of steps_from and in_ezoc, looked up here
-    ezoc_kept = facts.ezoc.get
+    steps_kept = facts.steps.get  # the kept answers of steps_from, looked up here
     verdicts = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
     verdict_kept = verdicts.get  # a Layered table only after LAYERS_KEPT moves unasked
     reserve = ctx.state.phase == "reserve_movement"
@@ -675,7 +677,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     rely = ctx.rely
     start = graph.index[unit.hex]
     best: dict[int, int] = {start * 2: 0}
-    prev: dict[int, int | None] = {start * 2: None}
     paths: dict[int, tuple[str, ...]] = {start * 2: ()}
     stops: dict[int, StepVerdict] = {}
     reasons: dict[int, dict[str, Reason]] = {}
@@ -722,26 +723,22 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             if cost != best[node]:
                 continue
             cur = node >> 1
-            if node != origin:  # its path: the parent's (expanded before it) and this hex
-                paths[node] = (*paths[prev[node]], ids[cur])  # type: ignore[index]
             if node & 1:  # the unit must stop here: every path through it ends in it
                 stopped = stops[node]
                 sections = stopped.stop_sections
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
                 reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-                for nbr in around(cur):
+                for nbr in stopped.around:
                     ending_note(nbr, reason)
                 continue
             first = node == origin
-            judged: bool | None = True
-            if not reserve:  # else only a step into an EZOC is judged
-                judged = ezoc_kept(cur)
-                if judged is None:
-                    judged = in_ezoc(ctx, cur)
+            path = paths[node]  # final: its node is expanded at its best cost
             out = steps_kept(cur)
             if out is None:
                 out = steps_from(ctx, cur)
+            # out of a hex in EZOC (or in Reserve Movement) every step is judged
+            judged = reserve or out.__class__ is EzocSteps
             for nbr, nxt, step_cost, kind, refusal in out:
                 total = cost + step_cost
                 if total > ma:  # refused: terrain and enemy units before the allowance
@@ -755,7 +752,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 elif not kind and not judged:  # a plain step: 8.2 is silent
                     if total < best_get(nxt, beyond):
                         best[nxt] = total
-                        prev[nxt] = node
+                        paths[nxt] = (*path, ids[nbr])
                         push[total](nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
@@ -773,7 +770,9 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     key = (cur, nbr, first)
                     verdict = verdict_kept(key)
                     if verdict is None:
-                        verdict = verdicts[key] = _judge_step(ctx, mover, ids[cur], ids[nbr], first)
+                        verdict = verdicts[key] = _judge_step(
+                            ctx, mover, ids[cur], ids[nbr], first, around(nbr)
+                        )
                         replayed.add(verdict.events)
                     elif verdict.events and verdict.events not in replayed:
                         replayed.add(verdict.events)
@@ -796,12 +795,12 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     nxt += 1  # the node of the hex where the unit must stop
                 if total < best_get(nxt, beyond):
                     best[nxt] = total
-                    prev[nxt] = node
+                    paths[nxt] = (*path, ids[nbr])
                     if stop is not None:
                         stops[nxt] = stop
                     push[total](nxt)
     refused = Refused(terrain, enemy, short, ending, groups)
-    return Found(start, best, prev, paths, stops, reasons, refused, graph)
+    return Found(start, best, paths, stops, reasons, refused, graph)
 
 
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
@@ -817,7 +816,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
         if not node & 1:
             result[ids[node >> 1]] = {
                 "cost": best[node],
-                "path": list(paths[node]),
+                "path": [*paths[node]],
                 "must_stop": False,
                 "stop": None,
             }
@@ -830,13 +829,13 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
                 by_stop = cited[sections] = list(cite_ids(*sections))
             result[ids[node >> 1]] = {
                 "cost": best[node],
-                "path": list(paths[node]),
+                "path": [*paths[node]],
                 "must_stop": True,
                 "stop": {
                     "reason": stop.reason,
-                    "by": list(stop.by),
+                    "by": [*stop.by],
                     "message": stop.message,
-                    "citations": list(by_stop),
+                    "citations": [*by_stop],
                 },
             }
     return result
