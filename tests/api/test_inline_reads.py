@@ -97,6 +97,12 @@ async def _warm(
     return inline, app, _front(app), gid, await inline.get(f"/games/{gid}")
 
 
+def _forget(app: FastAPI) -> None:
+    """The board and every state forgotten: reading and parsing them is a worker's."""
+    app.state.boards.clear()
+    app.state.boards.states.clear()
+
+
 async def test_warm_reads_are_answered_on_the_loop_as_in_a_worker(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI], db_kind: str
 ) -> None:
@@ -144,13 +150,9 @@ async def test_warm_reads_are_answered_on_the_loop_as_in_a_worker(
 async def test_a_cold_cache_hands_the_read_to_a_worker_thread(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, off, app = apps
-    front = _front(app)
-    gid = (await _game(off))["id"]
-    warm = await inline.get(f"/games/{gid}")
+    inline, app, front, gid, warm = await _warm(apps)
     dry = await inline.post(f"/games/{gid}/rulings", json=LEGAL)
-    app.state.boards.clear()  # the board and every state forgotten: parsing is a worker's
-    app.state.boards.states.clear()
+    _forget(app)
     watch = Statements(app)
     here = threading.get_ident()
     before = (front.inline, front.handed_off)
@@ -163,8 +165,7 @@ async def test_a_cold_cache_hands_the_read_to_a_worker_thread(
     assert _answer(await inline.post(f"/games/{gid}/rulings", json=LEGAL)) == _answer(dry)
     assert _answer(await inline.get(f"/games/{gid}")) == _answer(warm)
     assert (front.inline - before[0], front.handed_off - before[1]) == (2, 1)
-    app.state.boards.clear()  # a dry run on a cold cache alike
-    app.state.boards.states.clear()
+    _forget(app)  # a dry run on a cold cache alike
     assert _answer(await inline.post(f"/games/{gid}/rulings", json=LEGAL)) == _answer(dry)
     assert (front.inline - before[0], front.handed_off - before[1]) == (2, 2)
     assert [t == here for t in watch.take()][-2:] == [True, False]
@@ -174,10 +175,8 @@ async def test_a_cold_cache_hands_the_read_to_a_worker_thread(
 async def test_a_long_dry_run_is_judged_in_a_worker_thread(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, off, app = apps
-    front = _front(app)
-    gid = (await _game(off))["id"]
-    await inline.get(f"/games/{gid}")  # warm
+    inline, app, front, gid, _ = await _warm(apps)
+    off = apps[1]
     # a path past INLINE_BODY_BYTES: judged where the loop gets the interpreter back
     long = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"] * 300}
     assert len(json.dumps(long)) > INLINE_BODY_BYTES

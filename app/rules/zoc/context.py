@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.rules.judgement import GameJudgement, Mark, Problem
-from app.rules.ruling import Citation, CiteKey, Effect, Ruling, citation_key
+from app.rules.ruling import Citation, CiteKey, Effect, Ruling
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
 from app.rules.zoc.index import state_index
 from app.rules.zoc.models import Board, State, Unit, ZocOptions
@@ -93,9 +93,7 @@ class Context(GameJudgement[Board, State, ZocOptions]):
             note.append((True, section_ids))
         found = _cites(section_ids)
         if section_ids not in self._groups:
-            cited = self._cited  # the kit's cite_all, with the citations' keys made once
-            for key, c in found[0]:
-                cited.setdefault(key, c)
+            self.cite_all_keyed(found[0])
             self._groups.add(section_ids)
         return found
 
@@ -256,7 +254,7 @@ def _cites(section_ids: tuple[str, ...]) -> _Cites:
             recorded.append(sid)
         citations = tuple(CATALOG.cite(sid) for sid in section_ids)
         found = (
-            tuple((citation_key(c), c) for c in (CATALOG.cite(sid) for sid in recorded)),
+            tuple(CATALOG.cite_keyed(sid) for sid in recorded),
             citations,
             tuple(c.section for c in citations),
         )

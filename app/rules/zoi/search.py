@@ -695,24 +695,19 @@ def _one_label_hexes(
                     continue  # beyond the allowance, or a label at least as cheap is there
                 best[n] = mp
                 path = [*route, n]
-                if zone is None or not combat:
-                    found[n] = {
-                        "path": path,
-                        "mp_spent": mp,
-                        "mp_left": ma - mp,
-                        "must_stop": False,
-                        "opportunity_fire": _fire_rows(fire0) if fire0 else [],
-                    }
+                stops = zone is not None and combat  # 14.stop.infantry-artillery
+                fire = fire0
+                if stops and expend and zone is not None:
+                    fire = (*fire0, (n, len(route), zone.by, "expend"))
+                found[n] = {
+                    "path": path,
+                    "mp_spent": mp,
+                    "mp_left": ma - mp,
+                    "must_stop": stops,
+                    "opportunity_fire": _fire_rows(fire) if fire else [],
+                }
+                if not stops:
                     queued[mp].append((n, path))
-                else:  # 14.stop.infantry-artillery
-                    fire = (*fire0, (n, len(route), zone.by, "expend")) if expend else fire0
-                    found[n] = {
-                        "path": path,
-                        "mp_spent": mp,
-                        "mp_left": ma - mp,
-                        "must_stop": True,
-                        "opportunity_fire": _fire_rows(fire) if fire else [],
-                    }
     return [{"hex": h, "paths": [found[h]]} for h in sorted(found)]
 
 
