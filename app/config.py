@@ -117,6 +117,13 @@ class Settings(BaseSettings):
         "are kept on the event loop itself, reading its row on a connection that never waits "
         "(app/db/engine.py LoopConnections); anything more goes to a worker thread.",
     )
+    inline_writes: bool = Field(
+        default=True,
+        description="SQLite: run a submission (POST /games/{id}/actions) on the event loop "
+        "itself, on a connection the loop keeps that never waits (app/db/engine.py LoopWriter), "
+        "when the writer lock is free and the game's board and state are kept; anything more "
+        "goes to a worker thread.",
+    )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")
     board_cache_bytes: int = Field(

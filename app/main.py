@@ -43,7 +43,13 @@ from app.api.routes import (
     whatif,
 )
 from app.config import Settings, get_settings
-from app.db.engine import WalCheckpointer, loop_connections, make_engine, make_session_factory
+from app.db.engine import (
+    WalCheckpointer,
+    loop_connections,
+    loop_writer,
+    make_engine,
+    make_session_factory,
+)
 from app.db.ratelimit import SharedRateLimits
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.match.clock import TimeSource
@@ -125,6 +131,8 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
         await app.state.events_hub.aclose()
         if app.state.inline_reads is not None:  # the loop's connection (this thread's)
             app.state.inline_reads.drop(failed=False)
+        if app.state.loop_writer is not None:  # the loop's write connection (this thread's)
+            app.state.loop_writer.drop(failed=False)
         engine.dispose()
         if getattr(app.state, "rate_limits", None) is not None:
             app.state.rate_limits.dispose()
@@ -144,6 +152,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.session_factory = make_session_factory(engine)
     app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
     app.state.inline_reads = loop_connections(engine, settings.inline_reads)
+    app.state.loop_writer = loop_writer(engine, settings.inline_writes, settings.db_pool_size)
     app.state.clock = clock or time.time
     app.state.webhook_worker = DeliveryWorker(
         lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)

@@ -246,6 +246,11 @@ class FastRoutes:
         """Reads answered (or refused) on the event loop (:meth:`_read`)."""
         self.handed_off = 0
         """Inline reads that met more than their game's row and went to a worker thread."""
+        self.inline_writes = 0
+        """Submissions answered (or refused) on the event loop (:meth:`_submit`)."""
+        self.handed_off_writes = 0
+        """Inline submissions that could not go on without waiting, or met a cache miss, and
+        went to a worker thread."""
         self._stack: Any = None
         """The middleware stack surveyed (rebuilt: surveyed again)."""
         self._on = False
@@ -361,10 +366,6 @@ class FastRoutes:
             await ServerErrorMiddleware(raising, handler=errors.handler, debug=errors.debug)(
                 scope, receive, send
             )
-
-    def _call(self) -> tuple[SqlAlchemyUnitOfWork, Any, float]:
-        state = self.owner.state
-        return SqlAlchemyUnitOfWork(state.session_factory), state.boards, float(state.clock())
 
     async def _read(
         self,
@@ -493,10 +494,11 @@ class FastRoutes:
         exception no handler takes goes up, as from the route)."""
         from app.api.routes._outcome import appended, prefers_minimal
 
-        uow, boards, now = self._call()
+        state = self.owner.state
+        boards, now = state.boards, float(state.clock())
         minimal = prefers_minimal(plain.prefer)
 
-        def submit() -> Any:
+        def submit(uow: SqlAlchemyUnitOfWork) -> Any:
             req = WriteRequest(
                 uow,
                 game_id,
@@ -512,8 +514,21 @@ class FastRoutes:
                 req, actions_uc.SubmitAction(action, plain.client_seed, dice)
             )
 
+        writer = getattr(state, "loop_writer", None)
         try:
-            outcome = await run_in_threadpool(submit)
+            outcome: Any = None
+            if writer is not None and writer.available():
+                try:
+                    outcome = submit(SqlAlchemyUnitOfWork(state.session_factory, writer=writer))
+                    self.inline_writes += 1
+                except WouldWait:
+                    self.handed_off_writes += 1
+                except Exception:  # a refusal (401, 404, 412, 422 ...) found inline
+                    self.inline_writes += 1
+                    raise
+            if outcome is None:
+                uow = SqlAlchemyUnitOfWork(state.session_factory)
+                outcome = await run_in_threadpool(submit, uow)
         except Exception as exc:
             await self._refuse(scope, receive, out, exc)
             return

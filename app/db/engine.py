@@ -20,6 +20,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.pool import QueuePool
 
 log = logging.getLogger("referee.db")
 _dumps = functools.partial(json.dumps, allow_nan=False)
@@ -206,13 +207,46 @@ def _sqlite_engine(url: URL, *, echo: bool, pool_size: int) -> Engine:
     return engine
 
 
-_WRITERS: weakref.WeakKeyDictionary[Engine, threading.RLock] = weakref.WeakKeyDictionary()
+class WriterLock:
+    """This process's writers of one SQLite file, one at a time (see :func:`writer_lock`).
+
+    A writer in a worker thread queues (:meth:`acquire`); an *inline* writer on the event loop
+    (:class:`LoopWriter`) only ever tries (:meth:`try_acquire`), and leaves the lock to the
+    threads while any is queued: the loop, which runs again the moment a write ends, would
+    otherwise take the lock back before a woken thread gets to it, and starve it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._queued = 0
+        self._count = threading.Lock()
+
+    def acquire(self, timeout: float) -> bool:
+        """Wait up to ``timeout`` seconds for the lock (False: not had)."""
+        if self._lock.acquire(blocking=False):
+            return True
+        with self._count:
+            self._queued += 1
+        try:
+            return self._lock.acquire(timeout=timeout)
+        finally:
+            with self._count:
+                self._queued -= 1
+
+    def try_acquire(self) -> bool:
+        """The lock if it is free and no writer is queued for it; never waits."""
+        return self._queued == 0 and self._lock.acquire(blocking=False)
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+_WRITERS: weakref.WeakKeyDictionary[Engine, WriterLock] = weakref.WeakKeyDictionary()
 _WRITERS_GUARD = threading.Lock()
 _NO_WRITERS: weakref.WeakSet[Engine] = weakref.WeakSet()
 """The engines whose writers take no lock of the process (PostgreSQL, SQLite in memory)."""
 
 
-def writer_lock(engine: Engine) -> threading.RLock | None:
+def writer_lock(engine: Engine) -> WriterLock | None:
     """The lock this process's write transactions on a SQLite file take before
     ``BEGIN IMMEDIATE`` (None for PostgreSQL, whose writers queue on their game's row).
 
@@ -232,7 +266,7 @@ def writer_lock(engine: Engine) -> threading.RLock | None:
     with _WRITERS_GUARD:
         lock = _WRITERS.get(engine)
         if lock is None:
-            lock = _WRITERS[engine] = threading.RLock()
+            lock = _WRITERS[engine] = WriterLock()
         return lock
 
 
@@ -375,3 +409,91 @@ def loop_connections(engine: Engine, enabled: bool) -> LoopConnections | None:
     the standard library's)."""
     path = sqlite_file(engine.url) if enabled and engine.dialect.driver == "pysqlite" else None
     return None if path is None else LoopConnections(path)
+
+
+class LoopWriter:
+    """The connection of *inline writes* (issue 28): one connection of the engine's pool that
+    the thread of the event loop keeps, so a submission on SQLite runs on the loop itself
+    (:mod:`app.api.fast`) instead of going to a worker thread and back.
+
+    On SQLite a submission is CPU-bound: its statements are microseconds of a local file, and
+    with ``synchronous=NORMAL`` in WAL mode a commit does not wait for the disk (the
+    checkpoints, which do, run in a thread of their own: :class:`WalCheckpointer`). The
+    hand-off to a thread and back, and the loop and the thread passing the GIL back and
+    forth at every ``sqlite3`` call, were a quarter of a small submission's CPU
+    (docs/PERFORMANCE.md, issue 28, session 13).
+
+    It never waits on a lock: its busy timeout is 0, so a ``BEGIN IMMEDIATE`` that finds
+    another process writing fails at once, and the write goes to a worker thread (which waits
+    as before). It is taken from the pool only while the pool has an idle connection (the
+    pool's checkout would otherwise wait on the loop), and kept until shutdown or its first
+    error of the database (then it is discarded, not returned: its busy timeout is not the
+    pool's), after which the loop's writes go to worker threads for :attr:`RETRY_SECONDS`.
+    Used by one thread only: the loop's (the statements run where the request is served)."""
+
+    RETRY_SECONDS = 1.0
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._local = threading.local()
+
+    def available(self) -> bool:
+        """False for a while after this thread's connection failed (see above)."""
+        failed: float | None = getattr(self._local, "failed", None)
+        return failed is None or time.monotonic() - failed >= self.RETRY_SECONDS
+
+    def get(self) -> Connection | None:
+        """This thread's connection (taken from the pool on first use); None while the pool
+        has no idle connection to give without waiting."""
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is not None and not conn.invalidated and not conn.closed:
+            return conn
+        if not _idle(self.engine.pool):
+            return None  # every connection in use: taking one would wait
+        conn = self.engine.connect()
+        try:
+            raw = conn.connection.driver_connection
+            assert raw is not None
+            raw.execute("PRAGMA busy_timeout=0")
+            conn.execution_options(**{WRITE_OPTION: True})
+        except BaseException:
+            self._local.failed = time.monotonic()
+            with contextlib.suppress(Exception):
+                conn.invalidate()
+                conn.close()
+            raise
+        self._local.conn = conn
+        self._local.failed = None
+        return conn
+
+    def drop(self, failed: bool = True) -> None:
+        """Discard this thread's connection -- it failed (``failed``), or the application
+        shuts down; the next inline write takes a new one."""
+        conn: Connection | None = getattr(self._local, "conn", None)
+        self._local.conn = None
+        if failed:
+            self._local.failed = time.monotonic()
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                if not conn.invalidated:
+                    conn.invalidate()  # closed, not pooled: its busy timeout is 0
+                conn.close()
+
+
+def _idle(pool: Any) -> bool:
+    """Whether ``pool`` (a file's :class:`~sqlalchemy.pool.QueuePool`, no overflow: see
+    :func:`_sqlite_engine`) gives a connection now: an idle one, or room for a new one."""
+    if not isinstance(pool, QueuePool):
+        return False
+    return pool.checkedin() > 0 or pool.checkedout() < pool.size()
+
+
+def loop_writer(engine: Engine, enabled: bool, pool_size: int) -> LoopWriter | None:
+    """Inline writes' connection for ``engine`` (None: no inline writes -- turned off, a
+    PostgreSQL engine, whose every statement is a network round trip, a SQLite database in
+    memory, a SQLite driver other than the standard library's, or a pool of one connection,
+    which the loop would keep from the worker threads)."""
+    if not enabled or pool_size < 2 or engine.dialect.driver != "pysqlite":
+        return None
+    return None if sqlite_file(engine.url) is None else LoopWriter(engine)
+

@@ -638,8 +638,10 @@ class WouldWait(Exception):
     """An inline read (:class:`InlineReads`, on the event loop) met something that belongs in
     a worker thread: a statement other than the game row's (a cache miss: the board or a
     state document, and their parsing), a write or a session, or the database itself (busy,
-    or any error of its own). Nothing was written; the caller runs the request again in a
-    worker thread, where it goes as it always did."""
+    or any error of its own). Or an inline write (:class:`app.db.engine.LoopWriter`) could
+    not begin without waiting, or met a state document or a board to read. Nothing was
+    written; the caller runs the request again in a worker thread, where it goes as it
+    always did."""
 
 
 INLINE_STATEMENTS = frozenset({"read", "read_as"})
@@ -730,18 +732,21 @@ class GameRepository:
         connection: Connection | None = None,
         session_of: Callable[[], Session] | None = None,
         stage: Callable[[str, int], None] | None = None,
+        inline: bool = False,
     ) -> None:
         """``direct``: the transaction reads the game only, by :class:`DirectReads` (its
         session, None, may not be used). ``connection``: the connection of the transaction,
         as the unit of work began it (see :meth:`_connection`). ``session_of``: makes the
         session on first use (a write's, on that connection). ``stage(game, seq)``: announces
         an appended event once the transaction commits (else :func:`notify.stage` on the
-        session)."""
+        session). ``inline``: an inline write's (:class:`app.db.uow.SqlAlchemyUnitOfWork`):
+        a state document or a board to read raises :class:`WouldWait`."""
         self._session = session
         self.direct = direct
         self._conn = connection
         self._session_of = session_of
         self._stage = stage
+        self._inline = inline
 
     def _connection(self) -> Connection:
         """The session's connection, for a Core statement in its transaction: the one the
@@ -837,6 +842,8 @@ class GameRepository:
     def _document(self, game_id: str, name: str, version: int) -> Any:
         """A state document of the game read in this transaction (see :class:`GameRecord`;
         the state as it was at ``version``)."""
+        if self._inline:
+            raise WouldWait(f"document {name!r}")
         if self.direct is not None:
             return self.direct.document(game_id, name, version)
         conn = self._conn
@@ -916,6 +923,8 @@ class GameRepository:
 
     def board_json(self, scenario_id: str) -> dict[str, Any]:
         """The stored board document of a scenario (read on a board-cache miss only)."""
+        if self._inline:
+            raise WouldWait("a board")
         if self.direct is not None:
             row = self.direct.one("board", {"sid": scenario_id})
             if row is None:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import abc
-import threading
+import sqlite3
 from collections.abc import Callable
 from types import TracebackType
 from typing import Self
 
 from sqlalchemy import Connection, Engine
+from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import notify
-from app.db.engine import WRITE_OPTION, LoopConnections, writer_lock
+from app.db.engine import WRITE_OPTION, LoopConnections, LoopWriter, WriterLock, writer_lock
 from app.db.repository import DirectReads, GameRepository, InlineReads, WouldWait
 
 WRITER_WAIT_SECONDS = 30.0
@@ -76,18 +77,35 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     rollback are the transaction's). Readers are woken after the commit either way."""
 
     def __init__(
-        self, session_factory: sessionmaker[Session], inline: LoopConnections | None = None
+        self,
+        session_factory: sessionmaker[Session],
+        inline: LoopConnections | None = None,
+        writer: LoopWriter | None = None,
     ) -> None:
         """``inline``: the unit of work of an *inline read* (:mod:`app.api.fast`): its
         transactions are direct reads on the calling thread's own connection
         (:class:`app.db.repository.InlineReads`), and any other transaction -- a write, a
-        session's read -- raises :class:`app.db.repository.WouldWait` as it begins."""
+        session's read -- raises :class:`app.db.repository.WouldWait` as it begins.
+
+        ``writer``: the unit of work of an *inline write* (:mod:`app.api.fast`): its write
+        transactions run on the calling thread's kept connection
+        (:class:`app.db.engine.LoopWriter`), never waiting -- the process's writer lock
+        taken only if free and no worker thread is queued for it, ``BEGIN IMMEDIATE`` with a
+        busy timeout of 0 -- and read the game's row and what a write writes, never a state
+        document or a board (a cache miss: their reading and parsing belong in a worker
+        thread); its direct reads are as any; anything else (a read through a session), a
+        wait, or an error of the database before anything is written raises
+        :class:`app.db.repository.WouldWait`, and the caller runs the request again in a
+        worker thread."""
         self.session_factory = session_factory
         self._inline = inline
+        self._writer = writer
+        self._kept = False
+        """The write's connection is the writer's, kept after the transaction."""
         self._session: Session | None = None
         self._conn: Connection | None = None
         self._reads: DirectReads | None = None
-        self._held: threading.RLock | None = None
+        self._held: WriterLock | None = None
         self._after_commit: list[Callable[[], None]] = []
         self._staged: list[tuple[str, int]] = []
 
@@ -117,6 +135,10 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             self._reads = DirectReads(bind) if inline is None else InlineReads(bind, inline)
             self.games = GameRepository(None, self._reads)
             return self
+        if self.writing and self._writer is not None:
+            return self._enter_inline_write(self._writer)
+        if self._writer is not None:
+            raise WouldWait("a read through the session")
         if self.writing:
             bind = self.session_factory.kw["bind"]
             assert isinstance(bind, Engine)
@@ -145,6 +167,37 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self.games = GameRepository(session)
         return self
 
+    def _enter_inline_write(self, writer: LoopWriter) -> Self:
+        """An inline write's transaction (see :meth:`__init__`), or :class:`WouldWait`."""
+        lock = writer_lock(writer.engine)
+        if lock is not None:
+            if not lock.try_acquire():
+                raise WouldWait("another writer of this process")
+            self._held = lock
+        try:
+            conn = writer.get()
+            if conn is None:
+                raise WouldWait("no idle connection in the pool")
+            try:
+                conn.begin()  # BEGIN IMMEDIATE, busy timeout 0: fails at once if locked
+            except (sa_exc.DBAPIError, sqlite3.Error) as exc:  # (the driver's, from the hook)
+                if not _busy(exc):  # another process writing: the connection is fine
+                    writer.drop()
+                raise WouldWait("the database") from exc
+        except BaseException:
+            self._release()
+            raise
+        self._conn = conn
+        self._kept = True
+        self.games = GameRepository(
+            None,
+            connection=conn,
+            session_of=lambda: self.session,
+            stage=self._stage,
+            inline=True,
+        )
+        return self
+
     def __exit__(
         self,
         exc_type: type[BaseException] | None,
@@ -166,8 +219,17 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     session.close()
                 elif conn.in_transaction():
                     conn.rollback()
+            except BaseException:
+                if self._kept and self._writer is not None:
+                    self._writer.drop()
+                raise
             finally:
-                conn.close()
+                if self._kept:
+                    self._kept = False
+                    if self._writer is not None and (conn.invalidated or _broken(exc)):
+                        self._writer.drop()  # an error of the database: not kept
+                else:
+                    conn.close()
                 self._conn = None
                 self._session = None
                 self._release()
@@ -219,3 +281,20 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             self.session.rollback()
         self._after_commit = []
         self._staged = []
+
+
+def _busy(exc: BaseException) -> bool:
+    """SQLite's "database is locked" (``SQLITE_BUSY``, ``SQLITE_LOCKED``): another
+    connection -- of another process -- holds the lock."""
+    driver = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc
+    code = getattr(driver, "sqlite_errorcode", None)
+    return code in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+
+
+def _broken(exc: BaseException | None) -> bool:
+    """An error of the database that may have left the connection unfit: any but a lost race
+    on a unique index (``IntegrityError``, which the write's frame answers)."""
+    if isinstance(exc, sa_exc.IntegrityError | sqlite3.IntegrityError):
+        return False
+    return isinstance(exc, sa_exc.DBAPIError | sqlite3.Error)
+
