@@ -104,9 +104,9 @@ HEALTHY = {"status": "ok", "database": "ok"}
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
 INLINE_BODY_BYTES = 4096
-"""The largest dry run tried inline: what runs on the event loop is bounded by the request
-(a move path of a few hundred hexes; a longer one is judged in a worker thread, where the
-loop gets the interpreter back every few milliseconds)."""
+"""The largest dry run or submission tried inline: what runs on the event loop is bounded by
+the request (a move path of a few hundred hexes; a longer one is judged in a worker thread,
+where the loop gets the interpreter back every few milliseconds)."""
 
 
 def _small(plain: _Plain) -> bool:
@@ -491,7 +491,13 @@ class FastRoutes:
     ) -> None:
         """A submission is a write: it is never done twice. Its refusals are answered here by
         the application's own exception handlers, as its exception middleware would (an
-        exception no handler takes goes up, as from the route)."""
+        exception no handler takes goes up, as from the route).
+
+        On SQLite a small one is first run on the event loop itself (an *inline write*,
+        :class:`app.db.engine.LoopWriter`): when it cannot go on without waiting -- another
+        writer, a board or state to read -- it raises
+        :class:`app.db.repository.WouldWait` before anything is written, and is run again
+        in a worker thread, as every submission went before."""
         from app.api.routes._outcome import appended, prefers_minimal
 
         state = self.owner.state
@@ -514,7 +520,7 @@ class FastRoutes:
                 req, actions_uc.SubmitAction(action, plain.client_seed, dice)
             )
 
-        writer = getattr(state, "loop_writer", None)
+        writer = getattr(state, "loop_writer", None) if _small(plain) else None
         try:
             outcome: Any = None
             if writer is not None and writer.available():

@@ -496,4 +496,3 @@ def loop_writer(engine: Engine, enabled: bool, pool_size: int) -> LoopWriter | N
     if not enabled or pool_size < 2 or engine.dialect.driver != "pysqlite":
         return None
     return None if sqlite_file(engine.url) is None else LoopWriter(engine)
-

@@ -297,4 +297,3 @@ def _broken(exc: BaseException | None) -> bool:
     if isinstance(exc, sa_exc.IntegrityError | sqlite3.IntegrityError):
         return False
     return isinstance(exc, sa_exc.DBAPIError | sqlite3.Error)
-

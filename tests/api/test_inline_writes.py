@@ -29,7 +29,7 @@ from fastapi import FastAPI
 from sqlalchemy import create_engine, event
 from sqlalchemy.pool import QueuePool
 
-from app.api.fast import FastRoutes
+from app.api.fast import INLINE_BODY_BYTES, FastRoutes
 from app.config import Settings
 from app.db.engine import LoopWriter, WriterLock, loop_writer, make_engine, writer_lock
 from app.main import create_app
@@ -466,3 +466,22 @@ def test_no_loop_writer_off_sqlite_files_or_with_one_connection(tmp_path: Path) 
     finally:
         for e in (file_engine, memory, pg):
             e.dispose()
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_long_submission_is_run_in_a_worker_thread(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    inline, _, app = apps
+    front = _front(app)
+    game = await Game.new(inline)
+    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    watch = Statements(app)
+    # a body past INLINE_BODY_BYTES: judged where the loop gets the interpreter back
+    long = json.dumps(game.place()) + " " * INLINE_BODY_BYTES  # (JSON's blanks count)
+    headers = {**game.headers(), "Content-Type": "application/json"}
+    r = await inline.post(f"/games/{game.id}/actions", content=long, headers=headers)
+    assert r.status_code == 201, r.text
+    assert _counts(front) == (0, 0)  # never tried inline
+    seen = watch.take()
+    assert seen and not any(here for _, here in seen)
