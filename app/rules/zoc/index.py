@@ -37,13 +37,19 @@ class StateIndex:
         zones: Zones,
         moved: frozenset[str],
         markers_at: dict[str, list[Marker]],
+        beachhead_sides: frozenset[str] | None = None,
+        positions: dict[str, int] | None = None,
     ) -> None:
+        """(``beachhead_sides`` and ``positions`` are handed on by :meth:`handed_on`; found
+        afresh, or made when first asked for, without them.)"""
         self.board = weakref.ref(board)
         self.units = units
         self.occupants = occupants
         """Hex -> the units in it, in the state's unit order (off-map hexes too)."""
         self.zones = zones
-        self.beachhead_sides = frozenset(zones.all_beachhead_sides)
+        self.beachhead_sides = (
+            frozenset(zones.all_beachhead_sides) if beachhead_sides is None else beachhead_sides
+        )
         self.moved = moved
         self.markers_at = markers_at
         self.zone_map: ZoneMap | None = None
@@ -52,7 +58,7 @@ class StateIndex:
         self.search: dict[str, Any] = {}
         """What the ``reachable`` search keeps per side (``app.rules.zoc.search.SideFacts``),
         each handed on by its own ``handed_on``."""
-        self.positions: dict[str, int] = {}
+        self.positions: dict[str, int] = {} if positions is None else positions
         """Unit id -> its place in the unit list (the first, as a scan finds it), made when
         :func:`moved_to` first asks (:meth:`position`); one table shared by every index
         handed on from this one (a move changes no unit's place)."""
@@ -151,17 +157,16 @@ class StateIndex:
         side = unit.side
         zones = self.zones.handed_on(at, unit_id, side, near)
         moved = self.moved if state.moved is move.moved_before else frozenset(state.moved)
-        new = StateIndex.__new__(StateIndex)
-        new.board = self.board
-        new.units = units
-        new.occupants = occupants
-        new.zones = zones
-        new.beachhead_sides = self.beachhead_sides  # a move changes no marker
-        new.moved = moved
-        new.markers_at = self.markers_at
-        new.zone_map = None
-        new.search = {}
-        new.positions = self.positions  # the same places
+        new = StateIndex(
+            board,
+            units,
+            occupants,
+            zones,
+            moved,
+            self.markers_at,  # a move changes no marker
+            self.beachhead_sides,
+            self.positions,  # the same places
+        )
         for facts_side, facts in self.search.copy().items():
             handed = getattr(facts, "handed_on", None)
             if handed is not None:

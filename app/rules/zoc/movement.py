@@ -21,17 +21,24 @@ them and :func:`reachable` (the ``reachable`` query) searches every path with th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app.rules import native
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
-from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
-from app.rules.zoc.search import reached, search, why_nots
 from app.rules.zoc.sequence import move_refusal
 from app.rules.zoc.zones import Zones
+
+if TYPE_CHECKING:  # the pure modules'; at run time the builds in use (app/rules/native.py)
+    from app.rules.zoc.index import moved_to
+    from app.rules.zoc.search import reached, search, why_nots
+else:
+    moved_to = native.selected("app.rules.zoc.index").moved_to
+    _search = native.selected("app.rules.zoc.search")
+    reached, search, why_nots = _search.reached, _search.search, _search.why_nots
 
 STORMY = ("storms", "snow")
 

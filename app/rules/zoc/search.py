@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from app.rules import layers
@@ -40,6 +40,7 @@ from app.rules.memo import ByIdentity
 from app.rules.zoc.context import Context, Event, section_ids_of
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
+from app.rules.zoc.steps import EzocSteps, Step
 from app.rules.zoc.topology import board_costs, topology
 
 TERRAIN = ("basic.terrain",)
@@ -152,24 +153,12 @@ PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
 or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
 
-Step = tuple[int, int, int, int, str]
-"""(neighbour, its node for a step that does not stop there (neighbour * 2: made once, not at
-every step a search takes), entry cost, kind, the refusal's message for IMPASSABLE and
-ENEMY)."""
-
-
-class EzocSteps(tuple[Step, ...]):
-    """The steps out of a hex in EZOC: a tuple whose type is the search's look-up of whether
-    the hex is in EZOC (no second table, and no object more per hex than its steps)."""
-
-    __slots__ = ()
-
 
 class SideFacts:
     """What a search for a unit of ``side`` asks of one state, hex by hex as it asks: each
     hex's steps (:data:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
 
-    def __init__(self, ctx: Context, graph: BoardGraph, side: str) -> None:
+    def __init__(self, graph: BoardGraph, side: str) -> None:
         self.side = side
         self.graph = graph
         self.ezoc: dict[int, bool] = {}
@@ -275,9 +264,7 @@ class SideFacts:
         (:meth:`verdicts_for`): a copy of the old state's table less the dropped keys."""
         graph = self.graph
         index, nbrs = graph.index, graph.topo.neighbors
-        new = SideFacts.__new__(SideFacts)
-        new.side = self.side
-        new.graph = graph
+        new = SideFacts(graph, self.side)  # (its tables replaced below)
         if unit_side == self.side:
             # nothing of these three tables changes: the two states share them (what either
             # finds holds in both), so the new state's searches look them up in C
@@ -364,7 +351,7 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     found = kept.get(side)
     if isinstance(found, SideFacts) and found.graph.board is ctx.board:
         return found  # (its graph is the board's: a graph is a function of its board)
-    found = kept[side] = SideFacts(ctx, _GRAPH_OF(ctx.board), side)
+    found = kept[side] = SideFacts(_GRAPH_OF(ctx.board), side)
     return found
 
 
@@ -388,31 +375,40 @@ def _judge_step(
     return StepVerdict(outcome.problem, stop, tuple(note), sections, ending, around)
 
 
-@dataclass
 class Found:
-    """What the search found: cheapest cost of each node, its path, the stops, the reasons."""
+    """What the search found: cheapest cost of each node, its path, the stops, the reasons.
 
-    start: int
-    best: dict[int, int]
-    """node (hex * 2 + must stop there) -> cheapest cost."""
-    paths: dict[int, tuple[str, ...]]
-    """node -> the hexes entered on its cheapest path (made from its parent's path at each
-    step that lowers its cost, the parent being expanded, so final, then; the last such step
-    is the cheapest path's)."""
-    stops: dict[int, StepVerdict]
-    """node (a hex the unit must stop in) -> the verdict on the step that stopped it there."""
-    reasons: dict[int, dict[str, Reason]]
-    """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
-    (the four commonest codes are noted apart: :attr:`refused`)."""
-    refused: Refused
-    graph: BoardGraph
-    _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
-    _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
-        default=None, init=False, repr=False
-    )
-    _everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = field(
-        default=None, init=False, repr=False
-    )
+    (A plain class, not a dataclass: mypyc's dataclasses leave fields that ``__init__`` does
+    not take unset; nothing compares two of them.)"""
+
+    def __init__(
+        self,
+        start: int,
+        best: dict[int, int],
+        paths: dict[int, tuple[str, ...]],
+        stops: dict[int, StepVerdict],
+        reasons: dict[int, dict[str, Reason]],
+        refused: Refused,
+        graph: BoardGraph,
+    ) -> None:
+        self.start = start
+        self.best = best
+        """node (hex * 2 + must stop there) -> cheapest cost."""
+        self.paths = paths
+        """node -> the hexes entered on its cheapest path (made from its parent's path at
+        each step that lowers its cost, the parent being expanded, so final, then; the last
+        such step is the cheapest path's)."""
+        self.stops = stops
+        """node (a hex the unit must stop in) -> the verdict on the step that stopped it
+        there."""
+        self.reasons = reasons
+        """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it
+        for (the four commonest codes are noted apart: :attr:`refused`)."""
+        self.refused = refused
+        self.graph = graph
+        self._order: tuple[int, ...] | None = None
+        self._frontier: tuple[int, tuple[FrontierRow, ...]] | None = None
+        self._everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = None
 
     def reached_order(self) -> tuple[int, ...]:
         """Each reached hex's node in hex id order (its cheapest; at equal cost the one not

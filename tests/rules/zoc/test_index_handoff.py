@@ -14,12 +14,13 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from app.rules import layers, registry
-from app.rules.zoc import index as zoc_index
-from app.rules.zoc import search as zoc_search
+from app.rules import layers, native, registry
 from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
+
+zoc_index = native.selected("app.rules.zoc.index")  # the build in use
+zoc_search = native.selected("app.rules.zoc.search")  # the build in use
 
 RS = registry.get("zoc")
 
