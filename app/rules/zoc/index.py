@@ -15,6 +15,7 @@ Anything else (another board, a hex off the map, any mismatch) builds afresh.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from app.rules.copies import replaced
@@ -116,14 +117,18 @@ class StateIndex:
         ):
             return None  # units by hex off the map are not in the zones' table: build afresh
         unit = state.units[i]
+        # the tables handed on are Layered (app.rules.layers): read through their own `get`
+        # (a Mapping here, so that the compiled build does too, not the plain dict's look-up)
+        units_before: Mapping[str, Unit] = self.units
         if (
             unit.id != unit_id
             or unit.hex != new_hex
             or unit.side != move.unit.side
-            or self.units.get(unit_id) is not move.unit
+            or units_before.get(unit_id) is not move.unit
         ):
             return None
-        before = self.zones.positions_table()
+        table = self.zones.positions_table()
+        before: Mapping[str, list[tuple[int, Unit]]] = table
         lists: dict[str, list[tuple[int, Unit]]] = {}
         """The on-map hexes whose (position, unit) list the move changes: their new lists
         (empty: no unit left)."""
@@ -140,7 +145,7 @@ class StateIndex:
         # layered over the old tables (app.rules.layers): the two hexes' lists replaced, the
         # moved unit's entry replaced; nothing else copied (made flat, in C, every
         # layers.LAYERS_KEPT moves)
-        at = layered(before, changed)
+        at = layered(table, changed)
         occupants = layered(self.occupants, changed)
         for hex_id, listed in lists.items():
             if listed:

@@ -28,10 +28,10 @@ recorded in the same first-cited order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from app.rules import layers
 from app.rules.judgement import Problem
@@ -43,13 +43,15 @@ from app.rules.zoc.paths import names
 from app.rules.zoc.steps import EzocSteps, Step
 from app.rules.zoc.topology import board_costs, topology
 
-TERRAIN = ("basic.terrain",)
-ENEMY_HEX = ("basic.enemy-hex",)
-MOVEMENT_POINTS = ("basic.movement-points",)
-INSUFFICIENT_MP = "zoc.insufficient_mp"
-MUST_STOP = "zoc.must_stop"
-TERRAIN_CODE = "zoc.prohibited_terrain"
-ENEMY_CODE = "zoc.enemy_occupied"
+# Final: the compiled build (app/rules/native.py) reads these as constants, not from the
+# module's dict
+TERRAIN: Final = ("basic.terrain",)
+ENEMY_HEX: Final = ("basic.enemy-hex",)
+MOVEMENT_POINTS: Final = ("basic.movement-points",)
+INSUFFICIENT_MP: Final = "zoc.insufficient_mp"
+MUST_STOP: Final = "zoc.must_stop"
+TERRAIN_CODE: Final = "zoc.prohibited_terrain"
+ENEMY_CODE: Final = "zoc.enemy_occupied"
 
 
 class BoardGraph:
@@ -148,7 +150,11 @@ SEARCHES_KEPT = 4
 an allowance of 40 holds about a megabyte; the verdicts behind an evicted one stay kept. (A
 state's index is dropped once the state is gone: :class:`app.rules.memo.ByIdentity`.)"""
 
-PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
+PLAIN: Final = 0
+NOTES: Final = 1
+EZOC: Final = 2
+IMPASSABLE: Final = 3
+ENEMY: Final = 4
 """What a step into a hex meets, for a unit of one side: nothing of 8.2 (PLAIN), nothing but
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
 or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
@@ -188,14 +194,20 @@ class SideFacts:
             found = self.verdicts[key] = _handed_verdicts(self.below, key)
         return found
 
+    # Each table of these facts may be a Layered one (handed on: app.rules.layers), read
+    # through its own `get`: typed a Mapping where it is read, so that the compiled build
+    # (app/rules/native.py) does not use the plain dict's look-up, which finds nothing below.
+
     def in_ezoc(self, ctx: Context, i: int) -> bool:
-        found = self.ezoc.get(i)
+        kept: Mapping[int, bool] = self.ezoc
+        found = kept.get(i)
         if found is None:
             found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
         return found
 
     def no_zoc_sections(self, ctx: Context, i: int) -> tuple[str, ...]:
-        found = self.no_zoc.get(i)
+        kept: Mapping[int, tuple[str, ...]] = self.no_zoc
+        found = kept.get(i)
         if found is None:
             notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
             found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
@@ -205,7 +217,8 @@ class SideFacts:
         """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
         the first test of :meth:`Mover.zoc_step` would find them): an :class:`EzocSteps`
         when the hex is in EZOC."""
-        found = self.steps.get(i)
+        kept: Mapping[int, tuple[Step, ...]] = self.steps
+        found = kept.get(i)
         if found is not None:
             return found
         ids, side = self.graph.ids, self.side
@@ -624,6 +637,19 @@ def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
     return [{"code": c, "message": m, "citations": [*cited]} for c, m, cited in reasons]
 
 
+def frontier_why_nots(found: Found, allowance: int) -> dict[str, list[dict[str, Any]]]:
+    """The ``frontier`` why-nots of an answer (:meth:`Found.frontier`), in hex id order, made
+    afresh."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for hex_id, in_order in found.frontier(allowance):
+        if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
+            code, message, cited = in_order[0]
+            out[hex_id] = [{"code": code, "message": message, "citations": [*cited]}]
+        else:
+            out[hex_id] = why_nots(in_order)
+    return out
+
+
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     """Every node the unit can reach within its allowance, and why each refused step was.
 
@@ -701,12 +727,12 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         elif code not in found:
             found[code] = (code, message, cited)
 
-    origin = start * 2
+    origin: Any = start * 2  # Any: as for Step
     # the nodes to expand, by cost (a node is pushed only within the allowance), each cost's
     # in the order pushed: popped in (cost, push order) -- the order a heap of (cost, push
     # count, node) pops them in, as entry costs are never negative (a step of cost 0 goes
     # to the end of the cost being expanded) -- without a heap
-    queued: list[list[int]] = [[] for _ in range(max(ma, 0) + 1)]
+    queued: list[list[Any]] = [[] for _ in range(max(ma, 0) + 1)]  # Any: as for Step
     queued[0].append(origin)
     push = [nodes.append for nodes in queued]
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
@@ -725,8 +751,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
                 reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-                for nbr in stopped.around:
-                    ending_note(nbr, reason)
+                for beside in stopped.around:
+                    ending_note(beside, reason)
                 continue
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost

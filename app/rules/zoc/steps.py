@@ -5,10 +5,14 @@ of it share this one class."""
 
 from __future__ import annotations
 
-Step = tuple[int, int, int, int, str]
+from typing import Any
+
+Step = tuple[Any, Any, int, int, str]
 """(neighbour, its node for a step that does not stop there (neighbour * 2: made once, not at
 every step a search takes), entry cost, kind, the refusal's message for IMPASSABLE and
-ENEMY)."""
+ENEMY). The neighbour and the node are ints, typed ``Any`` so that the compiled search keeps
+the very int objects the search's tables hold (an ``int`` would be unboxed and boxed again
+for every table it is looked up in: a new object, compared by value)."""
 
 
 class EzocSteps(tuple[Step, ...]):
