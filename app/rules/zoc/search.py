@@ -470,7 +470,8 @@ class Found:
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
-        for i in sorted(hexes) if in_order else hexes:
+        rows_of: list[Any] = sorted(hexes) if in_order else list(hexes)  # Any: as for Step
+        for i in rows_of:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
@@ -834,7 +835,8 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     cited: dict[tuple[str, ...], list[str]] = {}
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
-    for node in found.reached_order():
+    order: tuple[Any, ...] = found.reached_order()  # Any: as for Step
+    for node in order:
         if not node & 1:
             result[ids[node >> 1]] = {
                 "cost": best[node],
