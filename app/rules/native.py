@@ -111,13 +111,22 @@ def status() -> dict[str, Any]:
 
 
 def describe() -> str:
-    """:func:`status` in one line, for a log."""
+    """:func:`status` in one line, for a log: ``rules core: compiled (mypyc): <modules>`` or
+    ``rules core: pure Python (<why>)``."""
     found = status()
-    whys = sorted(set(found["modules"].values()))
-    return f"rules core: {found['build']} ({'; '.join(whys)})"
+    modules: dict[str, str] = found["modules"]
+    compiled = [name for name, why in modules.items() if why == "compiled"]
+    whys = sorted({why.removeprefix("pure: ") for why in modules.values() if why != "compiled"})
+    if found["build"] == "compiled":
+        return f"rules core: compiled (mypyc): {', '.join(compiled)}"
+    if found["build"] == "pure":
+        return f"rules core: pure Python ({'; '.join(whys)})"
+    return f"rules core: compiled (mypyc): {', '.join(compiled)}; the rest pure ({'; '.join(whys)})"
 
 
 def main() -> None:
+    """``python -m app.rules.native``: the line :func:`describe` logs, then :func:`status`."""
+    print(describe())
     print(json.dumps(status(), indent=2))
 
 
