@@ -81,4 +81,4 @@ record-rulings: install-dev
 	$(BIN)/python -m tests.reliability.rulings --record
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache build app/rules/zoc/_compiled
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache build app/compiled

@@ -1,13 +1,13 @@
 """Compile the rules core's hottest modules with mypyc, where that can be done (``make install``).
 
-``python -m app.native_build`` copies each module of :data:`app.rules.native.MODULES` into
-``app/rules/zoc/_compiled/`` (the copy records the digest of the sources it was made from,
-:func:`app.rules.native.sources_digest`), compiles the copies with mypyc in place and removes
-the copied sources, leaving the extension modules (git-ignored). Nothing to do when the
-compiled copies are of the present sources already.
+``python -m app.native_build`` copies each module of :data:`app.native.MODULES` into
+``app/compiled/`` (``app/rules/zoc/search.py`` as ``zoc_search.py``; the copy records the digest
+of the sources it was made from, :func:`app.native.sources_digest`), compiles the copies with
+mypyc in place and removes the copied sources, leaving the extension modules (git-ignored).
+Nothing to do when the compiled copies are of the present sources already.
 
 It never fails an install: without mypyc, a C compiler or the Python headers, or when the
-compilation fails, it prints one line saying so and exits 0 -- :mod:`app.rules.native` then
+compilation fails, it prints one line saying so and exits 0 -- :mod:`app.native` then
 hands out the pure-Python modules, which are the reference anyway. ``--force`` compiles even
 when up to date; ``--clean`` removes the compiled copies (the pure path is used).
 """
@@ -23,12 +23,12 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from app.rules import native
+from app import native
 
-PACKAGE_DIR = native.RULES_DIR / "zoc" / "_compiled"
+PACKAGE_DIR = native.RULES_DIR.parent / "compiled"
 STAMP = PACKAGE_DIR / "SOURCE_DIGEST"
 """The digest the present compiled copies were made from (to skip an up-to-date build)."""
-INIT = '"""mypyc-compiled copies of app.rules.zoc modules (app/native_build.py; not in git)."""\n'
+INIT = '"""mypyc-compiled copies of app.rules modules (app/native_build.py; not in git)."""\n'
 
 
 def _say(message: str) -> None:
@@ -69,9 +69,8 @@ def _copy_sources(digest: str) -> list[Path]:
     (PACKAGE_DIR / "__init__.py").write_text(INIT)
     copies = []
     for name in native.MODULES:
-        short = name.rsplit(".", 1)[1]
-        source = (native.RULES_DIR / "zoc" / f"{short}.py").read_text()
-        copy = PACKAGE_DIR / f"{short}.py"
+        source = (native.RULES_DIR.parent.parent / f"{name.replace('.', '/')}.py").read_text()
+        copy = PACKAGE_DIR / f"{native.compiled_name(name).rsplit('.', 1)[1]}.py"
         copy.write_text(
             f"{source}\n\n"
             "# app/native_build.py: the digest of the sources this copy was compiled from\n"

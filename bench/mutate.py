@@ -165,7 +165,7 @@ def prepare(part: Part, *, fresh: bool) -> Path:
 
 
 # the pure-Python rules: the mutants are of the pure modules (a compiled copy of the zoc search,
-# app/rules/native.py, would not be used anyway: it records the sources it was made from)
+# app/native.py, would not be used anyway: it records the sources it was made from)
 ENV = {
     "HYPOTHESIS_PROFILE": "mutate",
     "PYTHONDONTWRITEBYTECODE": "1",

@@ -52,8 +52,8 @@ hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if IN
 
 def pytest_report_header() -> str:
     """Which build of the zoc search the run uses (compiled, or pure and why:
-    app/rules/native.py; ``make install-dev`` compiles it again after an edit)."""
-    from app.rules import native
+    app/native.py; ``make install-dev`` compiles it again after an edit)."""
+    from app import native
 
     return native.describe()
 

@@ -11,8 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app import native
 from app.db.migrate import upgrade
-from app.rules import native, registry
+from app.rules import registry
 from tests.api.conftest import Game, new_game
 from tests.api.test_games import assert_problem
 from tests.support.postgres import free_port
@@ -56,7 +57,7 @@ def test_referee_serve(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    # the first line says which build of the zoc search serves (app/rules/native.py)
+    # the first line says which build of the zoc search serves (app/native.py)
     assert proc.stderr is not None
     first = proc.stderr.read().decode().splitlines()[0]
     assert first == f"referee: {native.describe()}", first

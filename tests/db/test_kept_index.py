@@ -13,9 +13,10 @@ from typing import Any
 
 import pytest
 
+from app import native
 from app.db.engine import make_engine, make_session_factory
 from app.db.uow import SqlAlchemyUnitOfWork
-from app.rules import memo, native, registry
+from app.rules import memo, registry
 from app.service import actions, games, queries
 from app.service.boards import BoardCache
 from app.service.pipeline import IfMatch, WriteRequest

@@ -23,7 +23,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.rules import native
+from app import native
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
@@ -32,7 +32,7 @@ from app.rules.zoc.paths import check_path, names, unit_and_path
 from app.rules.zoc.sequence import move_refusal
 from app.rules.zoc.zones import Zones
 
-if TYPE_CHECKING:  # the pure modules'; at run time the builds in use (app/rules/native.py)
+if TYPE_CHECKING:  # the pure modules'; at run time the builds in use (app/native.py)
     from app.rules.zoc.index import moved_to
     from app.rules.zoc.search import frontier_why_nots, reached, search, why_nots
 else:

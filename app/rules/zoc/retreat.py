@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.rules import native
+from app import native
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
@@ -29,7 +29,7 @@ from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
 from app.rules.zoc.models import RetreatAction, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
 
-if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/rules/native.py)
+if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/native.py)
     from app.rules.zoc.index import moved_to
 else:
     moved_to = native.selected("app.rules.zoc.index").moved_to

@@ -43,7 +43,7 @@ from app.rules.zoc.paths import names
 from app.rules.zoc.steps import EzocSteps, Step
 from app.rules.zoc.topology import board_costs, topology
 
-# Final: the compiled build (app/rules/native.py) reads these as constants, not from the
+# Final: the compiled build (app/native.py) reads these as constants, not from the
 # module's dict
 TERRAIN: Final = ("basic.terrain",)
 ENEMY_HEX: Final = ("basic.enemy-hex",)
@@ -196,7 +196,7 @@ class SideFacts:
 
     # Each table of these facts may be a Layered one (handed on: app.rules.layers), read
     # through its own `get`: typed a Mapping where it is read, so that the compiled build
-    # (app/rules/native.py) does not use the plain dict's look-up, which finds nothing below.
+    # (app/native.py) does not use the plain dict's look-up, which finds nothing below.
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         kept: Mapping[int, bool] = self.ezoc

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.rules import native
+from app import native
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.ruling import Ruling
@@ -19,7 +19,7 @@ from app.rules.zoc.models import (
 )
 from app.rules.zoc.setup import marker_problem, normalized_marker
 
-if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/rules/native.py)
+if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/native.py)
     from app.rules.zoc.index import moved_to
 else:
     moved_to = native.selected("app.rules.zoc.index").moved_to

@@ -1,4 +1,4 @@
-"""Both builds of the zoc search side by side (``app/rules/native.py``): what a game answers,
+"""Both builds of the zoc search side by side (``app/native.py``): what a game answers,
 played the same way in this process (the build it chose) and in a second Python process on
 the pure-Python modules (``REFEREE_PURE_RULES=1``), to be compared byte for byte.
 
@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.rules import native, registry
+from app import native
+from app.rules import registry
 
 ROOT = Path(__file__).resolve().parents[3]
 RS = registry.get("zoc")

@@ -1,4 +1,4 @@
-"""The compiled build of the zoc search and index (mypyc, ``app/rules/native.py``) answers byte
+"""The compiled build of the zoc search and index (mypyc, ``app/native.py``) answers byte
 for byte what the pure-Python modules -- the reference -- answer: ``reachable`` (``frontier``
 and ``all``) of every unit, before and after chains of actions (the index handed on from move
 to move), each action's ruling and the state it made; on random games (Hypothesis) and on the
@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.rules import native
+from app import native
 from app.rules.base import shipped_scenarios
 from app.rules.zoc.ruleset import ZocRuleset
 from app.rules.zoc.topology import topology
@@ -134,8 +134,8 @@ def test_the_modules_in_use_are_the_compiled_ones() -> None:
 
     search = native.selected("app.rules.zoc.search")
     index = native.selected("app.rules.zoc.index")
-    assert search.__name__ == "app.rules.zoc._compiled.search"
-    assert index.__name__ == "app.rules.zoc._compiled.index"
+    assert search.__name__ == "app.compiled.zoc_search"
+    assert index.__name__ == "app.compiled.zoc_index"
     used = {  # (each a name the module imports from the pure module for the type checker)
         (module.__name__, name): getattr(module, name)
         for module, names in (
@@ -154,7 +154,7 @@ def test_the_modules_in_use_are_the_compiled_ones() -> None:
 def _status_in_a_child(env: dict[str, str]) -> dict[str, Any]:
     code = (
         "import json\n"
-        "from app.rules import native\n"
+        "from app import native\n"
         "from app.rules.zoc import movement, search\n"
         "print(json.dumps({**native.status(), 'pure': movement.search is search.search}))\n"
     )
@@ -186,14 +186,14 @@ def test_a_missing_or_stale_build_falls_back_to_the_pure_modules(
     when the compiled package is not there or was compiled from other sources."""
     name = "app.rules.zoc.search"
     monkeypatch.delenv(native.PURE_ENV, raising=False)
-    monkeypatch.setattr(native, "COMPILED_PACKAGE", "app.rules.zoc._not_compiled_here")
+    monkeypatch.setattr(native, "COMPILED_PACKAGE", "app._not_compiled_here")
     module, why = native._choose(name)
     assert module.__name__ == name and why.startswith("pure: not compiled")
     monkeypatch.undo()
     monkeypatch.delenv(native.PURE_ENV, raising=False)
     _compiled_in_use()
     module, why = native._choose(name)
-    assert (module.__name__, why) == ("app.rules.zoc._compiled.search", "compiled")
+    assert (module.__name__, why) == ("app.compiled.zoc_search", "compiled")
     monkeypatch.setattr(native, "sources_digest", lambda: "0" * 64)  # a source edited since
     module, why = native._choose(name)
     assert module.__name__ == name and why.startswith("pure: compiled from other sources")

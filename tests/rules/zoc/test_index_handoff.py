@@ -14,7 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from app.rules import layers, native, registry
+from app import native
+from app.rules import layers, registry
 from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.rules import native, registry
+from app import native
+from app.rules import registry
 from app.rules.base import shipped_scenario
 from app.rules.zoc.ruleset import ZocRuleset
 

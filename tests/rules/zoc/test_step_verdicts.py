@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.rules import native
+from app import native
 from app.rules.zoc.context import Context
 from app.rules.zoc.movement import Mover
 from app.rules.zoc.topology import topology

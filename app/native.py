@@ -2,9 +2,10 @@
 
 The ``zoc`` search (:mod:`app.rules.zoc.search`) and per-state index (:mod:`app.rules.zoc.index`)
 are the pure-Python reference. ``make install`` / ``make install-dev`` also compile copies of
-them with mypyc where gcc and the Python headers are present (:mod:`app.native_build`), as
-:data:`COMPILED_PACKAGE` (``app/rules/zoc/_compiled/``, never committed). The modules that use
-them import them through :func:`selected`, which hands out
+them with mypyc where gcc and the Python headers are present (:mod:`app.native_build`), into
+:data:`COMPILED_PACKAGE` (``app/compiled/``, never committed; outside ``app/rules``, which holds
+sources only). The modules that use them import them through :func:`selected`, which hands
+out
 
 * the compiled copy, when it is there, was compiled from exactly the sources of ``app/rules``
   present now (:func:`sources_digest`, recorded in the copy as ``SOURCE_DIGEST``) and
@@ -12,8 +13,9 @@ them import them through :func:`selected`, which hands out
 * else the pure module, with the reason (not built, built from other sources, turned off).
 
 The choice is made once per process, at import; :func:`status` says what was chosen and why
-(``referee serve`` logs it at start, ``python -m app.rules.native`` prints it). Both builds
-answer byte for byte the same (``tests/rules/zoc/test_compiled_search.py``).
+(``referee serve`` logs it at start, ``python -m app.native`` prints it). Both builds answer
+byte for byte the same (``tests/rules/zoc/test_compiled_search.py``). This module, not the
+rules core, reads the environment and the files: the core stays pure (``tests/test_purity.py``).
 """
 
 from __future__ import annotations
@@ -30,13 +32,13 @@ from typing import Any
 PURE_ENV = "REFEREE_PURE_RULES"
 """Set to anything but ``""``/``0``: the pure-Python modules are used even when compiled."""
 
-COMPILED_PACKAGE = "app.rules.zoc._compiled"
-"""Where the compiled copies are (module ``app.rules.zoc.X`` compiled as this package's ``X``)."""
+COMPILED_PACKAGE = "app.compiled"
+"""Where the compiled copies are (``app.rules.zoc.search``: ``app.compiled.zoc_search``)."""
 
 MODULES = ("app.rules.zoc.search", "app.rules.zoc.index")
 """The pure modules that have a compiled copy."""
 
-RULES_DIR = Path(__file__).resolve().parent
+RULES_DIR = Path(__file__).resolve().parent / "rules"
 
 _chosen: dict[str, tuple[ModuleType, str]] = {}
 """Pure module name -> (the module handed out, why: ``compiled`` or ``pure: <reason>``)."""
@@ -44,7 +46,7 @@ _chosen: dict[str, tuple[ModuleType, str]] = {}
 
 def compiled_name(name: str) -> str:
     """The compiled copy's module name of the pure module ``name``."""
-    return f"{COMPILED_PACKAGE}.{name.rsplit('.', 1)[1]}"
+    return f"{COMPILED_PACKAGE}.{name.removeprefix('app.rules.').replace('.', '_')}"
 
 
 def digest_sources() -> list[Path]:
@@ -125,7 +127,7 @@ def describe() -> str:
 
 
 def main() -> None:
-    """``python -m app.rules.native``: the line :func:`describe` logs, then :func:`status`."""
+    """``python -m app.native``: the line :func:`describe` logs, then :func:`status`."""
     print(describe())
     print(json.dumps(status(), indent=2))
 
