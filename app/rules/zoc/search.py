@@ -735,7 +735,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     # to the end of the cost being expanded) -- without a heap
     queued: list[list[Any]] = [[] for _ in range(max(ma, 0) + 1)]  # Any: as for Step
     queued[0].append(origin)
-    push = [nodes.append for nodes in queued]
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
     mp_cited = False  # the allowance's sections cited (at the first step beyond it)
     best_get = best.get
@@ -776,7 +775,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     if total < best_get(nxt, beyond):
                         best[nxt] = total
                         paths[nxt] = (*path, ids[nbr])
-                        push[total](nxt)
+                        queued[total].append(nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
@@ -821,7 +820,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     paths[nxt] = (*path, ids[nbr])
                     if stop is not None:
                         stops[nxt] = stop
-                    push[total](nxt)
+                    queued[total].append(nxt)
     refused = Refused(terrain, enemy, short, ending, groups)
     return Found(start, best, paths, stops, reasons, refused, graph)
 
