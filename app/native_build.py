@@ -124,8 +124,9 @@ def build(force: bool = False) -> bool:
         _compile(copies)
     except Exception as exc:  # never fail an install: the pure path is the reference
         clean()
-        first = str(exc).strip().splitlines()
-        _say(f"failed, the pure-Python rules are used: {first[-1] if first else exc!r}")
+        lines = str(exc).strip().splitlines()
+        last = lines[-1] if lines else repr(exc)
+        _say(f"failed, the pure-Python rules are used: {last}")
         if os.environ.get("REFEREE_NATIVE_VERBOSE"):
             print(exc, file=sys.stderr)
         return False
