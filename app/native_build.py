@@ -115,6 +115,9 @@ def build(force: bool = False) -> bool:
         return True
     lacking = missing()
     if lacking is not None:
+        if up_to_date(digest):  # --force without a compiler: what is there stays in use
+            _say(f"skipped, {lacking}: the compiled copies there are up to date")
+            return True
         _say(f"skipped, {lacking}: the pure-Python rules are used")
         return False
     clean()
