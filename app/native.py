@@ -39,6 +39,8 @@ MODULES = ("app.rules.zoc.search", "app.rules.zoc.index")
 """The pure modules that have a compiled copy."""
 
 RULES_DIR = Path(__file__).resolve().parent / "rules"
+COMPILED_DIR = RULES_DIR.parent / "compiled"
+STALE = "pure: compiled from other sources than these (make install compiles it again)"
 
 _chosen: dict[str, tuple[ModuleType, str]] = {}
 """Pure module name -> (the module handed out, why: ``compiled`` or ``pure: <reason>``)."""
@@ -76,21 +78,22 @@ def _choose(name: str) -> tuple[ModuleType, str]:
     if forced_pure():
         return importlib.import_module(name), f"pure: {PURE_ENV} is set"
     target = compiled_name(name)
+    digest = sources_digest()
+    stamp = COMPILED_DIR / "SOURCE_DIGEST"  # written by app/native_build.py with the copies
+    if stamp.exists() and stamp.read_text().strip() != digest:  # not even imported then
+        return importlib.import_module(name), STALE
     try:
         module = importlib.import_module(target)
     except ModuleNotFoundError as exc:
-        if exc.name not in (target, COMPILED_PACKAGE):
-            raise  # something the compiled copy imports is missing: as the pure one would
-        return importlib.import_module(name), "pure: not compiled (make install compiles it)"
-    except ImportError as exc:  # e.g. built for another Python: fall back, say why
+        if exc.name in (target, COMPILED_PACKAGE):
+            return importlib.import_module(name), "pure: not compiled (make install compiles it)"
+        return importlib.import_module(name), f"pure: the compiled copy does not load ({exc})"
+    except Exception as exc:  # e.g. built for another Python: never fail, say why
         return importlib.import_module(name), f"pure: the compiled copy does not load ({exc})"
     if not (module.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES)):
         return importlib.import_module(name), "pure: no compiled extension in its place"
-    if getattr(module, "SOURCE_DIGEST", None) != sources_digest():
-        return (
-            importlib.import_module(name),
-            "pure: compiled from other sources than these (make install compiles it again)",
-        )
+    if getattr(module, "SOURCE_DIGEST", None) != digest:
+        return importlib.import_module(name), STALE
     return module, "compiled"
 
 

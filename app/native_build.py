@@ -25,7 +25,7 @@ from pathlib import Path
 
 from app import native
 
-PACKAGE_DIR = native.RULES_DIR.parent / "compiled"
+PACKAGE_DIR = native.COMPILED_DIR
 STAMP = PACKAGE_DIR / "SOURCE_DIGEST"
 """The digest the present compiled copies were made from (to skip an up-to-date build)."""
 INIT = '"""mypyc-compiled copies of app.rules modules (app/native_build.py; not in git)."""\n'
