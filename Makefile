@@ -13,11 +13,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+## Both compile the zoc search with mypyc where gcc and the Python headers are (app/native_build.py:
+## one line and the pure-Python rules otherwise; docs/OPERATIONS.md, "Compiled rules core")
 install: $(BIN)/python
-	$(BIN)/pip install --quiet -e .
+	$(BIN)/pip install --quiet -e '.[native]'
+	$(BIN)/python -m app.native_build
 
 install-dev: $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[dev]'
+	$(BIN)/python -m app.native_build
 
 migrate: install
 	$(BIN)/referee migrate
@@ -27,12 +31,14 @@ run: migrate
 	$(BIN)/referee serve --host $(HOST) --port $(PORT)
 
 ## Install everything, lint and type-check, and run the whole suite
-## (SQLite and a throwaway PostgreSQL 15)
+## (SQLite and a throwaway PostgreSQL 15), then the zoc rules tests once more on the
+## pure-Python search (REFEREE_PURE_RULES=1: the reference the compiled one is checked against)
 test: install-dev
 	$(BIN)/ruff check app tests bench
 	$(BIN)/ruff format --check app tests bench
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q -n auto
+	REFEREE_PURE_RULES=1 $(BIN)/python -m pytest -q -n auto -p no:randomly tests/rules/zoc
 
 ## The property tests with 20 times more examples and a random seed, and every rule case
 ## replayed over HTTP on PostgreSQL too (docs/TESTING.md)
@@ -75,4 +81,4 @@ record-rulings: install-dev
 	$(BIN)/python -m tests.reliability.rulings --record
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache build app/compiled

@@ -30,6 +30,10 @@ def _serve(args: argparse.Namespace) -> int:
         os.environ["REFEREE_PUBLIC_URL"] = args.public_url  # the workers read it too
     settings = get_settings()
     host = args.host or settings.host
+    # which build of the zoc search serves (app/native.py: compiled, or pure and why)
+    from app import native
+
+    print(f"referee: {native.describe()}", file=sys.stderr, flush=True)
     warning = clear_text_warning(host, settings.public_url)
     if warning:
         print(warning, file=sys.stderr, flush=True)

@@ -89,8 +89,10 @@ SIZES = ((10, 4), (50, 12), (100, 20), (200, 40))
 
 
 def zoc_rows() -> list[Row]:
-    from app.rules.zoc import search as zoc_search
+    from app import native
     from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
+
+    zoc_search: Any = native.selected("app.rules.zoc.search")  # the build in use
 
     zoc = registry.get("zoc")
     opts = zoc.parse_options({})

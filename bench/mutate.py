@@ -164,7 +164,14 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     return work
 
 
-ENV = {"HYPOTHESIS_PROFILE": "mutate", "PYTHONDONTWRITEBYTECODE": "1", "MUTATE_CHILDREN": CHILDREN}
+# the pure-Python rules: the mutants are of the pure modules (a compiled copy of the zoc search,
+# app/native.py, would not be used anyway: it records the sources it was made from)
+ENV = {
+    "HYPOTHESIS_PROFILE": "mutate",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "MUTATE_CHILDREN": CHILDREN,
+    "REFEREE_PURE_RULES": "1",
+}
 
 
 def step(work: Path, *args: str, capture: bool = False) -> str:

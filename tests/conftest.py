@@ -50,6 +50,14 @@ hypothesis_settings.register_profile("long", deadline=None, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if IN_CI else "dev"))
 
 
+def pytest_report_header() -> str:
+    """Which build of the zoc search the run uses (compiled, or pure and why:
+    app/native.py; ``make install-dev`` compiles it again after an edit)."""
+    from app import native
+
+    return native.describe()
+
+
 @pytest.fixture(scope="session", autouse=True)
 def tiny_ruleset() -> Iterator[None]:
     """Register the tiny and blind (sealed bids) test rulesets for the whole session."""

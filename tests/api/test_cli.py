@@ -11,6 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app import native
 from app.db.migrate import upgrade
 from app.rules import registry
 from tests.api.conftest import Game, new_game
@@ -56,6 +57,10 @@ def test_referee_serve(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+    # the first line says which build of the zoc search serves (app/native.py)
+    assert proc.stderr is not None
+    first = proc.stderr.read().decode().splitlines()[0]
+    assert first == f"referee: {native.describe()}", first
 
 
 class Vanishing(TinyRuleset):

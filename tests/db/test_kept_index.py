@@ -13,13 +13,15 @@ from typing import Any
 
 import pytest
 
+from app import native
 from app.db.engine import make_engine, make_session_factory
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import memo, registry
-from app.rules.zoc import index as zoc_index
 from app.service import actions, games, queries
 from app.service.boards import BoardCache
 from app.service.pipeline import IfMatch, WriteRequest
+
+zoc_index = native.selected("app.rules.zoc.index")  # the build in use
 
 SEED = Path(__file__).resolve().parents[2] / "scenarios/zoc/seed-example.json"
 MOVE = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]}

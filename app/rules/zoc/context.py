@@ -10,15 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app import native
 from app.rules.judgement import GameJudgement, Mark, Problem
 from app.rules.ruling import Citation, CiteKey, Effect, Ruling
 from app.rules.zoc.catalog import CATALOG, INTERPRETATION_BY_ID
-from app.rules.zoc.index import state_index
 from app.rules.zoc.models import Board, State, Unit, ZocOptions
 from app.rules.zoc.topology import board_costs, topology
 from app.rules.zoc.zones import ZoneMap, compute_zones
+
+if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/native.py)
+    from app.rules.zoc.index import state_index
+else:
+    state_index = native.selected("app.rules.zoc.index").state_index
 
 NON_NEGATING_MARKERS = ("logistics", "partisan_base", "detachment")
 

@@ -15,6 +15,7 @@ Anything else (another board, a hex off the map, any mismatch) builds afresh.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from app.rules.copies import replaced
@@ -37,13 +38,19 @@ class StateIndex:
         zones: Zones,
         moved: frozenset[str],
         markers_at: dict[str, list[Marker]],
+        beachhead_sides: frozenset[str] | None = None,
+        positions: dict[str, int] | None = None,
     ) -> None:
+        """(``beachhead_sides`` and ``positions`` are handed on by :meth:`handed_on`; found
+        afresh, or made when first asked for, without them.)"""
         self.board = weakref.ref(board)
         self.units = units
         self.occupants = occupants
         """Hex -> the units in it, in the state's unit order (off-map hexes too)."""
         self.zones = zones
-        self.beachhead_sides = frozenset(zones.all_beachhead_sides)
+        self.beachhead_sides = (
+            frozenset(zones.all_beachhead_sides) if beachhead_sides is None else beachhead_sides
+        )
         self.moved = moved
         self.markers_at = markers_at
         self.zone_map: ZoneMap | None = None
@@ -52,7 +59,7 @@ class StateIndex:
         self.search: dict[str, Any] = {}
         """What the ``reachable`` search keeps per side (``app.rules.zoc.search.SideFacts``),
         each handed on by its own ``handed_on``."""
-        self.positions: dict[str, int] = {}
+        self.positions: dict[str, int] = {} if positions is None else positions
         """Unit id -> its place in the unit list (the first, as a scan finds it), made when
         :func:`moved_to` first asks (:meth:`position`); one table shared by every index
         handed on from this one (a move changes no unit's place)."""
@@ -110,14 +117,18 @@ class StateIndex:
         ):
             return None  # units by hex off the map are not in the zones' table: build afresh
         unit = state.units[i]
+        # the tables handed on are Layered (app.rules.layers): read through their own `get`
+        # (a Mapping here, so that the compiled build does too, not the plain dict's look-up)
+        units_before: Mapping[str, Unit] = self.units
         if (
             unit.id != unit_id
             or unit.hex != new_hex
             or unit.side != move.unit.side
-            or self.units.get(unit_id) is not move.unit
+            or units_before.get(unit_id) is not move.unit
         ):
             return None
-        before = self.zones.positions_table()
+        table = self.zones.positions_table()
+        before: Mapping[str, list[tuple[int, Unit]]] = table
         lists: dict[str, list[tuple[int, Unit]]] = {}
         """The on-map hexes whose (position, unit) list the move changes: their new lists
         (empty: no unit left)."""
@@ -134,7 +145,7 @@ class StateIndex:
         # layered over the old tables (app.rules.layers): the two hexes' lists replaced, the
         # moved unit's entry replaced; nothing else copied (made flat, in C, every
         # layers.LAYERS_KEPT moves)
-        at = layered(before, changed)
+        at = layered(table, changed)
         occupants = layered(self.occupants, changed)
         for hex_id, listed in lists.items():
             if listed:
@@ -151,17 +162,16 @@ class StateIndex:
         side = unit.side
         zones = self.zones.handed_on(at, unit_id, side, near)
         moved = self.moved if state.moved is move.moved_before else frozenset(state.moved)
-        new = StateIndex.__new__(StateIndex)
-        new.board = self.board
-        new.units = units
-        new.occupants = occupants
-        new.zones = zones
-        new.beachhead_sides = self.beachhead_sides  # a move changes no marker
-        new.moved = moved
-        new.markers_at = self.markers_at
-        new.zone_map = None
-        new.search = {}
-        new.positions = self.positions  # the same places
+        new = StateIndex(
+            board,
+            units,
+            occupants,
+            zones,
+            moved,
+            self.markers_at,  # a move changes no marker
+            self.beachhead_sides,
+            self.positions,  # the same places
+        )
         for facts_side, facts in self.search.copy().items():
             handed = getattr(facts, "handed_on", None)
             if handed is not None:

@@ -21,17 +21,25 @@ them and :func:`reachable` (the ``reachable`` query) searches every path with th
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app import native
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
-from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import MoveAction, MoveOutcome, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
-from app.rules.zoc.search import reached, search, why_nots
 from app.rules.zoc.sequence import move_refusal
 from app.rules.zoc.zones import Zones
+
+if TYPE_CHECKING:  # the pure modules'; at run time the builds in use (app/native.py)
+    from app.rules.zoc.index import moved_to
+    from app.rules.zoc.search import frontier_why_nots, reached, search, why_nots
+else:
+    moved_to = native.selected("app.rules.zoc.index").moved_to
+    _search = native.selected("app.rules.zoc.search")
+    reached, search, why_nots = _search.reached, _search.search, _search.why_nots
+    frontier_why_nots = _search.frontier_why_nots
 
 STORMY = ("storms", "snow")
 
@@ -708,13 +716,8 @@ def reachable(ctx: Context, unit: Unit, why_not: str = "frontier") -> dict[str, 
                     "citations": list(out_of_reach),
                 }
             ]
-    else:  # already in hex id order
-        for hex_id, in_order in found.frontier(unit.movement_allowance):
-            if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
-                ((code, message, cited),) = in_order
-                unreachable[hex_id] = [{"code": code, "message": message, "citations": [*cited]}]
-            else:
-                unreachable[hex_id] = why_nots(in_order)
+    else:
+        unreachable = frontier_why_nots(found, unit.movement_allowance)
     return {
         **base,
         "can_move": True,

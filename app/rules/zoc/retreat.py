@@ -19,15 +19,20 @@ what let the better way go farther, an incomplete retreat what lets it go on.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from app import native
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.ruling import Effect, Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal, unit_ids
-from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import RetreatAction, State, Unit
 from app.rules.zoc.paths import check_path, names, unit_and_path
+
+if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/native.py)
+    from app.rules.zoc.index import moved_to
+else:
+    moved_to = native.selected("app.rules.zoc.index").moved_to
 
 STORMY = ("storms", "snow")
 NO_SECTIONS: frozenset[str] = frozenset()

@@ -28,10 +28,10 @@ recorded in the same first-cited order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any, Final, NamedTuple
 
 from app.rules import layers
 from app.rules.judgement import Problem
@@ -40,15 +40,18 @@ from app.rules.memo import ByIdentity
 from app.rules.zoc.context import Context, Event, section_ids_of
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
+from app.rules.zoc.steps import EzocSteps, Step
 from app.rules.zoc.topology import board_costs, topology
 
-TERRAIN = ("basic.terrain",)
-ENEMY_HEX = ("basic.enemy-hex",)
-MOVEMENT_POINTS = ("basic.movement-points",)
-INSUFFICIENT_MP = "zoc.insufficient_mp"
-MUST_STOP = "zoc.must_stop"
-TERRAIN_CODE = "zoc.prohibited_terrain"
-ENEMY_CODE = "zoc.enemy_occupied"
+# Final: the compiled build (app/native.py) reads these as constants, not from the
+# module's dict
+TERRAIN: Final = ("basic.terrain",)
+ENEMY_HEX: Final = ("basic.enemy-hex",)
+MOVEMENT_POINTS: Final = ("basic.movement-points",)
+INSUFFICIENT_MP: Final = "zoc.insufficient_mp"
+MUST_STOP: Final = "zoc.must_stop"
+TERRAIN_CODE: Final = "zoc.prohibited_terrain"
+ENEMY_CODE: Final = "zoc.enemy_occupied"
 
 
 class BoardGraph:
@@ -147,29 +150,21 @@ SEARCHES_KEPT = 4
 an allowance of 40 holds about a megabyte; the verdicts behind an evicted one stay kept. (A
 state's index is dropped once the state is gone: :class:`app.rules.memo.ByIdentity`.)"""
 
-PLAIN, NOTES, EZOC, IMPASSABLE, ENEMY = range(5)
+PLAIN: Final = 0
+NOTES: Final = 1
+EZOC: Final = 2
+IMPASSABLE: Final = 3
+ENEMY: Final = 4
 """What a step into a hex meets, for a unit of one side: nothing of 8.2 (PLAIN), nothing but
 enemy units that project no ZOC into it (NOTES, cited), an EZOC (EZOC: 8.2 judges the step);
 or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY)."""
-
-Step = tuple[int, int, int, int, str]
-"""(neighbour, its node for a step that does not stop there (neighbour * 2: made once, not at
-every step a search takes), entry cost, kind, the refusal's message for IMPASSABLE and
-ENEMY)."""
-
-
-class EzocSteps(tuple[Step, ...]):
-    """The steps out of a hex in EZOC: a tuple whose type is the search's look-up of whether
-    the hex is in EZOC (no second table, and no object more per hex than its steps)."""
-
-    __slots__ = ()
 
 
 class SideFacts:
     """What a search for a unit of ``side`` asks of one state, hex by hex as it asks: each
     hex's steps (:data:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
 
-    def __init__(self, ctx: Context, graph: BoardGraph, side: str) -> None:
+    def __init__(self, graph: BoardGraph, side: str) -> None:
         self.side = side
         self.graph = graph
         self.ezoc: dict[int, bool] = {}
@@ -199,14 +194,20 @@ class SideFacts:
             found = self.verdicts[key] = _handed_verdicts(self.below, key)
         return found
 
+    # Each table of these facts may be a Layered one (handed on: app.rules.layers), read
+    # through its own `get`: typed a Mapping where it is read, so that the compiled build
+    # (app/native.py) does not use the plain dict's look-up, which finds nothing below.
+
     def in_ezoc(self, ctx: Context, i: int) -> bool:
-        found = self.ezoc.get(i)
+        kept: Mapping[int, bool] = self.ezoc
+        found = kept.get(i)
         if found is None:
             found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
         return found
 
     def no_zoc_sections(self, ctx: Context, i: int) -> tuple[str, ...]:
-        found = self.no_zoc.get(i)
+        kept: Mapping[int, tuple[str, ...]] = self.no_zoc
+        found = kept.get(i)
         if found is None:
             notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
             found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
@@ -216,7 +217,8 @@ class SideFacts:
         """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
         the first test of :meth:`Mover.zoc_step` would find them): an :class:`EzocSteps`
         when the hex is in EZOC."""
-        found = self.steps.get(i)
+        kept: Mapping[int, tuple[Step, ...]] = self.steps
+        found = kept.get(i)
         if found is not None:
             return found
         ids, side = self.graph.ids, self.side
@@ -275,9 +277,7 @@ class SideFacts:
         (:meth:`verdicts_for`): a copy of the old state's table less the dropped keys."""
         graph = self.graph
         index, nbrs = graph.index, graph.topo.neighbors
-        new = SideFacts.__new__(SideFacts)
-        new.side = self.side
-        new.graph = graph
+        new = SideFacts(graph, self.side)  # (its tables replaced below)
         if unit_side == self.side:
             # nothing of these three tables changes: the two states share them (what either
             # finds holds in both), so the new state's searches look them up in C
@@ -364,7 +364,7 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     found = kept.get(side)
     if isinstance(found, SideFacts) and found.graph.board is ctx.board:
         return found  # (its graph is the board's: a graph is a function of its board)
-    found = kept[side] = SideFacts(ctx, _GRAPH_OF(ctx.board), side)
+    found = kept[side] = SideFacts(_GRAPH_OF(ctx.board), side)
     return found
 
 
@@ -388,31 +388,40 @@ def _judge_step(
     return StepVerdict(outcome.problem, stop, tuple(note), sections, ending, around)
 
 
-@dataclass
 class Found:
-    """What the search found: cheapest cost of each node, its path, the stops, the reasons."""
+    """What the search found: cheapest cost of each node, its path, the stops, the reasons.
 
-    start: int
-    best: dict[int, int]
-    """node (hex * 2 + must stop there) -> cheapest cost."""
-    paths: dict[int, tuple[str, ...]]
-    """node -> the hexes entered on its cheapest path (made from its parent's path at each
-    step that lowers its cost, the parent being expanded, so final, then; the last such step
-    is the cheapest path's)."""
-    stops: dict[int, StepVerdict]
-    """node (a hex the unit must stop in) -> the verdict on the step that stopped it there."""
-    reasons: dict[int, dict[str, Reason]]
-    """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it for
-    (the four commonest codes are noted apart: :attr:`refused`)."""
-    refused: Refused
-    graph: BoardGraph
-    _order: tuple[int, ...] | None = field(default=None, init=False, repr=False)
-    _frontier: tuple[int, tuple[FrontierRow, ...]] | None = field(
-        default=None, init=False, repr=False
-    )
-    _everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = field(
-        default=None, init=False, repr=False
-    )
+    (A plain class, not a dataclass: mypyc's dataclasses leave fields that ``__init__`` does
+    not take unset; nothing compares two of them.)"""
+
+    def __init__(
+        self,
+        start: int,
+        best: dict[int, int],
+        paths: dict[int, tuple[str, ...]],
+        stops: dict[int, StepVerdict],
+        reasons: dict[int, dict[str, Reason]],
+        refused: Refused,
+        graph: BoardGraph,
+    ) -> None:
+        self.start = start
+        self.best = best
+        """node (hex * 2 + must stop there) -> cheapest cost."""
+        self.paths = paths
+        """node -> the hexes entered on its cheapest path (made from its parent's path at
+        each step that lowers its cost, the parent being expanded, so final, then; the last
+        such step is the cheapest path's)."""
+        self.stops = stops
+        """node (a hex the unit must stop in) -> the verdict on the step that stopped it
+        there."""
+        self.reasons = reasons
+        """hex -> code -> the first reason of that code an 8.2 verdict refused a step into it
+        for (the four commonest codes are noted apart: :attr:`refused`)."""
+        self.refused = refused
+        self.graph = graph
+        self._order: tuple[int, ...] | None = None
+        self._frontier: tuple[int, tuple[FrontierRow, ...]] | None = None
+        self._everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = None
 
     def reached_order(self) -> tuple[int, ...]:
         """Each reached hex's node in hex id order (its cheapest; at equal cost the one not
@@ -461,7 +470,8 @@ class Found:
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
-        for i in sorted(hexes) if in_order else hexes:
+        rows_of: list[Any] = sorted(hexes) if in_order else list(hexes)  # Any: as for Step
+        for i in rows_of:
             q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
             dq, dr = q - q0, r - r0
             if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
@@ -628,6 +638,19 @@ def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
     return [{"code": c, "message": m, "citations": [*cited]} for c, m, cited in reasons]
 
 
+def frontier_why_nots(found: Found, allowance: int) -> dict[str, list[dict[str, Any]]]:
+    """The ``frontier`` why-nots of an answer (:meth:`Found.frontier`), in hex id order, made
+    afresh."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for hex_id, in_order in found.frontier(allowance):
+        if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
+            code, message, cited = in_order[0]
+            out[hex_id] = [{"code": code, "message": message, "citations": [*cited]}]
+        else:
+            out[hex_id] = why_nots(in_order)
+    return out
+
+
 def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     """Every node the unit can reach within its allowance, and why each refused step was.
 
@@ -705,14 +728,13 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
         elif code not in found:
             found[code] = (code, message, cited)
 
-    origin = start * 2
+    origin: Any = start * 2  # Any: as for Step
     # the nodes to expand, by cost (a node is pushed only within the allowance), each cost's
     # in the order pushed: popped in (cost, push order) -- the order a heap of (cost, push
     # count, node) pops them in, as entry costs are never negative (a step of cost 0 goes
     # to the end of the cost being expanded) -- without a heap
-    queued: list[list[int]] = [[] for _ in range(max(ma, 0) + 1)]
+    queued: list[list[Any]] = [[] for _ in range(max(ma, 0) + 1)]  # Any: as for Step
     queued[0].append(origin)
-    push = [nodes.append for nodes in queued]
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
     mp_cited = False  # the allowance's sections cited (at the first step beyond it)
     best_get = best.get
@@ -729,8 +751,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
                 reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-                for nbr in stopped.around:
-                    ending_note(nbr, reason)
+                for beside in stopped.around:
+                    ending_note(beside, reason)
                 continue
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost
@@ -753,7 +775,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     if total < best_get(nxt, beyond):
                         best[nxt] = total
                         paths[nxt] = (*path, ids[nbr])
-                        push[total](nxt)
+                        queued[total].append(nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
@@ -798,7 +820,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     paths[nxt] = (*path, ids[nbr])
                     if stop is not None:
                         stops[nxt] = stop
-                    push[total](nxt)
+                    queued[total].append(nxt)
     refused = Refused(terrain, enemy, short, ending, groups)
     return Found(start, best, paths, stops, reasons, refused, graph)
 
@@ -812,7 +834,8 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     cited: dict[tuple[str, ...], list[str]] = {}
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
-    for node in found.reached_order():
+    order: tuple[Any, ...] = found.reached_order()  # Any: as for Step
+    for node in order:
         if not node & 1:
             result[ids[node >> 1]] = {
                 "cost": best[node],

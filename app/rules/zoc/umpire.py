@@ -3,11 +3,13 @@ marker. Only the umpire submits them; each is judged for well-formedness and cit
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from app import native
 from app.rules.dispatch import NoOutcome
 from app.rules.judgement import Problem
 from app.rules.ruling import Ruling
 from app.rules.zoc.context import Context, effect, illegal, legal
-from app.rules.zoc.index import moved_to
 from app.rules.zoc.models import (
     PlaceMarkerAction,
     PlaceUnitAction,
@@ -16,6 +18,11 @@ from app.rules.zoc.models import (
     State,
 )
 from app.rules.zoc.setup import marker_problem, normalized_marker
+
+if TYPE_CHECKING:  # the pure module's; at run time the build in use (app/native.py)
+    from app.rules.zoc.index import moved_to
+else:
+    moved_to = native.selected("app.rules.zoc.index").moved_to
 
 
 def judge_set_phase(ctx: Context, action: SetPhaseAction) -> Ruling:

@@ -14,12 +14,14 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
+from app import native
 from app.rules import layers, registry
-from app.rules.zoc import index as zoc_index
-from app.rules.zoc import search as zoc_search
 from app.rules.zoc.topology import topology
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
+
+zoc_index = native.selected("app.rules.zoc.index")  # the build in use
+zoc_search = native.selected("app.rules.zoc.search")  # the build in use
 
 RS = registry.get("zoc")
 
@@ -317,3 +319,25 @@ def test_a_move_finds_the_unit_where_a_scan_of_the_list_would() -> None:
     assert zoc_index.state_index(board, topo, moved).positions is index.positions
     after = zoc_index.moved_to(moved, first.id, first.hex)
     assert zoc_index.state_index(board, topo, after).positions is index.positions
+
+
+def test_a_chain_of_moves_of_different_units_hands_every_index_on() -> None:
+    """Every state along a chain of moves of different units gets its index handed on from
+    the state before (one ``positions`` table shared along the chain: an index built afresh
+    makes its own), also once the tables are layers over layers
+    (``app.rules.layers.Layered``) -- which the compiled build must read as the pure one does
+    (through ``get``, never the plain dict's own look-up: tests/rules/zoc/
+    test_compiled_search.py)."""
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(RS.example_scenario()), opts)
+    topo = topology(board)
+    index = zoc_index.state_index(board, topo, state)
+    on_map = [u for u in state.units if u.hex is not None]
+    assert len(on_map) >= 4
+    current = state
+    for _ in range(3):  # each unit off the map and back, in turn: layers over layers
+        for unit in on_map:
+            current = zoc_index.moved_to(current, unit.id, None)
+            assert zoc_index.state_index(board, topo, current).positions is index.positions
+            current = zoc_index.moved_to(current, unit.id, unit.hex)
+            assert zoc_index.state_index(board, topo, current).positions is index.positions

@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app import native
 from app.rules import registry
 from app.rules.base import shipped_scenario
-from app.rules.zoc import search as zoc_search
 from app.rules.zoc.ruleset import ZocRuleset
+
+zoc_search = native.selected("app.rules.zoc.search")  # the build in use
 
 RS = registry.get("zoc")
 QUERY = RS.queries()["reachable"]
