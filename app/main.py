@@ -152,7 +152,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.session_factory = make_session_factory(engine)
     app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
     app.state.inline_reads = loop_connections(engine, settings.inline_reads)
-    app.state.loop_writer = loop_writer(engine, settings.inline_writes, settings.db_pool_size)
+    app.state.loop_writer = loop_writer(engine, settings.inline_writes)
     app.state.clock = clock or time.time
     app.state.webhook_worker = DeliveryWorker(
         lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)

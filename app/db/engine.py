@@ -6,6 +6,7 @@ import contextlib
 import functools
 import json
 import logging
+import os
 import select
 import sqlite3
 import threading
@@ -20,7 +21,7 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.pool import QueuePool
+from sqlalchemy.pool import NullPool
 
 log = logging.getLogger("referee.db")
 _dumps = functools.partial(json.dumps, allow_nan=False)
@@ -160,15 +161,19 @@ def _ping_if_not_quiet(dbapi_connection: Any, record: Any, proxy: Any) -> None:
         raise sa_exc.InvalidatePoolError(f"the connection failed its ping: {exc}") from exc
 
 
-def _sqlite_engine(url: URL, *, echo: bool, pool_size: int) -> Engine:
+def _sqlite_engine(url: URL, *, echo: bool, pool_size: int, unpooled: bool = False) -> Engine:
+    """``unpooled``: each connection opened and closed as asked, and never waiting on a lock
+    (driver timeout 0; :class:`LoopWriter`'s)."""
     pool: dict[str, Any] = {}
-    if sqlite_file(url) is not None:  # a memory database has its own (single) pool
+    if unpooled:
+        pool = {"poolclass": NullPool}
+    elif sqlite_file(url) is not None:  # a memory database has its own (single) pool
         pool = {"pool_size": pool_size, "max_overflow": 0}
     engine = create_engine(
         url,
         echo=echo,
         **pool,
-        connect_args={"check_same_thread": False, "timeout": 30},
+        connect_args={"check_same_thread": False, "timeout": 0 if unpooled else 30},
         json_serializer=JSON_SERIALIZER,
     )
     path = sqlite_file(url)
@@ -412,87 +417,143 @@ def loop_connections(engine: Engine, enabled: bool) -> LoopConnections | None:
 
 
 class LoopWriter:
-    """The connection of *inline writes* (issue 28): one connection of the engine's pool that
-    the thread of the event loop keeps, so a submission on SQLite runs on the loop itself
+    """The connection of *inline writes* (issue 28): one connection to the SQLite file that
+    the thread of the event loop keeps, so a submission runs on the loop itself
     (:mod:`app.api.fast`) instead of going to a worker thread and back.
 
     On SQLite a submission is CPU-bound: its statements are microseconds of a local file, and
     with ``synchronous=NORMAL`` in WAL mode a commit does not wait for the disk (the
     checkpoints, which do, run in a thread of their own: :class:`WalCheckpointer`). The
     hand-off to a thread and back, and the loop and the thread passing the GIL back and
-    forth at every ``sqlite3`` call, were a quarter of a small submission's CPU
+    forth at every ``sqlite3`` call, were a third of a small submission's CPU
     (docs/PERFORMANCE.md, issue 28, session 13).
 
-    It never waits on a lock: its busy timeout is 0, so a ``BEGIN IMMEDIATE`` that finds
-    another process writing fails at once, and the write goes to a worker thread (which waits
-    as before). It is taken from the pool only while the pool has an idle connection (the
-    pool's checkout would otherwise wait on the loop), and kept until shutdown or its first
-    error of the database (then it is discarded, not returned: its busy timeout is not the
-    pool's), after which the loop's writes go to worker threads for :attr:`RETRY_SECONDS`.
-    Used by one thread only: the loop's (the statements run where the request is served)."""
+    The connection never waits: it is opened outside the engine's pool (no checkout to wait
+    for; an engine of its own with the same connect and ``BEGIN IMMEDIATE`` hooks, whose
+    statements the application engine's statement observers see too) with a driver timeout
+    and a busy timeout of 0, so a lock another process holds fails at once and the write goes
+    to a worker thread, which waits as before. It never checkpoints (``wal_autocheckpoint``
+    0): past the WAL length at which the engine's own connections would, writes go to worker
+    threads (:meth:`wal_long`). Inline writes are off for good on a file not in WAL mode
+    (there a commit would wait for readers). One thread keeps it (the loop's): another asks
+    in vain while that thread lives. It is closed at shutdown, and on an error of the
+    database, after which writes go to worker threads for :attr:`RETRY_SECONDS`."""
 
     RETRY_SECONDS = 1.0
 
     def __init__(self, engine: Engine) -> None:
+        path = sqlite_file(engine.url)
+        assert path is not None
         self.engine = engine
-        self._local = threading.local()
+        """The application's engine (its statement observers see the writes)."""
+        self.path = path
+        self.off = False
+        """The file is not in WAL mode: no inline writes."""
+        self._own: Engine | None = None
+        self._conn: Connection | None = None
+        self._owner: threading.Thread | None = None
+        self._failed: float | None = None
+        self._guard = threading.Lock()
 
     def available(self) -> bool:
-        """False for a while after this thread's connection failed (see above)."""
-        failed: float | None = getattr(self._local, "failed", None)
-        return failed is None or time.monotonic() - failed >= self.RETRY_SECONDS
+        """False when off, and for a while after the connection failed (see above)."""
+        failed = self._failed
+        return not self.off and (failed is None or time.monotonic() - failed >= self.RETRY_SECONDS)
 
     def get(self) -> Connection | None:
-        """This thread's connection (taken from the pool on first use); None while the pool
-        has no idle connection to give without waiting."""
-        conn: Connection | None = getattr(self._local, "conn", None)
-        if conn is not None and not conn.invalidated and not conn.closed:
+        """The calling thread's connection (opened on first use); None when it cannot be had
+        without waiting: another live thread keeps it, the file is not in WAL mode, or
+        opening it failed."""
+        me = threading.current_thread()
+        with self._guard:
+            conn = self._conn
+            if conn is not None:
+                if self._owner is me and not conn.invalidated and not conn.closed:
+                    return conn
+                owner = self._owner
+                if owner is not me and owner is not None and owner.is_alive():
+                    return None  # another thread's loop keeps it
+                self._discard()  # broken, or its thread ended
+            if self.off:
+                return None
+            try:
+                conn = self._open()
+            except Exception:
+                self._failed = time.monotonic()
+                return None
+            if conn is None:
+                self.off = True
+                return None
+            self._conn, self._owner, self._failed = conn, me, None
             return conn
-        if not _idle(self.engine.pool):
-            return None  # every connection in use: taking one would wait
-        conn = self.engine.connect()
+
+    def _open(self) -> Connection | None:
+        own = self._own
+        if own is None:
+            own = self._own = _sqlite_engine(
+                self.engine.url, echo=bool(self.engine.echo), pool_size=1, unpooled=True
+            )
+            observers = self.engine.dispatch
+
+            @event.listens_for(own, "before_cursor_execute")
+            def _observed(conn: Connection, cursor: Any, sql: str, *rest: Any) -> None:
+                if observers.before_cursor_execute:
+                    observers.before_cursor_execute(conn, cursor, sql, *rest)
+
+        conn = own.connect()
         try:
             raw = conn.connection.driver_connection
             assert raw is not None
+            if str(raw.execute("PRAGMA journal_mode").fetchone()[0]).lower() != "wal":
+                conn.close()
+                return None
             raw.execute("PRAGMA busy_timeout=0")
+            raw.execute("PRAGMA wal_autocheckpoint=0")
             conn.execution_options(**{WRITE_OPTION: True})
         except BaseException:
-            self._local.failed = time.monotonic()
-            with contextlib.suppress(Exception):
-                conn.invalidate()
-                conn.close()
+            conn.close()
             raise
-        self._local.conn = conn
-        self._local.failed = None
         return conn
 
+    def wal_long(self) -> bool:
+        """Whether the WAL is past the length at which the engine's own connections would
+        checkpoint at their commit (:data:`WAL_BACKSTOP_PAGES` with a checkpointer running,
+        SQLite's 1,000 pages without): the write then goes to a worker thread, whose commit
+        does it."""
+        pages = WAL_BACKSTOP_PAGES if self.engine in _CHECKPOINTED else 1000
+        try:
+            return os.stat(self._wal).st_size > pages * 4096
+        except OSError:
+            return False
+
+    @functools.cached_property
+    def _wal(self) -> str:
+        return f"{self.path}-wal"
+
     def drop(self, failed: bool = True) -> None:
-        """Discard this thread's connection -- it failed (``failed``), or the application
-        shuts down; the next inline write takes a new one."""
-        conn: Connection | None = getattr(self._local, "conn", None)
-        self._local.conn = None
-        if failed:
-            self._local.failed = time.monotonic()
+        """Close the connection -- it failed (``failed``: then no inline writes for
+        :attr:`RETRY_SECONDS`), or the application shuts down; the next inline write opens
+        a new one."""
+        with self._guard:
+            self._discard()
+            if failed:
+                self._failed = time.monotonic()
+            elif self._own is not None:
+                self._own.dispose()
+                self._own = None
+
+    def _discard(self) -> None:
+        conn, self._conn, self._owner = self._conn, None, None
         if conn is not None:
             with contextlib.suppress(Exception):
-                if not conn.invalidated:
-                    conn.invalidate()  # closed, not pooled: its busy timeout is 0
                 conn.close()
 
 
-def _idle(pool: Any) -> bool:
-    """Whether ``pool`` (a file's :class:`~sqlalchemy.pool.QueuePool`, no overflow: see
-    :func:`_sqlite_engine`) gives a connection now: an idle one, or room for a new one."""
-    if not isinstance(pool, QueuePool):
-        return False
-    return pool.checkedin() > 0 or pool.checkedout() < pool.size()
-
-
-def loop_writer(engine: Engine, enabled: bool, pool_size: int) -> LoopWriter | None:
+def loop_writer(engine: Engine, enabled: bool) -> LoopWriter | None:
     """Inline writes' connection for ``engine`` (None: no inline writes -- turned off, a
     PostgreSQL engine, whose every statement is a network round trip, a SQLite database in
-    memory, a SQLite driver other than the standard library's, or a pool of one connection,
-    which the loop would keep from the worker threads)."""
-    if not enabled or pool_size < 2 or engine.dialect.driver != "pysqlite":
+    memory, which no second connection can open, or a SQLite driver other than the standard
+    library's)."""
+    if not enabled or engine.dialect.driver != "pysqlite":
         return None
     return None if sqlite_file(engine.url) is None else LoopWriter(engine)

@@ -102,6 +102,8 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._writer = writer
         self._kept = False
         """The write's connection is the writer's, kept after the transaction."""
+        self._committed = False
+        """The write's transaction committed (an inline write is then never run again)."""
         self._session: Session | None = None
         self._conn: Connection | None = None
         self._reads: DirectReads | None = None
@@ -175,9 +177,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 raise WouldWait("another writer of this process")
             self._held = lock
         try:
+            if writer.wal_long():
+                raise WouldWait("a WAL to checkpoint")
             conn = writer.get()
             if conn is None:
-                raise WouldWait("no idle connection in the pool")
+                raise WouldWait("no connection to have without waiting")
             try:
                 conn.begin()  # BEGIN IMMEDIATE, busy timeout 0: fails at once if locked
             except (sa_exc.DBAPIError, sqlite3.Error) as exc:  # (the driver's, from the hook)
@@ -189,6 +193,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             raise
         self._conn = conn
         self._kept = True
+        self._committed = False
         self.games = GameRepository(
             None,
             connection=conn,
@@ -224,9 +229,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     self._writer.drop()
                 raise
             finally:
-                if self._kept:
-                    self._kept = False
-                    if self._writer is not None and (conn.invalidated or _broken(exc)):
+                kept, self._kept = self._kept, False
+                if kept:
+                    if self._writer is not None and (
+                        conn.invalidated or (_broken(exc) and not _busy(exc))
+                    ):
                         self._writer.drop()  # an error of the database: not kept
                 else:
                     conn.close()
@@ -236,6 +243,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 self._write = False
                 self._after_commit = []
                 self._staged = []
+            if kept and not self._committed and _broken(exc):
+                # an inline write that failed on the database (busy at its commit, a file
+                # not in WAL mode; or anything else of the loop's connection) wrote nothing:
+                # a worker thread runs it again, as it would have run it
+                raise WouldWait("the database") from exc
             return
         session = self.session
         try:
@@ -262,6 +274,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             conn.commit()
         else:
             self.session.commit()  # a write's session commits its connection's transaction
+        self._committed = True
         staged, self._staged = self._staged, []
         if staged:
             notify.committed(staged)
@@ -283,7 +296,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._staged = []
 
 
-def _busy(exc: BaseException) -> bool:
+def _busy(exc: BaseException | None) -> bool:
     """SQLite's "database is locked" (``SQLITE_BUSY``, ``SQLITE_LOCKED``): another
     connection -- of another process -- holds the lock."""
     driver = exc.orig if isinstance(exc, sa_exc.DBAPIError) else exc

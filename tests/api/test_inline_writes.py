@@ -258,6 +258,7 @@ async def test_a_writer_of_another_process_sends_the_submission_to_a_worker_that
     other = sqlite3.connect(db_url.removeprefix("sqlite:///"), isolation_level=None)
     other.execute("BEGIN IMMEDIATE")  # another process's writer holds the file's lock
     try:
+        started = time.monotonic()
         task = asyncio.create_task(
             inline.post(f"/games/{game.id}/actions", json=game.place(), headers=game.headers())
         )
@@ -266,6 +267,7 @@ async def test_a_writer_of_another_process_sends_the_submission_to_a_worker_that
             if _counts(front) == (1, 1):
                 break
         assert _counts(front) == (1, 1)
+        assert time.monotonic() - started < 2  # (a busy timeout would hold the loop 30 s)
         assert not task.done()  # the worker waits for the lock (busy timeout 30 s)
     finally:
         other.execute("COMMIT")
@@ -417,52 +419,65 @@ def test_the_loop_connection_never_waits_and_is_closed_at_shutdown(db_url: str) 
             game.version = r.json()["version"]
         assert _front(app).inline_writes == 2
         writer: LoopWriter = app.state.loop_writer
-        assert not hasattr(writer._local, "conn")  # the loop's thread is not this one
+        assert writer.get() is None  # kept by the loop's thread, which is not this one
         assert Path(f"{path}-wal").exists()
-        # the pool's connections keep their busy timeout: the loop's was never given back
-        with app.state.engine.connect() as conn:
+        with app.state.engine.connect() as conn:  # the pool's keep their busy timeout
             assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 30000
     # every connection closed, the loop's too: the last one checkpointed the WAL, removed it
     assert not Path(f"{path}-wal").exists()
 
 
-def test_a_loop_writer_is_a_connection_of_the_pool_that_never_waits(tmp_path: Path) -> None:
-    engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}", pool_size=2)
+def test_a_loop_writer_keeps_one_connection_of_its_own_that_never_waits(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path / 'w.db'}")
     try:
-        writer = loop_writer(engine, True, 2)
+        writer = loop_writer(engine, True)
         assert writer is not None
         conn = writer.get()
         assert conn is not None and writer.get() is conn  # kept
-        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 0
-        conn.rollback()
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        assert raw.execute("PRAGMA busy_timeout").fetchone() == (0,)
+        assert raw.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
         pool = engine.pool
-        assert isinstance(pool, QueuePool)
-        writer.drop(failed=False)  # discarded, not given back to the pool
-        assert writer.available() and pool.checkedout() == 0
-        others = [engine.connect() for _ in range(pool.size())]  # every one taken by workers
-        try:
-            assert writer.get() is None  # none idle: taking one would wait on the loop
-        finally:
-            for c in others:
-                c.close()
-        again = writer.get()  # one idle again
-        assert again is not None and again is not conn
+        assert isinstance(pool, QueuePool) and pool.checkedout() == 0  # not the pool's
+        others: list[Any] = []
+        thread = threading.Thread(target=lambda: others.append(writer.get()))
+        thread.start()
+        thread.join()
+        assert others == [None]  # another thread asks in vain while this one lives
+        taken = threading.Event()
+        done = threading.Event()
+
+        def keeper() -> None:  # a loop thread that ends: what it kept is taken over
+            writer.drop(failed=False)
+            others.append(writer.get())
+            taken.set()
+            done.wait(5)
+
+        thread = threading.Thread(target=keeper)
+        thread.start()
+        assert taken.wait(5)
+        assert others[-1] is not None and writer.get() is None
+        done.set()
+        thread.join()
+        again = writer.get()
+        assert again is not None and again is not others[-1] and others[-1].closed
         writer.drop(failed=False)
+        assert writer.available()
     finally:
         engine.dispose()
 
 
-def test_no_loop_writer_off_sqlite_files_or_with_one_connection(tmp_path: Path) -> None:
+def test_no_loop_writer_off_sqlite_files(tmp_path: Path) -> None:
     file_engine = make_engine(f"sqlite:///{tmp_path / 'a.db'}")
     memory = make_engine("sqlite://")
     pg = create_engine("postgresql+psycopg://u@localhost/none")
     try:
-        found = loop_writer(file_engine, True, 15)
+        found = loop_writer(file_engine, True)
         assert found is not None and found.engine is file_engine
-        assert loop_writer(file_engine, False, 15) is None
-        assert loop_writer(file_engine, True, 1) is None
-        assert loop_writer(memory, True, 15) is None
-        assert loop_writer(pg, True, 15) is None
+        assert loop_writer(file_engine, False) is None
+        assert loop_writer(memory, True) is None
+        assert loop_writer(pg, True) is None
     finally:
         for e in (file_engine, memory, pg):
             e.dispose()
@@ -485,3 +500,63 @@ async def test_a_long_submission_is_run_in_a_worker_thread(
     assert _counts(front) == (0, 0)  # never tried inline
     seen = watch.take()
     assert seen and not any(here for _, here in seen)
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_state_not_kept_hands_the_submission_to_a_worker(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    inline, _, app = apps
+    front = _front(app)
+    game = await Game.new(inline)
+    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    app.state.boards.states.clear()  # the board kept, the state not: reading it is a worker's
+    watch = Statements(app)
+    r = await inline.post(f"/games/{game.id}/actions", json=game.place(), headers=game.headers())
+    assert r.status_code == 201, r.text
+    assert _counts(front) == (0, 1)
+    assert watch.take() == [("read", True), ("read", False), ("insert", False)]
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_database_error_inside_an_inline_write_hands_it_to_a_worker(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    inline, off, app = apps
+    front = _front(app)
+    game = await Game.new(inline)
+    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    writer: LoopWriter = app.state.loop_writer
+    failing = writer.get()
+    assert failing is not None
+    raw = failing.connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+
+    def no_events(action: int, table: str | None, *rest: Any) -> int:  # SQLite's authorizer
+        return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_INSERT and table == "events" else 0
+
+    raw.set_authorizer(no_events)  # BEGIN IMMEDIATE and the row pass; the event's INSERT fails
+    watch = Statements(app)
+    r = await inline.post(f"/games/{game.id}/actions", json=game.place(), headers=game.headers())
+    assert r.status_code == 201, r.text  # run again by a worker, which wrote it
+    assert _counts(front) == (0, 1)
+    assert [what for what, here in watch.take() if not here] == ["read", "insert"]
+    assert failing.closed and not writer.available()  # discarded; the retry window
+    log = (await off.get(f"/games/{game.id}/events", headers=game.umpire)).json()
+    assert [e["seq"] for e in log["items"]] == [1]  # once: the inline try wrote nothing
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_a_stale_keyed_submission_is_answered_by_a_worker(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> None:
+    inline, _, app = apps
+    front = _front(app)
+    game = await Game.new(inline)
+    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    # 412 inline; looking for an earlier answer to its key is a read through a session,
+    # which the loop does not do: the whole request is run again in a worker
+    headers = {**game.umpire, "If-Match": 'W/"7"', "Idempotency-Key": "k-9"}
+    r = await inline.post(f"/games/{game.id}/actions", json=game.place(), headers=headers)
+    assert r.status_code == 412, r.text
+    assert _counts(front) == (0, 1)
