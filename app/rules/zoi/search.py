@@ -37,7 +37,7 @@ from app.rules.memo import ByIdentity
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
 from app.rules.zoi.tables import CARRE, UNLIMBERED
-from app.rules.zoi.zones import Game, is_combat, is_foot, is_mounted
+from app.rules.zoi.zones import Game, class_keys, is_combat, is_foot, is_mounted, terrain_cost
 
 Fire = tuple[str, int, tuple[str, ...], str]
 """One opportunity-fire chance: hex, step, the units entitled to fire, reason."""
@@ -69,17 +69,62 @@ def adjacency(board: ZoiBoard) -> Neighbours:
     return _ADJACENCY_OF(board)
 
 
+def _around(board: ZoiBoard) -> dict[str, tuple[str, ...]]:
+    return {h: tuple(n for _, n in row) for h, row in adjacency(board).items()}
+
+
+_AROUND_OF: ByIdentity[dict[str, tuple[str, ...]]] = ByIdentity(_around)
+"""Board -> hex -> its on-map neighbours in direction order (:func:`adjacency` without the
+directions): whether any holds a unit is one test in C (``dict.keys().isdisjoint``)."""
+
+
+TerrainSteps = dict[str, tuple[tuple[str, int], ...]]
+"""Hex -> ``(neighbour, entry cost)`` of each neighbour whose terrain is open to one unit
+class, in direction order."""
+
+_TERRAIN_STEPS_OF: ByIdentity[dict[tuple[str, ...], TerrainSteps]] = ByIdentity(lambda _b: {})
+
+
+def terrain_steps(board: ZoiBoard, keys: tuple[str, ...]) -> TerrainSteps:
+    """The steps out of each hex as the terrain alone allows them to a unit of the class
+    ``keys`` (:func:`~app.rules.zoi.zones.class_keys`), once per board and class, each hex's
+    filled in when first asked for (:func:`terrain_row`): what a state's look-ups start from
+    (enemy units then close a hex, and give each its zone)."""
+    by_class = _TERRAIN_STEPS_OF(board)
+    found = by_class.get(keys)
+    if found is None:
+        found = by_class[keys] = {}
+    return found
+
+
+def terrain_row(
+    board: ZoiBoard, keys: tuple[str, ...], table: TerrainSteps, hex_id: str
+) -> tuple[tuple[str, int], ...]:
+    """``table[hex_id]`` (:func:`terrain_steps`), made and put in if not there yet."""
+    found = table.get(hex_id)
+    if found is None:
+        out = []
+        for n in _AROUND_OF(board).get(hex_id, ()):
+            cost = terrain_cost(board, keys, n)
+            if cost is not None:
+                out.append((n, cost))
+        found = table[hex_id] = tuple(out)
+    return found
+
+
 class _StateIndex:
     """What the searches on one state look up, kept per state object (states are never
     mutated once made), so the next query at the same game version starts warm: units by hex,
-    and per side the zone, the adjacent carrés and the entry costs of each hex asked about."""
+    and per side the zone, the adjacent carrés and the steps out of each hex asked about (the
+    entry costs by terrain are the board's: :func:`terrain_steps`)."""
 
     def __init__(self, board: ZoiBoard, state: ZoiState) -> None:
         self.board = weakref.ref(board)
-        units_at: dict[str, list[Unit]] = {}
-        for u in state.units:
-            units_at.setdefault(u.hex, []).append(u)
-        self.units_at: dict[str, tuple[Unit, ...]] = {h: tuple(us) for h, us in units_at.items()}
+        units_at: dict[str, tuple[Unit, ...]] = {}
+        for u in state.units:  # most hexes hold one unit: a tuple made at once, else grown
+            here = units_at.get(u.hex)
+            units_at[u.hex] = (u,) if here is None else (*here, u)
+        self.units_at = units_at
         self.units: dict[str, Unit] = {u.id: u for u in state.units}
         self._count = len(self.units)
         """How many unit ids ``units`` holds (a handed-on ``units`` is layered: its ``len``
@@ -89,7 +134,6 @@ class _StateIndex:
         self._positions: dict[str, int] | None = None
         self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
-        self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
         self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
         self._carres: dict[str, int] | None = None
@@ -124,7 +168,7 @@ class _StateIndex:
         it), the zone and the adjacent carrés of each neighbour of ``h`` (found from the units
         in the six neighbours), the steps out of every hex within two of ``h`` (a step reads
         the cost and the zone of the hex entered), and ``u``'s own front directions. For ``S``
-        itself nothing changes (zones, carrés and costs are of enemy units only), so its
+        itself nothing changes (zones, carrés and steps are of enemy units only), so its
         look-ups are kept whole: the two states share them. Both the old and the new hex are
         dropped around."""
         old_unit, new_unit = move.old_unit, move.new_unit
@@ -186,16 +230,15 @@ class _StateIndex:
         else:
             new.units[old_unit.id] = new_unit
         zones, carres = self.zones.copy(), self.carres.copy()
-        costs, steps = self.costs.copy(), self.steps.copy()
+        steps = self.steps.copy()
         if (
             all(key[0] == side for key in zones)
             and all(key == side for key in carres)
-            and all(key[0] == side for key in costs)
             and all(key[0] == side for key in steps)
         ):
             # only the unit's own side was asked about (a front end hovering over its own
             # units): every table kept whole, nothing around the hexes to drop
-            new.zones, new.carres, new.costs, new.steps = zones, carres, costs, steps
+            new.zones, new.carres, new.steps = zones, carres, steps
             new.fronts = {key: layered(t, unit_only) for key, t in self.fronts.copy().items()}
             return new
         adjacent = adjacency(board)
@@ -205,7 +248,6 @@ class _StateIndex:
         """The hexes whose steps out read the cost or the zone of a hex of ``cells | near``."""
         new.zones = {key: _kept(table, key[0] == side, near) for key, table in zones.items()}
         new.carres = {key: _kept(table, key == side, near) for key, table in carres.items()}
-        new.costs = {key: _kept(table, key[0] == side, cells) for key, table in costs.items()}
         new.steps = {key: _kept(table, key[0] == side, ring) for key, table in steps.items()}
         new.fronts = {key: layered(table, unit_only) for key, table in self.fronts.copy().items()}
         return new
@@ -356,25 +398,39 @@ class _Lookups:
         routed = game.options.routed_units_exert_zone  # the one option a zone depends on
         self._zones = index.zones.setdefault((unit.side, routed), {})
         self._carres = index.carres.setdefault(unit.side, {})
-        self._costs = index.costs.setdefault((unit.side, unit.type, unit.subtype), {})
         self._steps = index.steps.setdefault((unit.side, unit.type, unit.subtype, routed), {})
         self._front_of = index.fronts.setdefault(routed, {})
-        self._by_terrain: dict[str, int | None] = {}
+        self._keys = class_keys(unit)
+        self._terrain = terrain_steps(game.board, self._keys)
+        self._around = _AROUND_OF(game.board)
+        self._occupied = index.units_at.keys() if type(index.units_at) is dict else None
+        """The hexes holding units, when the table is plain (a handed-on one is layered: its
+        keys are not all of them)."""
 
     def steps(self, hex_id: str) -> tuple[Step, ...]:
         """The neighbours of ``hex_id`` the unit may enter, in direction order, each with its
-        entry cost (:meth:`cost`) and the enemy zone in it (:meth:`zone`)."""
+        entry cost and the enemy zone in it (:meth:`zone`): the board's steps for the unit's
+        class (:func:`terrain_steps`: terrain closed to it), less the hexes holding enemy
+        units (movement)."""
         found = self._steps.get(hex_id)
         if found is None:
-            costs, zones = self._costs, self._zones
+            row = self._terrain.get(hex_id)
+            if row is None:
+                row = terrain_row(self.game.board, self._keys, self._terrain, hex_id)
+            units_at, zones, side = self.units_at, self._zones, self.side
+            occupied, around = self._occupied, self._around
             out = []
-            for _, n in self.adjacent.get(hex_id, ()):
-                cost = costs.get(n, _UNSEEN)
-                if cost is _UNSEEN:
-                    cost = self.cost(n)
-                if cost is not None:
-                    zone = zones.get(n, _UNSEEN)
-                    out.append((n, cost, self.zone(n) if zone is _UNSEEN else zone))
+            for n, cost in row:
+                here = units_at.get(n)
+                if here is not None and any(u.side != side for u in here):
+                    continue  # enemy units close it
+                zone = zones.get(n, _UNSEEN)
+                if zone is _UNSEEN:
+                    if occupied is not None and occupied.isdisjoint(around.get(n, ())):
+                        zone = zones[n] = None  # no unit next to it: no zone (as zone finds)
+                    else:
+                        zone = self.zone(n)
+                out.append((n, cost, zone))
             found = self._steps[hex_id] = tuple(out)
         return found
 
@@ -427,22 +483,6 @@ class _Lookups:
             ]
             found = self._carres[hex_id] = tuple(sorted(ids))
         return found
-
-    def cost(self, hex_id: str) -> int | None:
-        """Movement points to enter ``hex_id`` (movement), None if it may not be entered:
-        enemy units in it or terrain closed to the unit."""
-        if hex_id in self._costs:
-            return self._costs[hex_id]
-        cost = None
-        here = self.units_at.get(hex_id)
-        if here is None or not any(u.side != self.side for u in here):
-            terrain = self.game.board.hexes[hex_id]
-            if terrain in self._by_terrain:
-                cost = self._by_terrain[terrain]
-            else:
-                cost = self._by_terrain[terrain] = self.game.terrain_cost(self.unit, hex_id)
-        self._costs[hex_id] = cost
-        return cost
 
 
 def unit_named(game: Game, unit_id: str) -> Unit | None:
