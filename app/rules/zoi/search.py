@@ -69,54 +69,61 @@ def adjacency(board: ZoiBoard) -> Neighbours:
     return _ADJACENCY_OF(board)
 
 
-def _around(board: ZoiBoard) -> dict[str, tuple[str, ...]]:
-    return {h: tuple(n for _, n in row) for h, row in adjacency(board).items()}
-
-
-_AROUND_OF: ByIdentity[dict[str, tuple[str, ...]]] = ByIdentity(_around)
-"""Board -> hex -> its on-map neighbours in direction order (:func:`adjacency` without the
-directions): whether any holds a unit is one test in C (``dict.keys().isdisjoint``)."""
-
-
 TerrainSteps = dict[str, tuple[tuple[str, int], ...]]
 """Hex -> ``(neighbour, entry cost)`` of each neighbour whose terrain is open to one unit
 class, in direction order."""
 
-_TERRAIN_STEPS_OF: ByIdentity[dict[tuple[str, ...], TerrainSteps]] = ByIdentity(lambda _b: {})
+
+class BoardSteps:
+    """What every state's look-ups on one board start from, made once per board (nothing of
+    it depends on the units): each hex's on-map neighbours (:func:`adjacency`), and per unit
+    class the steps out of each hex the terrain allows (:meth:`row`, filled in as hexes are
+    asked for)."""
+
+    def __init__(self, board: ZoiBoard) -> None:
+        self.adjacent = adjacency(board)
+        self.around: dict[str, tuple[str, ...]] = {
+            h: tuple(n for _, n in row) for h, row in self.adjacent.items()
+        }
+        """Hex -> its on-map neighbours in direction order (:func:`adjacency` without the
+        directions): whether any holds a unit is one test in C (``keys().isdisjoint``)."""
+        self.by_class: dict[tuple[str, str | None], TerrainSteps] = {}
+        """Unit class (type, subtype) -> its terrain steps."""
+
+    def terrain(self, unit: Unit) -> TerrainSteps:
+        """The terrain steps of ``unit``'s class (filled in by :meth:`row`)."""
+        key = (unit.type, unit.subtype)
+        found = self.by_class.get(key)
+        if found is None:
+            found = self.by_class[key] = {}
+        return found
+
+    def row(
+        self, board: ZoiBoard, unit: Unit, table: TerrainSteps, hex_id: str
+    ) -> tuple[tuple[str, int], ...]:
+        """``table[hex_id]`` (``table``: :meth:`terrain` of ``unit``) made and put in if not
+        there yet: ``(neighbour, entry cost)`` of each neighbour whose terrain is open to the
+        unit's class (:func:`~app.rules.zoi.zones.terrain_cost`), in direction order."""
+        found = table.get(hex_id)
+        if found is None:
+            keys = class_keys(unit)
+            out = []
+            for n in self.around.get(hex_id, ()):
+                cost = terrain_cost(board, keys, n)
+                if cost is not None:
+                    out.append((n, cost))
+            found = table[hex_id] = tuple(out)
+        return found
 
 
-def terrain_steps(board: ZoiBoard, keys: tuple[str, ...]) -> TerrainSteps:
-    """The steps out of each hex as the terrain alone allows them to a unit of the class
-    ``keys`` (:func:`~app.rules.zoi.zones.class_keys`), once per board and class, each hex's
-    filled in when first asked for (:func:`terrain_row`): what a state's look-ups start from
-    (enemy units then close a hex, and give each its zone)."""
-    by_class = _TERRAIN_STEPS_OF(board)
-    found = by_class.get(keys)
-    if found is None:
-        found = by_class[keys] = {}
-    return found
-
-
-def terrain_row(
-    board: ZoiBoard, keys: tuple[str, ...], table: TerrainSteps, hex_id: str
-) -> tuple[tuple[str, int], ...]:
-    """``table[hex_id]`` (:func:`terrain_steps`), made and put in if not there yet."""
-    found = table.get(hex_id)
-    if found is None:
-        out = []
-        for n in _AROUND_OF(board).get(hex_id, ()):
-            cost = terrain_cost(board, keys, n)
-            if cost is not None:
-                out.append((n, cost))
-        found = table[hex_id] = tuple(out)
-    return found
+_BOARD_STEPS_OF: ByIdentity[BoardSteps] = ByIdentity(BoardSteps)
 
 
 class _StateIndex:
     """What the searches on one state look up, kept per state object (states are never
     mutated once made), so the next query at the same game version starts warm: units by hex,
     and per side the zone, the adjacent carrés and the steps out of each hex asked about (the
-    entry costs by terrain are the board's: :func:`terrain_steps`)."""
+    entry costs by terrain are the board's: :class:`BoardSteps`)."""
 
     def __init__(self, board: ZoiBoard, state: ZoiState) -> None:
         self.board = weakref.ref(board)
@@ -392,7 +399,8 @@ class _Lookups:
         self.game = game
         self.unit = unit
         self.side = unit.side
-        self.adjacent = adjacency(game.board)
+        board_steps = self._board_steps = _BOARD_STEPS_OF(game.board)
+        self.adjacent = board_steps.adjacent
         index = self.index = _index(game.board, game.state)
         self.units_at = index.units_at
         routed = game.options.routed_units_exert_zone  # the one option a zone depends on
@@ -400,9 +408,8 @@ class _Lookups:
         self._carres = index.carres.setdefault(unit.side, {})
         self._steps = index.steps.setdefault((unit.side, unit.type, unit.subtype, routed), {})
         self._front_of = index.fronts.setdefault(routed, {})
-        self._keys = class_keys(unit)
-        self._terrain = terrain_steps(game.board, self._keys)
-        self._around = _AROUND_OF(game.board)
+        self._terrain = board_steps.terrain(unit)
+        self._around = board_steps.around
         self._occupied = index.units_at.keys() if type(index.units_at) is dict else None
         """The hexes holding units, when the table is plain (a handed-on one is layered: its
         keys are not all of them)."""
@@ -410,13 +417,13 @@ class _Lookups:
     def steps(self, hex_id: str) -> tuple[Step, ...]:
         """The neighbours of ``hex_id`` the unit may enter, in direction order, each with its
         entry cost and the enemy zone in it (:meth:`zone`): the board's steps for the unit's
-        class (:func:`terrain_steps`: terrain closed to it), less the hexes holding enemy
+        class (:class:`BoardSteps`: terrain closed to it), less the hexes holding enemy
         units (movement)."""
         found = self._steps.get(hex_id)
         if found is None:
             row = self._terrain.get(hex_id)
             if row is None:
-                row = terrain_row(self.game.board, self._keys, self._terrain, hex_id)
+                row = self._board_steps.row(self.game.board, self.unit, self._terrain, hex_id)
             units_at, zones, side = self.units_at, self._zones, self.side
             occupied, around = self._occupied, self._around
             out = []

@@ -214,7 +214,7 @@ def test_a_zone_hex_is_found_from_its_neighbours_as_from_every_unit() -> None:
 @pytest.mark.parametrize("routed", [True, False])
 def test_the_steps_out_of_a_hex_are_found_neighbour_by_neighbour(routed: bool) -> None:
     """The steps out of each hex of a freshly parsed state -- the board's terrain steps for
-    the unit's class (``terrain_steps``) less the hexes enemy units hold, a neighbour with no
+    the unit's class (``BoardSteps``) less the hexes enemy units hold, a neighbour with no
     unit next to it given no zone by one test -- are what each neighbour says on its own: open
     to the unit's class (``Game.terrain_cost``), no enemy unit in it, and its zone the units
     of the game's whole-map zone there."""
