@@ -18,6 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core
+
 BoardKey = tuple[str, str, str]
 """(ruleset id, ruleset version, board digest)."""
 StateKey = tuple[str, int, str, str]
@@ -116,12 +118,16 @@ class BoardCache(WeighedLru):
     def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
         """The parsed state of a game at a version; ``raw()`` gives the stored state document,
         read and weighed only when the state is parsed (on a miss, which also drops the
-        game's other versions: see :meth:`keep_state`)."""
+        game's other versions: see :meth:`keep_state`). Its weight is the length of its
+        compact JSON as pydantic-core writes it -- the text a write stores and weighs a kept
+        state by -- not of :func:`canonical_json` (the same length without sorting the keys,
+        but ``json.dumps`` took 0.86 ms for a 526-unit state, more than parsing it, against
+        0.26 ms: docs/PERFORMANCE.md, issue 28 session 13)."""
 
         def parse() -> tuple[Any, int]:
             game = key[0]
             self.states.drop(lambda k: k[0] == game and k != key)
-            return load(), len(canonical_json(raw()))
+            return load(), len(pydantic_core.to_json(raw()))
 
         return self.states.get(key, parse)
 

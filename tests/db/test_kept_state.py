@@ -66,3 +66,28 @@ def test_a_made_state_survives_its_own_dump(ruleset_id: str) -> None:
             assert again.model_dump_json() == state.model_dump_json(), f"{case.id}: {what}"
             checked += 1
     assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_parsed_state_weighs_what_the_write_kept_it_with(ruleset_id: str) -> None:
+    """On a miss the state cache weighs the stored document by the length of its compact
+    JSON as pydantic-core writes it: what the write that stored it weighed the state it kept
+    by (the length of its text), and the length of its canonical JSON (the weight before,
+    which sorted the keys: the same characters in another order)."""
+    import json
+
+    from app.service.boards import BoardCache, canonical_json
+    from app.service.jsonsafe import encode_state
+
+    checked = 0
+    for case in load_cases(ruleset_id):
+        for what, rs, state in _made(case):
+            text = encode_state(state)  # what a write stores and keeps the state weighed by
+            stored = json.loads(text)  # the document as the database hands it back
+            cache = BoardCache()
+            key = ("game", 2, rs.id, rs.version)
+            parsed = cache.state(key, lambda r=rs, s=stored: r.load_state(s), lambda s=stored: s)
+            assert parsed == state, f"{case.id}: {what}"
+            assert cache.state_size(key) == len(text) == len(canonical_json(stored)), case.id
+            checked += 1
+    assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
