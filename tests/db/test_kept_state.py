@@ -9,6 +9,7 @@ test suite also sets ``REFEREE_CHECK_KEPT_STATE``, so every write of every test 
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 import pytest
@@ -86,7 +87,8 @@ def test_a_parsed_state_weighs_what_the_write_kept_it_with(ruleset_id: str) -> N
             stored = json.loads(text)  # the document as the database hands it back
             cache = BoardCache()
             key = ("game", 2, rs.id, rs.version)
-            parsed = cache.state(key, lambda r=rs, s=stored: r.load_state(s), lambda s=stored: s)
+            load = functools.partial(rs.load_state, stored)
+            parsed = cache.state(key, load, functools.partial(dict, stored))
             assert parsed == state, f"{case.id}: {what}"
             assert cache.state_size(key) == len(text) == len(canonical_json(stored)), case.id
             checked += 1
