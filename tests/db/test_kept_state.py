@@ -93,3 +93,41 @@ def test_a_parsed_state_weighs_what_the_write_kept_it_with(ruleset_id: str) -> N
             assert cache.state_size(key) == len(text) == len(canonical_json(stored)), case.id
             checked += 1
     assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_parsed_board_weighs_its_canonical_json_length(ruleset_id: str) -> None:
+    """A board parsed on a miss is weighed by :func:`json_size` (pydantic-core's compact
+    JSON): the length of its canonical JSON (the weight before), but for how a float is
+    written (pydantic-core's ``1e-5`` is ``json.dumps``'s ``1e-05``). Checked on the board of
+    every rule case's setup, as the database hands the document back."""
+    import json
+
+    from app.service.boards import canonical_json, json_size
+
+    checked = 0
+    for case in load_cases(ruleset_id):
+        if "invalid_scenario" in case.data:
+            continue
+        try:
+            _rs, _options, board, _state = _setup(case)
+        except Exception:  # a scenario the case expects refused
+            continue
+        stored = json.loads(board.model_dump_json())
+        size, canonical = json_size(stored), len(canonical_json(stored))
+        if _has_float(stored):
+            assert abs(size - canonical) <= canonical // 100, case.id
+        else:
+            assert size == canonical, case.id
+        checked += 1
+    assert checked >= 20, f"only {checked} boards of {ruleset_id} were checked"
+
+
+def _has_float(doc: Any) -> bool:
+    if isinstance(doc, float):
+        return True
+    if isinstance(doc, dict):
+        return any(_has_float(v) for v in doc.values())
+    if isinstance(doc, list):
+        return any(_has_float(v) for v in doc)
+    return False
