@@ -8,7 +8,9 @@ request's CPU time is the process's CPU time over ``--requests`` requests (the m
 ``--batches`` batches). ``--profile NAME`` prints cProfile's top functions for one row.
 
 Rows: ``GET /healthz``, GET game and a dry run on the seed example and on the 100x100 map
-with 501 units, and the bare app's read of a row of the same size.
+with 501 units, and the bare app's read of a row of the same size; GET game and the
+``reachable`` query of the dry run's unit also cold (the parsed state forgotten first: the
+state read, parsed and indexed, as on a cache miss).
 
 Run: ``python -m bench.inproc [--postgres] [--requests 1500] [--batches 5]``. ``--root DIR``
 measures the application of another checkout (``DIR/app``) with this harness: before and
@@ -42,6 +44,7 @@ def asgi_call(
     app: Any, method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None
 ) -> Call:
     """A request to ``app`` as a server would make it (status and body returned)."""
+    path, _, query = path.partition("?")
     raw = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     raw.append((b"host", b"bench"))
     if body:
@@ -55,7 +58,7 @@ def asgi_call(
         "path": path,
         "raw_path": path.encode(),
         "root_path": "",
-        "query_string": b"",
+        "query_string": query.encode(),
         "headers": raw,
         "client": ("127.0.0.1", 5000),
         "server": ("bench", 80),
@@ -303,6 +306,11 @@ async def run(url: str, args: argparse.Namespace) -> None:
             rows.append((f"bare read ({label})", asgi_call(bare_app, "GET", f"/bare/read/{gid}")))
             rows.append(
                 (f"GET game, cold ({label})", _cold(app, asgi_call(app, "GET", f"/games/{gid}")))
+            )
+            reachable = f"/games/{gid}/queries/reachable?unit={dry['unit']}"
+            rows.append((f"reachable ({label})", asgi_call(app, "GET", reachable)))
+            rows.append(
+                (f"reachable, cold ({label})", _cold(app, asgi_call(app, "GET", reachable)))
             )
         if args.write_rows:
             places = {

@@ -18,6 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core
+
 BoardKey = tuple[str, str, str]
 """(ruleset id, ruleset version, board digest)."""
 StateKey = tuple[str, int, str, str]
@@ -27,6 +29,16 @@ StateKey = tuple[str, int, str, str]
 def canonical_json(data: Any) -> bytes:
     """Stable bytes for hashing: sorted keys, no whitespace, UTF-8."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+def json_size(doc: Any) -> int:
+    """How many bytes ``doc``'s compact JSON takes, as pydantic-core writes it (the text a
+    write stores a state as): what the caches weigh a parsed document by. The length of its
+    :func:`canonical_json` too (sorting the keys changes no length) but for how a float is
+    written (``1e-5``, not ``1e-05``), made 3-5x faster: 0.26 against 0.86 ms for a
+    526-unit state, 1.6 against 8 ms for a 100x100 board -- more than parsing either
+    (docs/PERFORMANCE.md, issue 28 session 13)."""
+    return len(pydantic_core.to_json(doc))
 
 
 def digest(data: Any) -> str:
@@ -116,12 +128,13 @@ class BoardCache(WeighedLru):
     def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
         """The parsed state of a game at a version; ``raw()`` gives the stored state document,
         read and weighed only when the state is parsed (on a miss, which also drops the
-        game's other versions: see :meth:`keep_state`)."""
+        game's other versions: see :meth:`keep_state`), by :func:`json_size`: the length of
+        the text a write stores and weighs a kept state by."""
 
         def parse() -> tuple[Any, int]:
             game = key[0]
             self.states.drop(lambda k: k[0] == game and k != key)
-            return load(), len(canonical_json(raw()))
+            return load(), json_size(raw())
 
         return self.states.get(key, parse)
 

@@ -49,7 +49,7 @@ from app.rules.phases import allows
 from app.rules.ruling import Ruling
 from app.service import match as mt
 from app.service import notify
-from app.service.boards import BoardCache, StateKey, canonical_json
+from app.service.boards import BoardCache, StateKey, json_size
 from app.service.errors import (
     Conflict,
     IdempotencyKeyReused,
@@ -200,7 +200,7 @@ def game_from_row(
 
     def parse() -> tuple[Any, int]:
         data = uow.games.board_json(row.scenario_id)
-        return ruleset.load_board(data), len(canonical_json(data))
+        return ruleset.load_board(data), json_size(data)
 
     board = boards.get(key, parse)
     return Game(

@@ -9,6 +9,7 @@ test suite also sets ``REFEREE_CHECK_KEPT_STATE``, so every write of every test 
 from __future__ import annotations
 
 import contextlib
+import functools
 from typing import Any
 
 import pytest
@@ -66,3 +67,67 @@ def test_a_made_state_survives_its_own_dump(ruleset_id: str) -> None:
             assert again.model_dump_json() == state.model_dump_json(), f"{case.id}: {what}"
             checked += 1
     assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_parsed_state_weighs_what_the_write_kept_it_with(ruleset_id: str) -> None:
+    """On a miss the state cache weighs the stored document by the length of its compact
+    JSON as pydantic-core writes it: what the write that stored it weighed the state it kept
+    by (the length of its text), and the length of its canonical JSON (the weight before,
+    which sorted the keys: the same characters in another order)."""
+    import json
+
+    from app.service.boards import BoardCache, canonical_json
+    from app.service.jsonsafe import encode_state
+
+    checked = 0
+    for case in load_cases(ruleset_id):
+        for what, rs, state in _made(case):
+            text = encode_state(state)  # what a write stores and keeps the state weighed by
+            stored = json.loads(text)  # the document as the database hands it back
+            cache = BoardCache()
+            key = ("game", 2, rs.id, rs.version)
+            load = functools.partial(rs.load_state, stored)
+            parsed = cache.state(key, load, functools.partial(dict, stored))
+            assert parsed == state, f"{case.id}: {what}"
+            assert cache.state_size(key) == len(text) == len(canonical_json(stored)), case.id
+            checked += 1
+    assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_parsed_board_weighs_its_canonical_json_length(ruleset_id: str) -> None:
+    """A board parsed on a miss is weighed by :func:`json_size` (pydantic-core's compact
+    JSON): the length of its canonical JSON (the weight before), but for how a float is
+    written (pydantic-core's ``1e-5`` is ``json.dumps``'s ``1e-05``). Checked on the board of
+    every rule case's setup, as the database hands the document back."""
+    import json
+
+    from app.service.boards import canonical_json, json_size
+
+    checked = 0
+    for case in load_cases(ruleset_id):
+        if "invalid_scenario" in case.data:
+            continue
+        try:
+            _rs, _options, board, _state = _setup(case)
+        except Exception:  # a scenario the case expects refused
+            continue
+        stored = json.loads(board.model_dump_json())
+        size, canonical = json_size(stored), len(canonical_json(stored))
+        if _has_float(stored):
+            assert abs(size - canonical) <= canonical // 100, case.id
+        else:
+            assert size == canonical, case.id
+        checked += 1
+    assert checked >= 20, f"only {checked} boards of {ruleset_id} were checked"
+
+
+def _has_float(doc: Any) -> bool:
+    if isinstance(doc, float):
+        return True
+    if isinstance(doc, dict):
+        return any(_has_float(v) for v in doc.values())
+    if isinstance(doc, list):
+        return any(_has_float(v) for v in doc)
+    return False

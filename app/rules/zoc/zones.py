@@ -146,6 +146,10 @@ class Zones:
                 if hex_id is not None and hex_id in board.hexes:
                     at.setdefault(hex_id, []).append((i, unit))
         self._at = at
+        self._occupied = at.keys() if type(at) is dict else None
+        """The on-map hexes holding units, when ``at`` is a plain table (one handed on is
+        layered: its keys are not all of them): whether a hex has a unit next to it is then
+        one test in C (most hexes have none, and nothing projects into them)."""
         self._blocks = _BLOCKS_OF(board) if not self.beachheads else None
         """Per board (no Beachhead marker in this state): each hex's projection clauses."""
         self._silence: dict[str, Silent | None] = {}
@@ -165,6 +169,10 @@ class Zones:
     def _projections(self, target: str) -> tuple[list[Unit], list[Blocked]]:
         found = self._into.get(target)
         if found is not None:
+            return found
+        occupied = self._occupied
+        if occupied is not None and occupied.isdisjoint(self.topo.near(target)):
+            found = self._into[target] = ([], [])  # no unit next to it: nothing projects
             return found
         at = self._at
         blocks = self._blocks
@@ -292,6 +300,10 @@ class Zones:
             table = self._no_zoc.setdefault(side, {})
         found = table.get(hex_id)
         if found is None:
+            occupied = self._occupied
+            if occupied is not None and occupied.isdisjoint(self.topo.near(hex_id)):
+                found = table[hex_id] = ()  # no unit next to it: no projection, no silent unit
+                return found
             notes = [
                 (b.unit, b.reason, b.section) for b in self.blocked_into(hex_id) if b.side != side
             ]
@@ -338,6 +350,7 @@ class Zones:
         new = Zones.__new__(Zones)
         new.__dict__.update(self.__dict__)  # what is shared; the tables below replaced
         new._at = at
+        new._occupied = at.keys() if type(at) is dict else None
         new._silence = layered(self._silence, frozenset((unit_id,)))
         new._into = layered(self._into, near)
         new._ezoc = {

@@ -37,7 +37,7 @@ from app.rules.memo import ByIdentity
 from app.rules.zoi.facing import front_directions
 from app.rules.zoi.models import Unit, ZoiBoard, ZoiOptions, ZoiState
 from app.rules.zoi.tables import CARRE, UNLIMBERED
-from app.rules.zoi.zones import Game, is_combat, is_foot, is_mounted
+from app.rules.zoi.zones import Game, class_keys, is_combat, is_foot, is_mounted, terrain_cost
 
 Fire = tuple[str, int, tuple[str, ...], str]
 """One opportunity-fire chance: hex, step, the units entitled to fire, reason."""
@@ -69,17 +69,69 @@ def adjacency(board: ZoiBoard) -> Neighbours:
     return _ADJACENCY_OF(board)
 
 
+TerrainSteps = dict[str, tuple[tuple[str, int], ...]]
+"""Hex -> ``(neighbour, entry cost)`` of each neighbour whose terrain is open to one unit
+class, in direction order."""
+
+
+class BoardSteps:
+    """What every state's look-ups on one board start from, made once per board (nothing of
+    it depends on the units): each hex's on-map neighbours (:func:`adjacency`), and per unit
+    class the steps out of each hex the terrain allows (:meth:`row`, filled in as hexes are
+    asked for)."""
+
+    def __init__(self, board: ZoiBoard) -> None:
+        self.adjacent = adjacency(board)
+        self.around: dict[str, tuple[str, ...]] = {
+            h: tuple(n for _, n in row) for h, row in self.adjacent.items()
+        }
+        """Hex -> its on-map neighbours in direction order (:func:`adjacency` without the
+        directions): whether any holds a unit is one test in C (``keys().isdisjoint``)."""
+        self.by_class: dict[tuple[str, str | None], TerrainSteps] = {}
+        """Unit class (type, subtype) -> its terrain steps."""
+
+    def terrain(self, unit: Unit) -> TerrainSteps:
+        """The terrain steps of ``unit``'s class (filled in by :meth:`row`)."""
+        key = (unit.type, unit.subtype)
+        found = self.by_class.get(key)
+        if found is None:
+            found = self.by_class[key] = {}
+        return found
+
+    def row(
+        self, board: ZoiBoard, unit: Unit, table: TerrainSteps, hex_id: str
+    ) -> tuple[tuple[str, int], ...]:
+        """``table[hex_id]`` (``table``: :meth:`terrain` of ``unit``) made and put in if not
+        there yet: ``(neighbour, entry cost)`` of each neighbour whose terrain is open to the
+        unit's class (:func:`~app.rules.zoi.zones.terrain_cost`), in direction order."""
+        found = table.get(hex_id)
+        if found is None:
+            keys = class_keys(unit)
+            out = []
+            for n in self.around.get(hex_id, ()):
+                cost = terrain_cost(board, keys, n)
+                if cost is not None:
+                    out.append((n, cost))
+            found = table[hex_id] = tuple(out)
+        return found
+
+
+_BOARD_STEPS_OF: ByIdentity[BoardSteps] = ByIdentity(BoardSteps)
+
+
 class _StateIndex:
     """What the searches on one state look up, kept per state object (states are never
     mutated once made), so the next query at the same game version starts warm: units by hex,
-    and per side the zone, the adjacent carrés and the entry costs of each hex asked about."""
+    and per side the zone, the adjacent carrés and the steps out of each hex asked about (the
+    entry costs by terrain are the board's: :class:`BoardSteps`)."""
 
     def __init__(self, board: ZoiBoard, state: ZoiState) -> None:
         self.board = weakref.ref(board)
-        units_at: dict[str, list[Unit]] = {}
-        for u in state.units:
-            units_at.setdefault(u.hex, []).append(u)
-        self.units_at: dict[str, tuple[Unit, ...]] = {h: tuple(us) for h, us in units_at.items()}
+        units_at: dict[str, tuple[Unit, ...]] = {}
+        for u in state.units:  # most hexes hold one unit: a tuple made at once, else grown
+            here = units_at.get(u.hex)
+            units_at[u.hex] = (u,) if here is None else (*here, u)
+        self.units_at = units_at
         self.units: dict[str, Unit] = {u.id: u for u in state.units}
         self._count = len(self.units)
         """How many unit ids ``units`` holds (a handed-on ``units`` is layered: its ``len``
@@ -89,7 +141,6 @@ class _StateIndex:
         self._positions: dict[str, int] | None = None
         self.zones: dict[tuple[str, bool], dict[str, _Zone | None]] = {}
         self.carres: dict[str, dict[str, tuple[str, ...]]] = {}
-        self.costs: dict[tuple[str, str, str | None], dict[str, int | None]] = {}
         self.steps: dict[tuple[str, str, str | None, bool], dict[str, tuple[Step, ...]]] = {}
         self.fronts: dict[bool, dict[str, tuple[int, ...]]] = {}
         self._carres: dict[str, int] | None = None
@@ -124,7 +175,7 @@ class _StateIndex:
         it), the zone and the adjacent carrés of each neighbour of ``h`` (found from the units
         in the six neighbours), the steps out of every hex within two of ``h`` (a step reads
         the cost and the zone of the hex entered), and ``u``'s own front directions. For ``S``
-        itself nothing changes (zones, carrés and costs are of enemy units only), so its
+        itself nothing changes (zones, carrés and steps are of enemy units only), so its
         look-ups are kept whole: the two states share them. Both the old and the new hex are
         dropped around."""
         old_unit, new_unit = move.old_unit, move.new_unit
@@ -186,16 +237,15 @@ class _StateIndex:
         else:
             new.units[old_unit.id] = new_unit
         zones, carres = self.zones.copy(), self.carres.copy()
-        costs, steps = self.costs.copy(), self.steps.copy()
+        steps = self.steps.copy()
         if (
             all(key[0] == side for key in zones)
             and all(key == side for key in carres)
-            and all(key[0] == side for key in costs)
             and all(key[0] == side for key in steps)
         ):
             # only the unit's own side was asked about (a front end hovering over its own
             # units): every table kept whole, nothing around the hexes to drop
-            new.zones, new.carres, new.costs, new.steps = zones, carres, costs, steps
+            new.zones, new.carres, new.steps = zones, carres, steps
             new.fronts = {key: layered(t, unit_only) for key, t in self.fronts.copy().items()}
             return new
         adjacent = adjacency(board)
@@ -205,7 +255,6 @@ class _StateIndex:
         """The hexes whose steps out read the cost or the zone of a hex of ``cells | near``."""
         new.zones = {key: _kept(table, key[0] == side, near) for key, table in zones.items()}
         new.carres = {key: _kept(table, key == side, near) for key, table in carres.items()}
-        new.costs = {key: _kept(table, key[0] == side, cells) for key, table in costs.items()}
         new.steps = {key: _kept(table, key[0] == side, ring) for key, table in steps.items()}
         new.fronts = {key: layered(table, unit_only) for key, table in self.fronts.copy().items()}
         return new
@@ -350,31 +399,45 @@ class _Lookups:
         self.game = game
         self.unit = unit
         self.side = unit.side
-        self.adjacent = adjacency(game.board)
+        board_steps = self._board_steps = _BOARD_STEPS_OF(game.board)
+        self.adjacent = board_steps.adjacent
         index = self.index = _index(game.board, game.state)
         self.units_at = index.units_at
         routed = game.options.routed_units_exert_zone  # the one option a zone depends on
         self._zones = index.zones.setdefault((unit.side, routed), {})
         self._carres = index.carres.setdefault(unit.side, {})
-        self._costs = index.costs.setdefault((unit.side, unit.type, unit.subtype), {})
         self._steps = index.steps.setdefault((unit.side, unit.type, unit.subtype, routed), {})
         self._front_of = index.fronts.setdefault(routed, {})
-        self._by_terrain: dict[str, int | None] = {}
+        self._terrain = board_steps.terrain(unit)
+        self._around = board_steps.around
+        self._occupied = index.units_at.keys() if type(index.units_at) is dict else None
+        """The hexes holding units, when the table is plain (a handed-on one is layered: its
+        keys are not all of them)."""
 
     def steps(self, hex_id: str) -> tuple[Step, ...]:
         """The neighbours of ``hex_id`` the unit may enter, in direction order, each with its
-        entry cost (:meth:`cost`) and the enemy zone in it (:meth:`zone`)."""
+        entry cost and the enemy zone in it (:meth:`zone`): the board's steps for the unit's
+        class (:class:`BoardSteps`: terrain closed to it), less the hexes holding enemy
+        units (movement)."""
         found = self._steps.get(hex_id)
         if found is None:
-            costs, zones = self._costs, self._zones
+            row = self._terrain.get(hex_id)
+            if row is None:
+                row = self._board_steps.row(self.game.board, self.unit, self._terrain, hex_id)
+            units_at, zones, side = self.units_at, self._zones, self.side
+            occupied, around = self._occupied, self._around
             out = []
-            for _, n in self.adjacent.get(hex_id, ()):
-                cost = costs.get(n, _UNSEEN)
-                if cost is _UNSEEN:
-                    cost = self.cost(n)
-                if cost is not None:
-                    zone = zones.get(n, _UNSEEN)
-                    out.append((n, cost, self.zone(n) if zone is _UNSEEN else zone))
+            for n, cost in row:
+                here = units_at.get(n)
+                if here is not None and any(u.side != side for u in here):
+                    continue  # enemy units close it
+                zone = zones.get(n, _UNSEEN)
+                if zone is _UNSEEN:
+                    if occupied is not None and occupied.isdisjoint(around.get(n, ())):
+                        zone = zones[n] = None  # no unit next to it: no zone (as zone finds)
+                    else:
+                        zone = self.zone(n)
+                out.append((n, cost, zone))
             found = self._steps[hex_id] = tuple(out)
         return found
 
@@ -427,22 +490,6 @@ class _Lookups:
             ]
             found = self._carres[hex_id] = tuple(sorted(ids))
         return found
-
-    def cost(self, hex_id: str) -> int | None:
-        """Movement points to enter ``hex_id`` (movement), None if it may not be entered:
-        enemy units in it or terrain closed to the unit."""
-        if hex_id in self._costs:
-            return self._costs[hex_id]
-        cost = None
-        here = self.units_at.get(hex_id)
-        if here is None or not any(u.side != self.side for u in here):
-            terrain = self.game.board.hexes[hex_id]
-            if terrain in self._by_terrain:
-                cost = self._by_terrain[terrain]
-            else:
-                cost = self._by_terrain[terrain] = self.game.terrain_cost(self.unit, hex_id)
-        self._costs[hex_id] = cost
-        return cost
 
 
 def unit_named(game: Game, unit_id: str) -> Unit | None:

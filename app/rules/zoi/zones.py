@@ -41,6 +41,18 @@ def class_keys(unit: Unit) -> tuple[str, ...]:
     return (unit.type,)
 
 
+def terrain_cost(board: ZoiBoard, keys: tuple[str, ...], hex_id: str) -> int | None:
+    """Movement points for a unit of the class ``keys`` (:func:`class_keys`) to enter
+    ``hex_id``; None if the terrain is closed to it. A function of the board alone."""
+    row = board.terrain_costs.get(board.hexes[hex_id])
+    if row is None:
+        return None
+    for key in keys:
+        if key in row:
+            return row[key]
+    return None
+
+
 @dataclass(frozen=True)
 class ZoneSource:
     """One enemy unit projecting its zone into a hex across one of its front hexsides."""
@@ -129,14 +141,7 @@ class Game(GameJudgement[ZoiBoard, ZoiState, ZoiOptions]):
 
     def terrain_cost(self, unit: Unit, hex_id: str) -> int | None:
         """Movement points to enter ``hex_id``; None if the terrain is closed to the unit."""
-        terrain = self.board.hexes[hex_id]
-        row = self.board.terrain_costs.get(terrain)
-        if row is None:
-            return None
-        for key in class_keys(unit):
-            if key in row:
-                return row[key]
-        return None
+        return terrain_cost(self.board, class_keys(unit), hex_id)
 
     # -- zones --------------------------------------------------------------------------
 

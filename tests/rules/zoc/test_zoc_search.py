@@ -22,6 +22,7 @@ from app.rules.zoc.catalog import CATALOG
 from app.rules.zoc.context import Context
 from app.rules.zoc.models import Unit, ZocOptions
 from app.rules.zoc.movement import Stop, reachable, reachable_start
+from app.rules.zoc.topology import topology
 from tests.support.props import examples
 
 RS = registry.get("zoc")
@@ -37,8 +38,6 @@ FLIPPED = {name: not f.default for name, f in ZocOptions.model_fields.items()}
 
 
 def _adjacent_pairs() -> list[tuple[str, str]]:
-    from app.rules.zoc.topology import topology
-
     board, _ = RS.setup(RS.parse_scenario(_base({})), RS.parse_options({}))
     topo = topology(board)
     return sorted({tuple(sorted((a, b))) for a in HEXES for b, _ in topo.neighbors[a]})  # type: ignore[misc]
@@ -260,6 +259,45 @@ def test_ezoc_map_of_an_area_is_the_whole_map_cut_to_it(
     listed = [c for e in part["hexes"].values() for c in e["citations"]]
     listed += [b["section"] for b in part["blocked"]] + [s["section"] for s in part["no_zoc"]]
     assert set(listed) <= set(part["citations"])
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(games())
+def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
+    game_data: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    """Hex by hex, the zones of a freshly parsed state (where a hex with no unit next to it
+    is answered by one test, ``Zones._occupied``) say what section 8 applied to every unit at
+    once says (:func:`compute_zones`): the units projecting into the hex, the projections
+    stopped, each side's EZOC and no-ZOC notes (blocked projections, then adjacent units that
+    project nothing)."""
+    from app.rules.zoc.zones import Zones, compute_zones
+
+    scenario, options = game_data
+    opts = RS.parse_options(options)
+    board, made = RS.setup(RS.parse_scenario(scenario), opts)
+    state = RS.load_state(made.model_dump(mode="json"))
+    topo = topology(board)
+    whole = compute_zones(board, topo, state.units, state.markers)
+    lazy = Zones(board, topo, [(u, u.hex) for u in state.units], state.markers)
+    assert lazy._occupied is not None  # a plain table: the shortcut is taken
+    for h in board.hexes:
+        assert lazy.into(h) == whole.into.get(h, [])
+        assert lazy.blocked_into(h) == whole.blocked_into.get(h, [])
+        for side in ("axis", "soviet"):
+            assert lazy.ezoc(h, side) == whole.ezoc(h, side)
+            notes = [
+                (b.unit, b.reason, b.section)
+                for b in whole.blocked_into.get(h, [])
+                if b.side != side
+            ]
+            for nbr, _ in topo.neighbors[h]:
+                notes += [
+                    (q.unit, q.reason, q.section)
+                    for q in whole.silent_at.get(nbr, [])
+                    if q.side != side
+                ]
+            assert lazy.no_zoc(h, side) == tuple(notes)
 
 
 def test_ezoc_map_of_an_area_on_the_coast_scenario() -> None:

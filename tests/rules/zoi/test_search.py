@@ -211,6 +211,41 @@ def test_a_zone_hex_is_found_from_its_neighbours_as_from_every_unit() -> None:
                 assert (list(zone.by) if zone else []) == expected
 
 
+@pytest.mark.parametrize("routed", [True, False])
+def test_the_steps_out_of_a_hex_are_found_neighbour_by_neighbour(routed: bool) -> None:
+    """The steps out of each hex of a freshly parsed state -- the board's terrain steps for
+    the unit's class (``BoardSteps``) less the hexes enemy units hold, a neighbour with no
+    unit next to it given no zone by one test -- are what each neighbour says on its own: open
+    to the unit's class (``Game.terrain_cost``), no enemy unit in it, and its zone the units
+    of the game's whole-map zone there."""
+    from app.rules.zoi.search import _Lookups, adjacency
+
+    for seed in range(6):
+        scenario = _game(seed, count=16)
+        options = RS.parse_options({"routed_units_exert_zone": routed})
+        board, made = RS.setup(RS.parse_scenario(scenario), options)
+        state = RS.load_state(made.model_dump(mode="json"))
+        game = Game(board, state, options)
+        shortcut = 0
+        for unit in state.units:
+            look = _Lookups(game, unit)
+            assert look._occupied is not None  # a plain table: the shortcut is taken
+            for h in board.hexes:
+                expected = []
+                for _, n in adjacency(board)[h]:
+                    cost = game.terrain_cost(unit, n)
+                    if cost is None or game.enemies_in(n, unit.side):
+                        continue
+                    by = sorted({z.unit for z in game.enemy_zone(n, unit.side)})
+                    expected.append((n, cost, by))
+                    shortcut += look._occupied.isdisjoint(look._around[n])
+                found = [
+                    (n, cost, list(zone.by) if zone else []) for n, cost, zone in look.steps(h)
+                ]
+                assert found == expected, (seed, unit.id, h)
+        assert shortcut > 0
+
+
 def test_a_negative_entry_cost_keeps_the_no_revisit_check() -> None:
     """The search skips the per-step no-revisit check only when no entry cost is negative (a
     revisit is then always dominated); a scenario giving a negative cost (not refused at setup)

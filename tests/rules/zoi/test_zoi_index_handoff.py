@@ -229,14 +229,13 @@ def test_a_move_hands_the_lookups_on() -> None:
     moved_now = new.units[place]
     assert (moved_now.hex, moved_now.facing, new.moved) == ("0607", 0, ["fr-4-2"])
     # the new state's index is derived from the old one: a French unit moved, and zones,
-    # carrés, costs and steps are of enemy units only, so the French look-ups are kept whole
+    # carrés and steps are of enemy units only, so the French look-ups are kept whole
     before = search._INDEX_OF.peek(state)
     assert before is not None and before.steps and before.zones
     derived = search._index(board, new)
     assert derived is not before and search._HANDED_ON.peek(new) is None
     tables: list[tuple[dict[Any, Any], dict[Any, Any]]] = [
         (derived.zones, before.zones),
-        (derived.costs, before.costs),
         (derived.steps, before.steps),
     ]
     for made, kept in tables:
