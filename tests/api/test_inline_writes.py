@@ -118,6 +118,27 @@ class Game:
         return {**self.umpire, "If-Match": f'W/"{self.version}"', **extra}
 
 
+async def _warm(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
+) -> tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI, FastRoutes, Game]:
+    """A new game read once through the inline app (its board and state now kept): the two
+    clients, the inline app and its front, the game."""
+    inline, off, app = apps
+    game = await Game.new(inline)
+    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    return inline, off, app, _front(app), game
+
+
+def _loop_connection(app: FastAPI) -> tuple[LoopWriter, Any, sqlite3.Connection]:
+    """The inline writer, its connection (this thread's: the test's loop) and the driver's."""
+    writer: LoopWriter = app.state.loop_writer
+    conn = writer.get()
+    assert conn is not None
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    return writer, conn, raw
+
+
 def _same(r: httpx.Response, game: Game) -> tuple[int, list[tuple[str, str]], Any]:
     """An answer with its game's id (and the request id) taken out: two games' answers to
     the same submissions compared."""
@@ -247,10 +268,7 @@ async def test_a_cold_cache_hands_the_submission_to_a_worker_having_written_noth
 async def test_a_writer_of_another_process_sends_the_submission_to_a_worker_that_waits(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI], db_url: str
 ) -> None:
-    inline, _, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    inline, _, app, front, game = await _warm(apps)
     r = await inline.post(f"/games/{game.id}/actions", json=game.place(), headers=game.headers())
     assert r.status_code == 201
     game.version = r.json()["version"]
@@ -287,10 +305,7 @@ async def test_a_writer_of_another_process_sends_the_submission_to_a_worker_that
 async def test_a_queued_worker_writer_goes_first(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, _, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    inline, _, app, front, game = await _warm(apps)
     lock = writer_lock(app.state.engine)
     assert isinstance(lock, WriterLock)
     held, release = threading.Event(), threading.Event()
@@ -367,15 +382,8 @@ def test_the_writer_lock_leaves_a_queued_thread_its_turn() -> None:
 async def test_a_broken_loop_connection_is_discarded_and_replaced(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, off, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
-    writer: LoopWriter = app.state.loop_writer
-    broken = writer.get()
-    assert broken is not None
-    raw = broken.connection.driver_connection
-    assert isinstance(raw, sqlite3.Connection)
+    inline, off, app, front, game = await _warm(apps)
+    writer, broken, raw = _loop_connection(app)
     raw.close()  # e.g. the file went away under it: its BEGIN IMMEDIATE fails
 
     async def submit() -> httpx.Response:
@@ -487,10 +495,7 @@ def test_no_loop_writer_off_sqlite_files(tmp_path: Path) -> None:
 async def test_a_long_submission_is_run_in_a_worker_thread(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, _, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    inline, _, app, front, game = await _warm(apps)
     watch = Statements(app)
     # a body past INLINE_BODY_BYTES: judged where the loop gets the interpreter back
     long = json.dumps(game.place()) + " " * INLINE_BODY_BYTES  # (JSON's blanks count)
@@ -506,10 +511,7 @@ async def test_a_long_submission_is_run_in_a_worker_thread(
 async def test_a_state_not_kept_hands_the_submission_to_a_worker(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, _, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    inline, _, app, front, game = await _warm(apps)
     app.state.boards.states.clear()  # the board kept, the state not: reading it is a worker's
     watch = Statements(app)
     r = await inline.post(f"/games/{game.id}/actions", json=game.place(), headers=game.headers())
@@ -522,15 +524,8 @@ async def test_a_state_not_kept_hands_the_submission_to_a_worker(
 async def test_a_database_error_inside_an_inline_write_hands_it_to_a_worker(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, off, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
-    writer: LoopWriter = app.state.loop_writer
-    failing = writer.get()
-    assert failing is not None
-    raw = failing.connection.driver_connection
-    assert isinstance(raw, sqlite3.Connection)
+    inline, off, app, front, game = await _warm(apps)
+    writer, failing, raw = _loop_connection(app)
 
     def no_events(action: int, table: str | None, *rest: Any) -> int:  # SQLite's authorizer
         return sqlite3.SQLITE_DENY if action == sqlite3.SQLITE_INSERT and table == "events" else 0
@@ -550,10 +545,7 @@ async def test_a_database_error_inside_an_inline_write_hands_it_to_a_worker(
 async def test_a_stale_keyed_submission_is_answered_by_a_worker(
     apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI],
 ) -> None:
-    inline, _, app = apps
-    front = _front(app)
-    game = await Game.new(inline)
-    assert (await inline.get(f"/games/{game.id}")).status_code == 200
+    inline, _, _, front, game = await _warm(apps)
     # 412 inline; looking for an earlier answer to its key is a read through a session,
     # which the loop does not do: the whole request is run again in a worker
     headers = {**game.umpire, "If-Match": 'W/"7"', "Idempotency-Key": "k-9"}
