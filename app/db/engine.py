@@ -6,7 +6,6 @@ import contextlib
 import functools
 import json
 import logging
-import os
 import select
 import sqlite3
 import threading
@@ -432,9 +431,10 @@ class LoopWriter:
     for; an engine of its own with the same connect and ``BEGIN IMMEDIATE`` hooks, whose
     statements the application engine's statement observers see too) with a driver timeout
     and a busy timeout of 0, so a lock another process holds fails at once and the write goes
-    to a worker thread, which waits as before. It never checkpoints (``wal_autocheckpoint``
-    0): past the WAL length at which the engine's own connections would, writes go to worker
-    threads (:meth:`wal_long`). Inline writes are off for good on a file not in WAL mode
+    to a worker thread, which waits as before. Its commits checkpoint where the pool's would
+    (with a :class:`WalCheckpointer` running, only past :data:`WAL_BACKSTOP_PAGES` of WAL not
+    yet copied back: should the checkpointer fall behind). Inline writes are off for good on
+    a file not in WAL mode
     (there a commit would wait for readers). One thread keeps it (the loop's): another asks
     in vain while that thread lives. It is closed at shutdown, and on an error of the
     database, after which writes go to worker threads for :attr:`RETRY_SECONDS`."""
@@ -508,27 +508,13 @@ class LoopWriter:
                 conn.close()
                 return None
             raw.execute("PRAGMA busy_timeout=0")
-            raw.execute("PRAGMA wal_autocheckpoint=0")
+            if self.engine in _CHECKPOINTED:  # as the pool's connections (see _sqlite_engine)
+                raw.execute(f"PRAGMA wal_autocheckpoint={WAL_BACKSTOP_PAGES}")
             conn.execution_options(**{WRITE_OPTION: True})
         except BaseException:
             conn.close()
             raise
         return conn
-
-    def wal_long(self) -> bool:
-        """Whether the WAL is past the length at which the engine's own connections would
-        checkpoint at their commit (:data:`WAL_BACKSTOP_PAGES` with a checkpointer running,
-        SQLite's 1,000 pages without): the write then goes to a worker thread, whose commit
-        does it."""
-        pages = WAL_BACKSTOP_PAGES if self.engine in _CHECKPOINTED else 1000
-        try:
-            return os.stat(self._wal).st_size > pages * 4096
-        except OSError:
-            return False
-
-    @functools.cached_property
-    def _wal(self) -> str:
-        return f"{self.path}-wal"
 
     def drop(self, failed: bool = True) -> None:
         """Close the connection -- it failed (``failed``: then no inline writes for

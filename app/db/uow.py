@@ -177,8 +177,6 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 raise WouldWait("another writer of this process")
             self._held = lock
         try:
-            if writer.wal_long():
-                raise WouldWait("a WAL to checkpoint")
             conn = writer.get()
             if conn is None:
                 raise WouldWait("no connection to have without waiting")

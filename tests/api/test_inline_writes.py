@@ -31,7 +31,15 @@ from sqlalchemy.pool import QueuePool
 
 from app.api.fast import INLINE_BODY_BYTES, FastRoutes
 from app.config import Settings
-from app.db.engine import LoopWriter, WriterLock, loop_writer, make_engine, writer_lock
+from app.db.engine import (
+    WAL_BACKSTOP_PAGES,
+    LoopWriter,
+    WalCheckpointer,
+    WriterLock,
+    loop_writer,
+    make_engine,
+    writer_lock,
+)
 from app.main import create_app
 
 SEED = Path(__file__).resolve().parents[2] / "scenarios" / "zoc" / "seed-example.json"
@@ -445,7 +453,23 @@ def test_a_loop_writer_keeps_one_connection_of_its_own_that_never_waits(tmp_path
         raw = conn.connection.driver_connection
         assert isinstance(raw, sqlite3.Connection)
         assert raw.execute("PRAGMA busy_timeout").fetchone() == (0,)
-        assert raw.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+        # no checkpointer runs for this engine: SQLite's own 1,000 pages, as the pool's
+        assert raw.execute("PRAGMA wal_autocheckpoint").fetchone() == (1000,)
+        checkpointer = WalCheckpointer(engine)
+        checkpointer.start()  # then only the backstop, as the pool's
+        try:
+            writer.drop(failed=False)
+            backstop = writer.get()
+            assert backstop is not None
+            setting = backstop.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar()
+            assert setting == WAL_BACKSTOP_PAGES
+            with engine.connect() as pooled:
+                assert pooled.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == setting
+            writer.drop(failed=False)
+        finally:
+            checkpointer.stop()
+        conn = writer.get()
+        assert conn is not None
         pool = engine.pool
         assert isinstance(pool, QueuePool) and pool.checkedout() == 0  # not the pool's
         others: list[Any] = []
@@ -552,3 +576,30 @@ async def test_a_stale_keyed_submission_is_answered_by_a_worker(
     r = await inline.post(f"/games/{game.id}/actions", json=game.place(), headers=headers)
     assert r.status_code == 412, r.text
     assert _counts(front) == (0, 1)
+
+
+@pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)
+async def test_submissions_stay_inline_past_a_checkpoint(
+    apps: tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI], db_url: str
+) -> None:
+    """Past SQLite's 1,000 pages of WAL the loop's own commit checkpoints (no checkpointer
+    runs here), and the writes after it are inline still: the WAL file keeps its length
+    once grown, so its length is no measure of what is left to copy back."""
+    inline, _, _, front, game = await _warm(apps)
+    wal = Path(f"{db_url.removeprefix('sqlite:///')}-wal")
+    n = 0
+    while wal.stat().st_size <= 1000 * 4096 or n < 20:
+        r = await inline.post(
+            f"/games/{game.id}/actions", json=game.place(), headers=game.headers()
+        )
+        assert r.status_code == 201, r.text
+        game.version = r.json()["version"]
+        n += 1
+        assert n < 5000
+    for _ in range(20):
+        r = await inline.post(
+            f"/games/{game.id}/actions", json=game.place(), headers=game.headers()
+        )
+        assert r.status_code == 201, r.text
+        game.version = r.json()["version"]
+    assert _counts(front) == (n + 20, 0)
