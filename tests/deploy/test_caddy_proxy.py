@@ -12,7 +12,9 @@ the app must key it as 127.0.0.2, not as the proxy's 127.0.0.1, and must ignore 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import queue
 import socket
 import ssl
@@ -20,7 +22,7 @@ import statistics
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -321,6 +323,41 @@ def _one_run(http: httpx.Client, gid: str, token: str, stream: Stream) -> tuple[
     return read * 1000, acted * 1000, (arrived - start) * 1000
 
 
+CADDY_ABORT = "aborting with incomplete response"
+"""What Caddy logs when it stops reading an answer of the app half-way (the known fault of
+docs/OPERATIONS.md, "Behind Caddy: answers cut short under load")."""
+
+
+def _caddy_aborts(stack: Stack) -> int:
+    """How many times Caddy's log says so (read without moving the offset Caddy writes at)."""
+    fd = stack.caddy.log.fileno()
+    text = os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace")
+    return text.count(CADDY_ABORT)
+
+
+def _proxied_run(
+    stack: Stack, aborted: list[str]
+) -> Callable[[httpx.Client, str, str, Stream], tuple[float, ...]]:
+    """:func:`_one_run` through Caddy, where a run whose answer Caddy cut short -- its log
+    says it aborted reading the app's answer: the known fault -- is run again, at most twice
+    in the test (``aborted`` counts them), after the event of its step, if it was taken, has
+    come. Any other error, or a third cut, fails the test."""
+
+    def run(http: httpx.Client, gid: str, token: str, stream: Stream) -> tuple[float, ...]:
+        while True:
+            before = _caddy_aborts(stack)
+            try:
+                return _one_run(http, gid, token, stream)
+            except httpx.RemoteProtocolError as exc:
+                assert _caddy_aborts(stack) > before, f"cut short, not by Caddy: {exc}"
+                aborted.append(str(exc))
+                assert len(aborted) <= 2, aborted
+                with contextlib.suppress(queue.Empty):  # the cut step's event (if taken)
+                    stream.events.get(timeout=EVENT_DEADLINE)
+
+    return run
+
+
 def test_proxy_figures(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None:
     """The cost of the proxy on loopback: a read's and an action's round trip, and how long
     the action's event takes to reach a stream, through Caddy (HTTPS) and straight at the app
@@ -339,10 +376,12 @@ def test_proxy_figures(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None
             stream.wait_open()
             stream.next(EVENT_DEADLINE * 5)  # the warm-up step, replayed from the log
             setups[label] = (http, gid, seats["red"], stream)
+        aborted: list[str] = []
         try:
             for _ in range(runs):
                 for label, (http, gid, token, stream) in setups.items():
-                    results[label].append(_one_run(http, gid, token, stream))
+                    run = _one_run if label == "direct" else _proxied_run(stack, aborted)
+                    results[label].append(run(http, gid, token, stream))
         finally:
             for _, _, _, stream in setups.values():
                 stream.close()
@@ -352,6 +391,7 @@ def test_proxy_figures(stack: Stack, capsys: pytest.CaptureFixture[str]) -> None
             f"\nproxy figures ({runs} runs each, alternating, median ms, direct / through "
             f"caddy): GET game {out['direct'][0]:.1f} / {out['caddy'][0]:.1f}; action round "
             f"trip {out['direct'][1]:.1f} / {out['caddy'][1]:.1f}; its event on the stream "
-            f"{out['direct'][2]:.1f} / {out['caddy'][2]:.1f}"
+            f"{out['direct'][2]:.1f} / {out['caddy'][2]:.1f}; answers Caddy cut short and "
+            f"run again: {len(aborted)}"
         )
     assert out["caddy"][2] < EVENT_DEADLINE * 1000
