@@ -434,19 +434,16 @@ class LoopWriter:
     to a worker thread, which waits as before. Its commits checkpoint where the pool's would
     (with a :class:`WalCheckpointer` running, only past :data:`WAL_BACKSTOP_PAGES` of WAL not
     yet copied back: should the checkpointer fall behind). Inline writes are off for good on
-    a file not in WAL mode
-    (there a commit would wait for readers). One thread keeps it (the loop's): another asks
-    in vain while that thread lives. It is closed at shutdown, and on an error of the
-    database, after which writes go to worker threads for :attr:`RETRY_SECONDS`."""
+    a file not in WAL mode (there a commit would wait for readers). One thread keeps it (the
+    loop's): another asks in vain while that thread lives. It is closed at shutdown, and on
+    an error of the database, after which writes go to worker threads for
+    :attr:`RETRY_SECONDS`."""
 
     RETRY_SECONDS = 1.0
 
     def __init__(self, engine: Engine) -> None:
-        path = sqlite_file(engine.url)
-        assert path is not None
         self.engine = engine
         """The application's engine (its statement observers see the writes)."""
-        self.path = path
         self.off = False
         """The file is not in WAL mode: no inline writes."""
         self._own: Engine | None = None
