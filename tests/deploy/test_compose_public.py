@@ -99,6 +99,9 @@ def test_the_public_profile_runs_postgres_the_app_with_workers_and_caddy() -> No
     assert proxy["environment"] == {
         "REFEREE_DOMAIN": env["REFEREE_DOMAIN"],
         "REFEREE_UPSTREAM": "app-public:8000",
+        # Caddy 2.8+ (caddy:2) spelling; above the Caddyfile's 2 MiB request_body limit so
+        # every body it admits is buffered whole (docs/OPERATIONS.md, "Behind Caddy")
+        "REFEREE_PROXY_REQUEST_BUFFERING": "request_buffers 4MiB",
     }
     assert {"80:80", "443:443"} <= set(proxy["ports"])
     mounts = {str(v).split(":")[0]: str(v).split(":")[1] for v in proxy["volumes"]}
