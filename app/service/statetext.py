@@ -113,6 +113,9 @@ def state_text(state: Any, before: Any = None) -> bytes:
     fields = _fields(type(state))
     if not fields:
         return _encode(state)
+    own = _KEPT.peek(state)
+    if own is not None:  # put together before (the write that made it, an earlier view)
+        return _joined(own)
     earlier = _KEPT.peek(before) if before is not None and type(before) is type(state) else None
     texts: list[list[bytes]] = []
     for i, (name, model, _key) in enumerate(fields):
@@ -140,9 +143,16 @@ def state_text(state: Any, before: Any = None) -> bytes:
         if cut is None:
             return _encode(state)
         pieces, slots = cut
-    _KEPT.put(state, _Kept(tuple(texts), pieces, slots, others))
+    kept = _Kept(tuple(texts), pieces, slots, others)
+    _KEPT.put(state, kept)
+    return _joined(kept)
+
+
+def _joined(kept: _Kept) -> bytes:
+    """The state's text: the pieces with each list's items' texts between them."""
+    pieces, texts = kept.pieces, kept.texts
     out = [pieces[0]]
-    for slot, piece in zip(slots, pieces[1:], strict=True):
+    for slot, piece in zip(kept.slots, pieces[1:], strict=True):
         out.append(b",".join(texts[slot]))
         out.append(piece)
     return b"".join(out)

@@ -76,6 +76,7 @@ def test_a_chain_of_changes_is_encoded_as_whole(changes: list[tuple[str, Any, An
     for change in changes:
         after = _changed(before, change)
         assert state_text(after, before) == encode_state(after), change
+        assert state_text(after) == encode_state(after), change  # from what was kept for it
         before = after
 
 
