@@ -16,11 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import PydanticSerializationError
 
 from app.db.models import GameRow, ScenarioRow, SeatRow
 from app.db.uow import AbstractUnitOfWork
 from app.rules import registry
-from app.rules.base import UMPIRE, InvalidScenario
+from app.rules.base import UMPIRE, InvalidScenario, Ruleset
 from app.service import match as mt
 from app.service.boards import BoardCache, canonical_json
 from app.service.budget import DEFAULT_BUDGET, check_document, check_generated
@@ -37,6 +38,7 @@ from app.service.pipeline import (
     INITIAL_VERSION,
     Game,
     aware_utc,
+    checking_writes,
     clock_now,
     find_game,
     guard,
@@ -57,10 +59,14 @@ from app.service.results import (
     ScenarioView,
     SideInfo,
 )
+from app.service.statetext import state_text
 from app.service.tokens import hash_token, new_token
 
 
-def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameView:
+def _game_view(
+    game: Game, seat: str | None, now: float | None = None, state: dict[str, Any] | None = None
+) -> GameView:
+    """The game as ``seat`` sees it; ``state``: the state's view given (else made)."""
     sides = game.ruleset.sides(game.board)
     return GameView(
         id=game.row.id,
@@ -75,7 +81,7 @@ def _game_view(game: Game, seat: str | None, now: float | None = None) -> GameVi
         public=game.row.public,
         sides=[SideInfo(name=n, label=sides.labels.get(n, n)) for n in sides.names],
         seat=seat,
-        state=state_view(game, game.state, seat),
+        state=state_view(game, game.state, seat) if state is None else state,
         created_at=aware_utc(game.row.created_at),
         updated_at=aware_utc(game.row.updated_at),
         match=mt.options_of(game.row).model_dump(mode="json"),
@@ -267,9 +273,49 @@ def read_game(
 
 
 def _view_head(game: Game, seat: str | None, now: float) -> tuple[bytes, int]:
-    """The JSON of the game view without its clock and closing brace, and its size."""
-    head = _game_view(game, seat, now).model_dump_json(exclude={"clock"}).encode()[:-1]
+    """The JSON of the game view without its clock and closing brace, and its size.
+
+    Where the ruleset hides nothing (its ``view`` is the state's dump), the state's JSON text
+    is put in as it is -- kept with the state since the write that made it
+    (:mod:`app.service.statetext`), or encoded from the model -- instead of dumping the state
+    to Python objects and encoding them again; with ``REFEREE_CHECK_KEPT_STATE`` (the test
+    suite) each such view is compared with the long way's."""
+    head = _plain_view_head(game, seat, now)
+    if head is None or checking_writes():
+        slow = _game_view(game, seat, now).model_dump_json(exclude={"clock"}).encode()[:-1]
+        if head is not None and head != slow:
+            raise AssertionError(f"the game view put together differs:\n{head!r}\n{slow!r}")
+        head = slow
     return head, len(head)
+
+
+_EMPTY_STATE = b'"state":{}'
+
+
+def _plain_view_head(game: Game, seat: str | None, now: float) -> bytes | None:
+    """:func:`_view_head`'s JSON with the state's text put in, or None where it cannot be:
+    a ruleset that hides something, a state that is not a model or cannot be encoded."""
+    if type(game.ruleset).view is not Ruleset.view or not isinstance(game.state, BaseModel):
+        return None
+    try:
+        text = state_text(game.state)
+    except (ValueError, TypeError, RecursionError, PydanticSerializationError):
+        return None
+    if b"NaN" in text or b"Infinity" in text:  # the view's encoder writes those as null
+        return None
+    head = _game_view(game, seat, now, state={}).model_dump_json(exclude={"clock"}).encode()
+    return put_state(head, text)
+
+
+def put_state(view: bytes, text: bytes) -> bytes | None:
+    """``view`` (a game view's JSON whose state is ``{}``) with the state's ``text`` in its
+    place and without the closing brace; None when ``"state":{}`` is not found exactly once
+    (another field holding such a key)."""
+    at = view.find(_EMPTY_STATE)
+    if at < 0 or view.find(_EMPTY_STATE, at + 1) >= 0:
+        return None
+    cut = at + len(_EMPTY_STATE) - 2
+    return view[:cut] + text + view[cut + 2 : -1]
 
 
 def get_scenario(uow: AbstractUnitOfWork, game_id: str, *, token: str | None) -> ScenarioView:

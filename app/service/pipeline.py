@@ -68,13 +68,13 @@ from app.service.jsonsafe import (
     StoredText,
     checked_state_text,
     checked_text,
-    encode_state,
     fine,
     json_text,
     unsafe_values,
 )
 from app.service.policies import cite
 from app.service.results import ActionChange, ActionOutcome, ActionResult
+from app.service.statetext import state_text
 from app.service.tokens import hash_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -333,7 +333,7 @@ def append_event(
     cannot be made, stores its state whole, in the event and in the game row."""
     ruling_json = ruling.model_dump(mode="json")
     ruling_text = checked_text(ruling_json)  # checked on its text (C speed), written as it is
-    made = _NewState(new_state, ruling_json, ruling_text)
+    made = _NewState(new_state, ruling_json, ruling_text, game.state)
     if ruling_text is None:
         made.stored()  # the ruling is walked with the state, and what cannot be stored named
     seq = expected - INITIAL_VERSION + 1
@@ -405,10 +405,19 @@ def append_event(
 class _NewState:
     """A write's new state: its stored form and JSON text, encoded on first use only."""
 
-    __slots__ = ("encoded", "ruling_json", "ruling_text", "state", "storable")
+    __slots__ = ("before", "encoded", "ruling_json", "ruling_text", "state", "storable")
 
-    def __init__(self, state: Any, ruling_json: dict[str, Any], ruling_text: str | None) -> None:
+    def __init__(
+        self,
+        state: Any,
+        ruling_json: dict[str, Any],
+        ruling_text: str | None,
+        before: Any = None,
+    ) -> None:
         self.state = state
+        self.before = before
+        """The state this one was made from: the text of each item it shares with it is
+        reused (:mod:`app.service.statetext`)."""
         self.ruling_json = ruling_json
         self.ruling_text = ruling_text
         self.encoded: tuple[Any, str] | None = None
@@ -426,7 +435,7 @@ class _NewState:
     def _encoded(self) -> tuple[Any, str]:
         if self.storable and isinstance(self.state, BaseModel) and self.ruling_text is not None:
             try:  # the text alone, without the check of every value in it
-                text = encode_state(self.state).decode("utf-8")
+                text = state_text(self.state, self.before).decode("utf-8")
             except (ValueError, TypeError, RecursionError, PydanticSerializationError):
                 pass
             else:
