@@ -318,7 +318,9 @@ def append_event(
     response: Callable[[int, int, Callable[[], str]], str] | None = None,
 ) -> NewEvent:
     """Move the game from version ``expected`` to the next and append the event that did it,
-    in the open write transaction (one conditional UPDATE; 412 if another write came first).
+    in the open write transaction (one conditional UPDATE; 412 if another write came first;
+    on PostgreSQL the UPDATE, the event's INSERT and its ``pg_notify`` are one statement,
+    ``GameRepository.advance_with_event``).
     Every write appends through here, so each bumps the version by exactly one
     (seq = version - 1). ``response(seq, version, state_text)`` gives the answer stored
     for replays; ``state_text()`` is the new state's JSON text, encoded once when first asked
