@@ -1124,21 +1124,19 @@ class GameRepository:
         params, columns, whole = _advance_params(
             game_id, expected_version, state, status, now, extra
         )
-        values = event.values()
-        if values["created_at"] is None:
-            values["created_at"] = utcnow()
-        for name, value in values.items():
+        for name, value in event.values().items():
             params[f"e_{name}"] = value
+        if params["e_created_at"] is None:
+            params["e_created_at"] = utcnow()
         params["channel"] = notify.CHANNEL
         params["payload"] = notify.payload(event.game_id, event.seq)
         key = ("advance+event", columns, whole)
-        if (
-            self._on_driver(
-                key, lambda d: _Write(_advance_with_event_statement(columns, whole), d), params
-            )
-            != 1
-        ):
-            return False
+
+        def plan(dialect: Dialect) -> _Write:
+            return _Write(_advance_with_event_statement(columns, whole), dialect)
+
+        if self._on_driver(key, plan, params) != 1:
+            return False  # the game moved on: no row updated, no event, no notification
         self._stage(event.game_id, event.seq)
         return True
 
