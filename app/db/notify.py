@@ -8,7 +8,10 @@ after-commit callbacks within one process.
   session, and once the session commits, the callbacks registered with
   :func:`add_commit_listener` are called in the committing thread (so a stream in the same
   process wakes at once, even on SQLite, which has no notification mechanism; other SQLite
-  processes poll).
+  processes poll). A write of the unit of work has no session to begin with: its repository
+  sends ``pg_notify`` itself (on the driver, or within the one statement that moves the game
+  on and appends the event, ``GameRepository.advance_with_event``) and the unit of work
+  notes the event and calls :func:`committed` once the transaction commits.
 * :class:`PgListener` holds one dedicated autocommit psycopg connection per process that
   ``LISTEN``\\ s on the channel and hands each payload to a callback. It reconnects with back-off
   and calls ``on_reset`` whenever notifications may have been missed, so readers re-check the
@@ -26,7 +29,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from sqlalchemy import Connection, Engine, event, select, text
+from sqlalchemy import Engine, event, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session
 
@@ -65,18 +68,12 @@ def stage(session: Session, game_id: str, seq: int) -> None:
         session.execute(_PG_NOTIFY, {"channel": CHANNEL, "payload": payload(game_id, seq)})
 
 
-def stage_on(connection: Connection, staged: list[tuple[str, int]], game_id: str, seq: int) -> None:
-    """:func:`stage` for a write transaction without a session: the event is noted in
-    ``staged`` (its unit of work calls :func:`committed` with it once it commits) and, on
-    PostgreSQL, ``pg_notify`` runs in the transaction (delivered by the commit)."""
-    staged.append((game_id, seq))
-    if connection.dialect.name == "postgresql":
-        connection.execute(_PG_NOTIFY, {"channel": CHANNEL, "payload": payload(game_id, seq)})
-
-
 def committed(staged: list[tuple[str, int]]) -> None:
-    """Wake this process's listeners for events a transaction without a session committed
-    (see :func:`stage_on`)."""
+    """Wake this process's listeners for events a transaction without a session committed:
+    a write of the unit of work, whose repository sends ``pg_notify`` on PostgreSQL itself
+    (on the driver, or in the statement that appends the event; see
+    ``GameRepository.advance_with_event``) and whose unit of work notes each event and calls
+    this once it commits."""
     _deliver(staged, False)
 
 

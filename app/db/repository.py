@@ -12,6 +12,7 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Engine,
+    Select,
     Table,
     Update,
     bindparam,
@@ -284,6 +285,59 @@ def _advance_statement(extra: frozenset[str], whole: bool) -> Update:
         )
         _ADVANCES[(extra, whole)] = stmt
     return stmt
+
+
+def _advance_with_event_statement(extra: frozenset[str], whole: bool) -> Select[Any]:
+    """PostgreSQL's write of a game's next event in one statement: the conditional
+    ``UPDATE`` of :func:`_advance_statement` (as a CTE, ``RETURNING`` the game's id), the
+    event's ``INSERT ... SELECT`` from it (its values bound as ``e_<column>``) and
+    ``pg_notify`` of the event from that (``channel``, ``payload``). A game not at the
+    expected version updates no row, so no event is inserted and nobody notified: the
+    statement returns no row. A duplicate event (the Idempotency-Key's unique index) fails
+    the whole statement, the ``UPDATE`` with it. One round trip instead of three."""
+    table = cast(Table, GameRow.__table__)
+    adv = _advance_statement(extra, whole).returning(table.c.id).cte("adv")
+    values = select(
+        *(bindparam(f"e_{c.key}", type_=c.type).label(c.key) for c in _EVENT_COLUMNS)
+    ).select_from(adv)
+    appended = (
+        insert(_EVENTS)
+        .from_select([c.key for c in _EVENT_COLUMNS], values)
+        .returning(_EVENTS.c.seq)
+        .cte("ev")
+    )
+    return select(func.pg_notify(bindparam("channel"), bindparam("payload"))).select_from(appended)
+
+
+_NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
+"""PostgreSQL's notification of an appended event, on its own (see :mod:`app.db.notify`)."""
+
+
+def _advance_params(
+    game_id: str,
+    expected_version: int,
+    state: dict[str, Any] | None,
+    status: str,
+    now: datetime | None,
+    extra: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], frozenset[str], bool]:
+    """The parameters of :func:`_advance_statement` for a game moved on from
+    ``expected_version``, the extra columns it sets and whether it writes the state whole."""
+    extra = dict(extra or {})
+    params = {
+        "p_id": game_id,
+        "p_expected": expected_version,
+        "p_version": expected_version + 1,
+        "p_status": status,
+        "p_updated_at": now or utcnow(),
+        **{f"p_{name}": value for name, value in extra.items()},
+    }
+    whole = state is not None
+    if whole:
+        params["p_state"] = state
+    else:
+        params["p_state_seq"] = expected_version - INITIAL_VERSION
+    return params, frozenset(extra), whole
 
 
 class GameRecord:
@@ -1027,30 +1081,71 @@ class GameRepository:
         that is, and a reader rebuilds the current state from it and the deltas after it
         (:func:`_state_at`). A write then does not rewrite a state-sized column for a
         one-unit change (issue 28 item 3)."""
-        extra = dict(extra or {})
-        params = {
-            "p_id": game_id,
-            "p_expected": expected_version,
-            "p_version": expected_version + 1,
-            "p_status": status,
-            "p_updated_at": now or utcnow(),
-            **{f"p_{name}": value for name, value in extra.items()},
-        }
-        whole = state is not None
-        if whole:
-            params["p_state"] = state
-        else:
-            params["p_state_seq"] = expected_version - INITIAL_VERSION
-        columns = frozenset(extra)
+        params, columns, whole = _advance_params(
+            game_id, expected_version, state, status, now, extra
+        )
         stmt = _advance_statement(columns, whole)
         key = ("advance", columns, whole)
         return self._on_driver(key, lambda d: _Write(stmt, d), params) == 1
+
+    def advance_with_event(
+        self,
+        game_id: str,
+        event: NewEvent,
+        *,
+        expected_version: int,
+        state: dict[str, Any] | None,
+        status: str,
+        now: datetime | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> bool:
+        """:meth:`advance` and, if it moved the game on, :meth:`append_event` of ``event``:
+        False (and nothing written) when the game is no longer at ``expected_version``.
+
+        On PostgreSQL, in a write transaction of the unit of work (its connection, and
+        ``stage`` to note the event for this process's wake-ups), this is one statement
+        (:func:`_advance_with_event_statement`: the ``UPDATE``, the ``INSERT`` and
+        ``pg_notify``), one round trip where they were three: a lost race still matches no
+        row and writes nothing, a duplicate Idempotency-Key is still the ``IntegrityError``
+        of the unique index, and the notification is still delivered by the commit only.
+        Elsewhere (SQLite) the two statements, as they were."""
+        if self._stage is None or self._conn is None or self._conn.dialect.name != "postgresql":
+            if not self.advance(
+                game_id,
+                expected_version=expected_version,
+                state=state,
+                status=status,
+                now=now,
+                extra=extra,
+            ):
+                return False
+            self.append_event(event)
+            return True
+        params, columns, whole = _advance_params(
+            game_id, expected_version, state, status, now, extra
+        )
+        for name, value in event.values().items():
+            params[f"e_{name}"] = value
+        if params["e_created_at"] is None:
+            params["e_created_at"] = utcnow()
+        params["channel"] = notify.CHANNEL
+        params["payload"] = notify.payload(event.game_id, event.seq)
+        key = ("advance+event", columns, whole)
+
+        def plan(dialect: Dialect) -> _Write:
+            return _Write(_advance_with_event_statement(columns, whole), dialect)
+
+        if self._on_driver(key, plan, params) != 1:
+            return False  # the game moved on: no row updated, no event, no notification
+        self._stage(event.game_id, event.seq)
+        return True
 
     def append_event(self, event: EventRow | NewEvent) -> None:
         """Stage an event; readers are woken when (and only if) the transaction commits:
         ``pg_notify`` on PostgreSQL (every process), after-commit callbacks in this process
         (see :mod:`app.db.notify`). One Core ``INSERT`` on the session's connection (the
-        ORM's statement machinery is not needed for it)."""
+        ORM's statement machinery is not needed for it); in a write transaction of the unit
+        of work the ``pg_notify`` runs on the driver too, and ``stage`` notes the event."""
         if isinstance(event, NewEvent):
             values = event.values()
         else:
@@ -1059,10 +1154,16 @@ class GameRepository:
             values["created_at"] = utcnow()
         keys = tuple(values)
         self._on_driver(("event", keys), lambda d: _Write(_INSERT_EVENT, d, list(keys)), values)
-        if self._stage is not None:
-            self._stage(event.game_id, event.seq)
-        else:
+        if self._stage is None:
             notify.stage(self.session, event.game_id, event.seq)
+            return
+        if self._connection().dialect.name == "postgresql":
+            message = {
+                "channel": notify.CHANNEL,
+                "payload": notify.payload(event.game_id, event.seq),
+            }
+            self._on_driver("notify", lambda d: _Write(_NOTIFY, d), message)
+        self._stage(event.game_id, event.seq)
 
     def set_response(self, event: EventRow | NewEvent, body: str) -> None:
         """Store the answer of an appended event's request once it is known (the event row

@@ -123,9 +123,10 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         return self._session
 
     def _stage(self, game_id: str, seq: int) -> None:
-        """An appended event, announced once this write commits (see :mod:`app.db.notify`)."""
-        assert self._conn is not None
-        notify.stage_on(self._conn, self._staged, game_id, seq)
+        """An appended event, announced to this process once this write commits (see
+        :mod:`app.db.notify`; the repository sends PostgreSQL's ``pg_notify`` itself, in
+        the transaction)."""
+        self._staged.append((game_id, seq))
 
     def __enter__(self) -> Self:
         inline = self._inline

@@ -318,7 +318,9 @@ def append_event(
     response: Callable[[int, int, Callable[[], str]], str] | None = None,
 ) -> NewEvent:
     """Move the game from version ``expected`` to the next and append the event that did it,
-    in the open write transaction (one conditional UPDATE; 412 if another write came first).
+    in the open write transaction (one conditional UPDATE; 412 if another write came first;
+    on PostgreSQL the UPDATE, the event's INSERT and its ``pg_notify`` are one statement,
+    ``GameRepository.advance_with_event``).
     Every write appends through here, so each bumps the version by exactly one
     (seq = version - 1). ``response(seq, version, state_text)`` gives the answer stored
     for replays; ``state_text()`` is the new state's JSON text, encoded once when first asked
@@ -352,14 +354,9 @@ def append_event(
     if delta is not None:
         known.append(delta)
     with json_reuse(*known):
-        if not uow.games.advance(
-            game.row.id,
-            expected_version=expected,
-            state=whole,
-            status=status or game.row.status,
-            extra=dict(columns or {}),
-        ):
-            raise PreconditionFailed("another write was accepted first; reload the game")
+        # the answer is put together before the write (it is stored with the event, which
+        # PostgreSQL writes in the statement that moves the game on); a write that loses the
+        # race to another discards it with the rest
         answer = response(seq, expected + 1, made.text) if response is not None else None
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
@@ -382,7 +379,15 @@ def append_event(
             visible_to=visible_to,
             ruleset_version=game.ruleset.version,
         )
-        uow.games.append_event(event)
+        if not uow.games.advance_with_event(
+            game.row.id,
+            event,
+            expected_version=expected,
+            state=whole,
+            status=status or game.row.status,
+            extra=dict(columns or {}),
+        ):
+            raise PreconditionFailed("another write was accepted first; reload the game")
         event.response = answer  # the body of this request (the row is written, not tracked)
         remember_state(uow, game, expected + 1, made, delta)
         with guard("state"):  # webhook notifications: outbox rows in this same transaction
