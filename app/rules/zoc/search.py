@@ -454,12 +454,17 @@ class Found:
             return kept[1]
         graph = self.graph
         ids = graph.ids
-        known, axial = graph._axial, graph.axial
+        # the tables read as keyed by the very int objects the search's tables hold (Any: as
+        # for Step; an int key would be unboxed and boxed again for each look-up), directly
+        known: dict[Any, tuple[int, int]] = graph._axial
+        axial = graph.axial
         start = self.start
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
-        short, ending = refused.short.get, refused.ending.get
+        short_of: dict[Any, tuple[int, int]] = refused.short
+        ending_of: dict[Any, Written] = refused.ending
+        short, ending = short_of.get, ending_of.get
         rows: list[FrontierRow] = []
         # a search refused steps for its allowance and its stops only (the commonest case):
         # a hex's reasons are those two, already in code order
@@ -472,13 +477,19 @@ class Found:
         q0, r0 = axial(start)
         rows_of: list[Any] = sorted(hexes) if in_order else list(hexes)  # Any: as for Step
         for i in rows_of:
-            q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
+            # graph.distance(start, i), inlined (abs written out: the compiled build's abs
+            # of an int boxes it)
+            at = known.get(i)
+            q, r = axial(i) if at is None else at
             dq, dr = q - q0, r - r0
-            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
+            ds = dq + dr
+            if (
+                (dq if dq >= 0 else -dq) + (dr if dr >= 0 else -dr) + (ds if ds >= 0 else -ds)
+            ) // 2 > allowance:
                 continue
             if few:
-                beyond = short(i)
-                stop = ending(i)
+                beyond = short_of.get(i)
+                stop = ending_of.get(i)
                 if beyond is None:
                     rows.append((ids[i], (stop,)))  # type: ignore[arg-type]  # one of the two
                     continue
@@ -690,27 +701,33 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     ids = graph.ids
     around = graph.around
     steps_from = facts.steps_from
-    steps_kept = facts.steps.get  # the kept answers of steps_from, looked up here
-    verdicts = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
-    verdict_kept = verdicts.get  # a Layered table only after LAYERS_KEPT moves unasked
+    # the kept answers of steps_from, and the verdicts, looked up here: a plain dict's
+    # directly (by the dict's own look-up in the compiled build), a Layered one through its
+    # `get` (which looks below; verdicts are layered only after LAYERS_KEPT moves unasked)
+    steps: dict[Any, tuple[Step, ...]] = facts.steps
+    steps_plain = steps.__class__ is dict
+    steps_kept = steps.get
+    verdicts: dict[Any, StepVerdict] = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
+    verdicts_plain = verdicts.__class__ is dict
+    verdict_kept = verdicts.get
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite
     cite_ids = ctx.cite_ids
     rely = ctx.rely
     start = graph.index[unit.hex]
-    best: dict[int, int] = {start * 2: 0}
-    paths: dict[int, tuple[str, ...]] = {start * 2: ()}
-    stops: dict[int, StepVerdict] = {}
+    # the tables are keyed by the very int objects the steps hold (Any: as for Step), and
+    # read and written directly, not through bound methods (a call each in the compiled build)
+    best: dict[Any, int] = {start * 2: 0}
+    paths: dict[Any, tuple[str, ...]] = {start * 2: ()}
+    stops: dict[Any, StepVerdict] = {}
     reasons: dict[int, dict[str, Reason]] = {}
     # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
     # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
-    terrain: dict[int, str] = {}
-    enemy: dict[int, str] = {}
-    short: dict[int, tuple[int, int]] = {}
-    ending: dict[int, Written] = {}
-    terrain_note, enemy_note, short_note = terrain.setdefault, enemy.setdefault, short.setdefault
-    ending_note = ending.setdefault
+    terrain: dict[Any, str] = {}
+    enemy: dict[Any, str] = {}
+    short: dict[Any, tuple[int, int]] = {}
+    ending: dict[Any, Written] = {}
     replayed: set[tuple[Event, ...]] = set()
     no_zoc_cited: set[int] = set()
     groups: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -737,7 +754,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     queued[0].append(origin)
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
     mp_cited = False  # the allowance's sections cited (at the first step beyond it)
-    best_get = best.get
     for cost, nodes in enumerate(queued):
         for node in nodes:  # grows while it is expanded (steps of cost 0)
             # a node is pushed only at a cost below its best so far, so the one entry at its
@@ -751,12 +767,14 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
                 reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-                for beside in stopped.around:
-                    ending_note(beside, reason)
+                besides: tuple[Any, ...] = stopped.around  # Any: as for Step
+                for beside in besides:
+                    if beside not in ending:
+                        ending[beside] = reason
                 continue
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost
-            out = steps_kept(cur)
+            out = steps.get(cur) if steps_plain else steps_kept(cur)
             if out is None:
                 out = steps_from(ctx, cur)
             # out of a hex in EZOC (or in Reserve Movement) every step is judged
@@ -769,28 +787,32 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                             mp_cited = True
                             if MOVEMENT_POINTS not in groups:
                                 groups[MOVEMENT_POINTS] = cite_ids(*MOVEMENT_POINTS)
-                        short_note(nbr, (cur, total))
+                        if nbr not in short:
+                            short[nbr] = (cur, total)
                         continue
                 elif not kind and not judged:  # a plain step: 8.2 is silent
-                    if total < best_get(nxt, beyond):
+                    if total < best.get(nxt, beyond):
                         best[nxt] = total
-                        paths[nxt] = (*path, ids[nbr])
+                        # concatenated: the compiled build makes (*path, x) by way of a list
+                        paths[nxt] = path + (ids[nbr],)  # noqa: RUF005
                         queued[total].append(nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
                         if TERRAIN not in groups:
                             groups[TERRAIN] = cite_ids(*TERRAIN)
-                        terrain_note(nbr, refusal)
+                        if nbr not in terrain:
+                            terrain[nbr] = refusal
                     else:
                         if ENEMY_HEX not in groups:
                             groups[ENEMY_HEX] = cite_ids(*ENEMY_HEX)
-                        enemy_note(nbr, refusal)
+                        if nbr not in enemy:
+                            enemy[nbr] = refusal
                     continue
                 stop: StepVerdict | None = None
                 if judged or kind == EZOC:
                     key = (cur, nbr, first)
-                    verdict = verdict_kept(key)
+                    verdict = verdicts.get(key) if verdicts_plain else verdict_kept(key)
                     if verdict is None:
                         verdict = verdicts[key] = _judge_step(
                             ctx, mover, ids[cur], ids[nbr], first, around(nbr)
@@ -815,9 +837,9 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                         cite(section)
                 if stop is not None:
                     nxt += 1  # the node of the hex where the unit must stop
-                if total < best_get(nxt, beyond):
+                if total < best.get(nxt, beyond):
                     best[nxt] = total
-                    paths[nxt] = (*path, ids[nbr])
+                    paths[nxt] = path + (ids[nbr],)  # noqa: RUF005  (as above)
                     if stop is not None:
                         stops[nxt] = stop
                     queued[total].append(nxt)
