@@ -180,10 +180,13 @@ class SideFacts:
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
-        self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
-        """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
-        what it cited and relied on (in first-cited order, to be replayed): the
-        :data:`SEARCHES_KEPT` last asked for, oldest first."""
+        self.searches: dict[tuple[str, bool], tuple[ZocOptions, Found, tuple[Event, ...]]] = {}
+        """(unit id, started the phase in EZOC) -> the options searched with, what
+        :func:`search` found, and what it cited and relied on (in first-cited order, to be
+        replayed): the :data:`SEARCHES_KEPT` last asked for, oldest first. (The options are
+        compared when the search is found, not hashed into its key: a pydantic model's hash
+        is Python code, and the key is hashed at every ask and eviction; one search is kept
+        per unit, with the options last asked for.)"""
 
     def verdicts_for(self, key: tuple[Any, ...]) -> VerdictTable:
         """The verdicts table of (unit id, options, started the phase in EZOC): kept, or made
@@ -670,12 +673,12 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     game version replays what the first cited and relied on, in its order, and returns what
     it found (which nothing changes afterwards)."""
     facts = side_facts(ctx, unit.side)
-    key = (unit.id, options, mover.started_in_ezoc)
+    key = (unit.id, bool(mover.started_in_ezoc))
     searches = facts.searches
     kept = searches.pop(key, None)
-    if kept is not None:
+    if kept is not None and (kept[0] is options or kept[0] == options):
         searches[key] = kept  # now the last asked for
-        found, events = kept
+        _options, found, events = kept
         for is_cite, args in events:
             if is_cite:
                 ctx.cite(*args)
@@ -689,7 +692,7 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     finally:
         ctx.stop_noting()
     # citing a group again, or relying on a reading again, changes nothing: each once
-    searches[key] = (found, tuple(dict.fromkeys(note)))
+    searches[key] = (options, found, tuple(dict.fromkeys(note)))
     if len(searches) > SEARCHES_KEPT:
         del searches[next(iter(searches))]
     return found
