@@ -62,6 +62,10 @@ class BoardGraph:
         self.topo = topology(board)
         self.ids: list[str] = list(self.topo.neighbors)
         self.index: dict[str, int] = {h: i for i, h in enumerate(self.ids)}
+        self.hexes: list[Any] = list(self.index.values())
+        """Hex ``i``'s int object (``index``'s, the one the rows and steps hold), at ``i``:
+        what the compiled build finds a hex by from a node (``hexes[node >> 1]``) instead of
+        making a new int, which a table would then compare by value (Any: as for Step)."""
         self.in_order = self.ids == sorted(self.ids)
         """Whether the hexes are numbered in hex id order (then sorting the numbers sorts by
         hex id)."""
@@ -432,12 +436,13 @@ class Found:
         from (kept: a kept search's answer is made from it again)."""
         if self._order is not None:
             return self._order
-        best = self.best
+        best: dict[Any, int] = self.best  # Any: as for Step
+        stops: dict[Any, StepVerdict] = self.stops
         origin = self.start * 2
         # a hex reached both ways keeps its node not ending the move unless the stop's is
         # cheaper (the nodes of one hex are 2 * hex and 2 * hex + 1); the rest sorted in C
         dropped = {origin, origin + 1}
-        for node in self.stops:
+        for node in stops:
             other = best.get(node - 1)
             if other is not None:
                 dropped.add(node if other <= best[node] else node - 1)
@@ -466,7 +471,7 @@ class Found:
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
         short_of: dict[Any, tuple[int, int]] = refused.short
-        ending_of: dict[Any, Written] = refused.ending
+        ending_of: dict[Any, Any] = refused.ending  # Any: each reason handed on as it is
         short, ending = short_of.get, ending_of.get
         rows: list[FrontierRow] = []
         # a search refused steps for its allowance and its stops only (the commonest case):
@@ -474,7 +479,9 @@ class Found:
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
         hexes = self.refused_hexes()
-        hexes.difference_update([node >> 1 for node in self.best])  # the hexes reached
+        nodes: dict[int, int] = self.best  # unboxed: each hex's own int found, not made
+        of = graph.hexes
+        hexes.difference_update([of[node >> 1] for node in nodes])  # the hexes reached
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
@@ -702,6 +709,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     assert unit.hex is not None
     graph = facts.graph
     ids = graph.ids
+    hexes = graph.hexes
     around = graph.around
     steps_from = facts.steps_from
     # the kept answers of steps_from, and the verdicts, looked up here: a plain dict's
@@ -763,7 +771,6 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             # best is the first popped at it; every other entry of the node is dearer (stale)
             if cost != best[node]:
                 continue
-            cur = node >> 1
             if node & 1:  # the unit must stop here: every path through it ends in it
                 stopped = stops[node]
                 sections = stopped.stop_sections
@@ -775,6 +782,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     if beside not in ending:
                         ending[beside] = reason
                 continue
+            at: int = node  # unboxed: the hex's own int found, not a new one made
+            cur = hexes[at >> 1]
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost
             out = steps.get(cur) if steps_plain else steps_kept(cur)
@@ -861,8 +870,9 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     result: dict[str, dict[str, Any]] = {}
     order: tuple[Any, ...] = found.reached_order()  # Any: as for Step
     for node in order:
-        if not node & 1:
-            result[ids[node >> 1]] = {
+        at: int = node  # unboxed: its hex found without a new int (node stays the key)
+        if not at & 1:
+            result[ids[at >> 1]] = {
                 "cost": best[node],
                 "path": [*paths[node]],
                 "must_stop": False,
@@ -875,7 +885,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
             by_stop = cited.get(sections)
             if by_stop is None:
                 by_stop = cited[sections] = list(cite_ids(*sections))
-            result[ids[node >> 1]] = {
+            result[ids[at >> 1]] = {
                 "cost": best[node],
                 "path": [*paths[node]],
                 "must_stop": True,
