@@ -776,7 +776,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 sections = stopped.stop_sections
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
-                reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
+                # a stop's (not None); Any: the verdict's own tuple noted, not a copy of it
+                reason: Any = stopped.ending
                 besides: tuple[Any, ...] = stopped.around  # Any: as for Step
                 for beside in besides:
                     if beside not in ending:
