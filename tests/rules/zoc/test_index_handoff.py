@@ -369,8 +369,8 @@ def test_a_layered_verdicts_table_is_read_below_not_judged_again(monkeypatch: An
     tables = [t for key, t in facts.verdicts.items() if key[0] == asked]
     assert len(tables) == 1 and isinstance(tables[0], layers.Layered)
     table = tables[0]
-    below: dict[Any, Any] = table._below  # type: ignore[attr-defined]
-    dropped = table._dropped  # type: ignore[attr-defined]
+    below: dict[Any, Any] = table._below
+    dropped = table._dropped
     found_below = [k for k in dict.keys(table) if k in below and k not in dropped]
     assert found_below  # the search read verdicts kept below
     assert all(dict.__getitem__(table, k) is below[k] for k in found_below)
