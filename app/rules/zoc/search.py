@@ -28,7 +28,7 @@ recorded in the same first-cited order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
@@ -428,10 +428,6 @@ class Found:
         self.graph = graph
         self._order: tuple[int, ...] | None = None
         self._frontier: tuple[int, tuple[FrontierRow, ...]] | None = None
-        self._answered = False
-        """Whether an answer's ``frontier`` why-nots were made from this search once already
-        (:func:`frontier_why_nots`: the first are written straight into the answer, the rows
-        are kept from the second on)."""
         self._everywhere: tuple[int, tuple[WhyNotRow, ...]] | None = None
 
     def reached_order(self) -> tuple[int, ...]:
@@ -460,31 +456,10 @@ class Found:
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
         """The hexes a step was refused into, not reached, within ``allowance`` of the start,
-        in hex id order, each with its reasons in code order (the ``frontier`` why-nots;
-        kept)."""
+        in hex id order, each with its reasons in code order (the ``frontier`` why-nots)."""
         kept = self._frontier
         if kept is not None and kept[0] == allowance:
             return kept[1]
-        rows: list[FrontierRow] = []
-        self._frontier_of(allowance, rows, None)
-        self._frontier = (allowance, tuple(rows))
-        return self._frontier[1]
-
-    def frontier_answer(self, allowance: int) -> dict[str, list[dict[str, Any]]]:
-        """The ``frontier`` why-nots of an answer written straight from the search's notes
-        (what :func:`frontier_why_nots` makes from :meth:`frontier`'s rows; nothing kept)."""
-        answer: dict[str, list[dict[str, Any]]] = {}
-        self._frontier_of(allowance, None, answer)
-        return answer
-
-    def _frontier_of(
-        self,
-        allowance: int,
-        rows: list[FrontierRow] | None,
-        answer: dict[str, list[dict[str, Any]]] | None,
-    ) -> None:
-        """:meth:`frontier`'s rows appended to ``rows``, or the answer's why-nots written
-        into ``answer`` (one of the two given), in hex id order."""
         graph = self.graph
         ids = graph.ids
         # the tables read as keyed by the very int objects the search's tables hold (Any: as
@@ -498,9 +473,7 @@ class Found:
         short_of: dict[Any, tuple[int, int]] = refused.short
         ending_of: dict[Any, Any] = refused.ending  # Any: each reason handed on as it is
         short, ending = short_of.get, ending_of.get
-        keep = rows is not None
-        made: list[FrontierRow] = [] if rows is None else rows
-        why: dict[str, list[dict[str, Any]]] = {} if answer is None else answer
+        rows: list[FrontierRow] = []
         # a search refused steps for its allowance and its stops only (the commonest case):
         # a hex's reasons are those two, already in code order
         few = not (self.reasons or refused.terrain or refused.enemy)
@@ -526,32 +499,18 @@ class Found:
                 continue
             if few:
                 beyond = short_of.get(i)
-                ends: Any = ending_of.get(i)  # one of the two is there
+                stop = ending_of.get(i)
                 if beyond is None:
-                    if keep:
-                        made.append((ids[i], (ends,)))
-                    else:  # why_nots inlined: the reason's dict
-                        why[ids[i]] = [
-                            {"code": ends[0], "message": ends[1], "citations": [*ends[2]]}
-                        ]
+                    rows.append((ids[i], (stop,)))  # type: ignore[arg-type]  # one of the two
                     continue
                 hex_id = ids[i]
-                text = (
+                written: Written = (
+                    INSUFFICIENT_MP,
                     f"Entering {hex_id} from {ids[beyond[0]]} would cost {beyond[1]} "
-                    "movement points."
+                    "movement points.",
+                    mp,
                 )
-                if keep:
-                    written: Written = (INSUFFICIENT_MP, text, mp)
-                    made.append((hex_id, (written,) if ends is None else (written, ends)))
-                    continue
-                short_why = {"code": INSUFFICIENT_MP, "message": text, "citations": [*mp]}
-                if ends is None:
-                    why[hex_id] = [short_why]
-                else:
-                    why[hex_id] = [
-                        short_why,
-                        {"code": ends[0], "message": ends[1], "citations": [*ends[2]]},
-                    ]
+                rows.append((hex_id, (written,) if stop is None else (written, stop)))
                 continue
             # the hex's reasons (noted, inlined), their messages written, in code order
             out: list[Written] = []
@@ -579,17 +538,11 @@ class Found:
                 out.append(stop)
             if len(out) > 1:
                 out.sort(key=_code)
-            if keep:
-                made.append((ids[i], tuple(out)))
-            else:
-                why[ids[i]] = why_nots(out)
-        if not in_order:  # by hex id: each hex once, so no two rows compare further
-            if keep:
-                made.sort()
-            else:
-                ordered = sorted(why.items(), key=_first)
-                why.clear()
-                why.update(ordered)
+            rows.append((ids[i], tuple(out)))
+        if not in_order:
+            rows.sort()  # by hex id: each hex once, so no two rows compare further
+        self._frontier = (allowance, tuple(rows))
+        return self._frontier[1]
 
     def everywhere(
         self, allowance: int, within: Callable[[], Iterable[str]]
@@ -697,15 +650,11 @@ def _code(reason: Reason) -> str:
     return reason[0]
 
 
-def _first(item: tuple[str, Any]) -> str:
-    return item[0]
-
-
 def _message(message: tuple[str, str, int]) -> str:
     return f"Entering {message[0]} from {message[1]} would cost {message[2]} movement points."
 
 
-def why_nots(reasons: Sequence[Written]) -> list[dict[str, Any]]:
+def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
     """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
     return [{"code": c, "message": m, "citations": [*cited]} for c, m, cited in reasons]
 
@@ -713,13 +662,6 @@ def why_nots(reasons: Sequence[Written]) -> list[dict[str, Any]]:
 def frontier_why_nots(found: Found, allowance: int) -> dict[str, list[dict[str, Any]]]:
     """The ``frontier`` why-nots of an answer (:meth:`Found.frontier`), in hex id order, made
     afresh."""
-    kept = found._frontier
-    if not found._answered and (kept is None or kept[0] != allowance):
-        # the first answer from this search (hovering asks each unit once): written straight
-        # from the notes, no rows made to be freed with the search; a later one (the same
-        # unit asked again at this game version) keeps the rows and copies them
-        found._answered = True
-        return found.frontier_answer(allowance)
     out: dict[str, list[dict[str, Any]]] = {}
     for hex_id, in_order in found.frontier(allowance):
         if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
