@@ -31,6 +31,11 @@ class ByIdentity(Generic[T]):
         self._dead: list[int] = []
         """Keys whose object was collected: dropped at the next put or get, so what was kept
         for a state no longer alive (a game's older version) does not wait to be evicted."""
+        self._last: tuple[int, weakref.ref[Any], T] | None = None
+        """The entry last found or kept -- the newest in ``_items``, so a hit on it needs no
+        reordering -- as (key, reference, value): :meth:`get` answers it without the lock
+        (a tuple read whole; the rules core asks the same board and state a few times per
+        ruling). Cleared when its entry is dropped, replaced or evicted."""
 
     def _ref(self, obj: Any) -> weakref.ref[Any]:
         dead, key = self._dead, id(obj)  # not self: the callback must not keep the memo alive
@@ -47,6 +52,18 @@ class ByIdentity(Generic[T]):
             entry = self._items.get(key)
             if entry is not None and entry[0]() is None:  # not a new object of the same id
                 del self._items[key]
+                self._forget(key)
+
+    def _forget(self, key: int) -> None:
+        """The entry of ``key`` is no longer kept: no longer the last one either."""
+        last = self._last
+        if last is not None and last[0] == key:
+            self._last = None
+
+    def _evict(self) -> None:
+        """Drop the oldest entries past the size (the lock held)."""
+        while len(self._items) > self._maxsize:
+            self._forget(self._items.popitem(last=False)[0])
 
     def __call__(self, obj: Any) -> T:
         assert self._compute is not None
@@ -59,6 +76,7 @@ class ByIdentity(Generic[T]):
             entry = self._items.get(id(obj))
             if entry is not None and entry[0]() is obj:
                 self._items.move_to_end(id(obj))
+                self._last = (id(obj), *entry)
                 return entry[1]
         return None
 
@@ -66,10 +84,10 @@ class ByIdentity(Generic[T]):
         """Keep ``value`` for ``obj`` (replacing what was kept)."""
         with self._lock:
             self._purge()
-            self._items[id(obj)] = (self._ref(obj), value)
+            entry = self._items[id(obj)] = (self._ref(obj), value)
             self._items.move_to_end(id(obj))
-            while len(self._items) > self._maxsize:
-                self._items.popitem(last=False)
+            self._last = (id(obj), *entry)
+            self._evict()
 
     def pop(self, obj: Any) -> T | None:
         """The value kept for ``obj``, if any, no longer kept."""
@@ -77,16 +95,21 @@ class ByIdentity(Generic[T]):
             entry = self._items.get(id(obj))
             if entry is not None and entry[0]() is obj:
                 del self._items[id(obj)]
+                self._forget(id(obj))
                 return entry[1]
         return None
 
     def get(self, obj: Any, compute: Callable[[Any], T]) -> T:
         """The value kept for ``obj``, or ``compute(obj)`` kept from now on."""
         key = id(obj)
+        last = self._last
+        if last is not None and last[0] == key and last[1]() is obj:
+            return last[2]  # the newest entry: nothing to reorder
         with self._lock:
             entry = self._items.get(key)
             if entry is not None and entry[0]() is obj:
                 self._items.move_to_end(key)
+                self._last = (key, *entry)
                 return entry[1]
         with self._computing:  # one computation at a time: concurrent first requests wait
             with self._lock:
@@ -96,10 +119,10 @@ class ByIdentity(Generic[T]):
             value = compute(obj)
         with self._lock:
             self._purge()
-            self._items[key] = (self._ref(obj), value)
+            entry = self._items[key] = (self._ref(obj), value)
             self._items.move_to_end(key)
-            while len(self._items) > self._maxsize:
-                self._items.popitem(last=False)
+            self._last = (key, *entry)
+            self._evict()
         return value
 
 

@@ -104,3 +104,20 @@ def test_adopt_keeps_for_an_equal_object_what_each_memo_keeps_for_the_made_one()
     assert empty.peek(equal) is None and empty.peek(other) == "index of other"
     assert firsts.peek(made) == "index of made"  # still kept for `made` too
     assert adopt(Thing(), equal) == 0  # nothing kept for a new object: nothing adopted
+
+
+def test_the_value_last_found_is_not_handed_out_once_replaced_popped_or_evicted() -> None:
+    # the last entry found or kept is answered without the lock: only while it is kept
+    counter = iter(range(100))
+    memo: ByIdentity[int] = ByIdentity(lambda obj: next(counter), maxsize=1)
+    a, b = Thing(), Thing()
+    assert memo(a) == 0 and memo(a) == 0  # found, then found as the last one
+    memo.put(a, 10)  # replaced
+    assert memo(a) == 10
+    assert memo.pop(a) == 10  # dropped
+    assert memo(a) == 1 and memo(b) == 2  # b evicts a (one kept)
+    assert memo(a) == 3
+    memo.put(b, 20)  # kept last; a evicted
+    assert memo.peek(a) is None and memo(a) == 4
+    zero: ByIdentity[int] = ByIdentity(lambda obj: next(counter), maxsize=0)
+    assert zero(a) == 5 and zero(a) == 6  # nothing kept, so nothing found again

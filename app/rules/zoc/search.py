@@ -62,6 +62,10 @@ class BoardGraph:
         self.topo = topology(board)
         self.ids: list[str] = list(self.topo.neighbors)
         self.index: dict[str, int] = {h: i for i, h in enumerate(self.ids)}
+        self.hexes: list[Any] = list(self.index.values())
+        """Hex ``i``'s int object (``index``'s, the one the rows and steps hold), at ``i``:
+        what the compiled build finds a hex by from a node (``hexes[node >> 1]``) instead of
+        making a new int, which a table would then compare by value (Any: as for Step)."""
         self.in_order = self.ids == sorted(self.ids)
         """Whether the hexes are numbered in hex id order (then sorting the numbers sorts by
         hex id)."""
@@ -180,10 +184,13 @@ class SideFacts:
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
-        self.searches: dict[tuple[Any, ...], tuple[Found, tuple[Event, ...]]] = {}
-        """(unit id, options, started the phase in EZOC) -> what :func:`search` found, and
-        what it cited and relied on (in first-cited order, to be replayed): the
-        :data:`SEARCHES_KEPT` last asked for, oldest first."""
+        self.searches: dict[tuple[str, bool], tuple[ZocOptions, Found, tuple[Event, ...]]] = {}
+        """(unit id, started the phase in EZOC) -> the options searched with, what
+        :func:`search` found, and what it cited and relied on (in first-cited order, to be
+        replayed): the :data:`SEARCHES_KEPT` last asked for, oldest first. (The options are
+        compared when the search is found, not hashed into its key: a pydantic model's hash
+        is Python code, and the key is hashed at every ask and eviction; one search is kept
+        per unit, with the options last asked for.)"""
 
     def verdicts_for(self, key: tuple[Any, ...]) -> VerdictTable:
         """The verdicts table of (unit id, options, started the phase in EZOC): kept, or made
@@ -429,12 +436,13 @@ class Found:
         from (kept: a kept search's answer is made from it again)."""
         if self._order is not None:
             return self._order
-        best = self.best
+        best: dict[Any, int] = self.best  # Any: as for Step
+        stops: dict[Any, StepVerdict] = self.stops
         origin = self.start * 2
         # a hex reached both ways keeps its node not ending the move unless the stop's is
         # cheaper (the nodes of one hex are 2 * hex and 2 * hex + 1); the rest sorted in C
         dropped = {origin, origin + 1}
-        for node in self.stops:
+        for node in stops:
             other = best.get(node - 1)
             if other is not None:
                 dropped.add(node if other <= best[node] else node - 1)
@@ -454,31 +462,44 @@ class Found:
             return kept[1]
         graph = self.graph
         ids = graph.ids
-        known, axial = graph._axial, graph.axial
+        # the tables read as keyed by the very int objects the search's tables hold (Any: as
+        # for Step; an int key would be unboxed and boxed again for each look-up), directly
+        known: dict[Any, tuple[int, int]] = graph._axial
+        axial = graph.axial
         start = self.start
         refused = self.refused
         problems, cited = self.reasons.get, refused.cited
         terrain, enemy = refused.terrain.get, refused.enemy.get
-        short, ending = refused.short.get, refused.ending.get
+        short_of: dict[Any, tuple[int, int]] = refused.short
+        ending_of: dict[Any, Any] = refused.ending  # Any: each reason handed on as it is
+        short, ending = short_of.get, ending_of.get
         rows: list[FrontierRow] = []
         # a search refused steps for its allowance and its stops only (the commonest case):
         # a hex's reasons are those two, already in code order
         few = not (self.reasons or refused.terrain or refused.enemy)
         mp = cited.get(MOVEMENT_POINTS, ())
         hexes = self.refused_hexes()
-        hexes.difference_update([node >> 1 for node in self.best])  # the hexes reached
+        nodes: dict[int, int] = self.best  # unboxed: each hex's own int found, not made
+        of = graph.hexes
+        hexes.difference_update([of[node >> 1] for node in nodes])  # the hexes reached
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
         rows_of: list[Any] = sorted(hexes) if in_order else list(hexes)  # Any: as for Step
         for i in rows_of:
-            q, r = known.get(i) or axial(i)  # graph.distance(start, i), inlined
+            # graph.distance(start, i), inlined (abs written out: the compiled build's abs
+            # of an int boxes it)
+            at = known.get(i)
+            q, r = axial(i) if at is None else at
             dq, dr = q - q0, r - r0
-            if (abs(dq) + abs(dr) + abs(dq + dr)) // 2 > allowance:
+            ds = dq + dr
+            if (
+                (dq if dq >= 0 else -dq) + (dr if dr >= 0 else -dr) + (ds if ds >= 0 else -ds)
+            ) // 2 > allowance:
                 continue
             if few:
-                beyond = short(i)
-                stop = ending(i)
+                beyond = short_of.get(i)
+                stop = ending_of.get(i)
                 if beyond is None:
                     rows.append((ids[i], (stop,)))  # type: ignore[arg-type]  # one of the two
                     continue
@@ -659,12 +680,12 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     game version replays what the first cited and relied on, in its order, and returns what
     it found (which nothing changes afterwards)."""
     facts = side_facts(ctx, unit.side)
-    key = (unit.id, options, mover.started_in_ezoc)
+    key = (unit.id, bool(mover.started_in_ezoc))
     searches = facts.searches
     kept = searches.pop(key, None)
-    if kept is not None:
+    if kept is not None and (kept[0] is options or kept[0] == options):
         searches[key] = kept  # now the last asked for
-        found, events = kept
+        _options, found, events = kept
         for is_cite, args in events:
             if is_cite:
                 ctx.cite(*args)
@@ -678,7 +699,7 @@ def search(ctx: Context, mover: Any, unit: Unit, options: ZocOptions) -> Found:
     finally:
         ctx.stop_noting()
     # citing a group again, or relying on a reading again, changes nothing: each once
-    searches[key] = (found, tuple(dict.fromkeys(note)))
+    searches[key] = (options, found, tuple(dict.fromkeys(note)))
     if len(searches) > SEARCHES_KEPT:
         del searches[next(iter(searches))]
     return found
@@ -688,29 +709,36 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     assert unit.hex is not None
     graph = facts.graph
     ids = graph.ids
+    hexes = graph.hexes
     around = graph.around
     steps_from = facts.steps_from
-    steps_kept = facts.steps.get  # the kept answers of steps_from, looked up here
-    verdicts = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
-    verdict_kept = verdicts.get  # a Layered table only after LAYERS_KEPT moves unasked
+    # the kept answers of steps_from, and the verdicts, looked up here: a plain dict's
+    # directly (by the dict's own look-up in the compiled build), a Layered one through its
+    # `get` (which looks below; verdicts are layered only after LAYERS_KEPT moves unasked)
+    steps: dict[Any, tuple[Step, ...]] = facts.steps
+    steps_plain = steps.__class__ is dict
+    steps_kept = steps.get
+    verdicts: dict[Any, StepVerdict] = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
+    verdicts_plain = verdicts.__class__ is dict
+    verdict_kept = verdicts.get
     reserve = ctx.state.phase == "reserve_movement"
     ma = unit.movement_allowance
     cite = ctx.cite
     cite_ids = ctx.cite_ids
     rely = ctx.rely
     start = graph.index[unit.hex]
-    best: dict[int, int] = {start * 2: 0}
-    paths: dict[int, tuple[str, ...]] = {start * 2: ()}
-    stops: dict[int, StepVerdict] = {}
+    # the tables are keyed by the very int objects the steps hold (Any: as for Step), and
+    # read and written directly, not through bound methods (a call each in the compiled build)
+    best: dict[Any, int] = {start * 2: 0}
+    paths: dict[Any, tuple[str, ...]] = {start * 2: ()}
+    stops: dict[Any, StepVerdict] = {}
     reasons: dict[int, dict[str, Reason]] = {}
     # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
     # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
-    terrain: dict[int, str] = {}
-    enemy: dict[int, str] = {}
-    short: dict[int, tuple[int, int]] = {}
-    ending: dict[int, Written] = {}
-    terrain_note, enemy_note, short_note = terrain.setdefault, enemy.setdefault, short.setdefault
-    ending_note = ending.setdefault
+    terrain: dict[Any, str] = {}
+    enemy: dict[Any, str] = {}
+    short: dict[Any, tuple[int, int]] = {}
+    ending: dict[Any, Written] = {}
     replayed: set[tuple[Event, ...]] = set()
     no_zoc_cited: set[int] = set()
     groups: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -737,26 +765,29 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     queued[0].append(origin)
     beyond = ma + 1  # a node not reached yet: any cost within the allowance is below it
     mp_cited = False  # the allowance's sections cited (at the first step beyond it)
-    best_get = best.get
     for cost, nodes in enumerate(queued):
         for node in nodes:  # grows while it is expanded (steps of cost 0)
             # a node is pushed only at a cost below its best so far, so the one entry at its
             # best is the first popped at it; every other entry of the node is dearer (stale)
             if cost != best[node]:
                 continue
-            cur = node >> 1
             if node & 1:  # the unit must stop here: every path through it ends in it
                 stopped = stops[node]
                 sections = stopped.stop_sections
                 if sections not in groups:  # cited once, as the first neighbour's note would
                     groups[sections] = cite_ids(*sections)
-                reason: Written = stopped.ending  # type: ignore[assignment]  # a stop's: not None
-                for beside in stopped.around:
-                    ending_note(beside, reason)
+                # a stop's (not None); Any: the verdict's own tuple noted, not a copy of it
+                reason: Any = stopped.ending
+                besides: tuple[Any, ...] = stopped.around  # Any: as for Step
+                for beside in besides:
+                    if beside not in ending:
+                        ending[beside] = reason
                 continue
+            at: int = node  # unboxed: the hex's own int found, not a new one made
+            cur = hexes[at >> 1]
             first = node == origin
             path = paths[node]  # final: its node is expanded at its best cost
-            out = steps_kept(cur)
+            out = steps.get(cur) if steps_plain else steps_kept(cur)
             if out is None:
                 out = steps_from(ctx, cur)
             # out of a hex in EZOC (or in Reserve Movement) every step is judged
@@ -769,28 +800,32 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                             mp_cited = True
                             if MOVEMENT_POINTS not in groups:
                                 groups[MOVEMENT_POINTS] = cite_ids(*MOVEMENT_POINTS)
-                        short_note(nbr, (cur, total))
+                        if nbr not in short:
+                            short[nbr] = (cur, total)
                         continue
                 elif not kind and not judged:  # a plain step: 8.2 is silent
-                    if total < best_get(nxt, beyond):
+                    if total < best.get(nxt, beyond):
                         best[nxt] = total
-                        paths[nxt] = (*path, ids[nbr])
+                        # concatenated: the compiled build makes (*path, x) by way of a list
+                        paths[nxt] = path + (ids[nbr],)  # noqa: RUF005
                         queued[total].append(nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
                         if TERRAIN not in groups:
                             groups[TERRAIN] = cite_ids(*TERRAIN)
-                        terrain_note(nbr, refusal)
+                        if nbr not in terrain:
+                            terrain[nbr] = refusal
                     else:
                         if ENEMY_HEX not in groups:
                             groups[ENEMY_HEX] = cite_ids(*ENEMY_HEX)
-                        enemy_note(nbr, refusal)
+                        if nbr not in enemy:
+                            enemy[nbr] = refusal
                     continue
                 stop: StepVerdict | None = None
                 if judged or kind == EZOC:
                     key = (cur, nbr, first)
-                    verdict = verdict_kept(key)
+                    verdict = verdicts.get(key) if verdicts_plain else verdict_kept(key)
                     if verdict is None:
                         verdict = verdicts[key] = _judge_step(
                             ctx, mover, ids[cur], ids[nbr], first, around(nbr)
@@ -815,9 +850,9 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                         cite(section)
                 if stop is not None:
                     nxt += 1  # the node of the hex where the unit must stop
-                if total < best_get(nxt, beyond):
+                if total < best.get(nxt, beyond):
                     best[nxt] = total
-                    paths[nxt] = (*path, ids[nbr])
+                    paths[nxt] = path + (ids[nbr],)  # noqa: RUF005  (as above)
                     if stop is not None:
                         stops[nxt] = stop
                     queued[total].append(nxt)
@@ -836,8 +871,9 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     result: dict[str, dict[str, Any]] = {}
     order: tuple[Any, ...] = found.reached_order()  # Any: as for Step
     for node in order:
-        if not node & 1:
-            result[ids[node >> 1]] = {
+        at: int = node  # unboxed: its hex found without a new int (node stays the key)
+        if not at & 1:
+            result[ids[at >> 1]] = {
                 "cost": best[node],
                 "path": [*paths[node]],
                 "must_stop": False,
@@ -850,7 +886,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
             by_stop = cited.get(sections)
             if by_stop is None:
                 by_stop = cited[sections] = list(cite_ids(*sections))
-            result[ids[node >> 1]] = {
+            result[ids[at >> 1]] = {
                 "cost": best[node],
                 "path": [*paths[node]],
                 "must_stop": True,

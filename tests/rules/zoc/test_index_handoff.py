@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from app import native
 from app.rules import layers, registry
 from app.rules.zoc.topology import topology
+from bench.scenarios import zoc_scenario
 from tests.rules.zoc.test_zoc_search import HEXES, games
 from tests.support.props import examples
 
@@ -341,3 +342,35 @@ def test_a_chain_of_moves_of_different_units_hands_every_index_on() -> None:
             assert zoc_index.state_index(board, topo, current).positions is index.positions
             current = zoc_index.moved_to(current, unit.id, unit.hex)
             assert zoc_index.state_index(board, topo, current).positions is index.positions
+
+
+def test_a_layered_verdicts_table_is_read_below_not_judged_again(monkeypatch: Any) -> None:
+    """Handed on past ``LAYERS_KEPT`` moves, a unit's verdicts table is a ``Layered`` one over
+    the state before's; the search reads it through its own ``get`` (the compiled build's
+    look-up of a plain dict finds nothing below, and would judge every step again: the same
+    answers, slower). So a verdict the search used that was kept below is that very verdict."""
+    monkeypatch.setattr(layers, "LAYERS_KEPT", 1)  # every hand-on layers the tables
+    sc = zoc_scenario(20, 40, ma=6, seed=3)
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(sc), opts)
+    query = RS.queries()["reachable"]
+    side = state.phasing_side
+    ours = [u for u in state.units if u.side == side and u.hex is not None]
+    asked, mover = ours[0].id, ours[1]
+    query.run(board, state, opts, {"unit": asked})  # its verdicts, kept with the state
+    answer = query.run(board, state, opts, {"unit": mover.id})
+    to = next(h for h, row in answer["reachable"].items() if len(row["path"]) == 1)
+    action = RS.parse_action({"kind": "move", "unit": mover.id, "path": [to]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    after = RS.apply(board, state, action, ruling)
+    query.run(board, after, opts, {"unit": asked})
+    facts = zoc_search.side_facts(RS.context(board, after, opts, ()), side)
+    tables = [t for key, t in facts.verdicts.items() if key[0] == asked]
+    assert len(tables) == 1 and isinstance(tables[0], layers.Layered)
+    table = tables[0]
+    below: dict[Any, Any] = table._below
+    dropped = table._dropped
+    found_below = [k for k in dict.keys(table) if k in below and k not in dropped]
+    assert found_below  # the search read verdicts kept below
+    assert all(dict.__getitem__(table, k) is below[k] for k in found_below)

@@ -39,6 +39,22 @@ def test_kept_replayed_and_evicted_searches_answer_as_a_fresh_state(monkeypatch:
                 assert _ask(board, state, opts, u, w) == fresh[(u, w)], (u, w)
 
 
+def test_a_search_kept_with_other_options_is_not_replayed() -> None:
+    # a search is kept per unit with the options it was made with (compared, not part of the
+    # memo's key): asked with other options, the unit is searched again for them
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    plain = RS.parse_options({})
+    exempt = RS.parse_options({"started_in_ezoc_exempt": True})
+    board, state = RS.setup(RS.parse_scenario(data), plain)
+    fresh = {
+        id(o): _ask(board, state.model_copy(), o, "de-inf-y", "frontier") for o in (plain, exempt)
+    }
+    assert fresh[id(plain)] != fresh[id(exempt)]  # the option changes this unit's answer
+    equal = RS.parse_options({"started_in_ezoc_exempt": True})  # equal, not the same object
+    for o, like in ((plain, plain), (exempt, exempt), (plain, plain), (equal, exempt)):
+        assert _ask(board, state, o, "de-inf-y", "frontier") == fresh[id(like)]
+
+
 def test_an_answer_shares_nothing_with_the_kept_search() -> None:
     data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
     opts = RS.parse_options({})
