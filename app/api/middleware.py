@@ -1,6 +1,7 @@
 """Request body limit: 413 problem+json on a declared Content-Length over the limit, and on a
 streamed (chunked) body that grows past it. The body is read up front, so the application
-never sees a partial body."""
+never sees a partial body; a refused body is read to its end (up to :data:`DRAIN_BYTES`)
+before the answer, so the answer is not lost to a connection reset."""
 
 from __future__ import annotations
 
@@ -35,6 +36,8 @@ class BodySizeLimitMiddleware:
             )
             return
         if declared is not None and declared > self.max_bytes:
+            if declared <= DRAIN_BYTES:
+                await _drain(receive, 0)
             await self._too_large(scope, send)
             return
 
@@ -47,6 +50,8 @@ class BodySizeLimitMiddleware:
             body = message.get("body", b"")
             total += len(body)
             if total > self.max_bytes:
+                if message.get("more_body", False):
+                    await _drain(receive, total)
                 await self._too_large(scope, send)
                 return
             chunks.append(body)
@@ -98,6 +103,25 @@ class BodySizeLimitMiddleware:
             }
         )
         await send({"type": "http.response.body", "body": payload})
+
+
+DRAIN_BYTES = 4 * 1024 * 1024
+"""A body refused as too large is read (and dropped) up to this many bytes before the 413 is
+sent, so the connection is closed with nothing unread. Closed with a body still unread, the
+kernel resets the connection, and a reverse proxy still writing that body (Caddy, which sends
+bodies it has read whole: docs/OPERATIONS.md) loses the 413 with it and answers 502. Larger
+bodies are refused at once; the server's body timeout bounds a slow one."""
+
+
+async def _drain(receive: Receive, total: int) -> None:
+    """Read the rest of a request's body, dropping it, up to :data:`DRAIN_BYTES` in all."""
+    while total <= DRAIN_BYTES:
+        message = await receive()
+        if message["type"] != "http.request":
+            return
+        total += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 def _content_length(scope: Scope) -> int | None:

@@ -59,7 +59,7 @@ from app.service.results import (
     ScenarioView,
     SideInfo,
 )
-from app.service.statetext import state_text
+from app.service.statetext import aliased, state_text
 from app.service.tokens import hash_token, new_token
 
 
@@ -295,7 +295,11 @@ _EMPTY_STATE = b'"state":{}'
 def _plain_view_head(game: Game, seat: str | None, now: float) -> bytes | None:
     """:func:`_view_head`'s JSON with the state's text put in, or None where it cannot be:
     a ruleset that hides something, a state that is not a model or cannot be encoded."""
-    if type(game.ruleset).view is not Ruleset.view or not isinstance(game.state, BaseModel):
+    if (
+        type(game.ruleset).view is not Ruleset.view
+        or not isinstance(game.state, BaseModel)
+        or aliased(type(game.state))
+    ):
         return None
     try:
         text = state_text(game.state)

@@ -74,7 +74,7 @@ from app.service.jsonsafe import (
 )
 from app.service.policies import cite
 from app.service.results import ActionChange, ActionOutcome, ActionResult
-from app.service.statetext import state_text
+from app.service.statetext import aliased, state_text
 from app.service.tokens import hash_token
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -655,7 +655,10 @@ def record_event(
         change.append(action_result_text(seq, version, ruling_text, None, position, clock))
         if minimal and idempotency_key is None and not checking_writes():
             return change[-1]
-        if type(game.ruleset).view is not Ruleset.view:  # a ruleset that hides something
+        if (
+            type(game.ruleset).view is not Ruleset.view  # a ruleset that hides something
+            or aliased(type(new_state))  # the view (a dump) without the text's aliases
+        ):
             return ActionResult(
                 event=seq,
                 version=version,

@@ -61,11 +61,17 @@ _FIELDS: dict[type, tuple[tuple[str, type[BaseModel], bytes], ...] | None] = {}
 def _fields(cls: type) -> tuple[tuple[str, type[BaseModel], bytes], ...] | None:
     """The fields of state class ``cls`` whose items' texts are kept: (name, item model,
     the key's text as the serializer writes it with an empty list); None when the class's
-    own serialization could differ from its fields' (a model serializer)."""
+    own serialization could differ from its fields' (a model serializer, computed fields,
+    extra values allowed, a core schema of its own)."""
     if cls in _FIELDS:
         return _FIELDS[cls]
     found: tuple[tuple[str, type[BaseModel], bytes], ...] | None = None
-    if issubclass(cls, BaseModel):
+    if (
+        issubclass(cls, BaseModel)
+        and not cls.model_computed_fields  # computed from the lists: not in the pieces
+        and cls.model_config.get("extra") != "allow"  # extra values: not in the pieces
+        and "__get_pydantic_core_schema__" not in cls.__dict__
+    ):
         decorators = cls.__pydantic_decorators__
         if not decorators.model_serializers:
             own = {d.info.fields for d in decorators.field_serializers.values()}
@@ -80,6 +86,7 @@ def _fields(cls: type) -> tuple[tuple[str, type[BaseModel], bytes], ...] | None:
                     or info.alias is not None
                     or info.serialization_alias is not None
                     or info.exclude
+                    or getattr(info, "exclude_if", None) is not None
                     or item.__pydantic_decorators__.model_serializers
                 ):
                     continue
@@ -87,6 +94,40 @@ def _fields(cls: type) -> tuple[tuple[str, type[BaseModel], bytes], ...] | None:
             found = tuple(fields)
     _FIELDS[cls] = found
     return found
+
+
+_ALIASED: dict[type, bool] = {}
+
+
+def aliased(cls: type) -> bool:
+    """Whether a field of model ``cls``, or of a model any of its fields holds, has an alias
+    (or ``cls`` is no model): then the state's JSON text (:func:`state_text`, which
+    pydantic-core writes with the aliases) is not what its ``model_dump(mode="json")`` gives
+    (without them), and a view of the dump cannot be made from the text."""
+    found = _ALIASED.get(cls)
+    if found is None:
+        _ALIASED[cls] = False  # a model that holds itself: asked again, no alias so far
+        found = _ALIASED[cls] = _has_alias(cls)
+    return found
+
+
+def _has_alias(cls: type) -> bool:
+    if not (isinstance(cls, type) and issubclass(cls, BaseModel)):
+        return True
+    for info in cls.model_fields.values():
+        if info.alias is not None or info.serialization_alias is not None:
+            return True
+        if any(aliased(model) for model in _models_in(info.annotation)):
+            return True
+    return any(c.alias is not None for c in cls.model_computed_fields.values())
+
+
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The pydantic models an annotation names, at any depth (``list[Unit]``,
+    ``dict[str, Weather | None]``...)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [model for arg in typing.get_args(annotation) for model in _models_in(arg)]
 
 
 def _list_item(annotation: Any) -> type[BaseModel] | None:

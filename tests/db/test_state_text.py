@@ -6,12 +6,13 @@ changes to a 526-unit state, and where the short way must not be taken. (The tes
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from app.rules import registry
 from app.rules.copies import replaced
@@ -153,3 +154,68 @@ def test_an_aliased_list_is_encoded_whole() -> None:
     state = _Aliased(units=[_Item(name="a")])
     assert state_text(state) == encode_state(state)
     assert statetext._fields(_Aliased) == ()
+
+
+class _Computed(BaseModel):
+    units: list[_Item] = Field(default_factory=list)
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def count(self) -> int:
+        return len(self.units)
+
+
+class _ExcludedIf(BaseModel):
+    turn: int = 1
+    units: list[_Item] = Field(default_factory=list, exclude_if=lambda v: len(v) > 1)
+
+
+class _Extra(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    units: list[_Item] = Field(default_factory=list)
+
+
+@pytest.mark.parametrize(
+    "before",
+    [
+        _Computed(units=[_Item(name="a")]),
+        _ExcludedIf(units=[_Item(name="a")]),
+        _Extra(units=[_Item(name="a")], note="one"),
+    ],
+    ids=["computed field", "exclude_if", "extra allowed"],
+)
+def test_a_state_whose_text_is_not_its_fields_is_encoded_whole(before: Any) -> None:
+    """A computed field (of the lists), a list left out by its value, an extra value: the
+    text of the other fields cannot be kept apart from the lists."""
+    state_text(before)
+    units = [*before.units, _Item(name="b")]
+    after = before.model_copy(update={"units": units, "note": "two"})
+    assert state_text(after, before) == encode_state(after)
+
+
+class _AliasedItem(BaseModel):
+    from_: str = Field(alias="from")
+
+
+class _HoldsAliased(BaseModel):
+    units: list[_Item] = Field(default_factory=list)
+    by_hex: dict[str, list[_AliasedItem]] = Field(default_factory=dict)
+
+
+def test_a_state_with_an_alias_anywhere_is_not_viewed_from_its_text() -> None:
+    """The view is the state's dump (no aliases), the text is written with them."""
+    assert statetext.aliased(_Aliased)
+    assert statetext.aliased(_HoldsAliased)
+    assert not statetext.aliased(_Flat)
+    assert not statetext.aliased(_State)
+    state = _HoldsAliased(by_hex={"a": [_AliasedItem.model_validate({"from": "x"})]})
+    assert b'"from"' in state_text(state)
+    assert "from_" in json.dumps(state.model_dump(mode="json"))
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_no_ruleset_state_is_aliased(ruleset_id: str) -> None:
+    """Each ruleset's state is viewed from its text (the short way is in use)."""
+    case = next(c for c in load_cases(ruleset_id) if "invalid_scenario" not in c.data)
+    _rs, _options, _board, state = _setup(case)
+    assert not statetext.aliased(type(state))

@@ -47,6 +47,7 @@ from tests.support.tiny import TINY
 
 READ_HEADER = 1.0  # Caddy's read_header / idle timeouts in the test, seconds
 IDLE = 2.0
+READ_BODY = 3.0  # Caddy's read_body in the test: above READ_HEADER, from whose start it counts
 IP_BURST = 40
 EVENT_DEADLINE = 1.0  # an event must cross the proxy within this (it takes milliseconds)
 
@@ -57,9 +58,10 @@ class Stack:
     caddy: CaddyProcess
     certs: Certs
 
-    def client(self, local: str, *, direct: bool = False) -> httpx.Client:
+    def client(self, local: str, *, direct: bool = False, http2: bool = False) -> httpx.Client:
         """A client whose connections leave from ``local`` (a loopback address): through
-        Caddy over HTTPS, or straight to the app over HTTP with ``direct``."""
+        Caddy over HTTPS (HTTP/2 with ``http2``), or straight to the app over HTTP with
+        ``direct``."""
         # TCP_NODELAY: httpx writes a request's head and body separately, and Nagle's
         # algorithm would hold the body for the server's delayed ACK (40 ms on Linux)
         options = [(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
@@ -67,7 +69,11 @@ class Stack:
             transport = httpx.HTTPTransport(local_address=local, socket_options=options)
             return httpx.Client(base_url=self.app.url, transport=transport, timeout=15)
         transport = httpx.HTTPTransport(
-            local_address=local, verify=self.certs.context(), socket_options=options
+            local_address=local,
+            verify=self.certs.context(),
+            socket_options=options,
+            http2=http2,
+            http1=not http2,
         )
         return httpx.Client(base_url=self.caddy.url, transport=transport, timeout=15)
 
@@ -94,6 +100,7 @@ def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
             "REFEREE_UPSTREAM": f"127.0.0.1:{app.port}",
             "REFEREE_READ_HEADER_TIMEOUT": f"{READ_HEADER:g}s",
             "REFEREE_IDLE_TIMEOUT": f"{IDLE:g}s",
+            "REFEREE_READ_BODY_TIMEOUT": f"{READ_BODY:g}s",
         }
         with caddy_process(binary, work, certs, caddy_vars) as caddy:
             caddy.wait_ready(certs.context())
@@ -108,6 +115,7 @@ class Stream:
         self.comments: list[str] = []
         self.opened = threading.Event()
         self.status: int | None = None
+        self.version: str | None = None
         self.error: BaseException | None = None
         self._ctx = client.stream(
             "GET", path, headers=headers, timeout=httpx.Timeout(30, connect=10)
@@ -121,6 +129,7 @@ class Stream:
         try:
             with self._ctx as r:
                 self.status = r.status_code
+                self.version = r.http_version
                 self.opened.set()
                 kind, data = "message", list[str]()
                 for line in r.iter_lines():
@@ -221,7 +230,8 @@ def test_caddy_adapts_the_shipped_caddyfile_to_what_the_deployment_needs(tmp_pat
     # slow-client timeouts, and never a write (or whole-request read) timeout: streams last
     assert server["read_header_timeout"] == 10 * 10**9
     assert server["idle_timeout"] == 120 * 10**9
-    assert "write_timeout" not in server and "read_timeout" not in server
+    assert server["read_timeout"] == 60 * 10**9  # read_body: Go clears it once a body is read
+    assert "write_timeout" not in server
     # no ACME policy overrides: Caddy's automatic HTTPS obtains the certificate
     assert "tls" not in config.get("apps", {})
 
@@ -271,15 +281,20 @@ def test_a_game_is_played_through_caddy_over_https(stack: Stack) -> None:
         assert [e["seq"] for e in events.json()["items"]][-1] == event["seq"]
 
 
-def test_an_event_stream_outlives_the_proxys_slow_client_timeouts(stack: Stack) -> None:
-    """No write timeout: a quiet stream (keep-alive comments every 60 s here) stays open past
-    read_header and idle, and the next event still arrives at once."""
-    with stack.client("127.0.0.4") as http:
+@pytest.mark.parametrize("http2", [False, True], ids=["HTTP/1.1", "HTTP/2"])
+def test_an_event_stream_outlives_the_proxys_slow_client_timeouts(
+    stack: Stack, http2: bool
+) -> None:
+    """No write timeout, and read_body is no deadline for a stream: a quiet stream (keep-alive
+    comments every 60 s here) stays open past read_header, read_body and idle, and the next
+    event still arrives at once; over HTTP/1.1 and HTTP/2."""
+    with stack.client("127.0.0.4", http2=http2) as http:
         gid, seats = _new_game(http)
         stream = Stream(http, f"/games/{gid}/events/stream", {})
         try:
             stream.wait_open()
-            time.sleep(2 * max(READ_HEADER, IDLE) + 0.5)
+            assert stream.version == ("HTTP/2" if http2 else "HTTP/1.1")
+            time.sleep(max(2 * READ_HEADER, 2 * IDLE, READ_BODY) + 0.5)
             assert stream.error is None, stream.error
             _step(http, gid, seats["red"])
             sent = time.perf_counter()
@@ -304,6 +319,37 @@ def test_a_client_that_sends_its_head_slowly_is_cut_by_the_proxy(stack: Stack) -
         assert waited < READ_HEADER + 3, f"closed after {waited:.1f} s"
     finally:
         tls.close()
+
+
+def test_a_client_that_sends_its_body_slowly_is_cut_by_the_proxy(stack: Stack) -> None:
+    """Caddy reads a body whole before it goes on (the app's body timeout does not see it):
+    read_body bounds it. A submission whose body never ends is answered or closed by the
+    proxy within read_body of its head, and nothing reaches the app."""
+    with stack.client("127.0.0.5") as http:
+        gid, seats = _new_game(http)
+        before = http.get(f"/games/{gid}").json()["version"]
+    raw = socket.create_connection(("127.0.0.1", stack.caddy.port), timeout=READ_BODY + 10)
+    tls = stack.certs.context().wrap_socket(raw, server_hostname="127.0.0.1")
+    body = json.dumps({"kind": "step", "pawn": "r1", "n": 1}).encode()
+    try:
+        started = time.monotonic()
+        tls.sendall(
+            f"POST /games/{gid}/actions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Authorization: Bearer {seats['red']}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body[:5]  # the rest never sent
+        )
+        try:
+            got = tls.recv(4096)
+        except (ConnectionError, ssl.SSLError):
+            got = b""
+        waited = time.monotonic() - started
+        assert not got.startswith(b"HTTP/1.1 2"), got
+        assert READ_BODY - 0.5 < waited < READ_BODY + 3, f"closed after {waited:.1f} s"
+    finally:
+        tls.close()
+    with stack.client("127.0.0.5") as http:
+        assert http.get(f"/games/{gid}").json()["version"] == before
 
 
 def _exhaust(http: httpx.Client) -> int:
@@ -405,7 +451,7 @@ def test_request_bodies_up_to_the_apps_limit_reach_the_app_whole(stack: Stack) -
     with stack.client("127.0.0.8") as http:
         for size, status, code in (
             (limit, 422, "request.invalid"),
-            (limit + 1, 413, "request.too_large"),
+            *[(limit + 1, 413, "request.too_large")] * 20,  # the 413 never lost to a reset
         ):
             body = b'{"a":"' + b"x" * (size - 8) + b'"}'
             r = http.post("/games", content=body, headers={"Content-Type": "application/json"})
