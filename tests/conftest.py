@@ -81,6 +81,16 @@ def pg_template(pg_cluster: PgCluster) -> str:
     return name
 
 
+@pytest.fixture
+def pg_url(pg_cluster: PgCluster, pg_template: str) -> Iterator[str]:
+    """A PostgreSQL database of its own, migrated (a copy of the template), dropped after."""
+    name = pg_cluster.create_database(template=pg_template)
+    try:
+        yield pg_cluster.url(name)
+    finally:
+        pg_cluster.drop_database(name)
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sqlite-template") / "template.db"

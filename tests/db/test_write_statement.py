@@ -32,7 +32,6 @@ from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import registry
 from app.service import games
 from app.service.boards import BoardCache
-from tests.support.postgres import PgCluster
 
 ZOC = registry.get("zoc")
 WHEN = datetime(2026, 12, 6, 17, 0, 1, 500000, tzinfo=UTC)
@@ -158,15 +157,6 @@ def _next_notification(conn: psycopg.Connection[Any]) -> str:
     for note in conn.notifies(timeout=30, stop_after=1):
         return note.payload
     raise AssertionError("no notification")
-
-
-@pytest.fixture
-def pg_url(pg_cluster: PgCluster, pg_template: str) -> Iterator[str]:
-    name = pg_cluster.create_database(template=pg_template)
-    try:
-        yield pg_cluster.url(name)
-    finally:
-        pg_cluster.drop_database(name)
 
 
 @pytest.mark.pg

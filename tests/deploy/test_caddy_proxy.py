@@ -304,17 +304,23 @@ def test_an_event_stream_outlives_the_proxys_slow_client_timeouts(
             stream.close()
 
 
+def _answer_or_close(tls: ssl.SSLSocket, started: float | None = None) -> tuple[bytes, float]:
+    """What the proxy sends first (b"" if it closes or resets) and the seconds since
+    ``started`` (by default, now) it took."""
+    started = time.monotonic() if started is None else started
+    try:
+        got = tls.recv(4096)
+    except (ConnectionError, ssl.SSLError):
+        got = b""
+    return got, time.monotonic() - started
+
+
 def test_a_client_that_sends_its_head_slowly_is_cut_by_the_proxy(stack: Stack) -> None:
     raw = socket.create_connection(("127.0.0.1", stack.caddy.port), timeout=10)
     tls = stack.certs.context().wrap_socket(raw, server_hostname="127.0.0.1")
     try:
         tls.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never finished
-        started = time.monotonic()
-        try:
-            got = tls.recv(4096)
-        except (ConnectionError, ssl.SSLError):
-            got = b""
-        waited = time.monotonic() - started
+        got, waited = _answer_or_close(tls)
         assert not got.startswith(b"HTTP/1.1 200"), got
         assert waited < READ_HEADER + 3, f"closed after {waited:.1f} s"
     finally:
@@ -339,11 +345,7 @@ def test_a_client_that_sends_its_body_slowly_is_cut_by_the_proxy(stack: Stack) -
             f"Content-Length: {len(body)}\r\n\r\n".encode()
             + body[:5]  # the rest never sent
         )
-        try:
-            got = tls.recv(4096)
-        except (ConnectionError, ssl.SSLError):
-            got = b""
-        waited = time.monotonic() - started
+        got, waited = _answer_or_close(tls, started)
         assert not got.startswith(b"HTTP/1.1 2"), got
         assert READ_BODY - 0.5 < waited < READ_BODY + 3, f"closed after {waited:.1f} s"
     finally:

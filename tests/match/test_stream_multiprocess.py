@@ -15,7 +15,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.support.postgres import PgCluster
 from tests.support.process import ServerProcess, server_process
 from tests.support.sse import SseStream
 from tests.support.tiny import TINY
@@ -24,15 +23,6 @@ pytestmark = pytest.mark.pg
 
 START_TIMEOUT = 30.0
 DELIVERY_TIMEOUT = 10.0
-
-
-@pytest.fixture
-def pg_url(pg_cluster: PgCluster, pg_template: str) -> Iterator[str]:
-    name = pg_cluster.create_database(template=pg_template)
-    try:
-        yield pg_cluster.url(name)
-    finally:
-        pg_cluster.drop_database(name)
 
 
 @pytest.fixture

@@ -24,7 +24,6 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -54,15 +53,6 @@ TOLERANCE = 2
 from just before its first request is sent to just after its last answer came back, so a
 charge the server made slightly outside that window may refill a little more; 2 requests at
 the rates below is far more than that (and far less than what a second process adds)."""
-
-
-@pytest.fixture
-def pg_url(pg_cluster: PgCluster, pg_template: str) -> Iterator[str]:
-    name = pg_cluster.create_database(template=pg_template)
-    try:
-        yield pg_cluster.url(name)
-    finally:
-        pg_cluster.drop_database(name)
 
 
 def _two(stack: ExitStack, url: str, tmp_path: Path, env: dict[str, str]) -> list[ServerProcess]:
