@@ -255,7 +255,12 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
     union.click("#unit-list [data-unit=us-2]")
     _click_yards(union, 1150, 390)
     _wait_for(union, "rulingFor", "o.unit === 'us-2'")
-    union.wait_for_selector("#ruling .verdict[data-legal=true]")
+    # asked for is not yet shown: us-1's legal ruling stays in the panel until us-2's comes
+    union.wait_for_function(
+        "(() => { const r = document.getElementById('ruling');"
+        " return r.innerText.includes('us-2') && !!r.querySelector('.verdict[data-legal=true]');"
+        " })()"
+    )
     assert "A.24" in union.inner_text("#ruling")
     union.click("#submit-move")
     union.wait_for_function("document.getElementById('position').textContent.endsWith('v4')")
