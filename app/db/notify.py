@@ -52,6 +52,11 @@ def payload(game_id: str, seq: int) -> str:
     return f"{game_id}:{seq}"
 
 
+def message(game_id: str, seq: int) -> dict[str, str]:
+    """The parameters of ``pg_notify`` for an appended event (``channel``, ``payload``)."""
+    return {"channel": CHANNEL, "payload": payload(game_id, seq)}
+
+
 def parse_payload(text_: str) -> tuple[str, int] | None:
     """``(game id, seq)`` from a notification payload, or None if it is not one of ours."""
     game_id, _, seq = text_.rpartition(":")
@@ -65,7 +70,7 @@ def stage(session: Session, game_id: str, seq: int) -> None:
     session.info.setdefault(_PENDING, []).append((game_id, seq))
     bind = session.get_bind()
     if bind.dialect.name == "postgresql":
-        session.execute(_PG_NOTIFY, {"channel": CHANNEL, "payload": payload(game_id, seq)})
+        session.execute(_PG_NOTIFY, message(game_id, seq))
 
 
 def committed(staged: list[tuple[str, int]]) -> None:

@@ -287,6 +287,10 @@ def _advance_statement(extra: frozenset[str], whole: bool) -> Update:
     return stmt
 
 
+_NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
+"""PostgreSQL's notification of an appended event (:func:`app.db.notify.message`)."""
+
+
 def _advance_with_event_statement(extra: frozenset[str], whole: bool) -> Select[Any]:
     """PostgreSQL's write of a game's next event in one statement: the conditional
     ``UPDATE`` of :func:`_advance_statement` (as a CTE, ``RETURNING`` the game's id), the
@@ -306,11 +310,18 @@ def _advance_with_event_statement(extra: frozenset[str], whole: bool) -> Select[
         .returning(_EVENTS.c.seq)
         .cte("ev")
     )
-    return select(func.pg_notify(bindparam("channel"), bindparam("payload"))).select_from(appended)
+    return _NOTIFY.select_from(appended)
 
 
-_NOTIFY = select(func.pg_notify(bindparam("channel"), bindparam("payload")))
-"""PostgreSQL's notification of an appended event, on its own (see :mod:`app.db.notify`)."""
+def _event_values(event: EventRow | NewEvent) -> dict[str, Any]:
+    """An event's column values as its ``INSERT`` writes them (``created_at`` now if unset)."""
+    if isinstance(event, NewEvent):
+        values = event.values()
+    else:
+        values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
+    if values["created_at"] is None:
+        values["created_at"] = utcnow()
+    return values
 
 
 def _advance_params(
@@ -1124,12 +1135,9 @@ class GameRepository:
         params, columns, whole = _advance_params(
             game_id, expected_version, state, status, now, extra
         )
-        for name, value in event.values().items():
+        for name, value in _event_values(event).items():
             params[f"e_{name}"] = value
-        if params["e_created_at"] is None:
-            params["e_created_at"] = utcnow()
-        params["channel"] = notify.CHANNEL
-        params["payload"] = notify.payload(event.game_id, event.seq)
+        params.update(notify.message(event.game_id, event.seq))
         key = ("advance+event", columns, whole)
 
         def plan(dialect: Dialect) -> _Write:
@@ -1146,22 +1154,14 @@ class GameRepository:
         (see :mod:`app.db.notify`). One Core ``INSERT`` on the session's connection (the
         ORM's statement machinery is not needed for it); in a write transaction of the unit
         of work the ``pg_notify`` runs on the driver too, and ``stage`` notes the event."""
-        if isinstance(event, NewEvent):
-            values = event.values()
-        else:
-            values = {c.key: getattr(event, c.key) for c in _EVENT_COLUMNS}
-        if values["created_at"] is None:
-            values["created_at"] = utcnow()
+        values = _event_values(event)
         keys = tuple(values)
         self._on_driver(("event", keys), lambda d: _Write(_INSERT_EVENT, d, list(keys)), values)
         if self._stage is None:
             notify.stage(self.session, event.game_id, event.seq)
             return
         if self._connection().dialect.name == "postgresql":
-            message = {
-                "channel": notify.CHANNEL,
-                "payload": notify.payload(event.game_id, event.seq),
-            }
+            message = notify.message(event.game_id, event.seq)
             self._on_driver("notify", lambda d: _Write(_NOTIFY, d), message)
         self._stage(event.game_id, event.seq)
 

@@ -48,7 +48,7 @@ from app.service.audit import (
 from app.service.boards import BoardCache
 from app.service.errors import INT4_MAX, InvalidInput, field_errors
 from app.service.events import all_events, event_view
-from app.service.pipeline import aware_utc, load_game, reader_seat, utc_now
+from app.service.pipeline import aware_utc, full_view, load_game, reader_seat, utc_now
 from app.service.results import AuditDifference, AuditStretch
 
 AnyRuleset = Ruleset[Any, Any, Any, Any]
@@ -200,10 +200,6 @@ def export_schema() -> dict[str, Any]:
 # -- export ---------------------------------------------------------------------------------
 
 
-def _full_view(ruleset: AnyRuleset) -> bool:
-    return type(ruleset).view is Ruleset.view
-
-
 def _sealed(events: Sequence[ExportEvent]) -> list[ExportSealed]:
     """The sealed instances of a log, from its receipts and reveals (withdrawn receipts are
     superseded by the side's later receipt)."""
@@ -249,7 +245,7 @@ def _event(
             redacted=True,
             created_at=view.created_at,
         )
-    if state is not None and seat != UMPIRE and not _full_view(ruleset):
+    if state is not None and seat != UMPIRE and not full_view(ruleset):
         shown = ruleset.view(board, ruleset.load_state(state), seat)
         state = state if shown == state else None
     return ExportEvent(
@@ -284,7 +280,7 @@ def export_game(
             _event(r, s, seat, game.ruleset, game.board) for r, s in zip(rows, states, strict=True)
         ]
         initial_hidden = False
-        if initial is not None and seat != UMPIRE and not _full_view(game.ruleset):
+        if initial is not None and seat != UMPIRE and not full_view(game.ruleset):
             shown = game.ruleset.view(game.board, game.ruleset.load_state(initial), seat)
             initial_hidden = shown != initial
             initial = None if initial_hidden else initial

@@ -16,12 +16,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError
 
 from app.db.models import GameRow, ScenarioRow, SeatRow
 from app.db.uow import AbstractUnitOfWork
 from app.rules import registry
-from app.rules.base import UMPIRE, InvalidScenario, Ruleset
+from app.rules.base import UMPIRE, InvalidScenario
 from app.service import match as mt
 from app.service.boards import BoardCache, canonical_json
 from app.service.budget import DEFAULT_BUDGET, check_document, check_generated
@@ -34,6 +33,7 @@ from app.service.errors import (
     field_errors,
     rules_errors,
 )
+from app.service.jsonsafe import UNENCODABLE
 from app.service.pipeline import (
     INITIAL_VERSION,
     Game,
@@ -50,6 +50,7 @@ from app.service.pipeline import (
     state_view,
     turn_of,
     utc_now,
+    view_from_text,
 )
 from app.service.results import (
     CreatedGame,
@@ -59,7 +60,7 @@ from app.service.results import (
     ScenarioView,
     SideInfo,
 )
-from app.service.statetext import aliased, state_text
+from app.service.statetext import state_text
 from app.service.tokens import hash_token, new_token
 
 
@@ -295,15 +296,11 @@ _EMPTY_STATE = b'"state":{}'
 def _plain_view_head(game: Game, seat: str | None, now: float) -> bytes | None:
     """:func:`_view_head`'s JSON with the state's text put in, or None where it cannot be:
     a ruleset that hides something, a state that is not a model or cannot be encoded."""
-    if (
-        type(game.ruleset).view is not Ruleset.view
-        or not isinstance(game.state, BaseModel)
-        or aliased(type(game.state))
-    ):
+    if not view_from_text(game.ruleset, game.state):
         return None
     try:
         text = state_text(game.state)
-    except (ValueError, TypeError, RecursionError, PydanticSerializationError):
+    except UNENCODABLE:
         return None
     if b"NaN" in text or b"Infinity" in text:  # the view's encoder writes those as null
         return None

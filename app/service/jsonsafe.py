@@ -128,6 +128,10 @@ def fine_text(text: str | bytes) -> bool:
     return not brackets
 
 
+UNENCODABLE = (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError)
+"""What :func:`encode_state` raises for a value that is not JSON."""
+
+
 def encode_state(data: Any) -> bytes:
     """The compact UTF-8 JSON of a (large) document, encoded by pydantic-core's serializer
     (several times faster than ``json.dumps``). Non-finite numbers come out as the ``NaN`` /
@@ -140,7 +144,7 @@ def _checked(value: Any) -> str | None:
     """:func:`encode_state` of ``value`` when :func:`fine_text` passes it, else None."""
     try:
         raw = encode_state(value)
-    except (ValueError, TypeError, RecursionError, pydantic_core.PydanticSerializationError):
+    except UNENCODABLE:
         return None
     return raw.decode("utf-8") if fine_text(raw) else None
 

@@ -34,7 +34,6 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
-from pydantic_core import PydanticSerializationError
 from sqlalchemy.exc import IntegrityError
 
 from app.db import deltas
@@ -65,6 +64,7 @@ from app.service.errors import (
 )
 from app.service.identity import Identity, identify, identity_of, require_seat
 from app.service.jsonsafe import (
+    UNENCODABLE,
     StoredText,
     checked_state_text,
     checked_text,
@@ -441,7 +441,7 @@ class _NewState:
         if self.storable and isinstance(self.state, BaseModel) and self.ruling_text is not None:
             try:  # the text alone, without the check of every value in it
                 text = state_text(self.state, self.before).decode("utf-8")
-            except (ValueError, TypeError, RecursionError, PydanticSerializationError):
+            except UNENCODABLE:
                 pass
             else:
                 if checking_writes():  # what the check would have said
@@ -586,6 +586,19 @@ def remember_state(
     uow.after_commit(lambda: cache.keep_state(key, new_state, size))
 
 
+def full_view(ruleset: AnyRuleset) -> bool:
+    """The ruleset hides nothing: every reader's view of a state is its dump
+    (``Ruleset.view`` not overridden)."""
+    return type(ruleset).view is Ruleset.view
+
+
+def view_from_text(ruleset: AnyRuleset, state: Any) -> bool:
+    """A reader's view of ``state`` may be the state's JSON text as it is
+    (:func:`app.service.statetext.state_text`): the ruleset hides nothing, and no model of the
+    state has an alias (the text is written with the aliases, the view's dump without)."""
+    return full_view(ruleset) and not aliased(type(state))
+
+
 def checking_writes() -> bool:
     """``REFEREE_CHECK_KEPT_STATE`` (the test suite sets it): every write checks that what it
     keeps and answers by the short way is what the long way gives."""
@@ -655,10 +668,7 @@ def record_event(
         change.append(action_result_text(seq, version, ruling_text, None, position, clock))
         if minimal and idempotency_key is None and not checking_writes():
             return change[-1]
-        if (
-            type(game.ruleset).view is not Ruleset.view  # a ruleset that hides something
-            or aliased(type(new_state))  # the view (a dump) without the text's aliases
-        ):
+        if not view_from_text(game.ruleset, new_state):
             return ActionResult(
                 event=seq,
                 version=version,

@@ -34,6 +34,7 @@ from pydantic import BaseModel
 
 from app.rules.copies import replaced
 from app.rules.memo import ByIdentity
+from app.service.jsonsafe import encode_state
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,10 +142,6 @@ def _list_item(annotation: Any) -> type[BaseModel] | None:
     return item if issubclass(item, BaseModel) else None
 
 
-def _encode(item: Any) -> bytes:
-    return pydantic_core.to_json(item, inf_nan_mode="constants")
-
-
 def state_text(state: Any, before: Any = None) -> bytes:
     """:func:`app.service.jsonsafe.encode_state` of ``state``, the items' texts of
     ``before`` (the state it was made from, or None) reused where ``state`` shares the item
@@ -153,7 +150,7 @@ def state_text(state: Any, before: Any = None) -> bytes:
     does (a value that is not JSON)."""
     fields = _fields(type(state))
     if not fields:
-        return _encode(state)
+        return encode_state(state)
     own = _KEPT.peek(state)
     if own is not None:  # put together before (the write that made it, an earlier view)
         return _joined(own)
@@ -162,13 +159,13 @@ def state_text(state: Any, before: Any = None) -> bytes:
     for i, (name, model, _key) in enumerate(fields):
         items: Sequence[Any] = getattr(state, name)
         if type(items) is not list:
-            return _encode(state)
+            return encode_state(state)
         if earlier is not None:
             made = _reused(items, getattr(before, name), earlier.texts[i], model)
         else:
             made = _fresh(items, model)
         if made is None:
-            return _encode(state)
+            return encode_state(state)
         texts.append(made)
     listed = {name for name, _m, _k in fields}
     values = state.__dict__
@@ -180,9 +177,9 @@ def state_text(state: Any, before: Any = None) -> bytes:
     ):
         pieces, slots = earlier.pieces, earlier.slots
     else:
-        cut = _cut(_encode(replaced(state, {name: [] for name in listed})), fields)
+        cut = _cut(encode_state(replaced(state, {name: [] for name in listed})), fields)
         if cut is None:
-            return _encode(state)
+            return encode_state(state)
         pieces, slots = cut
     kept = _Kept(tuple(texts), pieces, slots, others)
     _KEPT.put(state, kept)
@@ -224,7 +221,7 @@ def _cut(
 def _fresh(items: Sequence[Any], model: type[BaseModel]) -> list[bytes] | None:
     if any(type(item) is not model for item in items):
         return None
-    return [_encode(item) for item in items]
+    return [encode_state(item) for item in items]
 
 
 def _reused(
@@ -244,5 +241,5 @@ def _reused(
         item = items[j]
         if type(item) is not model:
             return None
-        made[j] = _encode(item)
+        made[j] = encode_state(item)
     return made
