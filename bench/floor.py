@@ -19,6 +19,8 @@ no code of the project is shared with what is measured.
 from __future__ import annotations
 
 import heapq
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -103,11 +105,15 @@ FRONTS = {"line": ("vertex", 2), "column": ("hexside", 3), "skirmish": ("vertex"
 """La Bataille's usual facing table for infantry (what a facing number denotes, front size)."""
 
 
-def zoi_zone(grid: Grid, units: list[dict[str, Any]]) -> set[int]:
+def zoi_zone(
+    grid: Grid, units: list[dict[str, Any]], by_axial: dict[tuple[int, int], int] | None = None
+) -> set[int]:
     """Hexes across the front hexsides of ``units`` (scenario dicts with ``hex``, ``facing``,
     ``formation``). Directions 0-5 clockwise from north; a vertex facing ``f`` lies between
-    hexsides ``f`` and ``f + 1``."""
-    by_axial = {a: i for i, a in enumerate(grid.axial)}
+    hexsides ``f`` and ``f + 1``. ``by_axial``: the grid's hexes by axial coordinates, when
+    made once for the board."""
+    if by_axial is None:
+        by_axial = {a: i for i, a in enumerate(grid.axial)}
     out: set[int] = set()
     for u in units:
         faces, front = FRONTS[u["formation"]]
@@ -123,6 +129,25 @@ def zoi_zone(grid: Grid, units: list[dict[str, Any]]) -> set[int]:
             if j is not None:
                 out.add(j)
     return out
+
+
+def from_text(
+    grid: Grid,
+    text: str,
+    unit: str,
+    ma_key: str,
+    is_enemy: Callable[[dict[str, Any]], bool],
+    by_axial: dict[tuple[int, int], int] | None = None,
+) -> dict[int, int]:
+    """:func:`floor_reachable` for ``unit`` of a state known only as its stored JSON text (a
+    cache miss): the text decoded, the unit and the enemy hexes found in it and, given
+    ``by_axial`` (``zoi``), the enemies' zone -- then the same search."""
+    doc = json.loads(text)
+    enemies = [u for u in doc["units"] if is_enemy(u)]
+    me = next(u for u in doc["units"] if u["id"] == unit)
+    enemy = {grid.index[u["hex"]] for u in enemies}
+    zone = None if by_axial is None else zoi_zone(grid, enemies, by_axial)
+    return floor_reachable(grid, grid.index[me["hex"]], me[ma_key], enemy, zone)
 
 
 def within(grid: Grid, start: int, radius: int) -> list[int]:

@@ -6,11 +6,19 @@ enemy units, 20 units of the mover's side asked in turn, ``reachable`` of each
   search (the state's steps, zones and 8.2 verdicts kept);
 * **first ask after a move**: on the state ``apply`` made from that state for a one-hex move
   of another unit of the side (the index handed on; ``apply`` included);
-* **parsed state**: on a state parsed from its stored JSON (a cache miss: the parse, the
-  index and the search; nothing kept).
+* **parsed state**: on a state parsed from its stored JSON text (a cache miss where the game
+  row holds the state whole: ``load_state`` of the text, the index and the search; nothing
+  kept).
 
-Each against the plain-Python floor (:func:`bench.floor.floor_reachable`) of the same 20
-units, measured in the same run; the rows' times are per ask (the 20 asks' sum / 20).
+Hovering and the first ask after a move are against the plain-Python floor
+(:func:`bench.floor.floor_reachable`) of the same 20 units, whose enemy hexes (and ``zoi``'s
+zone) are worked out once, before it is timed. The parsed state starts from the stored text,
+so its floor starts from the same text (since session 15; :func:`bench.floor.from_text`):
+``json.loads`` of it, the mover and the enemy hexes (``zoi``: and their zone) found in it,
+then the same search -- what plain code answering from the stored game must do at least. The
+parsed state is also given against the plain floor (no target), as it was measured before.
+Every figure is measured in the same run; the rows' times are per ask (the 20 asks' sum /
+20).
 ``python -m bench.hover`` prints the rows (``--rounds N`` alternates N measurements and gives
 the medians).
 
@@ -36,7 +44,7 @@ from typing import Any
 from app.rules import registry
 from app.runtime import THRESHOLDS
 from bench.core import _move_doc, _row, _zoi_move_doc, measure
-from bench.floor import build_grid, floor_reachable, zoi_zone
+from bench.floor import Grid, build_grid, floor_reachable, from_text, zoi_zone
 from bench.report import Row
 from bench.scenarios import zoc_scenario, zoi_scenario
 
@@ -79,7 +87,8 @@ def _cases(
         assert json.dumps(q.run(board, moved, opts, params[u])) == json.dumps(
             q.run(board, again, opts, params[u])
         ), "handed-on index answers differently"
-    stored = state.model_dump(mode="json")
+    stored = state.model_dump_json()  # the compact text a write stores
+    assert rs.load_state(stored) == state
 
     def hover() -> None:
         for u in units:
@@ -96,7 +105,11 @@ def _cases(
     return hover, after_move, parsed
 
 
-def _zoc() -> tuple[Callable[[], Any], tuple[Callable[[], Any], ...]]:
+Made = tuple[Callable[[], Any], Callable[[], Any], tuple[Callable[[], Any], ...]]
+"""(the plain floor, the floor from the stored text, the cases' timed calls)"""
+
+
+def _zoc() -> Made:
     from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
 
     sc = zoc_scenario(100, 500, ma=20, river_every=7)
@@ -109,10 +122,23 @@ def _zoc() -> tuple[Callable[[], Any], tuple[Callable[[], Any], ...]]:
         for start, ma in starts:
             floor_reachable(grid, start, ma, enemy)
 
-    return floor, _cases(registry.get("zoc"), sc, "axis", _move_doc)
+    rs = registry.get("zoc")
+    cases = _cases(rs, sc, "axis", _move_doc)
+    text = _stored(rs, sc)
+    ids = [u["id"] for u in units]
+
+    def foe(u: dict[str, Any]) -> bool:
+        return bool(u["side"] == "soviet")
+
+    def floor_text() -> None:
+        for uid in ids:
+            from_text(grid, text, uid, "movement_allowance", foe)
+
+    _same_reach(grid, text, ids, "movement_allowance", foe, enemy, None)
+    return floor, floor_text, cases
 
 
-def _zoi() -> tuple[Callable[[], Any], tuple[Callable[[], Any], ...]]:
+def _zoi() -> Made:
     from app.rules.zoc.models import DEFAULT_TERRAIN_COSTS
 
     sc = zoi_scenario(100, 500, ma=8, friends=ASKED - 1)
@@ -129,11 +155,52 @@ def _zoi() -> tuple[Callable[[], Any], tuple[Callable[[], Any], ...]]:
         for start, ma in starts:
             floor_reachable(grid, start, ma, enemy, zone)
 
-    return floor, _cases(registry.get("zoi"), sc, "french", _zoi_move_doc)
+    rs = registry.get("zoi")
+    cases = _cases(rs, sc, "french", _zoi_move_doc)
+    text = _stored(rs, sc)
+    ids = [u["id"] for u in units]
+    by_axial = {a: i for i, a in enumerate(grid.axial)}  # the board's, made once
+
+    def foe(u: dict[str, Any]) -> bool:
+        return bool(u["side"] == "austrian")
+
+    def floor_text() -> None:
+        for uid in ids:
+            from_text(grid, text, uid, "ma", foe, by_axial)
+
+    _same_reach(grid, text, ids, "ma", foe, enemy, zone, by_axial)
+    return floor, floor_text, cases
+
+
+def _stored(rs: Any, sc: dict[str, Any]) -> str:
+    """The scenario's first state as a write stores it (its compact JSON text)."""
+    opts = rs.parse_options({})
+    return str(rs.setup(rs.parse_scenario(sc), opts)[1].model_dump_json())
+
+
+def _same_reach(
+    grid: Grid,
+    text: str,
+    ids: list[str],
+    ma_key: str,
+    is_enemy: Callable[[dict[str, Any]], bool],
+    enemy: set[int],
+    zone: set[int] | None,
+    by_axial: dict[tuple[int, int], int] | None = None,
+) -> None:
+    """The floor from the text answers what the plain floor, given the enemies (and zone)
+    beforehand, answers: for every unit asked."""
+    units = {u["id"]: u for u in json.loads(text)["units"]}
+    for uid in ids:
+        u = units[uid]
+        plain = floor_reachable(grid, grid.index[u["hex"]], u[ma_key], enemy, zone)
+        assert from_text(grid, text, uid, ma_key, is_enemy, by_axial) == plain, uid
 
 
 CASES = ("hovering", "first ask after a move", "parsed state", "parsed state, default GC")
 TARGETS: tuple[float | None, ...] = (2, 3, 3, None)
+FROM_TEXT = (False, False, True, True)
+"""Which cases start from the stored text (against the floor from the same text)."""
 
 
 @contextmanager
@@ -154,32 +221,52 @@ def server_gc() -> Iterator[None]:
 def rows(rounds: int = 1) -> list[Row]:
     out: list[Row] = []
     for name, make in (("zoc", _zoc), ("zoi", _zoi)):
-        floor, cases = make()
+        floor, floor_text, cases = make()
         timed = (*cases, cases[-1])  # the parsed state again, with the default settings
-        samples: list[list[tuple[float, float, float]]] = [[] for _ in range(len(timed) + 1)]
-        for _ in range(rounds):  # alternate: floor, then each case, then again
+        # samples: the floor, the floor from the text, then each timed case
+        samples: list[list[tuple[float, float, float]]] = [[] for _ in range(len(timed) + 2)]
+        for _ in range(rounds):  # alternate: the floors, then each case, then again
             with server_gc():
                 samples[0].append(measure(floor))
+                samples[1].append(measure(floor_text))
                 for k, fn in enumerate(cases):
-                    samples[k + 1].append(measure(fn))
-            samples[len(timed)].append(measure(timed[-1]))
+                    samples[k + 2].append(measure(fn))
+            samples[len(timed) + 1].append(measure(timed[-1]))
         med = [_median(s) for s in samples]
-        f = _per_ask(med[0])
+        title = f"{name} reachable 100x100, 500 enemies, {ASKED} units in turn"
         for k, case in enumerate(CASES):
-            ratios = [s[0] / b[0] for s, b in zip(samples[k + 1], samples[0], strict=True)]
+            base = 1 if FROM_TEXT[k] else 0
             out.append(
                 _row(
-                    f"{name} reachable 100x100, 500 enemies, {ASKED} units in turn ({case})",
-                    _per_ask(med[k + 1]),
-                    f,
-                    "floor",
+                    f"{title} ({case})",
+                    _per_ask(med[k + 2]),
+                    _per_ask(med[base]),
+                    "floor from the stored text" if FROM_TEXT[k] else "floor",
                     TARGETS[k],
-                    f"per ask; ratio of each round {', '.join(f'{r:.2f}' for r in ratios)}"
-                    if rounds > 1
-                    else "per ask",
+                    _note(samples[k + 2], samples[base], rounds),
                 )
             )
+        parsed = CASES.index("parsed state") + 2
+        out.append(  # as measured before session 15: against the floor given its enemies
+            _row(
+                f"{title} (parsed state, against the floor without a parse)",
+                _per_ask(med[parsed]),
+                _per_ask(med[0]),
+                "floor",
+                None,
+                _note(samples[parsed], samples[0], rounds),
+            )
+        )
     return out
+
+
+def _note(
+    case: list[tuple[float, float, float]], base: list[tuple[float, float, float]], rounds: int
+) -> str:
+    if rounds <= 1:
+        return "per ask"
+    ratios = [s[0] / b[0] for s, b in zip(case, base, strict=True)]
+    return f"per ask; ratio of each round {', '.join(f'{r:.2f}' for r in ratios)}"
 
 
 def _median(s: list[tuple[float, float, float]]) -> tuple[float, float, float]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 import weakref
@@ -14,6 +15,7 @@ from sqlalchemy import (
     Engine,
     Select,
     Table,
+    Text,
     Update,
     bindparam,
     func,
@@ -24,6 +26,7 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy import cast as cast_
 from sqlalchemy import exc as sa_exc
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.orm import Session
@@ -160,13 +163,14 @@ def _driver_error(
 
 
 _DOCUMENT = {
-    "state": select(_GAMES.c.state, _GAMES.c.state_seq, _GAMES.c.version).where(
-        _GAMES.c.id == bindparam("game_id")
-    ),
+    "state": select(
+        cast_(_GAMES.c.state, Text).label("state"), _GAMES.c.state_seq, _GAMES.c.version
+    ).where(_GAMES.c.id == bindparam("game_id")),
     "initial_state": select(_GAMES.c.initial_state).where(_GAMES.c.id == bindparam("game_id")),
 }
 """A game's state documents: ``state`` with ``state_seq`` and ``version`` (see
-:func:`_state_at`), ``initial_state`` alone."""
+:func:`_state_at`; the state as its stored JSON text, decoded only where a document is
+needed), ``initial_state`` alone."""
 _EVENTS = cast(Table, EventRow.__table__)
 _STORED = (_EVENTS.c.seq, _EVENTS.c.state_after, _EVENTS.c.state_delta)
 _CHAIN = (
@@ -211,8 +215,12 @@ class StateNotKept(LookupError):
     """The state a game had at a version cannot be rebuilt from what is stored."""
 
 
-def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any]:
-    """The state document of ``game_id`` at ``version``, as the database hands documents back.
+def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any] | str:
+    """The state document of ``game_id`` at ``version``, as the database hands documents back
+    -- or, where the game row holds that very state whole, its JSON text as stored (a
+    :class:`str`), which the ruleset validates straight from the text on a cache miss
+    (``Ruleset.load_state``), without making the document first (:attr:`GameRecord.state`
+    decodes it where the document itself is asked for).
 
     The game row holds the current state whole (``state_seq`` null), or the state event
     ``state_seq`` left, the events after it storing deltas (migration 0013): then the state
@@ -225,20 +233,20 @@ def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any
     found = one("state", {"game_id": game_id})
     if found is None:
         raise LookupError(f"no game {game_id!r}")
-    stored, after, at = found[0], found[1], found[2]
+    stored, after, at = cast(str, found[0]), found[1], found[2]
     upto = version - INITIAL_VERSION
     if at == version and after is None:
-        return cast(dict[str, Any], stored)
+        return stored
     if upto <= 0:
         first = one("initial_state", {"game_id": game_id})
         if first is None or first[0] is None:
             raise StateNotKept(f"game {game_id!r}: its initial state is not kept")
         return cast(dict[str, Any], first[0])
     if after == upto:  # the row holds this very state (the game moved on since)
-        return cast(dict[str, Any], stored)
+        return stored
     base: Any
     if after is not None and after < upto:
-        base = stored
+        base = json.loads(stored)  # as the JSON column's reader decodes it
         rows = many("chain", {"game_id": game_id, "after": after, "upto": upto})
         start = after + 1
     else:
@@ -447,9 +455,19 @@ class GameRecord:
 
     @property
     def state(self) -> dict[str, Any]:
+        """The state document of this version (read on first access)."""
+        stored = self.stored_state()
+        if isinstance(stored, str):
+            stored = self._state = json.loads(stored)  # as the JSON column's reader decodes it
+        return stored
+
+    def stored_state(self) -> dict[str, Any] | str:
+        """The state of this version as read: its JSON text as stored where the row holds
+        it whole, else its document (rebuilt from the events' deltas); read on first access.
+        ``Ruleset.load_state`` takes either."""
         if self._state is _UNREAD:
             self._state = self._documents(self.id, "state", self.version)
-        return cast(dict[str, Any], self._state)
+        return cast(dict[str, Any] | str, self._state)
 
     @property
     def initial_state(self) -> dict[str, Any] | None:

@@ -329,7 +329,10 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         return _coerce(self.board_model, data)  # type: ignore[return-value]
 
     def load_state(self, data: Any) -> StateT:
-        """Re-load a stored state."""
+        """Re-load a stored state: its document, or its JSON text as stored (validated
+        straight from the text, without making the document first: a cache miss's parse)."""
+        if isinstance(data, str | bytes):
+            return self.state_model.model_validate_json(data)  # type: ignore[return-value]
         return _coerce(self.state_model, data)  # type: ignore[return-value]
 
     # -- the game -------------------------------------------------------------------------

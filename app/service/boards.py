@@ -126,15 +126,17 @@ class BoardCache(WeighedLru):
         """Serialised game views per (game, version, seat): bytes (``games.read_game``)."""
 
     def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
-        """The parsed state of a game at a version; ``raw()`` gives the stored state document,
-        read and weighed only when the state is parsed (on a miss, which also drops the
-        game's other versions: see :meth:`keep_state`), by :func:`json_size`: the length of
-        the text a write stores and weighs a kept state by."""
+        """The parsed state of a game at a version; ``raw()`` gives the stored state (its
+        document, or its JSON text as stored), read and weighed only when the state is parsed
+        (on a miss, which also drops the game's other versions: see :meth:`keep_state`): a
+        text by its length, a document by :func:`json_size` -- the length of the text a write
+        stores and weighs a kept state by."""
 
         def parse() -> tuple[Any, int]:
             game = key[0]
             self.states.drop(lambda k: k[0] == game and k != key)
-            return load(), json_size(raw())
+            stored = raw()
+            return load(), len(stored) if isinstance(stored, str) else json_size(stored)
 
         return self.states.get(key, parse)
 

@@ -209,8 +209,11 @@ def game_from_row(
         board=board,
         state=boards.state(
             (row.id, row.version, ruleset.id, row.ruleset_version),
-            lambda: ruleset.load_state(row.state),
-            lambda: row.state,  # the deferred column is read on a cache miss only
+            # the deferred column is read on a cache miss only: as its stored text where the
+            # row holds the state whole (validated straight from it), else as the document
+            # rebuilt from the events' deltas
+            lambda: ruleset.load_state(row.stored_state()),
+            row.stored_state,
         ),
         options=ruleset.parse_options(row.options),
         cache=boards,

@@ -70,6 +70,32 @@ def test_a_made_state_survives_its_own_dump(ruleset_id: str) -> None:
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_state_validated_from_its_stored_text_is_the_state_of_its_document(
+    ruleset_id: str,
+) -> None:
+    """A cache miss whose game row holds the state whole validates it straight from the
+    stored JSON text (``Ruleset.load_state`` given a ``str``): the same state, dumped byte for
+    byte alike, as from the document the text decodes to -- for the compact text a write
+    stores and for the spaced text the JSON column's serializer writes (a game's first
+    state), checked for every state every rule case makes."""
+    import json
+
+    from app.service.jsonsafe import encode_state
+
+    checked = 0
+    for case in load_cases(ruleset_id):
+        for what, rs, state in _made(case):
+            compact = encode_state(state).decode("utf-8")
+            for text in (compact, json.dumps(json.loads(compact))):
+                from_text = rs.load_state(text)
+                from_doc = rs.load_state(json.loads(text))
+                assert from_text == from_doc == state, f"{case.id}: {what}"
+                assert from_text.model_dump_json() == compact, f"{case.id}: {what}"
+            checked += 1
+    assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
 def test_a_parsed_state_weighs_what_the_write_kept_it_with(ruleset_id: str) -> None:
     """On a miss the state cache weighs the stored document by the length of its compact
     JSON as pydantic-core writes it: what the write that stored it weighed the state it kept

@@ -242,3 +242,54 @@ def test_a_state_the_ruleset_made_unstorable_is_refused_and_nothing_written(
     finally:
         registry.unregister("tiny-long-notes")
         engine.dispose()
+
+
+def test_a_miss_validates_the_state_the_row_holds_from_its_stored_text(
+    db_url: str, as_served: None
+) -> None:
+    """Where the game row holds the state asked for whole, a read hands its JSON text on as
+    stored and the ruleset validates the state straight from it (no document made first);
+    the state rebuilt from deltas is a document. Either gives the state the writer kept, and
+    the cache weighs a text by its length."""
+    engine = make_engine(db_url)
+    try:
+        table = _Table(engine)
+        for _ in range(2 * EVERY):  # the last event is a snapshot: the row holds it whole
+            table.place()
+        table.place()  # a delta: the row keeps the snapshot's state
+        ruleset = registry.get("zoc")
+        with engine.connect() as conn:
+            column = conn.execute(
+                text("SELECT CAST(state AS TEXT) FROM games WHERE id = :id"), {"id": table.id}
+            ).scalar_one()
+        for version, whole in ((table.version - 1, True), (table.version, False)):
+            reads = DirectReads(engine)
+            try:
+                doc = reads.document(table.id, "state", version)
+            finally:
+                reads.close()
+            assert isinstance(doc, str) is whole, version
+            if whole:
+                assert doc == column
+            assert _dumped(ruleset.load_state(doc)) == table.states[version - 1], version
+        # the cache, cold, as another process: weighed by the stored text's length
+        reads = DirectReads(engine)
+        try:
+            at_snapshot = reads.document(table.id, "state", table.version - 1)
+        finally:
+            reads.close()
+        with SqlAlchemyUnitOfWork(make_session_factory(engine)) as uow:
+            found = uow.games.get(table.id)
+            assert found is not None
+            record = found[0]
+            assert isinstance(record.stored_state(), dict)  # the current version: rebuilt
+            assert record.state == record.stored_state()
+        boards = BoardCache()
+        cache_key = (table.id, table.version - 1, "zoc", ruleset.version)
+        parsed = boards.state(
+            cache_key, lambda: ruleset.load_state(at_snapshot), lambda: at_snapshot
+        )
+        assert _dumped(parsed) == table.states[-2]
+        assert boards.state_size(cache_key) == len(column)
+    finally:
+        engine.dispose()
