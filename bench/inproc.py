@@ -10,7 +10,9 @@ request's CPU time is the process's CPU time over ``--requests`` requests (the m
 Rows: ``GET /healthz``, GET game and a dry run on the seed example and on the 100x100 map
 with 501 units, and the bare app's read of a row of the same size; GET game and the
 ``reachable`` query of the dry run's unit also cold (the parsed state forgotten first: the
-state read, parsed and indexed, as on a cache miss).
+state read, parsed and indexed, as on a cache miss). With ``--write-rows``: submissions
+(umpire ``place_unit``, each after the last), with a GET game after each, and the bare app's
+write (``POST /bare/write/{id}``: its UPDATE and INSERT, as the HTTP rows' baseline).
 
 Run: ``python -m bench.inproc [--postgres] [--requests 1500] [--batches 5]``. ``--root DIR``
 measures the application of another checkout (``DIR/app``) with this harness: before and
@@ -331,6 +333,18 @@ async def run(url: str, args: argparse.Namespace) -> None:
                     for h in hexes
                 ]
                 rows.append((f"submission ({label})", _alternate(posts)))
+                rows.append(
+                    (
+                        f"bare write ({label})",
+                        asgi_call(
+                            bare_app,
+                            "POST",
+                            f"/bare/write/{gid}",
+                            json.dumps({"kind": "place_unit", "unit": unit}).encode(),
+                            {"content-type": "application/json"},
+                        ),
+                    )
+                )
                 rows.append((f"submission + GET game ({label})", _alternate(posts, get)))
         if args.service:
             print(service_profile(app, ids, cases, args))
