@@ -144,10 +144,6 @@ class GameRow(Base):
     """The ruleset version the game was created with (``ruleset_version`` is the version it
     is pinned to now: the umpire may upgrade it, ``POST /games/{id}/upgrade``)."""
 
-    def stored_state(self) -> dict[str, Any] | str:
-        """The ``state`` column's document (see :class:`GameFields`)."""
-        return self.state
-
 
 class GameFields(Protocol):
     """What the service reads of a game's row: a :class:`GameRow` (a write's locked read) or a
@@ -166,11 +162,6 @@ class GameFields(Protocol):
     def options(self) -> dict[str, Any]: ...
     @property
     def state(self) -> dict[str, Any]: ...
-    def stored_state(self) -> dict[str, Any] | str:
-        """The state as read: its document, or its JSON text as stored (a
-        :class:`~app.db.repository.GameRecord` whose row holds its state whole)."""
-        ...
-
     @property
     def version(self) -> int: ...
     @property

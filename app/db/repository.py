@@ -940,6 +940,14 @@ class GameRepository:
             return _state_at(game_id, version, self._one, self._many)
         return self._connection().execute(_DOCUMENT[name], {"game_id": game_id}).scalar_one()
 
+    def stored_state(self, game_id: str, version: int) -> dict[str, Any] | str:
+        """The state of ``game_id`` at ``version`` as :meth:`GameRecord.stored_state` gives
+        it (its stored text where the row holds it whole, else its document rebuilt from the
+        deltas), read in this transaction: for a game row read otherwise (an ORM
+        :class:`GameRow`, whose ``state`` column alone is not the current state once
+        ``state_seq`` is set)."""
+        return cast(dict[str, Any] | str, self._document(game_id, "state", version))
+
     def _one(self, name: str, params: Mapping[str, Any]) -> Sequence[Any] | None:
         return self._connection().execute(_DOCUMENT[name], params).first()
 

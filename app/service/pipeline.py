@@ -23,6 +23,7 @@ documents it stores are checked storable and bounded first (``jsonsafe``).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -40,6 +41,7 @@ from app.db import deltas
 from app.db.engine import json_reuse
 from app.db.models import INITIAL_VERSION as INITIAL_VERSION
 from app.db.models import EventRow, GameFields, NewEvent
+from app.db.repository import GameRecord
 from app.db.uow import AbstractUnitOfWork
 from app.match import clock
 from app.rules import registry
@@ -203,17 +205,23 @@ def game_from_row(
         return ruleset.load_board(data), json_size(data)
 
     board = boards.get(key, parse)
+    # the state is read on a cache miss only: as its stored text where the game row holds it
+    # whole (validated straight from it), else as the document rebuilt from the events'
+    # deltas -- through the repository for an ORM row (``GET /games``' holdings), whose
+    # ``state`` column is an older state once ``state_seq`` is set
+    stored: Callable[[], dict[str, Any] | str]
+    if isinstance(row, GameRecord):
+        stored = row.stored_state
+    else:
+        stored = functools.partial(uow.games.stored_state, row.id, row.version)
     return Game(
         row=row,
         ruleset=ruleset,
         board=board,
         state=boards.state(
             (row.id, row.version, ruleset.id, row.ruleset_version),
-            # the deferred column is read on a cache miss only: as its stored text where the
-            # row holds the state whole (validated straight from it), else as the document
-            # rebuilt from the events' deltas
-            lambda: ruleset.load_state(row.stored_state()),
-            row.stored_state,
+            lambda: ruleset.load_state(stored()),
+            stored,
         ),
         options=ruleset.parse_options(row.options),
         cache=boards,

@@ -293,3 +293,48 @@ def test_a_miss_validates_the_state_the_row_holds_from_its_stored_text(
         assert boards.state_size(cache_key) == len(column)
     finally:
         engine.dispose()
+
+
+def test_a_game_listed_first_on_a_cold_cache_is_read_at_its_current_state(
+    db_url: str, as_served: None
+) -> None:
+    """``GET /games`` reads its games' rows with their seats (ORM rows, whose ``state``
+    column is an older state between snapshots): a process whose cache is cold and lists the
+    games first keeps, and then serves and writes on, the current state -- rebuilt from the
+    deltas -- not the row's older one (found in review, session 15: the listing kept the
+    row's state under the current version)."""
+    from app.service import holdings
+
+    engine = make_engine(db_url)
+    try:
+        table = _Table(engine)
+        table.place()
+        table.place()  # two deltas: the row keeps the initial state (state_seq 0)
+        assert _row(engine, table.id)[1] == 0
+        fresh = _read_fresh(engine, table.id)
+        boards = BoardCache()  # another process, cold
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+        holdings.list_games(uow, [table.umpire], boards=boards, limit=10, max_tokens=10)
+        view = games.get_game(uow, table.id, token=None, boards=boards)
+        assert json.dumps(view.state, sort_keys=True) == fresh == table.states[-1]
+        # a write of that process moves another unit: the unit placed before stays placed
+        unit = next(u for u in json.loads(fresh)["units"] if u["id"] != "de-inf-2" and u.get("hex"))
+        req = WriteRequest(
+            uow,
+            table.id,
+            table.umpire,
+            IfMatch(frozenset({table.version})),
+            None,
+            boards,
+            None,
+        )
+        action = {"kind": "place_unit", "unit": unit["id"], "hex": unit["hex"]}
+        actions.submit_action(req, actions.SubmitAction(action))
+        after = json.loads(_read_fresh(engine, table.id))
+
+        def placed(doc: dict[str, Any]) -> str:
+            return str(next(u["hex"] for u in doc["units"] if u["id"] == "de-inf-2"))
+
+        assert placed(after) == placed(json.loads(fresh)) == HEXES[1]
+    finally:
+        engine.dispose()
