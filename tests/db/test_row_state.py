@@ -20,7 +20,7 @@ from sqlalchemy import Engine, text
 
 from app.db.engine import make_engine, make_session_factory
 from app.db.migrate import alembic_config
-from app.db.repository import DirectReads
+from app.db.repository import DirectReads, GameRecord
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import registry
 from app.service import actions, games
@@ -282,6 +282,7 @@ def test_a_miss_validates_the_state_the_row_holds_from_its_stored_text(
             found = uow.games.get(table.id)
             assert found is not None
             record = found[0]
+            assert isinstance(record, GameRecord)
             assert isinstance(record.stored_state(), dict)  # the current version: rebuilt
             assert record.state == record.stored_state()
         boards = BoardCache()
