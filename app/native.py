@@ -83,6 +83,10 @@ def _choose(name: str) -> tuple[ModuleType, str]:
     if stamp.exists() and stamp.read_text().strip() != digest:  # not even imported then
         return importlib.import_module(name), STALE
     try:
+        # the pure package first: its modules ask for the build in use as they are imported
+        # (``app/rules/zoc/context.py``), and must not find the compiled copy half-imported
+        # -- which would give them the pure module beside the compiled one everyone else gets
+        importlib.import_module(name.rpartition(".")[0])
         module = importlib.import_module(target)
     except ModuleNotFoundError as exc:
         if exc.name in (target, COMPILED_PACKAGE):
@@ -102,7 +106,8 @@ def selected(name: str) -> ModuleType:
     copy or itself (chosen at the first ask, then kept for the process)."""
     found = _chosen.get(name)
     if found is None:
-        found = _chosen[name] = _choose(name)
+        # a choice made meanwhile (by a module the package's import ran) is kept
+        found = _chosen.setdefault(name, _choose(name))
     return found[0]
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import heapq
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,16 +138,40 @@ def from_text(
     ma_key: str,
     is_enemy: Callable[[dict[str, Any]], bool],
     by_axial: dict[tuple[int, int], int] | None = None,
+    *,
+    chain: Iterable[dict[str, Any]] = (),
 ) -> dict[int, int]:
     """:func:`floor_reachable` for ``unit`` of a state known only as its stored JSON text (a
-    cache miss): the text decoded, the unit and the enemy hexes found in it and, given
-    ``by_axial`` (``zoi``), the enemies' zone -- then the same search."""
+    cache miss): the text decoded, the changes of ``chain`` applied to it (stored deltas:
+    ``set`` entries, ``items`` of lists by index, ``keys`` of objects), the unit and the
+    enemy hexes found in it and, given ``by_axial`` (``zoi``), the enemies' zone -- then the
+    same search."""
     doc = json.loads(text)
+    for delta in chain:
+        for name, value in delta.get("set", {}).items():
+            doc[name] = value
+        for name, changes in delta.get("items", {}).items():
+            for index, value in changes:
+                doc[name][index] = value
+        for name, change in delta.get("keys", {}).items():
+            for key in change.get("del", ()):
+                doc[name].pop(key, None)
+            doc[name].update(change.get("put", {}))
     enemies = [u for u in doc["units"] if is_enemy(u)]
     me = next(u for u in doc["units"] if u["id"] == unit)
+    start, ma = grid.index[me["hex"]], me[ma_key]
     enemy = {grid.index[u["hex"]] for u in enemies}
-    zone = None if by_axial is None else zoi_zone(grid, enemies, by_axial)
-    return floor_reachable(grid, grid.index[me["hex"]], me[ma_key], enemy, zone)
+    zone = None
+    if by_axial is not None:  # only the enemies whose front can touch a hex within reach
+        q0, r0 = grid.axial[start]
+        axial, index = grid.axial, grid.index
+        near = []
+        for u in enemies:
+            q, r = axial[index[u["hex"]]]
+            if abs(q - q0) + abs(r - r0) + abs(q - q0 + r - r0) <= 2 * (ma + 1):
+                near.append(u)
+        zone = zoi_zone(grid, near, by_axial)
+    return floor_reachable(grid, start, ma, enemy, zone)
 
 
 def within(grid: Grid, start: int, radius: int) -> list[int]:

@@ -35,20 +35,27 @@ from __future__ import annotations
 
 import argparse
 import gc
+import itertools
 import json
 import statistics
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from app.db import deltas
 from app.rules import registry
 from app.runtime import THRESHOLDS
+from app.service.pipeline import load_stored_state
 from bench.core import _move_doc, _row, _zoi_move_doc, measure
 from bench.floor import Grid, build_grid, floor_reachable, from_text, zoi_zone
 from bench.report import Row
 from bench.scenarios import zoc_scenario, zoi_scenario
 
 ASKED = 20
+CHAIN = 16
+"""Deltas after the snapshot in the "rebuilt from deltas" row: a miss half-way between two
+snapshots (``REFEREE_SNAPSHOT_EVERY`` is 32) -- 8 moves, then each undone."""
 
 
 def _cases(
@@ -56,8 +63,9 @@ def _cases(
     sc: dict[str, Any],
     side: str,
     move_doc: Callable[[str, str, str], dict[str, Any]],
-) -> tuple[Callable[[], Any], Callable[[], Any], Callable[[], Any]]:
-    """The three cases' timed calls (each asks the 20 units once)."""
+) -> Timed:
+    """The cases' timed calls (each asks the 20 units once) and what the floors from the
+    stored game start from."""
     opts = rs.parse_options({})
     board, state = rs.setup(rs.parse_scenario(sc), opts)
     q = rs.queries()["reachable"]
@@ -89,6 +97,29 @@ def _cases(
         ), "handed-on index answers differently"
     stored = state.model_dump_json()  # the compact text a write stores
     assert rs.load_state(stored) == state
+    # a miss between snapshots: the row's state (this one) and the deltas of the events
+    # after it, as stored -- CHAIN of them: half the moves above made one after the other,
+    # then each undone, so that the state they make is this one again (the same searches
+    # as the parsed state's: the rows differ only in how the state is made)
+    made = [state]
+    for _u, action, _ruling in moves:
+        ruling = rs.adjudicate(board, made[-1], action, opts)
+        if len(made) <= CHAIN // 2 and ruling.legal:
+            made.append(rs.apply(board, made[-1], action, ruling))
+    assert len(made) == CHAIN // 2 + 1, len(made)
+    path = [*made, *reversed(made[:-1])]
+    chain = []
+    for before, after in itertools.pairwise(path):
+        delta = deltas.make_delta(before, after)
+        assert delta, "a move made no delta"
+        chain.append(json.loads(json.dumps(delta)))  # as the database hands it back
+    assert len(chain) == CHAIN
+    kept = deltas.StoredChain(stored, tuple(chain))
+    rebuilt = load_stored_state(rs, kept)
+    assert rebuilt == state and rebuilt.model_dump_json() == stored
+    assert kept.document() == json.loads(stored)
+    half = deltas.StoredChain(stored, tuple(chain[: CHAIN // 2])).document()
+    assert half == json.loads(made[-1].model_dump_json()) != json.loads(stored)
 
     def hover() -> None:
         for u in units:
@@ -102,11 +133,25 @@ def _cases(
         for u in units:
             q.run(board, rs.load_state(stored), opts, params[u])
 
-    return hover, after_move, parsed
+    def parsed_chain() -> None:
+        for u in units:
+            q.run(board, load_stored_state(rs, kept), opts, params[u])
+
+    return Timed((hover, after_move, parsed, parsed_chain), stored, tuple(chain))
 
 
-Made = tuple[Callable[[], Any], Callable[[], Any], tuple[Callable[[], Any], ...]]
-"""(the plain floor, the floor from the stored text, the cases' timed calls)"""
+@dataclass(frozen=True)
+class Timed:
+    calls: tuple[Callable[[], Any], ...]
+    """hovering, the first ask after a move, the parsed state, the one rebuilt from deltas"""
+    text: str
+    """the state's stored text (the row's, a snapshot's)"""
+    chain: tuple[dict[str, Any], ...]
+    """the deltas after it, as stored"""
+
+
+Made = tuple[tuple[Callable[[], Any], ...], tuple[Callable[[], Any], ...]]
+"""(the floors: plain, from the stored text, from the text and the deltas; the cases)"""
 
 
 def _zoc() -> Made:
@@ -123,8 +168,8 @@ def _zoc() -> Made:
             floor_reachable(grid, start, ma, enemy)
 
     rs = registry.get("zoc")
-    cases = _cases(rs, sc, "axis", _move_doc)
-    text = _stored(rs, sc)
+    timed = _cases(rs, sc, "axis", _move_doc)
+    text, chain = timed.text, timed.chain
     ids = [u["id"] for u in units]
 
     def foe(u: dict[str, Any]) -> bool:
@@ -134,8 +179,12 @@ def _zoc() -> Made:
         for uid in ids:
             from_text(grid, text, uid, "movement_allowance", foe)
 
-    _same_reach(grid, text, ids, "movement_allowance", foe, enemy, None)
-    return floor, floor_text, cases
+    def floor_chain() -> None:
+        for uid in ids:
+            from_text(grid, text, uid, "movement_allowance", foe, chain=chain)
+
+    _same_reach(grid, text, chain, ids, "movement_allowance", foe, enemy, None)
+    return (floor, floor_text, floor_chain), timed.calls
 
 
 def _zoi() -> Made:
@@ -156,8 +205,8 @@ def _zoi() -> Made:
             floor_reachable(grid, start, ma, enemy, zone)
 
     rs = registry.get("zoi")
-    cases = _cases(rs, sc, "french", _zoi_move_doc)
-    text = _stored(rs, sc)
+    timed = _cases(rs, sc, "french", _zoi_move_doc)
+    text, chain = timed.text, timed.chain
     ids = [u["id"] for u in units]
     by_axial = {a: i for i, a in enumerate(grid.axial)}  # the board's, made once
 
@@ -168,19 +217,18 @@ def _zoi() -> Made:
         for uid in ids:
             from_text(grid, text, uid, "ma", foe, by_axial)
 
-    _same_reach(grid, text, ids, "ma", foe, enemy, zone, by_axial)
-    return floor, floor_text, cases
+    def floor_chain() -> None:
+        for uid in ids:
+            from_text(grid, text, uid, "ma", foe, by_axial, chain=chain)
 
-
-def _stored(rs: Any, sc: dict[str, Any]) -> str:
-    """The scenario's first state as a write stores it (its compact JSON text)."""
-    opts = rs.parse_options({})
-    return str(rs.setup(rs.parse_scenario(sc), opts)[1].model_dump_json())
+    _same_reach(grid, text, chain, ids, "ma", foe, enemy, zone, by_axial)
+    return (floor, floor_text, floor_chain), timed.calls
 
 
 def _same_reach(
     grid: Grid,
     text: str,
+    chain: tuple[dict[str, Any], ...],
     ids: list[str],
     ma_key: str,
     is_enemy: Callable[[dict[str, Any]], bool],
@@ -189,18 +237,32 @@ def _same_reach(
     by_axial: dict[tuple[int, int], int] | None = None,
 ) -> None:
     """The floor from the text answers what the plain floor, given the enemies (and zone)
-    beforehand, answers: for every unit asked."""
+    beforehand, answers: for every unit asked; and the floor from the text and the deltas
+    answers what the floor from the text of the state they make answers."""
     units = {u["id"]: u for u in json.loads(text)["units"]}
+    half = json.dumps(deltas.StoredChain(text, chain[: len(chain) // 2]).document())
+    assert json.loads(half) != json.loads(text)
     for uid in ids:
         u = units[uid]
         plain = floor_reachable(grid, grid.index[u["hex"]], u[ma_key], enemy, zone)
         assert from_text(grid, text, uid, ma_key, is_enemy, by_axial) == plain, uid
+        assert from_text(grid, text, uid, ma_key, is_enemy, by_axial, chain=chain) == plain
+        assert from_text(
+            grid, text, uid, ma_key, is_enemy, by_axial, chain=chain[: len(chain) // 2]
+        ) == from_text(grid, half, uid, ma_key, is_enemy, by_axial), uid
 
 
-CASES = ("hovering", "first ask after a move", "parsed state", "parsed state, default GC")
-TARGETS: tuple[float | None, ...] = (2, 3, 3, None)
-FROM_TEXT = (False, False, True, True)
-"""Which cases start from the stored text (against the floor from the same text)."""
+CASES = (
+    "hovering",
+    "first ask after a move",
+    "parsed state",
+    "parsed state, rebuilt from deltas",
+    "parsed state, default GC",
+)
+TARGETS: tuple[float | None, ...] = (2, 3, 3, 3, None)
+FLOOR = (0, 0, 1, 2, 1)
+"""Each case's floor: plain (0), from the stored text (1), from the text and the deltas (2)."""
+FLOORS = ("floor", "floor from the stored text", "floor from the text and the deltas")
 
 
 @contextmanager
@@ -221,32 +283,34 @@ def server_gc() -> Iterator[None]:
 def rows(rounds: int = 1) -> list[Row]:
     out: list[Row] = []
     for name, make in (("zoc", _zoc), ("zoi", _zoi)):
-        floor, floor_text, cases = make()
-        timed = (*cases, cases[-1])  # the parsed state again, with the default settings
-        # samples: the floor, the floor from the text, then each timed case
-        samples: list[list[tuple[float, float, float]]] = [[] for _ in range(len(timed) + 2)]
+        floors, cases = make()
+        parsed_at = CASES.index("parsed state")
+        timed = (*cases, cases[parsed_at])  # the parsed state again, with the default settings
+        n = len(floors)
+        # samples: each floor, then each timed case
+        samples: list[list[tuple[float, float, float]]] = [[] for _ in range(len(timed) + n)]
         for _ in range(rounds):  # alternate: the floors, then each case, then again
             with server_gc():
-                samples[0].append(measure(floor))
-                samples[1].append(measure(floor_text))
+                for k, fn in enumerate(floors):
+                    samples[k].append(measure(fn))
                 for k, fn in enumerate(cases):
-                    samples[k + 2].append(measure(fn))
-            samples[len(timed) + 1].append(measure(timed[-1]))
+                    samples[k + n].append(measure(fn))
+            samples[len(timed) + n - 1].append(measure(timed[-1]))
         med = [_median(s) for s in samples]
         title = f"{name} reachable 100x100, 500 enemies, {ASKED} units in turn"
         for k, case in enumerate(CASES):
-            base = 1 if FROM_TEXT[k] else 0
+            base = FLOOR[k]
             out.append(
                 _row(
                     f"{title} ({case})",
-                    _per_ask(med[k + 2]),
+                    _per_ask(med[k + n]),
                     _per_ask(med[base]),
-                    "floor from the stored text" if FROM_TEXT[k] else "floor",
+                    FLOORS[base],
                     TARGETS[k],
-                    _note(samples[k + 2], samples[base], rounds),
+                    _note(samples[k + n], samples[base], rounds),
                 )
             )
-        parsed = CASES.index("parsed state") + 2
+        parsed = parsed_at + n
         out.append(  # as measured before session 15: against the floor given its enemies
             _row(
                 f"{title} (parsed state, against the floor without a parse)",

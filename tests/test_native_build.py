@@ -53,3 +53,34 @@ def test_the_missing_check_names_what_is_missing(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr("shutil.which", lambda name: None)
     found = native_build.missing()
     assert found is not None and found.startswith("no C compiler")
+
+
+def test_every_module_gets_the_build_chosen_whatever_is_imported_first() -> None:
+    """The first ask for the build in use may come before the rules package is imported
+    (a test module asking for it at import): the package's own modules, which ask for it
+    as they are imported, must get the same module as everyone else -- not the pure one
+    beside a compiled copy found half-imported (found in session 15: ``zoc``'s context then
+    built its index with the pure module while the search memo was the compiled one's).
+    Checked in fresh interpreters, the ask first and the package first."""
+    import subprocess
+    import sys
+
+    script = (
+        "from app import native\n"
+        "{first}\n"
+        "import app.rules.zoc.context as context\n"
+        "chosen = native.selected('app.rules.zoc.index')\n"
+        "assert context.state_index is chosen.state_index, (context.state_index, chosen)\n"
+        "print(native.describe())\n"
+    )
+    root = Path(__file__).resolve().parents[1]
+    for first in ("native.selected('app.rules.zoc.index')", "import app.rules.zoc"):
+        done = subprocess.run(
+            [sys.executable, "-c", script.format(first=first)],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert done.returncode == 0, (first, done.stderr[-2000:])
+        assert done.stdout.startswith("rules core:"), done.stdout

@@ -30,12 +30,15 @@ others compared by value, and only the changed parts dumped. Nothing here knows 
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from itertools import compress
 from operator import is_not
 from typing import Any
 
+import pydantic_core
 from pydantic import BaseModel
 
 SNAPSHOT_EVERY_DEFAULT = 32
@@ -192,6 +195,67 @@ def apply_delta(doc: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, A
         entry.update(change.get("put") or {})
         out[name] = entry
     return out
+
+
+@dataclass(frozen=True)
+class StoredChain:
+    """A state as stored between snapshots: the JSON text of the state the game row holds
+    (its last snapshot's) and the deltas of the events after it, oldest first."""
+
+    text: str
+    deltas: tuple[Mapping[str, Any], ...]
+
+    def document(self) -> dict[str, Any]:
+        """The state's document: the text decoded (as the JSON column's reader decodes it)
+        and the deltas applied."""
+        state = rebuild(json.loads(self.text), [(None, d) for d in self.deltas])[-1]
+        assert state is not None
+        return state
+
+    def size(self) -> int:
+        """What a cache weighs the state by: the text's length and the deltas'."""
+        return len(self.text) + sum(len(pydantic_core.to_json(d)) for d in self.deltas)
+
+
+def apply_to_model(model: BaseModel, chain: Iterable[Mapping[str, Any]]) -> BaseModel | None:
+    """The state the deltas of ``chain`` (oldest first) make of the state model ``model``,
+    validated by its class from ``model``'s field values with the entries the deltas change
+    replaced by their documents -- not from a whole document: a state rebuilt on a cache
+    miss is its snapshot validated from its stored text and the changed units validated from
+    theirs, the others kept as the snapshot's objects (nested models pass validation as they
+    are; other values are validated again). Only for a state model whose validators give
+    the same state from its own field values as from its document (the ruleset says so:
+    ``Ruleset.state_revalidates``, tested for every built-in ruleset's rule cases). None when
+    the class is not a plain model (:func:`_plain`) or keeps extra fields; then rebuild the
+    document (:func:`apply_delta`) and validate that. Validation errors are raised as the
+    class raises them."""
+    cls = type(model)
+    if not _plain(cls) or cls.model_config.get("extra") == "allow" or model.__pydantic_extra__:
+        return None
+    values = dict(model.__dict__)
+    copied: set[str] = set()
+
+    def own(name: str) -> Any:
+        if name not in copied:
+            value = values[name]
+            values[name] = dict(value) if isinstance(value, dict) else list(value)
+            copied.add(name)
+        return values[name]
+
+    for delta in chain:
+        for name, value in (delta.get("set") or {}).items():
+            values[name] = value
+            copied.discard(name)  # a document now: copied again before an item is set
+        for name, changes in (delta.get("items") or {}).items():
+            items = own(name)
+            for index, value in changes:
+                items[index] = value
+        for name, change in (delta.get("keys") or {}).items():
+            entry = own(name)
+            for key in change.get("del") or ():
+                entry.pop(key, None)
+            entry.update(change.get("put") or {})
+    return cls.model_validate(values)
 
 
 def rebuild(

@@ -215,12 +215,17 @@ class StateNotKept(LookupError):
     """The state a game had at a version cannot be rebuilt from what is stored."""
 
 
-def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any] | str:
+def _state_at(
+    game_id: str, version: int, one: One, many: Many, *, chain: bool = False
+) -> dict[str, Any] | str | deltas.StoredChain:
     """The state document of ``game_id`` at ``version``, as the database hands documents back
     -- or, where the game row holds that very state whole, its JSON text as stored (a
     :class:`str`), which the ruleset validates straight from the text on a cache miss
     (``Ruleset.load_state``), without making the document first (:attr:`GameRecord.state`
-    decodes it where the document itself is asked for).
+    decodes it where the document itself is asked for). With ``chain``, a state the row's
+    and the deltas after it make is handed on as such (:class:`app.db.deltas.StoredChain`:
+    the row's text and the deltas), for the service to rebuild without a document
+    (``deltas.apply_to_model``).
 
     The game row holds the current state whole (``state_seq`` null), or the state event
     ``state_seq`` left, the events after it storing deltas (migration 0013): then the state
@@ -246,7 +251,7 @@ def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any
         return stored
     base: Any
     if after is not None and after < upto:
-        base = json.loads(stored)  # as the JSON column's reader decodes it
+        base = stored  # the row's text, decoded below unless handed on as a chain
         rows = many("chain", {"game_id": game_id, "after": after, "upto": upto})
         start = after + 1
     else:
@@ -258,6 +263,10 @@ def _state_at(game_id: str, version: int, one: One, many: Many) -> dict[str, Any
             base = None if first is None else first[0]
     if not rows or rows[0][0] != start or rows[-1][0] != upto or len(rows) != upto - start + 1:
         raise StateNotKept(f"game {game_id!r}: the log does not hold every state up to {upto}")
+    if chain and isinstance(base, str) and all(r[1] is None and r[2] is not None for r in rows):
+        return deltas.StoredChain(base, tuple(r[2] for r in rows))
+    if isinstance(base, str):
+        base = json.loads(base)  # as the JSON column's reader decodes it
     state = deltas.rebuild(base, [(r[1], r[2]) for r in rows])[-1]
     if state is None:
         raise StateNotKept(f"game {game_id!r}: the state of version {version} is not kept")
@@ -459,15 +468,17 @@ class GameRecord:
         stored = self.stored_state()
         if isinstance(stored, str):
             stored = self._state = json.loads(stored)  # as the JSON column's reader decodes it
+        elif isinstance(stored, deltas.StoredChain):
+            stored = self._state = stored.document()
         return stored
 
-    def stored_state(self) -> dict[str, Any] | str:
-        """The state of this version as read: its JSON text as stored where the row holds
-        it whole, else its document (rebuilt from the events' deltas); read on first access.
-        ``Ruleset.load_state`` takes either."""
+    def stored_state(self) -> dict[str, Any] | str | deltas.StoredChain:
+        """The state of this version as read, on first access: its JSON text as stored where
+        the row holds it whole; the row's text and the deltas after it
+        (:class:`app.db.deltas.StoredChain`) where those make it; else its document."""
         if self._state is _UNREAD:
-            self._state = self._documents(self.id, "state", self.version)
-        return cast(dict[str, Any] | str, self._state)
+            self._state = self._documents(self.id, "stored_state", self.version)
+        return cast(dict[str, Any] | str | deltas.StoredChain, self._state)
 
     @property
     def initial_state(self) -> dict[str, Any] | None:
@@ -662,9 +673,10 @@ class DirectReads:
         return self._plans[name].later
 
     def document(self, game_id: str, name: str, version: int) -> Any:
-        """A state document of the game (``state``: as it was at ``version``)."""
-        if name == "state":
-            return _state_at(game_id, version, self.one, self.many)
+        """A state document of the game (``state``: as it was at ``version``;
+        ``stored_state``: the same as :meth:`GameRecord.stored_state` gives it)."""
+        if name in ("state", "stored_state"):
+            return _state_at(game_id, version, self.one, self.many, chain=name != "state")
         row = self.one(name, {"game_id": game_id})
         if row is None:
             raise LookupError(f"no game {game_id!r}")
@@ -936,17 +948,20 @@ class GameRepository:
                 f"games.{name} of {game_id} read after its transaction ended (it is read on "
                 "first access, inside the transaction that read the game)"
             )
-        if name == "state":
-            return _state_at(game_id, version, self._one, self._many)
+        if name in ("state", "stored_state"):
+            return _state_at(game_id, version, self._one, self._many, chain=name != "state")
         return self._connection().execute(_DOCUMENT[name], {"game_id": game_id}).scalar_one()
 
-    def stored_state(self, game_id: str, version: int) -> dict[str, Any] | str:
+    def stored_state(self, game_id: str, version: int) -> dict[str, Any] | str | deltas.StoredChain:
         """The state of ``game_id`` at ``version`` as :meth:`GameRecord.stored_state` gives
         it (its stored text where the row holds it whole, else its document rebuilt from the
         deltas), read in this transaction: for a game row read otherwise (an ORM
         :class:`GameRow`, whose ``state`` column alone is not the current state once
         ``state_seq`` is set)."""
-        return cast(dict[str, Any] | str, self._document(game_id, "state", version))
+        return cast(
+            dict[str, Any] | str | deltas.StoredChain,
+            self._document(game_id, "stored_state", version),
+        )
 
     def _one(self, name: str, params: Mapping[str, Any]) -> Sequence[Any] | None:
         return self._connection().execute(_DOCUMENT[name], params).first()

@@ -328,6 +328,14 @@ class Ruleset(ABC, Generic[BoardT, StateT, ActionT, OptionsT]):
         """Re-load a stored board (already validated when the game was created)."""
         return _coerce(self.board_model, data)  # type: ignore[return-value]
 
+    state_revalidates: ClassVar[bool] = False
+    """The state model validates its own field values -- with some entries replaced by
+    their documents -- to the state the whole document would give (its validators are
+    idempotent: a value validated once passes again unchanged). Then the service rebuilds a
+    state from a snapshot and the deltas after it without making the whole document
+    (``app.db.deltas.apply_to_model``). Declare it only when it holds; the built-in
+    rulesets' is tested on every state their rule cases make."""
+
     def load_state(self, data: Any) -> StateT:
         """Re-load a stored state: its document, or its JSON text as stored (validated
         straight from the text, without making the document first: a cache miss's parse)."""

@@ -20,6 +20,8 @@ from typing import Any
 
 import pydantic_core
 
+from app.db.deltas import StoredChain
+
 BoardKey = tuple[str, str, str]
 """(ruleset id, ruleset version, board digest)."""
 StateKey = tuple[str, int, str, str]
@@ -127,16 +129,25 @@ class BoardCache(WeighedLru):
 
     def state(self, key: StateKey, load: Callable[[], Any], raw: Callable[[], Any]) -> Any:
         """The parsed state of a game at a version; ``raw()`` gives the stored state (its
-        document, or its JSON text as stored), read and weighed only when the state is parsed
-        (on a miss, which also drops the game's other versions: see :meth:`keep_state`): a
-        text by its length, a document by :func:`json_size` -- the length of the text a write
-        stores and weighs a kept state by."""
+        document, its JSON text as stored, or a snapshot's text and the deltas after it), read
+        and weighed only when the state is parsed (on a miss, which also drops the game's
+        other versions: see :meth:`keep_state`): a text by its length (the compact text a
+        write stores; a game's first state, written spaced by the JSON column's serializer,
+        weighs a tenth more), a chain by its text's and its deltas', a document by
+        :func:`json_size` -- the length of the text a write stores and weighs a kept state
+        by."""
 
         def parse() -> tuple[Any, int]:
             game = key[0]
             self.states.drop(lambda k: k[0] == game and k != key)
             stored = raw()
-            return load(), len(stored) if isinstance(stored, str) else json_size(stored)
+            if isinstance(stored, str):
+                size = len(stored)
+            elif isinstance(stored, StoredChain):
+                size = stored.size()
+            else:
+                size = json_size(stored)
+            return load(), size
 
         return self.states.get(key, parse)
 

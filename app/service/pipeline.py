@@ -209,7 +209,7 @@ def game_from_row(
     # whole (validated straight from it), else as the document rebuilt from the events'
     # deltas -- through the repository for an ORM row (``GET /games``' holdings), whose
     # ``state`` column is an older state once ``state_seq`` is set
-    stored: Callable[[], dict[str, Any] | str]
+    stored: Callable[[], dict[str, Any] | str | deltas.StoredChain]
     if isinstance(row, GameRecord):
         stored = row.stored_state
     else:
@@ -220,12 +220,42 @@ def game_from_row(
         board=board,
         state=boards.state(
             (row.id, row.version, ruleset.id, row.ruleset_version),
-            lambda: ruleset.load_state(stored()),
+            lambda: load_stored_state(ruleset, stored()),
             stored,
         ),
         options=ruleset.parse_options(row.options),
         cache=boards,
     )
+
+
+def load_stored_state(
+    ruleset: AnyRuleset, stored: dict[str, Any] | str | deltas.StoredChain
+) -> Any:
+    """The state a cache miss read (:meth:`GameRecord.stored_state`), parsed: its text or
+    document by ``Ruleset.load_state``; a snapshot's text and the deltas after it by the
+    snapshot validated from its text and the deltas applied to that model
+    (``deltas.apply_to_model``: only the changed entries validated from their documents),
+    where the ruleset's state model allows it (``Ruleset.state_revalidates``), else by the
+    document they rebuild. With ``REFEREE_CHECK_KEPT_STATE`` (the test suite) the state so
+    made is compared with the document's, value for value and dumped byte for byte."""
+    if not isinstance(stored, deltas.StoredChain):
+        return ruleset.load_state(stored)
+    made = None
+    if ruleset.state_revalidates:
+        try:
+            made = deltas.apply_to_model(ruleset.load_state(stored.text), stored.deltas)
+        except Exception:  # a stored state its model refuses: the document's way says why
+            made = None
+    if made is None:
+        return ruleset.load_state(stored.document())
+    if checking_writes():
+        whole = ruleset.load_state(stored.document())
+        if whole != made or whole.model_dump_json() != made.model_dump_json():
+            raise AssertionError(
+                f"{ruleset.id}: the state rebuilt on its snapshot's model differs from the "
+                "state of the rebuilt document"
+            )
+    return made
 
 
 def seat_of(uow: AbstractUnitOfWork, game: GameFields, token: str | None) -> str | None:
@@ -587,13 +617,16 @@ def remember_state(
         size = before + len(delta[1])
     else:
         size = len(made.text())
-    if checking_writes():
-        parsed = game.ruleset.load_state(json.loads(made.text()))
-        if parsed != new_state or parsed.model_dump_json() != new_state.model_dump_json():
-            raise AssertionError(
-                f"{game.ruleset.id}: the state a write made differs from the state parsed "
-                "from its stored document; it cannot be kept as made"
-            )
+    if checking_writes():  # parsed from its text (a miss on a snapshot) and its document
+        for parsed in (
+            game.ruleset.load_state(made.text()),
+            game.ruleset.load_state(json.loads(made.text())),
+        ):
+            if parsed != new_state or parsed.model_dump_json() != new_state.model_dump_json():
+                raise AssertionError(
+                    f"{game.ruleset.id}: the state a write made differs from the state parsed "
+                    "from its stored document; it cannot be kept as made"
+                )
     uow.after_commit(lambda: cache.keep_state(key, new_state, size))
 
 

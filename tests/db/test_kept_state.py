@@ -77,14 +77,17 @@ def test_a_state_validated_from_its_stored_text_is_the_state_of_its_document(
     stored JSON text (``Ruleset.load_state`` given a ``str``): the same state, dumped byte for
     byte alike, as from the document the text decodes to -- for the compact text a write
     stores and for the spaced text the JSON column's serializer writes (a game's first
-    state), checked for every state every rule case makes."""
+    state), checked for every rule case's set-up state and every state the case makes."""
     import json
 
     from app.service.jsonsafe import encode_state
 
     checked = 0
     for case in load_cases(ruleset_id):
-        for what, rs, state in _made(case):
+        made = _made(case)
+        if made:
+            made.append(("setup", made[0][1], _setup(case)[3]))
+        for what, rs, state in made:
             compact = encode_state(state).decode("utf-8")
             for text in (compact, json.dumps(json.loads(compact))):
                 from_text = rs.load_state(text)
@@ -93,6 +96,44 @@ def test_a_state_validated_from_its_stored_text_is_the_state_of_its_document(
                 assert from_text.model_dump_json() == compact, f"{case.id}: {what}"
             checked += 1
     assert checked >= 50, f"only {checked} states of {ruleset_id} were checked"
+
+
+@pytest.mark.parametrize("ruleset_id", RULESETS)
+def test_a_state_rebuilt_on_its_snapshot_s_model_is_the_state_of_the_rebuilt_document(
+    ruleset_id: str,
+) -> None:
+    """A miss between snapshots rebuilds the state on the snapshot's model
+    (``deltas.apply_to_model``: the snapshot validated from its text, the changed entries from
+    their documents, the rest passed through): declared by every built-in ruleset
+    (``state_revalidates``), so checked here for every state every rule case makes -- the
+    delta from the case's set-up state to it, and that delta and the one back as a chain of
+    two -- against validating the document the deltas rebuild: equal, dumped byte for byte
+    alike."""
+    import json
+
+    from app.db import deltas
+    from app.service.jsonsafe import encode_state
+
+    checked = 0
+    for case in load_cases(ruleset_id):
+        for what, rs, state in _made(case):
+            assert rs.state_revalidates
+            before = _setup(case)[3]
+            there, back = deltas.make_delta(before, state), deltas.make_delta(state, before)
+            if not there:  # nothing changed, or no delta for it (then a snapshot is stored)
+                continue
+            assert back is not None
+            text = encode_state(before).decode("utf-8")
+            for chain, expected in (([there], state), ([there, back], before)):
+                made = deltas.apply_to_model(rs.load_state(text), chain)
+                rebuilt = deltas.StoredChain(text, tuple(chain)).document()
+                whole = rs.load_state(rebuilt)
+                assert made is not None, f"{case.id}: {what}"
+                assert made == whole == expected, f"{case.id}: {what}"
+                assert made.model_dump_json() == whole.model_dump_json(), f"{case.id}: {what}"
+                assert json.loads(made.model_dump_json()) == rebuilt, f"{case.id}: {what}"
+            checked += 1
+    assert checked >= 40, f"only {checked} states of {ruleset_id} were checked"
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)

@@ -18,6 +18,7 @@ import pytest
 from alembic import command
 from sqlalchemy import Engine, text
 
+from app.db.deltas import StoredChain, apply_to_model
 from app.db.engine import make_engine, make_session_factory
 from app.db.migrate import alembic_config
 from app.db.repository import DirectReads, GameRecord
@@ -26,7 +27,7 @@ from app.rules import registry
 from app.service import actions, games
 from app.service.boards import BoardCache
 from app.service.errors import InvalidInput
-from app.service.pipeline import IfMatch, WriteRequest
+from app.service.pipeline import IfMatch, WriteRequest, load_stored_state
 from tests.support.tiny import Note, TinyRuleset
 
 SEED = Path(__file__).resolve().parents[2] / "scenarios/zoc/seed-example.json"
@@ -283,8 +284,13 @@ def test_a_miss_validates_the_state_the_row_holds_from_its_stored_text(
             assert found is not None
             record = found[0]
             assert isinstance(record, GameRecord)
-            assert isinstance(record.stored_state(), dict)  # the current version: rebuilt
-            assert record.state == record.stored_state()
+            chain = record.stored_state()  # the current version: the row's text and a delta
+            assert isinstance(chain, StoredChain)
+            assert chain.text == column and len(chain.deltas) == 1
+            assert record.state == chain.document()
+            made = load_stored_state(ruleset, chain)  # on the snapshot's model
+            assert _dumped(made) == table.states[-1]
+            assert made.units[0] is not None
         boards = BoardCache()
         cache_key = (table.id, table.version - 1, "zoc", ruleset.version)
         parsed = boards.state(
@@ -337,5 +343,52 @@ def test_a_game_listed_first_on_a_cold_cache_is_read_at_its_current_state(
             return str(next(u["hex"] for u in doc["units"] if u["id"] == "de-inf-2"))
 
         assert placed(after) == placed(json.loads(fresh)) == HEXES[1]
+    finally:
+        engine.dispose()
+
+
+def test_a_miss_between_snapshots_rebuilds_the_state_on_its_snapshot_s_model(
+    db_url: str, as_served: None
+) -> None:
+    """A miss on a version the row's state and the deltas after it make: the snapshot is
+    validated from its stored text and the deltas applied to that model, only the changed
+    units validated from their documents -- the unchanged ones are the snapshot's own
+    objects. The state equals the writer's at every version of a run between snapshots, on
+    both databases, and the cache weighs it by the text's and the deltas' lengths."""
+    engine = make_engine(db_url)
+    try:
+        table = _Table(engine)
+        for _ in range(EVERY + EVERY - 1):  # a snapshot, then deltas up to the next one
+            table.place()
+        ruleset = registry.get("zoc")
+        for version in range(EVERY + 2, table.version + 1):  # versions after the snapshot
+            reads = DirectReads(engine)
+            try:
+                stored = reads.document(table.id, "stored_state", version)
+                whole = reads.document(table.id, "state", version)
+            finally:
+                reads.close()
+            assert isinstance(stored, StoredChain), version
+            assert len(stored.deltas) == version - EVERY - 1
+            assert isinstance(whole, dict) and whole == stored.document()
+            assert _dumped(load_stored_state(ruleset, stored)) == table.states[version - 1]
+            snapshot = ruleset.load_state(stored.text)
+            made = apply_to_model(snapshot, stored.deltas)
+            assert made is not None and _dumped(made) == table.states[version - 1], version
+            changed = {i for d in stored.deltas for i, _ in d["items"]["units"]}
+            placed = [u.id for u in snapshot.units].index("de-inf-2")
+            assert changed == {placed}  # de-inf-2, placed back and forth
+            for i, unit in enumerate(made.__dict__["units"]):  # the others: the snapshot's
+                assert (unit is snapshot.units[i]) is (i not in changed), (version, i)
+        boards = BoardCache()
+        cache_key = (table.id, table.version, "zoc", ruleset.version)
+        reads = DirectReads(engine)
+        try:
+            stored = reads.document(table.id, "stored_state", table.version)
+        finally:
+            reads.close()
+        assert isinstance(stored, StoredChain)
+        boards.state(cache_key, lambda: load_stored_state(ruleset, stored), lambda: stored)
+        assert boards.state_size(cache_key) == stored.size()
     finally:
         engine.dispose()

@@ -90,6 +90,7 @@ class BattlefieldRuleset(Ruleset[Board, State, Action, Options]):
 
     id = RULESET_ID
     version = "0.14.0"
+    state_revalidates = True  # tests/db/test_kept_state.py checks every rule case's states
     title = "Seed 003 on one table: terrain and objective zones (measured)"
     description = (
         "One measured table in yards: terrain features and objective zones drawn on it; moves "

@@ -150,6 +150,7 @@ class ObjectiveZonesRuleset(Ruleset[Board, State, Action, Options]):
 
     id = RULESET_ID
     version = "1.8.0"
+    state_revalidates = True  # tests/db/test_kept_state.py checks every rule case's states
     title = "Operational Objective Zones (measured horse-and-musket rules)"
     description = (
         "Villages, farms, redoubts and bridges fought over as zones with an In-Transit box and "

@@ -40,6 +40,7 @@ class TerrainRuleset(Ruleset[Board, State, Action, Options]):
 
     id = RULESET_ID
     version = "0.11.0"
+    state_revalidates = True  # tests/db/test_kept_state.py checks every rule case's states
     title = "Terrain Definitions (measured horse-and-musket rules)"
     description = (
         "Table-top terrain measured in yards: who may enter woods, rough and buildings, how "

@@ -75,6 +75,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
 
     id = RULESET_ID
     version = "1.3.5"
+    state_revalidates = True  # tests/db/test_kept_state.py checks every rule case's states
     title = "Zone of Control (operational hex game, section 8)"
     description = (
         "Ground units project zones of control into adjacent hexes; enemy zones stop movement, "

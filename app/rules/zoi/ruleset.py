@@ -64,6 +64,7 @@ class ZoiRuleset(Ruleset[ZoiBoard, ZoiState, Action, ZoiOptions]):
 
     id: ClassVar[str] = "zoi"
     version: ClassVar[str] = "1.2.0"
+    state_revalidates = True  # tests/db/test_kept_state.py checks every rule case's states
     title: ClassVar[str] = "La Bataille: Zone d'Influence (rule 14)"
     description: ClassVar[str] = (
         "Napoleonic hex rules where a unit's zone of influence follows its facing and "
