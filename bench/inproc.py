@@ -12,7 +12,8 @@ with 501 units, and the bare app's read of a row of the same size; GET game and 
 ``reachable`` query of the dry run's unit also cold (the parsed state forgotten first: the
 state read, parsed and indexed, as on a cache miss). With ``--write-rows``: submissions
 (umpire ``place_unit``, each after the last), with a GET game after each, and the bare app's
-write (``POST /bare/write/{id}``: its UPDATE and INSERT, as the HTTP rows' baseline).
+write (``POST /bare/write/{id}``: its UPDATE and INSERT, as the HTTP rows' baseline), and
+GET game cold on a game between snapshots (its row's state and 10 deltas after it).
 
 Run: ``python -m bench.inproc [--postgres] [--requests 1500] [--batches 5]``. ``--root DIR``
 measures the application of another checkout (``DIR/app``) with this harness: before and
@@ -286,6 +287,24 @@ async def run(url: str, args: argparse.Namespace) -> None:
                 umpires[label] = r.json()["seats"]["umpire"]
                 state = (await client.get(f"/games/{ids[label]}")).json()["state"]
                 texts[ids[label]] = json.dumps(state, separators=(",", ":"))
+            # games whose row holds a snapshot and the deltas of 10 events after it: the
+            # common cold read between snapshots
+            between: dict[str, str] = {}
+            moves = {"seed example": ("de-inf-2", ("e3307", "e3207")),
+                     "100x100": ("mover", (hex_id(1, 1, 100), hex_id(1, 2, 100)))}  # fmt: skip
+            for label, doc, _ in cases if args.write_rows else ():
+                unit, hexes = moves[label]
+                r = await client.post("/games", json={"ruleset": "zoc", "scenario": doc})
+                r.raise_for_status()
+                umpire = r.json()["seats"]["umpire"]
+                between[label] = r.json()["id"]
+                for k in range(10):
+                    done = await client.post(
+                        f"/games/{between[label]}/actions",
+                        json={"kind": "place_unit", "unit": unit, "hex": hexes[k % 2]},
+                        headers={"authorization": f"Bearer {umpire}", "if-match": "*"},
+                    )
+                    done.raise_for_status()
         bare.seed(url, texts)
         rows.append(("GET /healthz", asgi_call(app, "GET", "/healthz")))
         rows.append(("bare /healthz", asgi_call(bare_app, "GET", "/healthz")))
@@ -346,6 +365,9 @@ async def run(url: str, args: argparse.Namespace) -> None:
                     )
                 )
                 rows.append((f"submission + GET game ({label})", _alternate(posts, get)))
+            for label, gid in between.items():
+                cold = _cold(app, asgi_call(app, "GET", f"/games/{gid}"))
+                rows.append((f"GET game, cold, 10 deltas after a snapshot ({label})", cold))
         if args.service:
             print(service_profile(app, ids, cases, args))
             return
