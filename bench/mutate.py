@@ -19,12 +19,16 @@ Three steps (bench/mutation_tool.py runs the first two inside the scratch copy):
    (per mutant, only the tests that call the mutated function).
 
 The base settings (pytest arguments) come from ``[tool.mutmut]`` in the real ``pyproject.toml``.
-Children: ``MUTATE_CHILDREN`` (default 2). ``MUTATE_TESTS`` (pytest arguments, split like a shell
-line) replaces the part's pytest selection for step 3, e.g. the part's fast unit tests and the
-property tests of the functions left when the whole selection's stats run is too slow for the
-machine; a report names the selection used. Property tests run on the CI profile's fixed examples
-without shrinking (``HYPOTHESIS_PROFILE=mutate``, tests/conftest.py) so a mutant's verdict does
-not depend on a seed and a kill does not pay for a small example.
+Children: ``MUTATE_CHILDREN`` (default 2). ``MUTATE_ONLY`` (globs on paths relative to the
+root, split like a shell line) narrows what a part mutates to those of its modules, e.g.
+``app/rules/zoc/search.py app/rules/zoc/index.py`` when only they changed and the whole part
+would not fit the time; a part none of whose modules is named is skipped. ``MUTATE_TESTS``
+(pytest arguments, split like a shell line) replaces the part's pytest selection for step 3,
+e.g. the part's fast unit tests and the property tests of the functions left when the whole
+selection's stats run is too slow for the machine; a report names the selection used.
+Property tests run on the CI profile's fixed examples without shrinking
+(``HYPOTHESIS_PROFILE=mutate``, tests/conftest.py) so a mutant's verdict does not depend on a
+seed and a kill does not pay for a small example.
 
 The scratch copy is refreshed from the worktree on every run and keeps its results: a module
 whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
@@ -44,6 +48,7 @@ with the diff of every unexplained survivor, goes to ``var/mutation/<part>.txt``
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import json
 import os
@@ -96,6 +101,7 @@ def parts() -> dict[str, Part]:
         else:
             core.append(f"{rel}/*")
     narrowed = shlex.split(os.environ.get("MUTATE_TESTS", ""))
+    only = shlex.split(os.environ.get("MUTATE_ONLY", ""))
     # core: the shared tests only. Its functions run under every ruling, so mutmut's pytest
     # run of all of tests/rules (every rule case, every property test of every ruleset) would
     # take many minutes a survivor; the screen has already judged every rule case (calling
@@ -105,7 +111,16 @@ def parts() -> dict[str, Part]:
     found["core"] = Part("core", "all", core, core_tests)
     if narrowed:
         found = {n: Part(p.name, p.cases, p.mutate, narrowed) for n, p in found.items()}
+    if only:
+        found = {
+            n: Part(p.name, p.cases, narrow(p.mutate, only), p.tests) for n, p in found.items()
+        }
     return found
+
+
+def narrow(mutate: list[str], only: list[str]) -> list[str]:
+    """``MUTATE_ONLY``'s globs that name modules of a part (whose globs are ``mutate``)."""
+    return [g for g in only if any(fnmatch.fnmatch(g, m) for m in mutate)]
 
 
 def mutmut_config(part: Part) -> str:
@@ -206,6 +221,11 @@ def commit() -> str:
     return git("rev-parse", "--short", "HEAD").strip() + dirty
 
 
+def module_of(mutant: str) -> str:
+    """``app.rules.zoc.search`` of ``app.rules.zoc.search.x_search__mutmut_3`` (or ``.xǁ...``)."""
+    return re.split(r"\.x[_ǁ]", mutant, maxsplit=1)[0]
+
+
 def report(part: Part, work: Path, seconds: float) -> str:
     found = results(work)
     counts = Counter(r["status"] for r in found.values())
@@ -214,7 +234,8 @@ def report(part: Part, work: Path, seconds: float) -> str:
     survivors = [n for n in survivors if found[n]["status"] != "not checked"]
     explained = [n for n in survivors if n in equiv]
     unexplained = [n for n in survivors if n not in equiv]
-    stale = sorted(set(equiv) - set(survivors))
+    modules = {module_of(n) for n in found}  # a narrowed part (MUTATE_ONLY): its modules only
+    stale = sorted(n for n in set(equiv) - set(survivors) if module_of(n) in modules)
     judged = sum(n for s, n in counts.items() if s != "not checked")
     killed = sum(counts[s] for s in KILLED)
     base = judged - len(explained)
@@ -322,6 +343,9 @@ def main(argv: list[str]) -> int:
         print(f"unknown part(s) {unknown}; parts: {', '.join(known)}", file=sys.stderr)
         return 2
     for name in args.parts or list(known):
+        if not known[name].mutate:
+            print(f"part {name}: none of its modules in MUTATE_ONLY, skipped", flush=True)
+            continue
         start = time.monotonic()
         if not args.report:
             run(
