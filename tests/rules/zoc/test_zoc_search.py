@@ -178,6 +178,33 @@ def test_search_answers_as_the_reference(game_data: tuple[dict[str, Any], dict[s
     _same_as_reference(*game_data)
 
 
+def test_frontier_rows_are_in_hex_id_order_on_a_board_numbered_otherwise() -> None:
+    """The ``frontier`` why-nots list their hexes in hex id order, as the reference does, also
+    where the board numbers its hexes in another order (``_base``'s rows 1-3 first: 0403
+    before 0204). The reference test compares the rows as a dict, so their order went
+    unchecked there (session 15's mutation run: ``Found.frontier`` sorting only on a board
+    numbered in id order survived)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 1, "hex": "0303"},
+                {"id": "s1", "side": "soviet", "movement_allowance": 2, "hex": "0403"},
+                {"id": "s2", "side": "soviet", "movement_allowance": 2, "hex": "0204"},
+            ]
+        }
+    )
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ids = list(topology(board).neighbors)
+    assert ids.index("0403") < ids.index("0204")  # numbered out of hex id order
+    ref_ctx = Context(board, state.model_copy(), opts)
+    expected = _frontier_of(reference_reachable(ref_ctx, ref_ctx.units["m"]))["unreachable"]
+    for _ in range(2):  # a fresh search, then the kept one
+        got = _query(board, state, opts, "frontier")["unreachable"]
+        assert list(got) == ["0204", "0403"]
+        assert json.dumps(got) == json.dumps(expected)
+
+
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
     """Every unit of the packaged scenarios, in each movement phase, under two option sets."""
     from app.rules.zoc.ruleset import ZocRuleset
