@@ -205,6 +205,38 @@ def test_frontier_rows_are_in_hex_id_order_on_a_board_numbered_otherwise() -> No
         assert json.dumps(got) == json.dumps(expected)
 
 
+def test_a_hex_refused_from_two_hexes_keeps_the_first_reason() -> None:
+    """In Mud a unit may not leave an EZOC hex (8.2), also one its friends negate and it
+    entered without stopping: m passes through 0206 and 0207 (negated by u7 and u1), and
+    each refuses the step on into 0106. The why-not of 0106 is the first refusal the search
+    met (leaving 0207), as the reference writes it, not the last (session 15's mutation run:
+    keeping the last reason of a code survived the reference test)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 6, "hex": "0606"},
+                {"id": "u1", "side": "axis", "movement_allowance": 2, "hex": "0207"},
+                {"id": "u5", "side": "soviet", "movement_allowance": 2, "hex": "0107"},
+                {"id": "u7", "side": "axis", "movement_allowance": 2, "hex": "0206"},
+                {"id": "u9", "side": "soviet", "movement_allowance": 2, "hex": "0105"},
+            ],
+            "weather": {"north": "mud", "south": "mud"},
+            "phase": "exploitation",
+        }
+    )
+    _same_as_reference(scenario, {})
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    for why_not in ("all", "frontier"):
+        assert _query(board, state, opts, why_not)["unreachable"]["0106"] == [
+            {
+                "code": "zoc.mud_exit",
+                "message": "m may not leave 0207: it is an EZOC hex (of u5) in Mud.",
+                "citations": ["8.2.mud", "8.2.exploitation", "8.1", "8.1.clar.nonphasing"],
+            }
+        ]
+
+
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
     """Every unit of the packaged scenarios, in each movement phase, under two option sets."""
     from app.rules.zoc.ruleset import ZocRuleset
