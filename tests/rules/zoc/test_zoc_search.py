@@ -237,6 +237,33 @@ def test_a_hex_refused_from_two_hexes_keeps_the_first_reason() -> None:
         ]
 
 
+def test_a_unit_stacked_after_one_that_projects_nothing_still_projects() -> None:
+    """A non-ground unit projects no ZOC (8); a ground unit stacked after it in the same hex
+    still does, into all six hexes around, on the lazy zones (an area's ``ezoc-map``) as on
+    the whole map's (session 15's mutation run: the hex's later units skipped after a silent
+    one survived every case and test)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0202"},
+                {"id": "s-air", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+                {"id": "s-inf", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+            ]
+        }
+    )
+    scenario["units"][1]["ground"] = False
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    area = ezoc_map.run(board, state, opts, {"side": "axis", "near": "0404", "within": 1})
+    assert {h: row["by"] for h, row in area["hexes"].items()} == {
+        h: ["s-inf"] for h in ("0303", "0304", "0403", "0405", "0503", "0504")
+    }
+    assert area["no_zoc"] == [{"unit": "s-air", "reason": "not a ground unit", "section": "8"}]
+    whole = ezoc_map.run(board, state, opts, {"side": "axis"})
+    assert area["hexes"] == whole["hexes"]
+
+
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
     """Every unit of the packaged scenarios, in each movement phase, under two option sets."""
     from app.rules.zoc.ruleset import ZocRuleset
