@@ -264,6 +264,38 @@ def test_a_unit_stacked_after_one_that_projects_nothing_still_projects() -> None
     assert area["hexes"] == whole["hexes"]
 
 
+def test_every_unit_of_a_stack_is_blocked_by_a_mountain_hexside() -> None:
+    """A Mountain hexside stops the projection of each unit of a stack (8), and the area's
+    ``ezoc-map`` lists each one's block, as the whole map's does (session 15's mutation run:
+    the hex's later units skipped after the first blocked one survived)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0202"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+                {"id": "s-2", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+            ],
+            "hexsides": {"0403/0404": ["mountain"]},
+        }
+    )
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    area = ezoc_map.run(board, state, opts, {"side": "axis", "near": "0404", "within": 1})
+    assert area["blocked"] == [
+        {
+            "unit": unit,
+            "from": "0404",
+            "to": "0403",
+            "reason": "mountain hexside 0403/0404",
+            "section": "8.exc.mountain",
+        }
+        for unit in ("s-1", "s-2")
+    ]
+    assert "0403" not in area["hexes"]
+    assert area["blocked"] == ezoc_map.run(board, state, opts, {"side": "axis"})["blocked"]
+
+
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
     """Every unit of the packaged scenarios, in each movement phase, under two option sets."""
     from app.rules.zoc.ruleset import ZocRuleset
