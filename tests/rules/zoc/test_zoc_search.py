@@ -296,6 +296,42 @@ def test_every_unit_of_a_stack_is_blocked_by_a_mountain_hexside() -> None:
     assert area["blocked"] == ezoc_map.run(board, state, opts, {"side": "axis"})["blocked"]
 
 
+def test_a_friendly_policy_unit_is_no_no_zoc_note_for_its_own_side() -> None:
+    """A unit of a Policy Affected country projects no ZOC (8), which matters only to the
+    other sides: next to it, its own side's move notes nothing and cites no section 8, and its
+    side's ``ezoc-map`` lists no no-ZOC unit (session 15's mutation run: the silent unit's
+    side lost, so noted for every side, survived every case and test)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0202"},
+                {"id": "h-1", "side": "axis", "movement_allowance": 2, "hex": "0203"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0605"},
+            ]
+        }
+    )
+    scenario["units"][1]["country"] = "hungary"
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    action = RS.parse_action({"kind": "move", "unit": "m", "path": ["0302"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal
+    assert [c.section for c in ruling.citations] == ["basic.path", "basic.movement-points"]
+    assert ruling.details["steps"] == [
+        {"step": 1, "hex": "0302", "cost": 1, "ezoc_by": [], "negated_by": [], "no_zoc": []}
+    ]
+    area = {"side": "axis", "near": "0203", "within": 1}
+    assert RS.queries()["ezoc-map"].run(board, state, opts, area)["no_zoc"] == []
+    soviet = RS.queries()["ezoc-map"].run(board, state, opts, {**area, "side": "soviet"})
+    assert soviet["no_zoc"] == [
+        {
+            "unit": "h-1",
+            "reason": "unit of a Policy Affected country",
+            "section": "8.exc.policy-unit",
+        }
+    ]
+
+
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
     """Every unit of the packaged scenarios, in each movement phase, under two option sets."""
     from app.rules.zoc.ruleset import ZocRuleset
