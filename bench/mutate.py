@@ -67,10 +67,12 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "app" / "rules"
 SCRATCH = ROOT / "var" / "mutation"
 EQUIVALENTS = ROOT / "bench" / "mutation_equivalents"  # <part>.toml: mutant name -> why
-COPIED = ["app", "tests", "scenarios", "docs", "CHANGELOG.md", "README.md"]
+COPIED = ["app", "tests", "scenarios", "bench", "docs", "CHANGELOG.md", "README.md"]
+# bench: tests import its scenario builders (bench.scenarios)
 SHARED_TESTS = "tests/rules/test_*.py"
 RECORD_TEST = "tests/reliability/test_ruleset_versions.py"  # the recorded whole outcomes
 TOOL = ROOT / "bench" / "mutation_tool.py"
+COMPILED = ROOT / "app" / "compiled"  # the mypyc copies (app/native.py): never in a scratch copy
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 CHILDREN = os.environ.get("MUTATE_CHILDREN", "2")
 NOT_A_PART = {"__pycache__", "examples"}  # examples: never served, not shared by any ruleset
@@ -131,7 +133,7 @@ def mutmut_config(part: Part) -> str:
     rest_of_app = sorted(
         f"app/{p.name}" + ("/" if p.is_dir() else "")
         for p in (ROOT / "app").iterdir()
-        if p.name not in ("rules", "__pycache__")
+        if p.name not in ("rules", "__pycache__", COMPILED.name)
     )
     also = [a for a in base.get("also_copy", []) if a.rstrip("/") != "app"]
     cfg = {
@@ -163,7 +165,13 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     if fresh and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    patterns = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:  # and the compiled copies
+        return set(patterns(folder, names)) | (
+            {COMPILED.name} if Path(folder) == COMPILED.parent else set()
+        )
+
     for name in COPIED:
         src, dst = ROOT / name, work / name
         if src.is_dir():
@@ -172,6 +180,7 @@ def prepare(part: Part, *, fresh: bool) -> Path:
             shutil.copytree(src, dst, ignore=ignore)
         elif src.exists():
             shutil.copy2(src, dst)
+    shutil.rmtree(work / "mutants" / COMPILED.relative_to(ROOT), ignore_errors=True)  # older runs'
     real = (ROOT / "pyproject.toml").read_text("utf-8")
     ours = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[)", "", real) + "\n" + mutmut_config(part)
     (work / "pyproject.toml").write_text(ours, encoding="utf-8")
@@ -179,8 +188,9 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     return work
 
 
-# the pure-Python rules: the mutants are of the pure modules (a compiled copy of the zoc search,
-# app/native.py, would not be used anyway: it records the sources it was made from)
+# the pure-Python rules: the mutants are of the pure modules. A compiled copy of the zoc search
+# and index answering instead would let every mutant of them survive: the scratch copy has none
+# (prepare), and REFEREE_PURE_RULES would turn one off anyway (app/native.py); the screen checks.
 ENV = {
     "HYPOTHESIS_PROFILE": "mutate",
     "PYTHONDONTWRITEBYTECODE": "1",
