@@ -13,6 +13,7 @@ import heapq
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -237,7 +238,23 @@ def test_a_hex_refused_from_two_hexes_keeps_the_first_reason() -> None:
         ]
 
 
-def test_a_unit_stacked_after_one_that_projects_nothing_still_projects() -> None:
+FAR_BEACHHEAD = {
+    "hexes": {"0701": {"terrain": "all_sea"}},
+    "markers": [{"id": "bh-far", "kind": "beachhead", "hex": "0701", "side": "axis"}],
+}
+"""A Beachhead marker far from the units: with one, the zones find projections the general
+way (``Zones._projections``), without, per board (``_projections_by_board``)."""
+
+
+def _far_beachhead(scenario: dict[str, Any], on: bool) -> dict[str, Any]:
+    if on:
+        scenario = {**scenario, **json.loads(json.dumps(FAR_BEACHHEAD))}
+        scenario["markers"][0]["hexside"] = "0701/0702"
+    return scenario
+
+
+@pytest.mark.parametrize("beachhead", [False, True])
+def test_a_unit_stacked_after_one_that_projects_nothing_still_projects(beachhead: bool) -> None:
     """A non-ground unit projects no ZOC (8); a ground unit stacked after it in the same hex
     still does, into all six hexes around, on the lazy zones (an area's ``ezoc-map``) as on
     the whole map's (session 15's mutation run: the hex's later units skipped after a silent
@@ -252,6 +269,7 @@ def test_a_unit_stacked_after_one_that_projects_nothing_still_projects() -> None
         }
     )
     scenario["units"][1]["ground"] = False
+    scenario = _far_beachhead(scenario, beachhead)
     opts = RS.parse_options({})
     board, state = RS.setup(RS.parse_scenario(scenario), opts)
     ezoc_map = RS.queries()["ezoc-map"]
@@ -264,7 +282,8 @@ def test_a_unit_stacked_after_one_that_projects_nothing_still_projects() -> None
     assert area["hexes"] == whole["hexes"]
 
 
-def test_every_unit_of_a_stack_is_blocked_by_a_mountain_hexside() -> None:
+@pytest.mark.parametrize("beachhead", [False, True])
+def test_every_unit_of_a_stack_is_blocked_by_a_mountain_hexside(beachhead: bool) -> None:
     """A Mountain hexside stops the projection of each unit of a stack (8), and the area's
     ``ezoc-map`` lists each one's block, as the whole map's does (session 15's mutation run:
     the hex's later units skipped after the first blocked one survived)."""
@@ -278,6 +297,7 @@ def test_every_unit_of_a_stack_is_blocked_by_a_mountain_hexside() -> None:
             "hexsides": {"0403/0404": ["mountain"]},
         }
     )
+    scenario = _far_beachhead(scenario, beachhead)
     opts = RS.parse_options({})
     board, state = RS.setup(RS.parse_scenario(scenario), opts)
     ezoc_map = RS.queries()["ezoc-map"]
@@ -330,6 +350,41 @@ def test_a_friendly_policy_unit_is_no_no_zoc_note_for_its_own_side() -> None:
             "section": "8.exc.policy-unit",
         }
     ]
+
+
+def test_a_beachhead_marker_listed_after_another_marker_counts() -> None:
+    """A Beachhead marker lets a ZOC across its Beachhead Hexside of sea (8 clarification)
+    wherever it stands in the marker list: here after a Logistics marker, on the whole map and
+    on an area (session 15's mutation run: the scan of the markers ending at the first one that
+    is no Beachhead went unjudged)."""
+    scenario = _base(
+        {
+            "hexes": {"0102": {"terrain": "all_sea"}},
+            "hexsides": {"0102/0202": ["strait"]},
+            "markers": [
+                {"id": "k-1", "kind": "logistics", "hex": "0505", "side": "axis"},
+                {"id": "bh-1", "kind": "beachhead", "hex": "0102", "side": "axis"},
+            ],
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0606"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0202"},
+            ],
+        }
+    )
+    scenario["markers"][1]["hexside"] = "0102/0202"
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    for params in ({"side": "axis"}, {"side": "axis", "near": "0102", "within": 1}):
+        row = ezoc_map.run(board, state, opts, params)["hexes"]["0102"]
+        assert (row["by"], row["across_beachhead_hexside"]) == (["s-1"], ["s-1"])
+        assert row["citations"] == [
+            "8",
+            "8.1",
+            "8.1.clar.nonphasing",
+            "8.exc.sea",
+            "8.clar.beachhead",
+        ]
 
 
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
