@@ -19,12 +19,16 @@ Three steps (bench/mutation_tool.py runs the first two inside the scratch copy):
    (per mutant, only the tests that call the mutated function).
 
 The base settings (pytest arguments) come from ``[tool.mutmut]`` in the real ``pyproject.toml``.
-Children: ``MUTATE_CHILDREN`` (default 2). ``MUTATE_TESTS`` (pytest arguments, split like a shell
-line) replaces the part's pytest selection for step 3, e.g. the part's fast unit tests and the
-property tests of the functions left when the whole selection's stats run is too slow for the
-machine; a report names the selection used. Property tests run on the CI profile's fixed examples
-without shrinking (``HYPOTHESIS_PROFILE=mutate``, tests/conftest.py) so a mutant's verdict does
-not depend on a seed and a kill does not pay for a small example.
+Children: ``MUTATE_CHILDREN`` (default 2). ``MUTATE_ONLY`` (globs on paths relative to the
+root, split like a shell line) narrows what a part mutates to those of its modules, e.g.
+``app/rules/zoc/search.py app/rules/zoc/index.py`` when only they changed and the whole part
+would not fit the time; a part none of whose modules is named is skipped. ``MUTATE_TESTS``
+(pytest arguments, split like a shell line) replaces the part's pytest selection for step 3,
+e.g. the part's fast unit tests and the property tests of the functions left when the whole
+selection's stats run is too slow for the machine; a report names the selection used.
+Property tests run on the CI profile's fixed examples without shrinking
+(``HYPOTHESIS_PROFILE=mutate``, tests/conftest.py) so a mutant's verdict does not depend on a
+seed and a kill does not pay for a small example.
 
 The scratch copy is refreshed from the worktree on every run and keeps its results: a module
 whose functions did not change keeps its verdicts, so a second run re-tests only what changed.
@@ -44,6 +48,7 @@ with the diff of every unexplained survivor, goes to ``var/mutation/<part>.txt``
 from __future__ import annotations
 
 import argparse
+import fnmatch
 import hashlib
 import json
 import os
@@ -62,10 +67,12 @@ ROOT = Path(__file__).resolve().parents[1]
 RULES = ROOT / "app" / "rules"
 SCRATCH = ROOT / "var" / "mutation"
 EQUIVALENTS = ROOT / "bench" / "mutation_equivalents"  # <part>.toml: mutant name -> why
-COPIED = ["app", "tests", "scenarios", "docs", "CHANGELOG.md", "README.md"]
+COPIED = ["app", "tests", "scenarios", "bench", "docs", "CHANGELOG.md", "README.md"]
+# bench: tests import its scenario builders (bench.scenarios)
 SHARED_TESTS = "tests/rules/test_*.py"
 RECORD_TEST = "tests/reliability/test_ruleset_versions.py"  # the recorded whole outcomes
 TOOL = ROOT / "bench" / "mutation_tool.py"
+COMPILED = ROOT / "app" / "compiled"  # the mypyc copies (app/native.py): never in a scratch copy
 KILLED = {"killed", "timeout", "caught by type check", "segfault"}
 CHILDREN = os.environ.get("MUTATE_CHILDREN", "2")
 NOT_A_PART = {"__pycache__", "examples"}  # examples: never served, not shared by any ruleset
@@ -96,6 +103,7 @@ def parts() -> dict[str, Part]:
         else:
             core.append(f"{rel}/*")
     narrowed = shlex.split(os.environ.get("MUTATE_TESTS", ""))
+    only = shlex.split(os.environ.get("MUTATE_ONLY", ""))
     # core: the shared tests only. Its functions run under every ruling, so mutmut's pytest
     # run of all of tests/rules (every rule case, every property test of every ruleset) would
     # take many minutes a survivor; the screen has already judged every rule case (calling
@@ -105,7 +113,16 @@ def parts() -> dict[str, Part]:
     found["core"] = Part("core", "all", core, core_tests)
     if narrowed:
         found = {n: Part(p.name, p.cases, p.mutate, narrowed) for n, p in found.items()}
+    if only:
+        found = {
+            n: Part(p.name, p.cases, narrow(p.mutate, only), p.tests) for n, p in found.items()
+        }
     return found
+
+
+def narrow(mutate: list[str], only: list[str]) -> list[str]:
+    """``MUTATE_ONLY``'s globs that name modules of a part (whose globs are ``mutate``)."""
+    return [g for g in only if any(fnmatch.fnmatch(g, m) for m in mutate)]
 
 
 def mutmut_config(part: Part) -> str:
@@ -116,7 +133,7 @@ def mutmut_config(part: Part) -> str:
     rest_of_app = sorted(
         f"app/{p.name}" + ("/" if p.is_dir() else "")
         for p in (ROOT / "app").iterdir()
-        if p.name not in ("rules", "__pycache__")
+        if p.name not in ("rules", "__pycache__", COMPILED.name)
     )
     also = [a for a in base.get("also_copy", []) if a.rstrip("/") != "app"]
     cfg = {
@@ -148,7 +165,13 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     if fresh and work.exists():
         shutil.rmtree(work)
     work.mkdir(parents=True, exist_ok=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+    patterns = shutil.ignore_patterns("__pycache__", "*.pyc", ".hypothesis")
+
+    def ignore(folder: str, names: list[str]) -> set[str]:  # and the compiled copies
+        return set(patterns(folder, names)) | (
+            {COMPILED.name} if Path(folder) == COMPILED.parent else set()
+        )
+
     for name in COPIED:
         src, dst = ROOT / name, work / name
         if src.is_dir():
@@ -157,6 +180,7 @@ def prepare(part: Part, *, fresh: bool) -> Path:
             shutil.copytree(src, dst, ignore=ignore)
         elif src.exists():
             shutil.copy2(src, dst)
+    shutil.rmtree(work / "mutants" / COMPILED.relative_to(ROOT), ignore_errors=True)  # older runs'
     real = (ROOT / "pyproject.toml").read_text("utf-8")
     ours = re.sub(r"(?ms)^\[tool\.mutmut\]\n.*?(?=^\[)", "", real) + "\n" + mutmut_config(part)
     (work / "pyproject.toml").write_text(ours, encoding="utf-8")
@@ -164,8 +188,9 @@ def prepare(part: Part, *, fresh: bool) -> Path:
     return work
 
 
-# the pure-Python rules: the mutants are of the pure modules (a compiled copy of the zoc search,
-# app/native.py, would not be used anyway: it records the sources it was made from)
+# the pure-Python rules: the mutants are of the pure modules. A compiled copy of the zoc search
+# and index answering instead would let every mutant of them survive: the scratch copy has none
+# (prepare), and REFEREE_PURE_RULES would turn one off anyway (app/native.py); the screen checks.
 ENV = {
     "HYPOTHESIS_PROFILE": "mutate",
     "PYTHONDONTWRITEBYTECODE": "1",
@@ -206,6 +231,11 @@ def commit() -> str:
     return git("rev-parse", "--short", "HEAD").strip() + dirty
 
 
+def module_of(mutant: str) -> str:
+    """``app.rules.zoc.search`` of ``app.rules.zoc.search.x_search__mutmut_3`` (or ``.xǁ...``)."""
+    return re.split(r"\.x[_ǁ]", mutant, maxsplit=1)[0]
+
+
 def report(part: Part, work: Path, seconds: float) -> str:
     found = results(work)
     counts = Counter(r["status"] for r in found.values())
@@ -214,7 +244,8 @@ def report(part: Part, work: Path, seconds: float) -> str:
     survivors = [n for n in survivors if found[n]["status"] != "not checked"]
     explained = [n for n in survivors if n in equiv]
     unexplained = [n for n in survivors if n not in equiv]
-    stale = sorted(set(equiv) - set(survivors))
+    modules = {module_of(n) for n in found}  # a narrowed part (MUTATE_ONLY): its modules only
+    stale = sorted(n for n in set(equiv) - set(survivors) if module_of(n) in modules)
     judged = sum(n for s, n in counts.items() if s != "not checked")
     killed = sum(counts[s] for s in KILLED)
     base = judged - len(explained)
@@ -322,6 +353,9 @@ def main(argv: list[str]) -> int:
         print(f"unknown part(s) {unknown}; parts: {', '.join(known)}", file=sys.stderr)
         return 2
     for name in args.parts or list(known):
+        if not known[name].mutate:
+            print(f"part {name}: none of its modules in MUTATE_ONLY, skipped", flush=True)
+            continue
         start = time.monotonic()
         if not args.report:
             run(

@@ -212,6 +212,11 @@ def screen(ruleset: str, size: int = 0, seed: int = 14) -> None:
     from tests.rules.rule_cases import all_cases, load_cases, run_case
 
     assert Path(app.__file__).resolve().is_relative_to(Path.cwd().resolve()), app.__file__
+    from app import native
+
+    # the mutants are of the pure modules: a compiled copy of the zoc search/index answering
+    # instead would let every mutant of them survive (bench/mutate.py sets REFEREE_PURE_RULES)
+    assert native.status()["build"] == "pure", native.describe()
     from mutmut.utils.format_utils import mangled_name_from_mutant_name
 
     cases: list[Any] = list(all_cases() if ruleset == "all" else load_cases(ruleset))

@@ -374,3 +374,50 @@ def test_a_layered_verdicts_table_is_read_below_not_judged_again(monkeypatch: An
     found_below = [k for k in dict.keys(table) if k in below and k not in dropped]
     assert found_below  # the search read verdicts kept below
     assert all(dict.__getitem__(table, k) is below[k] for k in found_below)
+
+
+def test_a_move_hands_on_the_projections_across_a_beachhead_hexside() -> None:
+    """A projection across a Beachhead Hexside of sea found on a state's lazy zones (an
+    area's ``ezoc-map``) still says so after a move elsewhere, on the handed-on index, as on
+    a fresh one (session 15's mutation run: ``Zones.handed_on`` losing those projections, or
+    the table of them, survived every case and test -- the hand-on property test's games
+    rarely ask an area next to a Beachhead before a move)."""
+    from tests.rules.zoc.test_zoc_search import _base
+
+    scenario = _base(
+        {
+            "hexes": {"0102": {"terrain": "all_sea"}},
+            "hexsides": {"0102/0202": ["strait"]},
+            "markers": [
+                {"id": "bh-1", "kind": "beachhead", "hex": "0102", "side": "axis"},
+            ],
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0606"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0202"},
+            ],
+        }
+    )
+    scenario["markers"][0]["hexside"] = "0102/0202"
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    area = {"side": "axis", "near": "0102", "within": 1}
+    across = {
+        "by": ["s-1"],
+        "negated": False,
+        "negated_by": [],
+        "markers_not_negating": [],
+        "across_beachhead_hexside": ["s-1"],
+        "weather": "clear",
+        "citations": ["8", "8.1", "8.1.clar.nonphasing", "8.exc.sea", "8.clar.beachhead"],
+    }
+    assert ezoc_map.run(board, state, opts, area)["hexes"]["0102"] == across
+    action = RS.parse_action({"kind": "move", "unit": "m", "path": ["0607"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    new = RS.apply(board, state, action, ruling)
+    assert zoc_index._HANDED_ON.peek(new) is not None  # the index is handed on
+    handed = ezoc_map.run(board, new, opts, area)
+    assert handed["hexes"]["0102"] == across
+    fresh = RS.load_state(json.loads(json.dumps(new.model_dump(mode="json"))))
+    assert handed == ezoc_map.run(board, fresh, opts, area)

@@ -13,6 +13,7 @@ import heapq
 import json
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -176,6 +177,214 @@ def _same_as_reference(scenario: dict[str, Any], options: dict[str, Any]) -> Non
 @given(games())
 def test_search_answers_as_the_reference(game_data: tuple[dict[str, Any], dict[str, Any]]) -> None:
     _same_as_reference(*game_data)
+
+
+def test_frontier_rows_are_in_hex_id_order_on_a_board_numbered_otherwise() -> None:
+    """The ``frontier`` why-nots list their hexes in hex id order, as the reference does, also
+    where the board numbers its hexes in another order (``_base``'s rows 1-3 first: 0403
+    before 0204). The reference test compares the rows as a dict, so their order went
+    unchecked there (session 15's mutation run: ``Found.frontier`` sorting only on a board
+    numbered in id order survived)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 1, "hex": "0303"},
+                {"id": "s1", "side": "soviet", "movement_allowance": 2, "hex": "0403"},
+                {"id": "s2", "side": "soviet", "movement_allowance": 2, "hex": "0204"},
+            ]
+        }
+    )
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ids = list(topology(board).neighbors)
+    assert ids.index("0403") < ids.index("0204")  # numbered out of hex id order
+    ref_ctx = Context(board, state.model_copy(), opts)
+    expected = _frontier_of(reference_reachable(ref_ctx, ref_ctx.units["m"]))["unreachable"]
+    for _ in range(2):  # a fresh search, then the kept one
+        got = _query(board, state, opts, "frontier")["unreachable"]
+        assert list(got) == ["0204", "0403"]
+        assert json.dumps(got) == json.dumps(expected)
+
+
+def test_a_hex_refused_from_two_hexes_keeps_the_first_reason() -> None:
+    """In Mud a unit may not leave an EZOC hex (8.2), also one its friends negate and it
+    entered without stopping: m passes through 0206 and 0207 (negated by u7 and u1), and
+    each refuses the step on into 0106. The why-not of 0106 is the first refusal the search
+    met (leaving 0207), as the reference writes it, not the last (session 15's mutation run:
+    keeping the last reason of a code survived the reference test)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 6, "hex": "0606"},
+                {"id": "u1", "side": "axis", "movement_allowance": 2, "hex": "0207"},
+                {"id": "u5", "side": "soviet", "movement_allowance": 2, "hex": "0107"},
+                {"id": "u7", "side": "axis", "movement_allowance": 2, "hex": "0206"},
+                {"id": "u9", "side": "soviet", "movement_allowance": 2, "hex": "0105"},
+            ],
+            "weather": {"north": "mud", "south": "mud"},
+            "phase": "exploitation",
+        }
+    )
+    _same_as_reference(scenario, {})
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    for why_not in ("all", "frontier"):
+        assert _query(board, state, opts, why_not)["unreachable"]["0106"] == [
+            {
+                "code": "zoc.mud_exit",
+                "message": "m may not leave 0207: it is an EZOC hex (of u5) in Mud.",
+                "citations": ["8.2.mud", "8.2.exploitation", "8.1", "8.1.clar.nonphasing"],
+            }
+        ]
+
+
+FAR_BEACHHEAD = {
+    "hexes": {"0701": {"terrain": "all_sea"}},
+    "markers": [{"id": "bh-far", "kind": "beachhead", "hex": "0701", "side": "axis"}],
+}
+"""A Beachhead marker far from the units: with one, the zones find projections the general
+way (``Zones._projections``), without, per board (``_projections_by_board``)."""
+
+
+def _far_beachhead(scenario: dict[str, Any], on: bool) -> dict[str, Any]:
+    if on:
+        scenario = {**scenario, **json.loads(json.dumps(FAR_BEACHHEAD))}
+        scenario["markers"][0]["hexside"] = "0701/0702"
+    return scenario
+
+
+@pytest.mark.parametrize("beachhead", [False, True])
+def test_a_unit_stacked_after_one_that_projects_nothing_still_projects(beachhead: bool) -> None:
+    """A non-ground unit projects no ZOC (8); a ground unit stacked after it in the same hex
+    still does, into all six hexes around, on the lazy zones (an area's ``ezoc-map``) as on
+    the whole map's (session 15's mutation run: the hex's later units skipped after a silent
+    one survived every case and test)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0202"},
+                {"id": "s-air", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+                {"id": "s-inf", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+            ]
+        }
+    )
+    scenario["units"][1]["ground"] = False
+    scenario = _far_beachhead(scenario, beachhead)
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    area = ezoc_map.run(board, state, opts, {"side": "axis", "near": "0404", "within": 1})
+    assert {h: row["by"] for h, row in area["hexes"].items()} == {
+        h: ["s-inf"] for h in ("0303", "0304", "0403", "0405", "0503", "0504")
+    }
+    assert area["no_zoc"] == [{"unit": "s-air", "reason": "not a ground unit", "section": "8"}]
+    whole = ezoc_map.run(board, state, opts, {"side": "axis"})
+    assert area["hexes"] == whole["hexes"]
+
+
+@pytest.mark.parametrize("beachhead", [False, True])
+def test_every_unit_of_a_stack_is_blocked_by_a_mountain_hexside(beachhead: bool) -> None:
+    """A Mountain hexside stops the projection of each unit of a stack (8), and the area's
+    ``ezoc-map`` lists each one's block, as the whole map's does (session 15's mutation run:
+    the hex's later units skipped after the first blocked one survived)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0202"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+                {"id": "s-2", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+            ],
+            "hexsides": {"0403/0404": ["mountain"]},
+        }
+    )
+    scenario = _far_beachhead(scenario, beachhead)
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    area = ezoc_map.run(board, state, opts, {"side": "axis", "near": "0404", "within": 1})
+    assert area["blocked"] == [
+        {
+            "unit": unit,
+            "from": "0404",
+            "to": "0403",
+            "reason": "mountain hexside 0403/0404",
+            "section": "8.exc.mountain",
+        }
+        for unit in ("s-1", "s-2")
+    ]
+    assert "0403" not in area["hexes"]
+    assert area["blocked"] == ezoc_map.run(board, state, opts, {"side": "axis"})["blocked"]
+
+
+def test_a_friendly_policy_unit_is_no_no_zoc_note_for_its_own_side() -> None:
+    """A unit of a Policy Affected country projects no ZOC (8), which matters only to the
+    other sides: next to it, its own side's move notes nothing and cites no section 8, and its
+    side's ``ezoc-map`` lists no no-ZOC unit (session 15's mutation run: the silent unit's
+    side lost, so noted for every side, survived every case and test)."""
+    scenario = _base(
+        {
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0202"},
+                {"id": "h-1", "side": "axis", "movement_allowance": 2, "hex": "0203"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0605"},
+            ]
+        }
+    )
+    scenario["units"][1]["country"] = "hungary"
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    action = RS.parse_action({"kind": "move", "unit": "m", "path": ["0302"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal
+    assert [c.section for c in ruling.citations] == ["basic.path", "basic.movement-points"]
+    assert ruling.details["steps"] == [
+        {"step": 1, "hex": "0302", "cost": 1, "ezoc_by": [], "negated_by": [], "no_zoc": []}
+    ]
+    area = {"side": "axis", "near": "0203", "within": 1}
+    assert RS.queries()["ezoc-map"].run(board, state, opts, area)["no_zoc"] == []
+    soviet = RS.queries()["ezoc-map"].run(board, state, opts, {**area, "side": "soviet"})
+    assert soviet["no_zoc"] == [
+        {
+            "unit": "h-1",
+            "reason": "unit of a Policy Affected country",
+            "section": "8.exc.policy-unit",
+        }
+    ]
+
+
+def test_a_beachhead_marker_listed_after_another_marker_counts() -> None:
+    """A Beachhead marker lets a ZOC across its Beachhead Hexside of sea (8 clarification)
+    wherever it stands in the marker list: here after a Logistics marker, on the whole map and
+    on an area (session 15's mutation run: the scan of the markers ending at the first one that
+    is no Beachhead went unjudged)."""
+    scenario = _base(
+        {
+            "hexes": {"0102": {"terrain": "all_sea"}},
+            "hexsides": {"0102/0202": ["strait"]},
+            "markers": [
+                {"id": "k-1", "kind": "logistics", "hex": "0505", "side": "axis"},
+                {"id": "bh-1", "kind": "beachhead", "hex": "0102", "side": "axis"},
+            ],
+            "units": [
+                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0606"},
+                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0202"},
+            ],
+        }
+    )
+    scenario["markers"][1]["hexside"] = "0102/0202"
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    ezoc_map = RS.queries()["ezoc-map"]
+    for params in ({"side": "axis"}, {"side": "axis", "near": "0102", "within": 1}):
+        row = ezoc_map.run(board, state, opts, params)["hexes"]["0102"]
+        assert (row["by"], row["across_beachhead_hexside"]) == (["s-1"], ["s-1"])
+        assert row["citations"] == [
+            "8",
+            "8.1",
+            "8.1.clar.nonphasing",
+            "8.exc.sea",
+            "8.clar.beachhead",
+        ]
 
 
 def test_search_answers_as_the_reference_on_the_shipped_scenarios() -> None:
