@@ -290,10 +290,11 @@ async def run(url: str, args: argparse.Namespace) -> None:
             # games whose row holds a snapshot and the deltas of 10 events after it: the
             # common cold read between snapshots
             between: dict[str, str] = {}
-            moves = {"seed example": ("de-inf-2", ("e3307", "e3207")),
-                     "100x100": ("mover", (hex_id(1, 1, 100), hex_id(1, 2, 100)))}  # fmt: skip
+            # the umpire's placements the write rows make: a unit and two hexes, in turn
+            places = {"seed example": ("de-inf-2", ("e3307", "e3207")),
+                      "100x100": ("mover", (hex_id(1, 1, 100), hex_id(1, 2, 100)))}  # fmt: skip
             for label, doc, _ in cases if args.write_rows else ():
-                unit, hexes = moves[label]
+                unit, hexes = places[label]
                 r = await client.post("/games", json={"ruleset": "zoc", "scenario": doc})
                 r.raise_for_status()
                 umpire = r.json()["seats"]["umpire"]
@@ -334,10 +335,6 @@ async def run(url: str, args: argparse.Namespace) -> None:
                 (f"reachable, cold ({label})", _cold(app, asgi_call(app, "GET", reachable)))
             )
         if args.write_rows:
-            places = {
-                "seed example": ("de-inf-2", ("e3307", "e3207")),
-                "100x100": ("mover", (hex_id(1, 1, 100), hex_id(1, 2, 100))),
-            }
             for label, (unit, hexes) in places.items():
                 gid, auth = ids[label], {"authorization": f"Bearer {umpires[label]}"}
                 get = asgi_call(app, "GET", f"/games/{gid}", b"", auth)

@@ -233,28 +233,8 @@ def apply_to_model(model: BaseModel, chain: Iterable[Mapping[str, Any]]) -> Base
     if not _plain(cls) or cls.model_config.get("extra") == "allow" or model.__pydantic_extra__:
         return None
     values = dict(model.__dict__)
-    copied: set[str] = set()
-
-    def own(name: str) -> Any:
-        if name not in copied:
-            value = values[name]
-            values[name] = dict(value) if isinstance(value, dict) else list(value)
-            copied.add(name)
-        return values[name]
-
-    for delta in chain:
-        for name, value in (delta.get("set") or {}).items():
-            values[name] = value
-            copied.discard(name)  # a document now: copied again before an item is set
-        for name, changes in (delta.get("items") or {}).items():
-            items = own(name)
-            for index, value in changes:
-                items[index] = value
-        for name, change in (delta.get("keys") or {}).items():
-            entry = own(name)
-            for key in change.get("del") or ():
-                entry.pop(key, None)
-            entry.update(change.get("put") or {})
+    for delta in chain:  # as a document's: the field values are the state's top-level entries
+        values = apply_delta(values, delta)
     return cls.model_validate(values)
 
 

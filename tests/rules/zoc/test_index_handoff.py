@@ -382,24 +382,9 @@ def test_a_move_hands_on_the_projections_across_a_beachhead_hexside() -> None:
     a fresh one (session 15's mutation run: ``Zones.handed_on`` losing those projections, or
     the table of them, survived every case and test -- the hand-on property test's games
     rarely ask an area next to a Beachhead before a move)."""
-    from tests.rules.zoc.test_zoc_search import _base
+    from tests.rules.zoc.test_zoc_search import _across_a_beachhead
 
-    scenario = _base(
-        {
-            "hexes": {"0102": {"terrain": "all_sea"}},
-            "hexsides": {"0102/0202": ["strait"]},
-            "markers": [
-                {"id": "bh-1", "kind": "beachhead", "hex": "0102", "side": "axis"},
-            ],
-            "units": [
-                {"id": "m", "side": "axis", "movement_allowance": 3, "hex": "0606"},
-                {"id": "s-1", "side": "soviet", "movement_allowance": 2, "hex": "0202"},
-            ],
-        }
-    )
-    scenario["markers"][0]["hexside"] = "0102/0202"
-    opts = RS.parse_options({})
-    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    board, state, opts = _across_a_beachhead()
     ezoc_map = RS.queries()["ezoc-map"]
     area = {"side": "axis", "near": "0102", "within": 1}
     across = {

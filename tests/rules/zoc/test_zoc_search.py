@@ -352,17 +352,16 @@ def test_a_friendly_policy_unit_is_no_no_zoc_note_for_its_own_side() -> None:
     ]
 
 
-def test_a_beachhead_marker_listed_after_another_marker_counts() -> None:
-    """A Beachhead marker lets a ZOC across its Beachhead Hexside of sea (8 clarification)
-    wherever it stands in the marker list: here after a Logistics marker, on the whole map and
-    on an area (session 15's mutation run: the scan of the markers ending at the first one that
-    is no Beachhead went unjudged)."""
+def _across_a_beachhead(*markers_before: dict[str, Any]) -> tuple[Any, Any, Any]:
+    """(board, state, options) of a Soviet unit whose ZOC reaches the sea hex 0102 only
+    across the Beachhead Hexside 0102/0202 of an Axis Beachhead marker, listed after
+    ``markers_before``; the Axis mover stands away, in 0606."""
     scenario = _base(
         {
             "hexes": {"0102": {"terrain": "all_sea"}},
             "hexsides": {"0102/0202": ["strait"]},
             "markers": [
-                {"id": "k-1", "kind": "logistics", "hex": "0505", "side": "axis"},
+                *markers_before,
                 {"id": "bh-1", "kind": "beachhead", "hex": "0102", "side": "axis"},
             ],
             "units": [
@@ -371,9 +370,20 @@ def test_a_beachhead_marker_listed_after_another_marker_counts() -> None:
             ],
         }
     )
-    scenario["markers"][1]["hexside"] = "0102/0202"
+    scenario["markers"][-1]["hexside"] = "0102/0202"
     opts = RS.parse_options({})
     board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    return board, state, opts
+
+
+def test_a_beachhead_marker_listed_after_another_marker_counts() -> None:
+    """A Beachhead marker lets a ZOC across its Beachhead Hexside of sea (8 clarification)
+    wherever it stands in the marker list: here after a Logistics marker, on the whole map and
+    on an area (session 15's mutation run: the scan of the markers ending at the first one that
+    is no Beachhead went unjudged)."""
+    board, state, opts = _across_a_beachhead(
+        {"id": "k-1", "kind": "logistics", "hex": "0505", "side": "axis"}
+    )
     ezoc_map = RS.queries()["ezoc-map"]
     for params in ({"side": "axis"}, {"side": "axis", "near": "0102", "within": 1}):
         row = ezoc_map.run(board, state, opts, params)["hexes"]["0102"]
