@@ -600,22 +600,33 @@ class Found:
         return out
 
 
-@dataclass(frozen=True)
 class Refused:
     """The search's commonest refusals, each the first of its code per hex (noted with one
-    ``setdefault``): its messages are written only for the hexes an answer lists."""
+    ``setdefault``): its messages are written only for the hexes an answer lists.
 
-    terrain: dict[int, str]
-    """hex -> the message of the first step into it that terrain or a hexside prohibited."""
-    enemy: dict[int, str]
-    """hex -> the message of the first step into it refused for the enemy units in it."""
-    short: dict[int, tuple[int, int]]
-    """hex -> (hex left, cost) of the first step into it beyond the allowance."""
-    ending: dict[int, Written]
-    """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded (written
-    with the stop's verdict: :attr:`StepVerdict.ending`)."""
-    cited: dict[tuple[str, ...], tuple[str, ...]]
-    """Groups of sections cited -> their section ids."""
+    (A plain class, not a frozen dataclass: the compiled build makes a frozen dataclass
+    through its Python-level ``__init__``, once per search; nothing compares two of them.)"""
+
+    def __init__(
+        self,
+        terrain: dict[int, str],
+        enemy: dict[int, str],
+        short: dict[int, tuple[int, int]],
+        ending: dict[int, Written],
+        cited: dict[tuple[str, ...], tuple[str, ...]],
+    ) -> None:
+        self.terrain = terrain
+        """hex -> the message of the first step into it that terrain or a hexside
+        prohibited."""
+        self.enemy = enemy
+        """hex -> the message of the first step into it refused for the enemy units in it."""
+        self.short = short
+        """hex -> (hex left, cost) of the first step into it beyond the allowance."""
+        self.ending = ending
+        """hex -> the ``zoc.must_stop`` reason of the first stop next to it expanded
+        (written with the stop's verdict: :attr:`StepVerdict.ending`)."""
+        self.cited = cited
+        """Groups of sections cited -> their section ids."""
 
 
 Reason = tuple[str, "str | tuple[str, str, int]", tuple[str, ...]]
@@ -729,10 +740,11 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     start = graph.index[unit.hex]
     # the tables are keyed by the very int objects the steps hold (Any: as for Step), and
     # read and written directly, not through bound methods (a call each in the compiled build)
-    best: dict[Any, int] = {start * 2: 0}
-    paths: dict[Any, tuple[str, ...]] = {start * 2: ()}
+    origin: Any = start * 2  # the start's node (Any: as for Step)
+    best: dict[Any, int] = {origin: 0}
+    paths: dict[Any, tuple[str, ...]] = {origin: ()}
     stops: dict[Any, StepVerdict] = {}
-    reasons: dict[int, dict[str, Reason]] = {}
+    reasons: dict[Any, dict[str, Reason]] = {}
     # the four commonest refusals, the first of each per hex (Refused); the code of an 8.2
     # verdict's problem is none of them (Mover.zoc_step), so they never meet in a hex's codes
     terrain: dict[Any, str] = {}
@@ -744,19 +756,10 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     groups: dict[tuple[str, ...], tuple[str, ...]] = {}
     """Groups of sections cited so far -> their section ids (citing one again changes
     nothing, so each group is cited once)."""
-
-    def note(i: int, code: str, message: str, sections: tuple[str, ...]) -> None:
-        """Why a step into hex ``i`` was refused (the first reason of each kind is kept)."""
-        cited = groups.get(sections)
-        if cited is None:
-            cited = groups[sections] = cite_ids(*sections)
-        found = reasons.get(i)
-        if found is None:
-            reasons[i] = {code: (code, message, cited)}
-        elif code not in found:
-            found[code] = (code, message, cited)
-
-    origin: Any = start * 2  # Any: as for Step
+    # (no nested function here: one would make these tables fields of a closure object in
+    # the compiled build, read through it at every step)
+    ezoc_steps: Any = EzocSteps  # read once, not from the module's dict at every node
+    origin_at = start * 2  # the start's node, unboxed
     # the nodes to expand, by cost (a node is pushed only within the allowance), each cost's
     # in the order pushed: popped in (cost, push order) -- the order a heap of (cost, push
     # count, node) pops them in, as entry costs are never negative (a step of cost 0 goes
@@ -771,7 +774,8 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
             # best is the first popped at it; every other entry of the node is dearer (stale)
             if cost != best[node]:
                 continue
-            if node & 1:  # the unit must stop here: every path through it ends in it
+            at: int = node  # unboxed: its bits read natively (the hex's own int found below)
+            if at & 1:  # the unit must stop here: every path through it ends in it
                 stopped = stops[node]
                 sections = stopped.stop_sections
                 if sections not in groups:  # cited once, as the first neighbour's note would
@@ -783,15 +787,14 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     if beside not in ending:
                         ending[beside] = reason
                 continue
-            at: int = node  # unboxed: the hex's own int found, not a new one made
-            cur = hexes[at >> 1]
-            first = node == origin
+            cur = hexes[at >> 1]  # the hex's own int found, not a new one made
+            first = at == origin_at
             path = paths[node]  # final: its node is expanded at its best cost
             out = steps.get(cur) if steps_plain else steps_kept(cur)
             if out is None:
                 out = steps_from(ctx, cur)
             # out of a hex in EZOC (or in Reserve Movement) every step is judged
-            judged = reserve or out.__class__ is EzocSteps
+            judged = reserve or type(out) is ezoc_steps
             for nbr, nxt, step_cost, kind, refusal in out:
                 total = cost + step_cost
                 if total > ma:  # refused: terrain and enemy units before the allowance
@@ -839,8 +842,17 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                             else:
                                 rely(*args)
                     if verdict.problem is not None:
+                        # why the step into nbr was refused: the first reason of each kind
                         p = verdict.problem
-                        note(nbr, p.code, p.message, tuple(p.sections))
+                        sections = tuple(p.sections)
+                        cited = groups.get(sections)
+                        if cited is None:
+                            cited = groups[sections] = cite_ids(*sections)
+                        noted = reasons.get(nbr)
+                        if noted is None:
+                            reasons[nbr] = {p.code: (p.code, p.message, cited)}
+                        elif p.code not in noted:
+                            noted[p.code] = (p.code, p.message, cited)
                         continue
                     if verdict.stop is not None:
                         stop = verdict
