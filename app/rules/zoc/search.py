@@ -437,21 +437,36 @@ class Found:
         if self._order is not None:
             return self._order
         best: dict[Any, int] = self.best  # Any: as for Step
-        stops: dict[Any, StepVerdict] = self.stops
-        origin = self.start * 2
-        # a hex reached both ways keeps its node not ending the move unless the stop's is
-        # cheaper (the nodes of one hex are 2 * hex and 2 * hex + 1); the rest sorted in C
-        dropped = {origin, origin + 1}
-        for node in stops:
-            other = best.get(node - 1)
-            if other is not None:
-                dropped.add(node if other <= best[node] else node - 1)
-        nodes = best.keys() - dropped
-        if self.graph.in_order:  # one node per hex: sorting the nodes sorts their hexes
-            self._order = tuple(sorted(nodes))
-        else:
-            ids = self.graph.ids
-            self._order = tuple(sorted(nodes, key=lambda node: ids[node >> 1]))
+        graph = self.graph
+        if graph.in_order:  # one node per hex: sorting the nodes sorts their hexes
+            nodes: list[Any] = sorted(best)
+        else:  # by hex id: the two nodes of a hex side by side (their order is the dict's)
+            ids = graph.ids
+            nodes = sorted(best, key=lambda node: ids[node >> 1])
+        # the start's nodes left out; a hex reached both ways (nodes 2 * hex and 2 * hex + 1,
+        # next to each other now) keeps its node not ending the move unless the stop's is
+        # cheaper
+        start = self.start
+        order: list[Any] = []
+        count = len(nodes)
+        k = 0
+        while k < count:
+            node = nodes[k]
+            at: int = node  # unboxed: its hex read natively
+            here = at >> 1
+            k += 1
+            if here == start:
+                continue
+            if k < count:
+                twin = nodes[k]
+                other: int = twin
+                if other >> 1 == here:
+                    k += 1
+                    plain, stop = (twin, node) if at & 1 else (node, twin)
+                    order.append(plain if best[plain] <= best[stop] else stop)
+                    continue
+            order.append(node)
+        self._order = tuple(order)
         return self._order
 
     def frontier(self, allowance: int) -> tuple[FrontierRow, ...]:
@@ -879,6 +894,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     citing them again here changes no citation's place."""
     cite_ids = ctx.cite_ids
     cited: dict[tuple[str, ...], list[str]] = {}
+    groups = found.refused.cited
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
     order: tuple[Any, ...] = found.reached_order()  # Any: as for Step
@@ -897,7 +913,12 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
             sections = stopped.stop_sections
             by_stop = cited.get(sections)
             if by_stop is None:
-                by_stop = cited[sections] = list(cite_ids(*sections))
+                # the search cited them as it expanded the node: their ids are kept with
+                # it (a kept search's citations are replayed), so nothing is cited anew
+                ids_of = groups.get(sections)
+                by_stop = cited[sections] = list(
+                    cite_ids(*sections) if ids_of is None else ids_of
+                )
             result[ids[at >> 1]] = {
                 "cost": best[node],
                 "path": [*paths[node]],
