@@ -74,6 +74,7 @@ class BoardGraph:
         self._axial: dict[int, tuple[int, int]] = {}
         self._step_keys: dict[int, frozenset[tuple[int, int, bool]]] = {}
         self._around: dict[int, tuple[int, ...]] = {}
+        self._nodes: dict[int, tuple[Any, Any, tuple[str]]] = {}
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -86,7 +87,18 @@ class BoardGraph:
         found = self._axial.get(i)
         if found is None:
             layout = self._layout
-            found = self._axial[i] = layout.to_axial(layout.parse(self.ids[i]))
+            found = layout.to_axial(layout.parse(self.ids[i]))
+            key: Any = self.hexes[i]  # the hex's own int (Any: as for Step)
+            self._axial[key] = found
+        return found
+
+    def node_of(self, i: int) -> tuple[Any, Any, tuple[str]]:
+        """Hex ``i``'s own int object, its node's (``2 * i``: one object for every step into
+        the hex, so that the search's tables find it by identity) and the 1-tuple of its hex
+        id (:data:`Step`), made once per hex."""
+        found = self._nodes.get(i)
+        if found is None:
+            found = self._nodes[i] = (self.hexes[i], i * 2, (self.ids[i],))
         return found
 
     def neighbours(self, i: int) -> list[int]:
@@ -95,10 +107,12 @@ class BoardGraph:
         return [index[n] for n, _side in self.topo.neighbors[self.ids[i]]]
 
     def around(self, i: int) -> tuple[int, ...]:
-        """The hexes next to hex ``i``, in direction order (made once per hex)."""
+        """The hexes next to hex ``i``, in direction order (made once per hex; each hex's own
+        int object, :attr:`hexes`)."""
         found = self._around.get(i)
         if found is None:
-            found = self._around[i] = tuple(self.neighbours(i))
+            hexes = self.hexes
+            found = self._around[i] = tuple([hexes[n] for n in self.neighbours(i)])
         return found
 
     def step_keys(self, i: int) -> frozenset[tuple[int, int, bool]]:
@@ -232,31 +246,32 @@ class SideFacts:
         beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
         occupants = ctx.occupants.get  # ctx.enemy_ground_units, in_ezoc's kept answers: inlined
         ezoc_kept = self.ezoc.get
+        node_of = self.graph.node_of
         out: list[Step] = []
-        for nbr, cost, why, sea in self.graph.row(i):
+        for at, cost, why, sea in self.graph.row(i):
             if sea and beachheads:
-                cost, why = ctx.entry_cost(ids[i], ids[nbr])
-            node = nbr * 2
+                cost, why = ctx.entry_cost(ids[i], ids[at])
+            nbr, node, last = node_of(at)
             if cost is None:
                 out.append((nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
             if cost < 0:  # the board's costs are validated: the search pops by cost
-                raise ValueError(f"negative entry cost from {ids[i]} into {ids[nbr]}")
-            here = occupants(ids[nbr])
+                raise ValueError(f"negative entry cost from {ids[i]} into {ids[at]}")
+            here = occupants(ids[at])
             if here is not None:
                 enemies = [u for u in here if u.side != side and u.ground]
                 if enemies:
-                    message = f"{ids[nbr]} holds enemy units ({names(enemies)})."
+                    message = f"{ids[at]} holds enemy units ({names(enemies)})."
                     out.append((nbr, node, cost, ENEMY, message))
                     continue
-            ezoc = ezoc_kept(nbr)
+            ezoc = ezoc_kept(at)
             if ezoc is None:
-                ezoc = self.in_ezoc(ctx, nbr)
+                ezoc = self.in_ezoc(ctx, at)
             if ezoc:
-                out.append((nbr, node, cost, EZOC, ""))
+                out.append((nbr, node, cost, EZOC, last))
             else:
-                kind = NOTES if self.no_zoc_sections(ctx, nbr) else PLAIN
-                out.append((nbr, node, cost, kind, ""))
+                kind = NOTES if self.no_zoc_sections(ctx, at) else PLAIN
+                out.append((nbr, node, cost, kind, last))
         found = self.steps[i] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
         return found
 
@@ -810,7 +825,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 out = steps_from(ctx, cur)
             # out of a hex in EZOC (or in Reserve Movement) every step is judged
             judged = reserve or type(out) is ezoc_steps
-            for nbr, nxt, step_cost, kind, refusal in out:
+            for nbr, nxt, step_cost, kind, last in out:
                 total = cost + step_cost
                 if total > ma:  # refused: terrain and enemy units before the allowance
                     if kind < IMPASSABLE:  # its message written only for an answer
@@ -824,8 +839,9 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 elif not kind and not judged:  # a plain step: 8.2 is silent
                     if total < best.get(nxt, beyond):
                         best[nxt] = total
-                        # concatenated: the compiled build makes (*path, x) by way of a list
-                        paths[nxt] = path + (ids[nbr],)  # noqa: RUF005
+                        # the step's 1-tuple added (the compiled build makes (*path, x) by
+                        # way of a list; path + (x,) makes two tuples)
+                        paths[nxt] = path + last
                         queued[total].append(nxt)
                     continue
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
@@ -833,12 +849,12 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                         if TERRAIN not in groups:
                             groups[TERRAIN] = cite_ids(*TERRAIN)
                         if nbr not in terrain:
-                            terrain[nbr] = refusal
+                            terrain[nbr] = last  # (the refusal's message)
                     else:
                         if ENEMY_HEX not in groups:
                             groups[ENEMY_HEX] = cite_ids(*ENEMY_HEX)
                         if nbr not in enemy:
-                            enemy[nbr] = refusal
+                            enemy[nbr] = last
                     continue
                 stop: StepVerdict | None = None
                 if judged or kind == EZOC:
@@ -879,7 +895,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                     nxt += 1  # the node of the hex where the unit must stop
                 if total < best.get(nxt, beyond):
                     best[nxt] = total
-                    paths[nxt] = path + (ids[nbr],)  # noqa: RUF005  (as above)
+                    paths[nxt] = path + last  # (as above)
                     if stop is not None:
                         stops[nxt] = stop
                     queued[total].append(nxt)
