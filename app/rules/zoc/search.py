@@ -410,6 +410,12 @@ def _judge_step(
     return StepVerdict(outcome.problem, stop, tuple(note), sections, ending, around)
 
 
+def _by_hex_id(best: dict[Any, int], ids: list[str]) -> list[Any]:
+    """The nodes of ``best`` in their hexes' id order (apart from :meth:`Found.reached_order`:
+    a nested function makes the compiled build set up its closure at every call)."""
+    return sorted(best, key=lambda node: ids[node >> 1])
+
+
 class Found:
     """What the search found: cheapest cost of each node, its path, the stops, the reasons.
 
@@ -456,8 +462,7 @@ class Found:
         if graph.in_order:  # one node per hex: sorting the nodes sorts their hexes
             nodes: list[Any] = sorted(best)
         else:  # by hex id: the two nodes of a hex side by side (their order is the dict's)
-            ids = graph.ids
-            nodes = sorted(best, key=lambda node: ids[node >> 1])
+            nodes = _by_hex_id(best, graph.ids)
         # the start's nodes left out; a hex reached both ways (nodes 2 * hex and 2 * hex + 1,
         # next to each other now) keeps its node not ending the move unless the stop's is
         # cheaper
@@ -511,7 +516,8 @@ class Found:
         hexes = self.refused_hexes()
         nodes: dict[int, int] = self.best  # unboxed: each hex's own int found, not made
         of = graph.hexes
-        hexes.difference_update([of[node >> 1] for node in nodes])  # the hexes reached
+        for node in nodes:  # the hexes reached (one discard each, no list made)
+            hexes.discard(of[node >> 1])
         hexes.discard(start)
         in_order = graph.in_order  # then the rows are made in hex id order
         q0, r0 = axial(start)
@@ -601,7 +607,10 @@ class Found:
         """The hexes a step was refused into."""
         refused = self.refused
         out = set(refused.short)
-        out.update(refused.ending, refused.terrain, refused.enemy, self.reasons)
+        out.update(refused.ending)
+        for more in (refused.terrain, refused.enemy, self.reasons):
+            if more:  # (mostly empty)
+                out.update(more)
         return out
 
     def noted(self, i: int) -> dict[str, Reason]:
@@ -814,8 +823,7 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 reason: Any = stopped.ending
                 besides: tuple[Any, ...] = stopped.around  # Any: as for Step
                 for beside in besides:
-                    if beside not in ending:
-                        ending[beside] = reason
+                    ending.setdefault(beside, reason)  # the first stop's: one look-up
                 continue
             cur = hexes[at >> 1]  # the hex's own int found, not a new one made
             first = at == origin_at
