@@ -192,9 +192,11 @@ class SideFacts:
         search looks up once per node it expands (both facts are dropped together on a move:
         :meth:`handed_on` drops the steps of every hex whose EZOC it drops)."""
         self.verdicts: dict[tuple[Any, ...], VerdictTable] = {}
-        """(unit id, options, started the phase in EZOC) -> (hex, neighbour, first step) ->
-        8.2's verdict on that step: the tables asked for in this state (:meth:`verdicts_for`
-        finds the others)."""
+        """(unit id, options (:class:`OptionsKey`), started the phase in EZOC) -> (hex,
+        neighbour, first step) -> 8.2's verdict on that step: the tables asked for in this
+        state (:meth:`verdicts_for` finds the others)."""
+        self.options_key: OptionsKey | None = None
+        """The options last searched with, as they key :attr:`verdicts` (:meth:`key_of`)."""
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
@@ -205,6 +207,14 @@ class SideFacts:
         compared when the search is found, not hashed into its key: a pydantic model's hash
         is Python code, and the key is hashed at every ask and eviction; one search is kept
         per unit, with the options last asked for.)"""
+
+    def key_of(self, options: ZocOptions) -> OptionsKey:
+        """``options`` as they key :attr:`verdicts`: the key made for them last, when they are
+        the same object (the options of a game's states are), else a new one."""
+        found = self.options_key
+        if found is None or found.options is not options:
+            found = self.options_key = OptionsKey(options)
+        return found
 
     def verdicts_for(self, key: tuple[Any, ...]) -> VerdictTable:
         """The verdicts table of (unit id, options, started the phase in EZOC): kept, or made
@@ -300,6 +310,7 @@ class SideFacts:
         graph = self.graph
         index, nbrs = graph.index, graph.topo.neighbors
         new = SideFacts(graph, self.side)  # (its tables replaced below)
+        new.options_key = self.options_key
         if unit_side == self.side:
             # nothing of these three tables changes: the two states share them (what either
             # finds holds in both), so the new state's searches look them up in C
@@ -334,6 +345,24 @@ class SideFacts:
                 if key[0] != unit_id
             }
         return new
+
+
+class OptionsKey:
+    """A game's options as they key the verdict tables (:attr:`SideFacts.verdicts`): hashed
+    once (a pydantic model's hash is Python code, and a table is looked up at every search),
+    equal to another for equal options, as the options are."""
+
+    def __init__(self, options: ZocOptions) -> None:
+        self.options = options
+        self.hashed = hash(options)
+
+    def __hash__(self) -> int:
+        return self.hashed
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, OptionsKey):
+            return NotImplemented
+        return other.options is self.options or other.options == self.options
 
 
 VerdictTable = dict[tuple[int, int, bool], StepVerdict]
@@ -768,7 +797,9 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     steps: dict[Any, tuple[Step, ...]] = facts.steps
     steps_plain = steps.__class__ is dict
     steps_kept = steps.get
-    verdicts: dict[Any, StepVerdict] = facts.verdicts_for((unit.id, options, mover.started_in_ezoc))
+    verdicts: dict[Any, StepVerdict] = facts.verdicts_for(
+        (unit.id, facts.key_of(options), mover.started_in_ezoc)
+    )
     verdicts_plain = verdicts.__class__ is dict
     verdict_kept = verdicts.get
     reserve = ctx.state.phase == "reserve_movement"
