@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
-from typing import Any, Final, NamedTuple
+from typing import Any, Final, NamedTuple, final
 
 from app.rules import layers
 from app.rules.judgement import Problem
@@ -40,7 +40,7 @@ from app.rules.memo import ByIdentity
 from app.rules.zoc.context import Context, Event, section_ids_of
 from app.rules.zoc.models import Board, Unit, ZocOptions
 from app.rules.zoc.paths import names
-from app.rules.zoc.steps import EzocSteps, Step
+from app.rules.zoc.steps import EzocSteps
 from app.rules.zoc.topology import board_costs, topology
 
 # Final: the compiled build (app/native.py) reads these as constants, not from the
@@ -52,6 +52,31 @@ INSUFFICIENT_MP: Final = "zoc.insufficient_mp"
 MUST_STOP: Final = "zoc.must_stop"
 TERRAIN_CODE: Final = "zoc.prohibited_terrain"
 ENEMY_CODE: Final = "zoc.enemy_occupied"
+
+
+@final
+class Step:
+    """One step out of a hex, for a unit of one side in one state (:meth:`SideFacts.steps_from`):
+    the neighbour entered, its node for a step that does not stop there (neighbour * 2), the
+    entry cost, the kind (:data:`PLAIN` ...), then for IMPASSABLE and ENEMY the refusal's
+    message, else the 1-tuple of the neighbour's hex id (what a path through the step ends
+    with: added to the path as it is, no tuple made for it at every step).
+
+    The neighbour and the node are ints, typed ``Any`` so that the compiled search keeps the
+    very int objects the search's tables hold (an ``int`` would be unboxed and boxed again for
+    every table it is looked up in: a new object, compared by value) -- the board's own
+    (:meth:`BoardGraph.node_of`): every step into a hex holds the same two objects. (A class,
+    not a tuple: the compiled build reads the fields a step needs, where it unpacked a
+    tuple's five at every step.)"""
+
+    __slots__ = ("cost", "kind", "last", "nbr", "node")
+
+    def __init__(self, nbr: Any, node: Any, cost: int, kind: int, last: Any) -> None:
+        self.nbr = nbr
+        self.node = node
+        self.cost = cost
+        self.kind = kind
+        self.last = last
 
 
 class BoardGraph:
@@ -95,7 +120,7 @@ class BoardGraph:
     def node_of(self, i: int) -> tuple[Any, Any, tuple[str]]:
         """Hex ``i``'s own int object, its node's (``2 * i``: one object for every step into
         the hex, so that the search's tables find it by identity) and the 1-tuple of its hex
-        id (:data:`Step`), made once per hex."""
+        id (:class:`Step`), made once per hex."""
         found = self._nodes.get(i)
         if found is None:
             found = self._nodes[i] = (self.hexes[i], i * 2, (self.ids[i],))
@@ -180,7 +205,7 @@ or it is refused: terrain or hexside (IMPASSABLE), enemy ground units (ENEMY).""
 
 class SideFacts:
     """What a search for a unit of ``side`` asks of one state, hex by hex as it asks: each
-    hex's steps (:data:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
+    hex's steps (:class:`Step`), whether it is in EZOC, the sections of its no-ZOC notes."""
 
     def __init__(self, graph: BoardGraph, side: str) -> None:
         self.side = side
@@ -263,7 +288,7 @@ class SideFacts:
                 cost, why = ctx.entry_cost(ids[i], ids[at])
             nbr, node, last = node_of(at)
             if cost is None:
-                out.append((nbr, node, 0, IMPASSABLE, f"{why}."))
+                out.append(Step(nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
             if cost < 0:  # the board's costs are validated: the search pops by cost
                 raise ValueError(f"negative entry cost from {ids[i]} into {ids[at]}")
@@ -272,16 +297,16 @@ class SideFacts:
                 enemies = [u for u in here if u.side != side and u.ground]
                 if enemies:
                     message = f"{ids[at]} holds enemy units ({names(enemies)})."
-                    out.append((nbr, node, cost, ENEMY, message))
+                    out.append(Step(nbr, node, cost, ENEMY, message))
                     continue
             ezoc = ezoc_kept(at)
             if ezoc is None:
                 ezoc = self.in_ezoc(ctx, at)
             if ezoc:
-                out.append((nbr, node, cost, EZOC, last))
+                out.append(Step(nbr, node, cost, EZOC, last))
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, at) else PLAIN
-                out.append((nbr, node, cost, kind, last))
+                out.append(Step(nbr, node, cost, kind, last))
         found = self.steps[i] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
         return found
 
@@ -864,25 +889,31 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
                 out = steps_from(ctx, cur)
             # out of a hex in EZOC (or in Reserve Movement) every step is judged
             judged = reserve or type(out) is ezoc_steps
-            for nbr, nxt, step_cost, kind, last in out:
-                total = cost + step_cost
+            for step in out:  # each field read where it is needed
+                total = cost + step.cost
+                kind = step.kind
                 if total > ma:  # refused: terrain and enemy units before the allowance
                     if kind < IMPASSABLE:  # its message written only for an answer
                         if not mp_cited:
                             mp_cited = True
                             if MOVEMENT_POINTS not in groups:
                                 groups[MOVEMENT_POINTS] = cite_ids(*MOVEMENT_POINTS)
+                        nbr = step.nbr
                         if nbr not in short:
                             short[nbr] = (cur, total)
                         continue
                 elif not kind and not judged:  # a plain step: 8.2 is silent
+                    nxt = step.node
                     if total < best.get(nxt, beyond):
                         best[nxt] = total
                         # the step's 1-tuple added (the compiled build makes (*path, x) by
                         # way of a list; path + (x,) makes two tuples)
-                        paths[nxt] = path + last
+                        paths[nxt] = path + step.last
                         queued[total].append(nxt)
                     continue
+                nbr = step.nbr
+                nxt = step.node
+                last = step.last
                 if kind >= IMPASSABLE:  # each group cited at its first refusal, as note would
                     if kind == IMPASSABLE:
                         if TERRAIN not in groups:
