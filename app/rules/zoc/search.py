@@ -760,7 +760,7 @@ def _message(message: tuple[str, str, int]) -> str:
 
 def why_nots(reasons: tuple[Written, ...]) -> list[dict[str, Any]]:
     """A hex's reasons for an answer, made afresh (the search's are kept with the state)."""
-    return [{"code": c, "message": m, "citations": [*cited]} for c, m, cited in reasons]
+    return [{"code": c, "message": m, "citations": list(cited)} for c, m, cited in reasons]
 
 
 def frontier_why_nots(found: Found, allowance: int) -> dict[str, list[dict[str, Any]]]:
@@ -770,7 +770,7 @@ def frontier_why_nots(found: Found, allowance: int) -> dict[str, list[dict[str, 
     for hex_id, in_order in found.frontier(allowance):
         if len(in_order) == 1:  # why_nots inlined for the commonest row: one reason
             code, message, cited = in_order[0]
-            out[hex_id] = [{"code": code, "message": message, "citations": [*cited]}]
+            out[hex_id] = [{"code": code, "message": message, "citations": list(cited)}]
         else:
             out[hex_id] = why_nots(in_order)
     return out
@@ -973,6 +973,14 @@ def _search(ctx: Context, facts: SideFacts, mover: Any, unit: Unit, options: Zoc
     return Found(start, best, paths, stops, reasons, refused, graph)
 
 
+PLAIN_ROW: Final[dict[str, Any]] = {"cost": 0, "path": None, "must_stop": False, "stop": None}
+"""A reached hex's row in the order of its keys, for a hex where the unit need not stop: each
+such row a copy, its cost and path set (a copy of a small dict's keys is one block copied;
+a dict built key by key inserts each)."""
+STOP_ROW: Final[dict[str, Any]] = {"cost": 0, "path": None, "must_stop": True, "stop": None}
+"""As :data:`PLAIN_ROW`, for a hex where the unit must stop (its stop set too)."""
+
+
 def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     """Each reached hex, in hex id order: its cheapest cost, the path to it, whether the unit
     must stop (built afresh for each answer from :meth:`Found.reached_order`). A stop's
@@ -984,15 +992,14 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
     ids, best, paths, stops = found.graph.ids, found.best, found.paths, found.stops
     result: dict[str, dict[str, Any]] = {}
     order: tuple[Any, ...] = found.reached_order()  # Any: as for Step
+    plain_row, stop_row = PLAIN_ROW, STOP_ROW
     for node in order:
         at: int = node  # unboxed: its hex found without a new int (node stays the key)
         if not at & 1:
-            result[ids[at >> 1]] = {
-                "cost": best[node],
-                "path": [*paths[node]],
-                "must_stop": False,
-                "stop": None,
-            }
+            row = plain_row.copy()  # its keys copied whole, two values set
+            row["cost"] = best[node]
+            row["path"] = list(paths[node])
+            result[ids[at >> 1]] = row
         else:  # a node ending the move: pushed with the verdict that stops it there
             stopped = stops[node]
             stop = stopped.stop
@@ -1005,15 +1012,14 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
                 by_stop = cited[sections] = list(
                     cite_ids(*sections) if ids_of is None else ids_of
                 )
-            result[ids[at >> 1]] = {
-                "cost": best[node],
-                "path": [*paths[node]],
-                "must_stop": True,
-                "stop": {
-                    "reason": stop.reason,
-                    "by": [*stop.by],
-                    "message": stop.message,
-                    "citations": [*by_stop],
-                },
+            row = stop_row.copy()
+            row["cost"] = best[node]
+            row["path"] = list(paths[node])
+            row["stop"] = {
+                "reason": stop.reason,
+                "by": list(stop.by),
+                "message": stop.message,
+                "citations": list(by_stop),
             }
+            result[ids[at >> 1]] = row
     return result
