@@ -557,11 +557,12 @@ class Found:
         axial = graph.axial
         start = self.start
         refused = self.refused
-        problems, cited = self.reasons.get, refused.cited
-        terrain, enemy = refused.terrain.get, refused.enemy.get
+        cited = refused.cited
+        problems: dict[Any, dict[str, Reason]] = self.reasons
+        terrain: dict[Any, str] = refused.terrain
+        enemy: dict[Any, str] = refused.enemy
         short_of: dict[Any, tuple[int, int]] = refused.short
         ending_of: dict[Any, Any] = refused.ending  # Any: each reason handed on as it is
-        short, ending = short_of.get, ending_of.get
         rows: list[FrontierRow] = []
         # a search refused steps for its allowance and its stops only (the commonest case):
         # a hex's reasons are those two, already in code order
@@ -577,6 +578,7 @@ class Found:
         q0, r0 = axial(start)
         rows_of: list[Any] = sorted(hexes) if in_order else list(hexes)  # Any: as for Step
         for i in rows_of:
+            k: int = i  # unboxed: the hex's id read natively (i stays the tables' key)
             # graph.distance(start, i), inlined (abs written out: the compiled build's abs
             # of an int boxes it)
             at = known.get(i)
@@ -591,9 +593,9 @@ class Found:
                 beyond = short_of.get(i)
                 stop = ending_of.get(i)
                 if beyond is None:
-                    rows.append((ids[i], (stop,)))  # type: ignore[arg-type]  # one of the two
+                    rows.append((ids[k], (stop,)))  # type: ignore[arg-type]  # one of the two
                     continue
-                hex_id = ids[i]
+                hex_id = ids[k]
                 written: Written = (
                     INSUFFICIENT_MP,
                     f"Entering {hex_id} from {ids[beyond[0]]} would cost {beyond[1]} "
@@ -604,31 +606,31 @@ class Found:
                 continue
             # the hex's reasons (noted, inlined), their messages written, in code order
             out: list[Written] = []
-            found = problems(i)
+            found = problems.get(i)
             if found is not None:
                 out.extend(in_code_order(found))
-            message = terrain(i)
+            message = terrain.get(i)
             if message is not None:
                 out.append((TERRAIN_CODE, message, cited[TERRAIN]))
-            message = enemy(i)
+            message = enemy.get(i)
             if message is not None:
                 out.append((ENEMY_CODE, message, cited[ENEMY_HEX]))
-            beyond = short(i)
+            beyond = short_of.get(i)
             if beyond is not None:
                 out.append(
                     (
                         INSUFFICIENT_MP,
-                        f"Entering {ids[i]} from {ids[beyond[0]]} would cost {beyond[1]} "
+                        f"Entering {ids[k]} from {ids[beyond[0]]} would cost {beyond[1]} "
                         "movement points.",
                         cited[MOVEMENT_POINTS],
                     )
                 )
-            stop = ending(i)
+            stop = ending_of.get(i)
             if stop is not None:
                 out.append(stop)
             if len(out) > 1:
                 out.sort(key=_code)
-            rows.append((ids[i], tuple(out)))
+            rows.append((ids[k], tuple(out)))
         if not in_order:
             rows.sort()  # by hex id: each hex once, so no two rows compare further
         self._frontier = (allowance, tuple(rows))
