@@ -96,7 +96,9 @@ class Context(GameJudgement[Board, State, ZocOptions]):
     def _record(self, section_ids: tuple[str, ...]) -> _Cites:
         for note in self._notes:
             note.append((True, section_ids))
-        found = _cites(section_ids)
+        found = _CITES.get(section_ids)  # (_cites, its look-up inlined: asked per group)
+        if found is None:
+            found = _cites(section_ids)
         if section_ids not in self._groups:
             self.cite_all_keyed(found[0])
             self._groups.add(section_ids)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from app.rules.base import PhaseSpec
 from app.rules.judgement import Problem
-from app.rules.phases import PhaseRule, out_of_phase
+from app.rules.phases import PhaseRule, allows, out_of_phase
 
 UMPIRE_KINDS = ("set_phase", "place_unit", "place_marker", "remove_marker")
 """The umpire's commands (basic.umpire)."""
@@ -44,7 +44,13 @@ PHASE_RULE = PhaseRule(
 """How a kind out of its phase is refused (basic.phase)."""
 
 
+MOVE_PHASES = frozenset(p.id for p in PHASES if allows(p, "move"))
+"""The phases in which units move: those where :func:`out_of_phase` refuses no move."""
+
+
 def move_refusal(phase: str, unit: str) -> Problem | None:
     """Why no unit moves in ``phase`` (None: it is a movement phase): the refusal the kit
     gives a move there, as the ``reachable`` query reports it."""
+    if phase in MOVE_PHASES:  # asked at every ``reachable``: the phases looked up once
+        return None
     return out_of_phase(PHASE_RULE, PHASES, phase, "move", unit=unit)
