@@ -117,3 +117,49 @@ def test_moves_hand_each_sides_search_facts_on_as_a_fresh_state_answers() -> Non
         for u in units:
             for w in ("frontier", "all"):
                 assert _ask(board, state, opts, u, w) == _ask(board, fresh, opts, u, w), (u, w)
+
+
+def test_the_verdicts_are_kept_per_options_equal_options_sharing_them() -> None:
+    # the verdict tables are keyed by the options hashed once per state (OptionsKey): equal
+    # options, another object, find the table made for the first; other options make their own
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    plain = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), plain)
+    equal = RS.parse_options({})
+    exempt = RS.parse_options({"started_in_ezoc_exempt": True})
+    assert equal == plain and equal is not plain
+    facts = zoc_search.side_facts(RS.context(board, state, plain, ()), state.phasing_side)
+
+    def tables() -> list[Any]:
+        return [t for key, t in facts.verdicts.items() if key[0] == "de-inf-y"]
+
+    _ask(board, state, plain, "de-inf-y", "frontier")
+    assert len(tables()) == 1 and tables()[0]  # the steps judged, kept
+    made = tables()[0]
+    _ask(board, state, equal, "de-inf-y", "all")
+    assert tables() == [made] and tables()[0] is made
+    _ask(board, state, exempt, "de-inf-y", "frontier")
+    assert len(tables()) == 2
+    key_of = facts.key_of
+    assert key_of(plain) == key_of(equal) != key_of(exempt)
+    assert hash(key_of(plain)) == hash(key_of(equal)) == hash(plain)
+
+
+def test_an_answer_s_rows_are_its_own() -> None:
+    # each reached row is a copy of a template row (zoc_search.PLAIN_ROW, STOP_ROW), its
+    # values set: a caller writing over a row's every key changes no later answer
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(data), opts)
+    units = [u.id for u in state.units if u.hex is not None and u.side == state.phasing_side]
+    fresh = {u: _ask(board, state.model_copy(), opts, u, "frontier") for u in units}
+    templates = json.dumps([zoc_search.PLAIN_ROW, zoc_search.STOP_ROW])
+    for _ in range(2):
+        for u in units:
+            answer = QUERY.run(board, state, opts, {"unit": u})
+            assert json.dumps(answer) == fresh[u]
+            for row in answer["reachable"].values():
+                for key in list(row):
+                    row[key] = "x"
+                row["more"] = "x"
+    assert json.dumps([zoc_search.PLAIN_ROW, zoc_search.STOP_ROW]) == templates
