@@ -1011,9 +1011,7 @@ def reached(ctx: Context, found: Found) -> dict[str, dict[str, Any]]:
                 # the search cited them as it expanded the node: their ids are kept with
                 # it (a kept search's citations are replayed), so nothing is cited anew
                 ids_of = groups.get(sections)
-                by_stop = cited[sections] = list(
-                    cite_ids(*sections) if ids_of is None else ids_of
-                )
+                by_stop = cited[sections] = list(cite_ids(*sections) if ids_of is None else ids_of)
             row = stop_row.copy()
             row["cost"] = best[node]
             row["path"] = list(paths[node])
