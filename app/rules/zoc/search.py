@@ -281,12 +281,12 @@ class SideFacts:
         beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
         occupants = ctx.occupants.get  # ctx.enemy_ground_units, in_ezoc's kept answers: inlined
         ezoc_kept = self.ezoc.get
-        node_of = self.graph.node_of
+        graph = self.graph
         out: list[Step] = []
-        for at, cost, why, sea in self.graph.row(i):
+        for at, cost, why, sea in graph.row(i):
             if sea and beachheads:
                 cost, why = ctx.entry_cost(ids[i], ids[at])
-            nbr, node, last = node_of(at)
+            nbr, node, last = graph.node_of(at)  # (a method called natively, not bound)
             if cost is None:
                 out.append(Step(nbr, node, 0, IMPASSABLE, f"{why}."))
                 continue
