@@ -123,7 +123,8 @@ class BoardGraph:
         id (:class:`Step`), made once per hex."""
         found = self._nodes.get(i)
         if found is None:
-            found = self._nodes[i] = (self.hexes[i], i * 2, (self.ids[i],))
+            node: Any = i * 2  # boxed once: the one object every step into the hex holds
+            found = self._nodes[i] = (self.hexes[i], node, (self.ids[i],))
         return found
 
     def neighbours(self, i: int) -> list[int]:
