@@ -203,6 +203,8 @@ def _sqlite_engine(url: URL, *, echo: bool, pool_size: int, unpooled: bool = Fal
         # cost more than the BEGIN itself (0.05 ms of every request's CPU; issue 28)
         raw = conn.connection.driver_connection
         assert raw is not None
+        if raw.in_transaction:  # a write's, begun on the driver (app.db.uow): taken over
+            return
         if conn.get_execution_options().get(WRITE_OPTION):
             raw.execute("BEGIN IMMEDIATE")
         else:

@@ -110,6 +110,9 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._held: WriterLock | None = None
         self._after_commit: list[Callable[[], None]] = []
         self._staged: list[tuple[str, int]] = []
+        self._raw: sqlite3.Connection | None = None
+        """SQLite: the driver's connection of a write transaction begun on it directly
+        (:func:`_begin_write`), until it commits or rolls back."""
 
     @property
     def session(self) -> Session:
@@ -154,7 +157,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 conn = bind.connect()
                 # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
                 conn.execution_options(**{WRITE_OPTION: True})
-                conn.begin()
+                self._raw = _begin_write(conn)
             except BaseException:
                 if conn is not None:
                     conn.close()
@@ -164,6 +167,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             self.games = GameRepository(
                 None, connection=conn, session_of=lambda: self.session, stage=self._stage
             )
+            self.games.in_driver_transaction = self._raw is not None
             return self
         session = self.session_factory()
         self._session = session
@@ -182,8 +186,8 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             if conn is None:
                 raise WouldWait("no connection to have without waiting")
             try:
-                conn.begin()  # BEGIN IMMEDIATE, busy timeout 0: fails at once if locked
-            except (sa_exc.DBAPIError, sqlite3.Error) as exc:  # (the driver's, from the hook)
+                self._raw = _begin_write(conn)  # busy timeout 0: fails at once if locked
+            except (sa_exc.DBAPIError, sqlite3.Error) as exc:  # (the driver's)
                 if not _busy(exc):  # another process writing: the connection is fine
                     writer.drop()
                 raise WouldWait("the database") from exc
@@ -200,6 +204,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             stage=self._stage,
             inline=True,
         )
+        self.games.in_driver_transaction = self._raw is not None
         return self
 
     def __exit__(
@@ -223,6 +228,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     session.close()
                 elif conn.in_transaction():
                     conn.rollback()
+                _end_on_driver(self._raw, "ROLLBACK")  # begun on the driver, not taken over
             except BaseException:
                 if self._kept and self._writer is not None:
                     self._writer.drop()
@@ -238,6 +244,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     conn.close()
                 self._conn = None
                 self._session = None
+                self._raw = None
                 self._release()
                 self._write = False
                 self._after_commit = []
@@ -270,9 +277,22 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     def commit(self) -> None:
         conn = self._conn
         if conn is not None and self._session is None:
-            conn.commit()
+            conn.commit()  # (nothing to do when the transaction is the driver's alone)
         else:
             self.session.commit()  # a write's session commits its connection's transaction
+            if conn is not None and conn.in_transaction():  # one it never took over (unused)
+                conn.commit()
+        raw = self._raw
+        if raw is not None:  # begun on the driver: committed there unless taken over (done)
+            try:
+                _end_on_driver(raw, "COMMIT")
+            except sqlite3.Error as exc:  # raised as SQLAlchemy raises the driver's errors
+                assert conn is not None
+                raise sa_exc.DBAPIError.instance(
+                    "COMMIT", None, exc, sqlite3.Error, dialect=conn.dialect
+                ) from exc
+            self._raw = None
+            self.games.in_driver_transaction = False
         self._committed = True
         staged, self._staged = self._staged, []
         if staged:
@@ -291,8 +311,37 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 conn.rollback()
         else:
             self.session.rollback()
+        raw, self._raw = self._raw, None
+        if raw is not None:
+            _end_on_driver(raw, "ROLLBACK")
+            self.games.in_driver_transaction = False
         self._after_commit = []
         self._staged = []
+
+
+def _begin_write(conn: Connection) -> sqlite3.Connection | None:
+    """Begin a write transaction on ``conn``: on SQLite ``BEGIN IMMEDIATE`` straight on the
+    driver, returning its connection -- SQLAlchemy's ``Connection.begin`` and ``commit``
+    (their transaction objects, events and logging) cost more CPU than the statements
+    themselves, 0.02-0.03 ms of a submission's (docs/PERFORMANCE.md, issue 28, session 16).
+    The repository's statements run on the driver within it; anything that goes through
+    SQLAlchemy (a Core statement, the ORM session) makes SQLAlchemy begin, and the engine's
+    begin hook then takes this transaction over instead of beginning one
+    (``app.db.engine``); :meth:`SqlAlchemyUnitOfWork.commit` commits it either way.
+    Elsewhere (PostgreSQL) SQLAlchemy begins it, and None is returned."""
+    if conn.dialect.driver != "pysqlite":
+        conn.begin()
+        return None
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    raw.execute("BEGIN IMMEDIATE")
+    return raw
+
+
+def _end_on_driver(raw: sqlite3.Connection | None, statement: str) -> None:
+    """``COMMIT`` or ``ROLLBACK`` a transaction begun on the driver, if still open there."""
+    if raw is not None and raw.in_transaction:
+        raw.execute(statement)
 
 
 def _busy(exc: BaseException | None) -> bool:
