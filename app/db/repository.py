@@ -852,11 +852,13 @@ class GameRepository:
         transaction began on while it is open (asking the session for it costs 15 us, three
         or four times a write), else the session's (a transaction begun after a commit)."""
         conn = self._conn
-        if (
-            conn is not None
-            and not conn.closed
-            and (self.in_driver_transaction or conn.in_transaction())
-        ):
+        if conn is not None and self.in_driver_transaction:
+            if conn.invalidated or conn.closed:  # lost: its transaction is gone
+                raise sa_exc.PendingRollbackError(
+                    "the write's connection was lost: its transaction was rolled back"
+                )
+            return conn
+        if conn is not None and not conn.closed and conn.in_transaction():
             return conn
         return self.session.connection()
 

@@ -13,7 +13,14 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import notify
-from app.db.engine import WRITE_OPTION, LoopConnections, LoopWriter, WriterLock, writer_lock
+from app.db.engine import (
+    DRIVER_TRANSACTION,
+    WRITE_OPTION,
+    LoopConnections,
+    LoopWriter,
+    WriterLock,
+    writer_lock,
+)
 from app.db.repository import DirectReads, GameRepository, InlineReads, WouldWait
 
 WRITER_WAIT_SECONDS = 30.0
@@ -119,6 +126,8 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         if self._session is None:
             if self._conn is None:
                 raise RuntimeError("unit of work used outside its `with` block")
+            if self._raw is not None:
+                _require_connected(self._conn)
             # a write's session, made on first use: on the write's connection, its transaction
             self._session = self.session_factory(
                 bind=self._conn, join_transaction_mode="control_fully"
@@ -226,9 +235,9 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     if session.in_transaction():
                         session.rollback()  # anything not committed is discarded
                     session.close()
-                elif conn.in_transaction():
+                if conn.in_transaction():  # (one a session made but never used left open)
                     conn.rollback()
-                _end_on_driver(self._raw, "ROLLBACK")  # begun on the driver, not taken over
+                _end_on_driver(conn, self._raw, "ROLLBACK")  # begun on the driver
             except BaseException:
                 if self._kept and self._writer is not None:
                     self._writer.drop()
@@ -284,10 +293,11 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 conn.commit()
         raw = self._raw
         if raw is not None:  # begun on the driver: committed there unless taken over (done)
+            assert conn is not None
+            _require_connected(conn)
             try:
-                _end_on_driver(raw, "COMMIT")
+                _end_on_driver(conn, raw, "COMMIT")
             except sqlite3.Error as exc:  # raised as SQLAlchemy raises the driver's errors
-                assert conn is not None
                 raise sa_exc.DBAPIError.instance(
                     "COMMIT", None, exc, sqlite3.Error, dialect=conn.dialect
                 ) from exc
@@ -306,14 +316,18 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
 
     def rollback(self) -> None:
         conn = self._conn
-        if conn is not None and self._session is None:
-            if conn.in_transaction():
-                conn.rollback()
-        else:
+        if conn is None:
             self.session.rollback()
+        else:
+            session = self._session
+            if session is not None and session.in_transaction():
+                session.rollback()
+            if conn.in_transaction():  # (one a session made but never used left open)
+                conn.rollback()
         raw, self._raw = self._raw, None
         if raw is not None:
-            _end_on_driver(raw, "ROLLBACK")
+            assert conn is not None
+            _end_on_driver(conn, raw, "ROLLBACK")
             self.games.in_driver_transaction = False
         self._after_commit = []
         self._staged = []
@@ -335,13 +349,28 @@ def _begin_write(conn: Connection) -> sqlite3.Connection | None:
     raw = conn.connection.driver_connection
     assert isinstance(raw, sqlite3.Connection)
     raw.execute("BEGIN IMMEDIATE")
+    conn.info[DRIVER_TRANSACTION] = True
     return raw
 
 
-def _end_on_driver(raw: sqlite3.Connection | None, statement: str) -> None:
-    """``COMMIT`` or ``ROLLBACK`` a transaction begun on the driver, if still open there."""
-    if raw is not None and raw.in_transaction:
+def _end_on_driver(conn: Connection, raw: sqlite3.Connection | None, statement: str) -> None:
+    """``COMMIT`` or ``ROLLBACK`` a transaction begun on the driver, if still open there. A
+    connection found lost (SQLAlchemy invalidated it: the driver's is closed) has none left:
+    SQLite rolled it back."""
+    if raw is None or conn.invalidated or conn.closed:
+        return
+    conn.info.pop(DRIVER_TRANSACTION, None)
+    if raw.in_transaction:
         raw.execute(statement)
+
+
+def _require_connected(conn: Connection) -> None:
+    """A write begun on the driver whose connection was lost (invalidated) has no transaction
+    left: nothing may run or commit as if it had (SQLAlchemy's own error for this)."""
+    if conn.invalidated or conn.closed:
+        raise sa_exc.PendingRollbackError(
+            "the write's connection was lost: its transaction was rolled back"
+        )
 
 
 def _busy(exc: BaseException | None) -> bool:
