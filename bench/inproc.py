@@ -150,6 +150,8 @@ async def profile(call: Call, n: int, top: int) -> str:
     for _ in range(n):
         await call()
     prof.disable()
+    if os.environ.get("BENCH_PROFILE_OUT"):  # pstats file for callers/callees
+        prof.dump_stats(os.environ["BENCH_PROFILE_OUT"])
     out = io.StringIO()
     stats = pstats.Stats(prof, stream=out)
     stats.sort_stats("cumulative").print_stats(top)

@@ -65,6 +65,12 @@ is returned -- under 16 concurrent requests that opened and closed a connection 
 pragmas on SQLite, a backend on PostgreSQL) on most requests, 1.0 ms of CPU a request
 on SQLite (docs/PERFORMANCE.md, issue 28). The same 15 at most, kept."""
 
+DRIVER_TRANSACTION = "referee_driver_transaction"
+"""Key of a SQLite connection's ``info``: the unit of work began a write transaction on the
+driver (``app.db.uow._begin_write``); SQLAlchemy beginning on it takes that one over. Any
+other transaction found open on the driver is not taken over: the ``BEGIN`` then fails, as
+it always did."""
+
 WRITE_OPTION = "referee_write"
 """Connection execution option: the transaction will write (SQLite takes the lock up front)."""
 
@@ -203,6 +209,8 @@ def _sqlite_engine(url: URL, *, echo: bool, pool_size: int, unpooled: bool = Fal
         # cost more than the BEGIN itself (0.05 ms of every request's CPU; issue 28)
         raw = conn.connection.driver_connection
         assert raw is not None
+        if raw.in_transaction and conn.info.pop(DRIVER_TRANSACTION, False):
+            return  # a write's, begun on the driver by app.db.uow: taken over, not begun again
         if conn.get_execution_options().get(WRITE_OPTION):
             raw.execute("BEGIN IMMEDIATE")
         else:

@@ -842,12 +842,22 @@ class GameRepository:
         self._session_of = session_of
         self._stage = stage
         self._inline = inline
+        self.in_driver_transaction = False
+        """The unit of work began the write transaction on the driver (SQLite; see
+        ``app.db.uow._begin_write``) and it is open: :meth:`_connection` is its connection
+        though SQLAlchemy's ``Connection`` has not begun one."""
 
     def _connection(self) -> Connection:
         """The session's connection, for a Core statement in its transaction: the one the
         transaction began on while it is open (asking the session for it costs 15 us, three
         or four times a write), else the session's (a transaction begun after a commit)."""
         conn = self._conn
+        if conn is not None and self.in_driver_transaction:
+            if conn.invalidated or conn.closed:  # lost: its transaction is gone
+                raise sa_exc.PendingRollbackError(
+                    "the write's connection was lost: its transaction was rolled back"
+                )
+            return conn
         if conn is not None and not conn.closed and conn.in_transaction():
             return conn
         return self.session.connection()
@@ -942,7 +952,11 @@ class GameRepository:
         if self.direct is not None:
             return self.direct.document(game_id, name, version)
         conn = self._conn
-        in_write = conn is not None and not conn.closed and conn.in_transaction()
+        in_write = (
+            conn is not None
+            and not conn.closed
+            and (self.in_driver_transaction or conn.in_transaction())
+        )
         if not in_write and not self.session.in_transaction():
             raise RuntimeError(
                 f"games.{name} of {game_id} read after its transaction ended (it is read on "

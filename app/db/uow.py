@@ -13,7 +13,14 @@ from sqlalchemy import exc as sa_exc
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.db import notify
-from app.db.engine import WRITE_OPTION, LoopConnections, LoopWriter, WriterLock, writer_lock
+from app.db.engine import (
+    DRIVER_TRANSACTION,
+    WRITE_OPTION,
+    LoopConnections,
+    LoopWriter,
+    WriterLock,
+    writer_lock,
+)
 from app.db.repository import DirectReads, GameRepository, InlineReads, WouldWait
 
 WRITER_WAIT_SECONDS = 30.0
@@ -110,12 +117,17 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._held: WriterLock | None = None
         self._after_commit: list[Callable[[], None]] = []
         self._staged: list[tuple[str, int]] = []
+        self._raw: sqlite3.Connection | None = None
+        """SQLite: the driver's connection of a write transaction begun on it directly
+        (:func:`_begin_write`), until it commits or rolls back."""
 
     @property
     def session(self) -> Session:
         if self._session is None:
             if self._conn is None:
                 raise RuntimeError("unit of work used outside its `with` block")
+            if self._raw is not None:
+                _require_connected(self._conn)
             # a write's session, made on first use: on the write's connection, its transaction
             self._session = self.session_factory(
                 bind=self._conn, join_transaction_mode="control_fully"
@@ -154,7 +166,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 conn = bind.connect()
                 # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
                 conn.execution_options(**{WRITE_OPTION: True})
-                conn.begin()
+                self._raw = _begin_write(conn)
             except BaseException:
                 if conn is not None:
                     conn.close()
@@ -164,6 +176,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             self.games = GameRepository(
                 None, connection=conn, session_of=lambda: self.session, stage=self._stage
             )
+            self.games.in_driver_transaction = self._raw is not None
             return self
         session = self.session_factory()
         self._session = session
@@ -182,8 +195,8 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             if conn is None:
                 raise WouldWait("no connection to have without waiting")
             try:
-                conn.begin()  # BEGIN IMMEDIATE, busy timeout 0: fails at once if locked
-            except (sa_exc.DBAPIError, sqlite3.Error) as exc:  # (the driver's, from the hook)
+                self._raw = _begin_write(conn)  # busy timeout 0: fails at once if locked
+            except (sa_exc.DBAPIError, sqlite3.Error) as exc:  # (the driver's)
                 if not _busy(exc):  # another process writing: the connection is fine
                     writer.drop()
                 raise WouldWait("the database") from exc
@@ -200,6 +213,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             stage=self._stage,
             inline=True,
         )
+        self.games.in_driver_transaction = self._raw is not None
         return self
 
     def __exit__(
@@ -221,8 +235,9 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     if session.in_transaction():
                         session.rollback()  # anything not committed is discarded
                     session.close()
-                elif conn.in_transaction():
+                if conn.in_transaction():  # (one a session made but never used left open)
                     conn.rollback()
+                _end_on_driver(conn, self._raw, "ROLLBACK")  # begun on the driver
             except BaseException:
                 if self._kept and self._writer is not None:
                     self._writer.drop()
@@ -238,6 +253,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                     conn.close()
                 self._conn = None
                 self._session = None
+                self._raw = None
                 self._release()
                 self._write = False
                 self._after_commit = []
@@ -270,9 +286,23 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
     def commit(self) -> None:
         conn = self._conn
         if conn is not None and self._session is None:
-            conn.commit()
+            conn.commit()  # (nothing to do when the transaction is the driver's alone)
         else:
             self.session.commit()  # a write's session commits its connection's transaction
+            if conn is not None and conn.in_transaction():  # one it never took over (unused)
+                conn.commit()
+        raw = self._raw
+        if raw is not None:  # begun on the driver: committed there unless taken over (done)
+            assert conn is not None
+            _require_connected(conn)
+            try:
+                _end_on_driver(conn, raw, "COMMIT")
+            except sqlite3.Error as exc:  # raised as SQLAlchemy raises the driver's errors
+                raise sa_exc.DBAPIError.instance(
+                    "COMMIT", None, exc, sqlite3.Error, dialect=conn.dialect
+                ) from exc
+            self._raw = None
+            self.games.in_driver_transaction = False
         self._committed = True
         staged, self._staged = self._staged, []
         if staged:
@@ -286,13 +316,61 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
 
     def rollback(self) -> None:
         conn = self._conn
-        if conn is not None and self._session is None:
-            if conn.in_transaction():
-                conn.rollback()
-        else:
+        if conn is None:
             self.session.rollback()
+        else:
+            session = self._session
+            if session is not None and session.in_transaction():
+                session.rollback()
+            if conn.in_transaction():  # (one a session made but never used left open)
+                conn.rollback()
+        raw, self._raw = self._raw, None
+        if raw is not None:
+            assert conn is not None
+            _end_on_driver(conn, raw, "ROLLBACK")
+            self.games.in_driver_transaction = False
         self._after_commit = []
         self._staged = []
+
+
+def _begin_write(conn: Connection) -> sqlite3.Connection | None:
+    """Begin a write transaction on ``conn``: on SQLite ``BEGIN IMMEDIATE`` straight on the
+    driver, returning its connection -- SQLAlchemy's ``Connection.begin`` and ``commit``
+    (their transaction objects, events and logging) cost more CPU than the statements
+    themselves, 0.02-0.03 ms of a submission's (docs/PERFORMANCE.md, issue 28, session 16).
+    The repository's statements run on the driver within it; anything that goes through
+    SQLAlchemy (a Core statement, the ORM session) makes SQLAlchemy begin, and the engine's
+    begin hook then takes this transaction over instead of beginning one
+    (``app.db.engine``); :meth:`SqlAlchemyUnitOfWork.commit` commits it either way.
+    Elsewhere (PostgreSQL) SQLAlchemy begins it, and None is returned."""
+    if conn.dialect.driver != "pysqlite":
+        conn.begin()
+        return None
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, sqlite3.Connection)
+    raw.execute("BEGIN IMMEDIATE")
+    conn.info[DRIVER_TRANSACTION] = True
+    return raw
+
+
+def _end_on_driver(conn: Connection, raw: sqlite3.Connection | None, statement: str) -> None:
+    """``COMMIT`` or ``ROLLBACK`` a transaction begun on the driver, if still open there. A
+    connection found lost (SQLAlchemy invalidated it: the driver's is closed) has none left:
+    SQLite rolled it back."""
+    if raw is None or conn.invalidated or conn.closed:
+        return
+    conn.info.pop(DRIVER_TRANSACTION, None)
+    if raw.in_transaction:
+        raw.execute(statement)
+
+
+def _require_connected(conn: Connection) -> None:
+    """A write begun on the driver whose connection was lost (invalidated) has no transaction
+    left: nothing may run or commit as if it had (SQLAlchemy's own error for this)."""
+    if conn.invalidated or conn.closed:
+        raise sa_exc.PendingRollbackError(
+            "the write's connection was lost: its transaction was rolled back"
+        )
 
 
 def _busy(exc: BaseException | None) -> bool:

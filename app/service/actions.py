@@ -172,6 +172,7 @@ def submit_action(req: WriteRequest, cmd: SubmitAction) -> ActionOutcome:
             rolls=done.rolls,
             status="finished" if done.over else None,
             extra=extra,
+            turn=done.turn,
         )
 
     digest_of = partial(cmd.digest, client_seed=seed)

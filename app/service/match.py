@@ -82,8 +82,21 @@ class MatchOptions(BaseModel):
     )
 
 
+_kept_options: tuple[Any, MatchOptions] | None = None
+"""The match document last validated and its options: a write asks for the options of its
+game row seven times (the dice, the clock, the sequence), each the same document object."""
+
+
 def options_of(row: GameFields) -> MatchOptions:
-    return MatchOptions.model_validate(row.match or {})
+    """The game's match options (frozen: one validation per row's document, shared)."""
+    global _kept_options
+    data = row.match
+    kept = _kept_options
+    if kept is not None and kept[0] is data:
+        return kept[1]
+    options = MatchOptions.model_validate(data or {})
+    _kept_options = (data, options)  # the document held: its id is not reused meanwhile
+    return options
 
 
 # -- sequence of play ----------------------------------------------------------------------

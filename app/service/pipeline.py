@@ -26,8 +26,8 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -140,11 +140,14 @@ def guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
         ) from exc
 
 
+_CANONICAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+"""A UUID as ``str(uuid.UUID(...))`` writes it: lower-case hex, hyphens in 8-4-4-4-12."""
+
+
 def valid_game_id(game_id: str) -> bool:
-    try:
-        return str(uuid.UUID(game_id)) == game_id
-    except ValueError:
-        return False
+    """``str(uuid.UUID(game_id)) == game_id``: the id in the canonical form games are stored
+    under (any other spelling names no game)."""
+    return _CANONICAL_ID.fullmatch(game_id) is not None
 
 
 def find_game(uow: AbstractUnitOfWork, game_id: str) -> tuple[GameFields, str]:
@@ -670,6 +673,13 @@ def action_result_text(
     )
 
 
+class _Unset:
+    """The type of :data:`UNSET`: an argument not given (where None is a value)."""
+
+
+UNSET = _Unset()
+
+
 def record_event(
     uow: AbstractUnitOfWork,
     game: Game,
@@ -688,6 +698,7 @@ def record_event(
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
     minimal: bool = False,
+    turn: mt.Turn | _Unset | None = UNSET,
 ) -> ActionOutcome:
     """Append an action or match event (see :func:`append_event`) whose answer is the
     :class:`ActionResult`: the new state as ``seat`` sees it, the ruling, position and clock.
@@ -699,9 +710,13 @@ def record_event(
     return=minimal``): without an Idempotency-Key, whose stored answer a retry replays (the
     full one), the full answer is not made -- so the new state need not be encoded at all
     (``body`` is then the :class:`ActionChange` too).
+
+    ``turn``: where play stands in ``new_state``, when the caller has it already (the step
+    that made the state found it: :attr:`app.rules.play.Step.turn`); else it is found here.
     """
-    with guard("state"):
-        turn = mt.where(game.ruleset, game.board, new_state)
+    if isinstance(turn, _Unset):
+        with guard("state"):
+            turn = mt.where(game.ruleset, game.board, new_state)
     columns = dict(extra or {})
     change: list[str] = []
 
@@ -994,6 +1009,7 @@ class Write:
         action: Mapping[str, Any] | None = None,
         rolls: Sequence[Any] = (),
         visible_to: list[str] | None = None,
+        turn: mt.Turn | _Unset | None = UNSET,
     ) -> ActionOutcome:
         """Append this write's event (see :func:`record_event`), keyed by its Idempotency-Key."""
         return record_event(
@@ -1013,6 +1029,7 @@ class Write:
             request_digest=self.request_digest,
             visible_to=visible_to,
             minimal=self.minimal,
+            turn=turn,
         )
 
 

@@ -1,0 +1,294 @@
+"""Issue 28, session 16: a write transaction on SQLite is begun and ended on the driver.
+
+``app.db.uow`` begins a write with ``BEGIN IMMEDIATE`` straight on the driver's connection,
+not through SQLAlchemy's ``Connection.begin``; the repository's statements run in it, and
+whatever goes through SQLAlchemy (a Core statement, the ORM session) makes SQLAlchemy take
+the open transaction over (the engine's begin hook). These tests hold the unit of work to
+what a transaction must do whichever way it went: committed only by ``commit``, wholly; rolled
+back otherwise; nothing left open on the connection after it; and on PostgreSQL unchanged
+(SQLAlchemy begins it). Each runs a real database."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import Engine, select, text
+from sqlalchemy import exc as sa_exc
+
+from app.db.engine import LoopWriter, make_engine, make_session_factory, sqlite_file
+from app.db.models import GameRow
+from app.db.repository import WouldWait
+from app.db.uow import SqlAlchemyUnitOfWork
+from app.service import games
+from app.service.boards import BoardCache
+
+SEED = Path(__file__).resolve().parents[2] / "scenarios/zoc/seed-example.json"
+
+
+def _game(engine: Engine) -> tuple[SqlAlchemyUnitOfWork, str, int]:
+    uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+    created = games.create_game(
+        uow, ruleset_id="zoc", scenario=json.loads(SEED.read_text()), boards=BoardCache()
+    )
+    return uow, created.id, created.version
+
+
+def _version(engine: Engine, game_id: str) -> int:
+    """The game's version as another connection reads it (what is committed)."""
+    with engine.connect() as conn:
+        return int(
+            conn.execute(text("SELECT version FROM games WHERE id = :id"), {"id": game_id}).one()[0]
+        )
+
+
+def _advance(uow: SqlAlchemyUnitOfWork, game_id: str, version: int) -> None:
+    """The repository's conditional UPDATE (a statement on the driver), as a write runs it."""
+    assert uow.games.advance(game_id, expected_version=version, state=None, status="active")
+
+
+def test_a_write_on_the_driver_commits_at_commit_only(db_url: str) -> None:
+    engine = make_engine(db_url)
+    try:
+        uow, game_id, version = _game(engine)
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            assert _version(engine, game_id) == version  # not visible before the commit
+            uow.commit()
+        assert _version(engine, game_id) == version + 1
+        with uow.begin(write=True):  # and the next write on the same connection begins anew
+            _advance(uow, game_id, version + 1)
+            uow.commit()
+        assert _version(engine, game_id) == version + 2
+    finally:
+        engine.dispose()
+
+
+def test_a_write_not_committed_leaves_nothing_and_nothing_open(db_url: str) -> None:
+    engine = make_engine(db_url)
+    try:
+        uow, game_id, version = _game(engine)
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+        assert _version(engine, game_id) == version
+        try:
+            with uow.begin(write=True):
+                _advance(uow, game_id, version)
+                raise RuntimeError("the write fails after its UPDATE")
+        except RuntimeError:
+            pass
+        assert _version(engine, game_id) == version
+        with uow.begin(write=True):  # the database's write lock was given back
+            _advance(uow, game_id, version)
+            uow.rollback()
+        assert _version(engine, game_id) == version
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            uow.commit()
+        assert _version(engine, game_id) == version + 1
+    finally:
+        engine.dispose()
+
+
+def test_the_session_takes_the_open_transaction_over(db_url: str) -> None:
+    """A statement of the ORM session after the driver's UPDATE runs in the same transaction
+    (it sees the UPDATE; SQLite would refuse a second BEGIN), and the commit commits both."""
+    engine = make_engine(db_url)
+    try:
+        uow, game_id, version = _game(engine)
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            seen = uow.session.execute(select(GameRow.version).where(GameRow.id == game_id))
+            assert seen.scalar_one() == version + 1
+            uow.commit()
+        assert _version(engine, game_id) == version + 1
+        with uow.begin(write=True):  # taken over, then rolled back: wholly
+            _advance(uow, game_id, version + 1)
+            uow.session.execute(select(GameRow.version).where(GameRow.id == game_id)).one()
+        assert _version(engine, game_id) == version + 1
+    finally:
+        engine.dispose()
+
+
+def test_a_session_made_but_unused_does_not_drop_the_write(db_url: str) -> None:
+    """The session's commit has nothing to do when it never ran a statement: the
+    transaction begun on the driver is committed all the same."""
+    engine = make_engine(db_url)
+    try:
+        uow, game_id, version = _game(engine)
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            assert uow.session is not None  # made, never used
+            uow.commit()
+        assert _version(engine, game_id) == version + 1
+    finally:
+        engine.dispose()
+
+
+def test_a_rollback_with_a_session_made_but_unused_rolls_back(db_url: str) -> None:
+    """``rollback`` ends the connection's transaction even when the session never began
+    one (a commit after it then has nothing to commit)."""
+    engine = make_engine(db_url)
+    try:
+        uow, game_id, version = _game(engine)
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            assert uow.session is not None
+            uow.rollback()
+            uow.commit()
+        assert _version(engine, game_id) == version
+    finally:
+        engine.dispose()
+
+
+# -- SQLite only: the driver's transaction, the write lock, the inline writer's connection --
+
+
+@pytest.fixture
+def sqlite_url(db_url: str) -> str:
+    if not db_url.startswith("sqlite"):
+        pytest.skip("the transaction begun on the driver is SQLite's")
+    return db_url
+
+
+@pytest.fixture
+def engine(sqlite_url: str) -> Iterator[Engine]:
+    made = make_engine(sqlite_url)
+    yield made
+    made.dispose()
+
+
+def _lock_free(engine: Engine) -> bool:
+    """Another connection gets SQLite's write lock at once."""
+    other = sqlite3.connect(str(sqlite_file(engine.url)), timeout=0, isolation_level=None)
+    try:
+        other.execute("BEGIN IMMEDIATE")
+        other.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        other.close()
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["pooled", "inline"])
+def test_a_rollback_gives_the_write_lock_back_at_once(engine: Engine, inline: bool) -> None:
+    writer = LoopWriter(engine) if inline else None
+    try:
+        _, game_id, version = _game(engine)
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine), writer=writer)
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            assert not _lock_free(engine)
+            uow.rollback()
+            assert _lock_free(engine)  # inside the block: not left to the pool's reset
+        assert _version(engine, game_id) == version
+    finally:
+        if writer is not None:
+            writer.drop(failed=False)
+
+
+def test_the_inline_writers_connection_is_left_clean_on_every_path(engine: Engine) -> None:
+    """The inline writer keeps its connection between writes: after each way a write can
+    end, no transaction is open on it and the write lock is free."""
+    writer = LoopWriter(engine)
+    try:
+        _, game_id, version = _game(engine)
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine), writer=writer)
+
+        def clean() -> bool:
+            kept = writer.get()
+            assert kept is not None
+            raw = kept.connection.driver_connection
+            assert isinstance(raw, sqlite3.Connection)
+            return not raw.in_transaction and not kept.in_transaction() and _lock_free(engine)
+
+        with pytest.raises(RuntimeError), uow.begin(write=True):
+            _advance(uow, game_id, version)
+            raise RuntimeError("the write fails after its UPDATE")
+        assert clean()
+        with pytest.raises(WouldWait), uow.begin(write=True):
+            _advance(uow, game_id, version)
+            uow.games.stored_state(game_id, version)  # a document: not read inline
+        assert clean()
+        with pytest.raises(RuntimeError), uow.begin(write=True):
+            _advance(uow, game_id, version)
+            uow.session.execute(text("SELECT 1")).one()  # taken over by the session
+            raise RuntimeError("the write fails after its UPDATE")
+        assert clean()
+        with pytest.raises(RuntimeError), uow.begin(write=True):
+            _advance(uow, game_id, version)
+            uow.games._connection().execute(text("SELECT 1")).one()  # taken over (Core)
+            assert uow.session is not None  # made, never used
+            raise RuntimeError("the write fails after its UPDATE")
+        assert clean()
+        assert _version(engine, game_id) == version
+        with uow.begin(write=True):
+            _advance(uow, game_id, version)
+            uow.commit()
+        assert clean()
+        with uow.begin(write=True):
+            _advance(uow, game_id, version + 1)
+            assert uow.session is not None  # made, never used
+            uow.commit()
+        assert clean()
+        assert _version(engine, game_id) == version + 2
+    finally:
+        writer.drop(failed=False)
+
+
+@pytest.mark.parametrize("inline", [False, True], ids=["pooled", "inline"])
+def test_a_commit_the_database_refuses_writes_nothing(engine: Engine, inline: bool) -> None:
+    """COMMIT failing (a deferred foreign key broken) is raised as SQLAlchemy raises the
+    driver's errors, nothing is written and the write lock is given back."""
+    writer = LoopWriter(engine) if inline else None
+    try:
+        _, game_id, version = _game(engine)
+        with engine.begin() as conn:
+            conn.execute(text("CREATE TABLE t_parent (id INTEGER PRIMARY KEY)"))
+            conn.execute(text("CREATE TABLE t_child (pid INTEGER REFERENCES t_parent(id))"))
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine), writer=writer)
+        with pytest.raises(sa_exc.IntegrityError), uow.begin(write=True):
+            _advance(uow, game_id, version)
+            raw = uow.games._connection().connection.driver_connection
+            assert isinstance(raw, sqlite3.Connection)
+            raw.execute("PRAGMA defer_foreign_keys=ON")
+            raw.execute("INSERT INTO t_child (pid) VALUES (999)")
+            uow.commit()
+        assert _version(engine, game_id) == version
+        assert _lock_free(engine)
+    finally:
+        if writer is not None:
+            writer.drop(failed=False)
+
+
+def test_a_connection_lost_mid_write_runs_and_commits_nothing_more(engine: Engine) -> None:
+    """Once SQLAlchemy found the write's connection lost (invalidated), its transaction is
+    gone: a further statement or a commit is refused, none runs on a new connection."""
+    _, game_id, version = _game(engine)
+    uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+    with pytest.raises(sa_exc.PendingRollbackError), uow.begin(write=True):
+        _advance(uow, game_id, version)
+        uow.games._connection().invalidate()
+        _advance(uow, game_id, version)
+    with pytest.raises(sa_exc.PendingRollbackError), uow.begin(write=True):
+        _advance(uow, game_id, version)
+        uow.games._connection().invalidate()
+        uow.commit()
+    assert _version(engine, game_id) == version
+
+
+def test_only_a_transaction_the_unit_of_work_began_is_taken_over(engine: Engine) -> None:
+    """A transaction found open on the driver that no write began (one left behind) is not
+    taken over by SQLAlchemy: beginning fails, as it always did."""
+    with engine.connect() as conn:
+        raw = conn.connection.driver_connection
+        assert isinstance(raw, sqlite3.Connection)
+        raw.execute("BEGIN")
+        refused = (sa_exc.OperationalError, sqlite3.OperationalError)
+        with pytest.raises(refused, match="within a transaction"):
+            conn.execute(text("SELECT 1"))
+        raw.execute("ROLLBACK")
