@@ -232,9 +232,30 @@ def apply_to_model(model: BaseModel, chain: Iterable[Mapping[str, Any]]) -> Base
     cls = type(model)
     if not _plain(cls) or cls.model_config.get("extra") == "allow" or model.__pydantic_extra__:
         return None
-    values = dict(model.__dict__)
-    for delta in chain:  # as a document's: the field values are the state's top-level entries
-        values = apply_delta(values, delta)
+    values = dict(model.__dict__)  # as a document's: the field values are its top-level entries
+    owned: set[str] = set()
+    """The entries copied here already (changed in place by the deltas after): a chain of
+    moves copies a 500-unit list once, not once a delta. An entry a delta sets is the
+    delta's own (the chain's documents are never changed): copied before it is changed."""
+    for delta in chain:  # as apply_delta applies each, the copies made once
+        for name, value in (delta.get("set") or {}).items():
+            values[name] = value
+            owned.discard(name)
+        for name, changes in (delta.get("items") or {}).items():
+            if name not in owned:
+                values[name] = list(values[name])
+                owned.add(name)
+            items = values[name]
+            for index, value in changes:
+                items[index] = value
+        for name, change in (delta.get("keys") or {}).items():
+            if name not in owned:
+                values[name] = dict(values[name])
+                owned.add(name)
+            entry = values[name]
+            for key in change.get("del") or ():
+                entry.pop(key, None)
+            entry.update(change.get("put") or {})
     return cls.model_validate(values)
 
 

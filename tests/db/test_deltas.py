@@ -201,3 +201,28 @@ def test_snapshot_every_setting(
         monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", raw)
     assert deltas.snapshot_every() == every
     assert deltas.wants_snapshot(every) and (every == 1 or not deltas.wants_snapshot(every + 1))
+
+
+def test_a_chain_applied_to_a_model_changes_neither_the_model_nor_the_deltas() -> None:
+    """``apply_to_model`` copies an entry once and changes the copy in place for the deltas
+    after: never the snapshot model's own lists and dicts, nor a list or dict a delta set
+    (a chain's documents are read again: ``StoredChain.document``, the cache's weight)."""
+    snapshot = _initial(3)
+    before = snapshot.model_dump_json()
+    chain = [
+        {"items": {"units": [[0, {"id": "u0", "hex": "x0", "steps": 2}]]}},
+        {"keys": {"start": {"put": {"u0": "x0"}, "del": ["u2"]}}},
+        {"set": {"markers": ["m1"], "weather": {"north": "rain"}}},
+        {"items": {"markers": [[0, "m2"]]}, "keys": {"weather": {"put": {"south": "snow"}}}},
+        {"items": {"units": [[1, {"id": "u1", "hex": None, "steps": 1}]]}},
+    ]
+    kept = json.dumps(chain)
+    made = deltas.apply_to_model(snapshot, chain)
+    assert made is not None
+    assert snapshot.model_dump_json() == before
+    assert json.dumps(chain) == kept
+    document = snapshot.model_dump(mode="json")
+    for delta in chain:
+        document = deltas.apply_delta(document, delta)
+    assert made.model_dump_json() == State.model_validate(document).model_dump_json()
+    assert made.markers == ["m2"] and made.weather == {"north": "rain", "south": "snow"}
