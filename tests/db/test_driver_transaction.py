@@ -45,103 +45,96 @@ def _version(engine: Engine, game_id: str) -> int:
         )
 
 
+@pytest.fixture
+def any_engine(db_url: str) -> Iterator[Engine]:
+    """An engine on a fresh database of each kind."""
+    made = make_engine(db_url)
+    yield made
+    made.dispose()
+
+
 def _advance(uow: SqlAlchemyUnitOfWork, game_id: str, version: int) -> None:
     """The repository's conditional UPDATE (a statement on the driver), as a write runs it."""
     assert uow.games.advance(game_id, expected_version=version, state=None, status="active")
 
 
-def test_a_write_on_the_driver_commits_at_commit_only(db_url: str) -> None:
-    engine = make_engine(db_url)
+def test_a_write_on_the_driver_commits_at_commit_only(any_engine: Engine) -> None:
+    engine = any_engine
+    uow, game_id, version = _game(engine)
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        assert _version(engine, game_id) == version  # not visible before the commit
+        uow.commit()
+    assert _version(engine, game_id) == version + 1
+    with uow.begin(write=True):  # and the next write on the same connection begins anew
+        _advance(uow, game_id, version + 1)
+        uow.commit()
+    assert _version(engine, game_id) == version + 2
+
+
+def test_a_write_not_committed_leaves_nothing_and_nothing_open(any_engine: Engine) -> None:
+    engine = any_engine
+    uow, game_id, version = _game(engine)
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+    assert _version(engine, game_id) == version
     try:
-        uow, game_id, version = _game(engine)
         with uow.begin(write=True):
             _advance(uow, game_id, version)
-            assert _version(engine, game_id) == version  # not visible before the commit
-            uow.commit()
-        assert _version(engine, game_id) == version + 1
-        with uow.begin(write=True):  # and the next write on the same connection begins anew
-            _advance(uow, game_id, version + 1)
-            uow.commit()
-        assert _version(engine, game_id) == version + 2
-    finally:
-        engine.dispose()
+            raise RuntimeError("the write fails after its UPDATE")
+    except RuntimeError:
+        pass
+    assert _version(engine, game_id) == version
+    with uow.begin(write=True):  # the database's write lock was given back
+        _advance(uow, game_id, version)
+        uow.rollback()
+    assert _version(engine, game_id) == version
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        uow.commit()
+    assert _version(engine, game_id) == version + 1
 
 
-def test_a_write_not_committed_leaves_nothing_and_nothing_open(db_url: str) -> None:
-    engine = make_engine(db_url)
-    try:
-        uow, game_id, version = _game(engine)
-        with uow.begin(write=True):
-            _advance(uow, game_id, version)
-        assert _version(engine, game_id) == version
-        try:
-            with uow.begin(write=True):
-                _advance(uow, game_id, version)
-                raise RuntimeError("the write fails after its UPDATE")
-        except RuntimeError:
-            pass
-        assert _version(engine, game_id) == version
-        with uow.begin(write=True):  # the database's write lock was given back
-            _advance(uow, game_id, version)
-            uow.rollback()
-        assert _version(engine, game_id) == version
-        with uow.begin(write=True):
-            _advance(uow, game_id, version)
-            uow.commit()
-        assert _version(engine, game_id) == version + 1
-    finally:
-        engine.dispose()
-
-
-def test_the_session_takes_the_open_transaction_over(db_url: str) -> None:
+def test_the_session_takes_the_open_transaction_over(any_engine: Engine) -> None:
     """A statement of the ORM session after the driver's UPDATE runs in the same transaction
     (it sees the UPDATE; SQLite would refuse a second BEGIN), and the commit commits both."""
-    engine = make_engine(db_url)
-    try:
-        uow, game_id, version = _game(engine)
-        with uow.begin(write=True):
-            _advance(uow, game_id, version)
-            seen = uow.session.execute(select(GameRow.version).where(GameRow.id == game_id))
-            assert seen.scalar_one() == version + 1
-            uow.commit()
-        assert _version(engine, game_id) == version + 1
-        with uow.begin(write=True):  # taken over, then rolled back: wholly
-            _advance(uow, game_id, version + 1)
-            uow.session.execute(select(GameRow.version).where(GameRow.id == game_id)).one()
-        assert _version(engine, game_id) == version + 1
-    finally:
-        engine.dispose()
+    engine = any_engine
+    uow, game_id, version = _game(engine)
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        seen = uow.session.execute(select(GameRow.version).where(GameRow.id == game_id))
+        assert seen.scalar_one() == version + 1
+        uow.commit()
+    assert _version(engine, game_id) == version + 1
+    with uow.begin(write=True):  # taken over, then rolled back: wholly
+        _advance(uow, game_id, version + 1)
+        uow.session.execute(select(GameRow.version).where(GameRow.id == game_id)).one()
+    assert _version(engine, game_id) == version + 1
 
 
-def test_a_session_made_but_unused_does_not_drop_the_write(db_url: str) -> None:
+def test_a_session_made_but_unused_does_not_drop_the_write(any_engine: Engine) -> None:
     """The session's commit has nothing to do when it never ran a statement: the
     transaction begun on the driver is committed all the same."""
-    engine = make_engine(db_url)
-    try:
-        uow, game_id, version = _game(engine)
-        with uow.begin(write=True):
-            _advance(uow, game_id, version)
-            assert uow.session is not None  # made, never used
-            uow.commit()
-        assert _version(engine, game_id) == version + 1
-    finally:
-        engine.dispose()
+    engine = any_engine
+    uow, game_id, version = _game(engine)
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        assert uow.session is not None  # made, never used
+        uow.commit()
+    assert _version(engine, game_id) == version + 1
 
 
-def test_a_rollback_with_a_session_made_but_unused_rolls_back(db_url: str) -> None:
+def test_a_rollback_with_a_session_made_but_unused_rolls_back(any_engine: Engine) -> None:
     """``rollback`` ends the connection's transaction even when the session never began
     one (a commit after it then has nothing to commit)."""
-    engine = make_engine(db_url)
-    try:
-        uow, game_id, version = _game(engine)
-        with uow.begin(write=True):
-            _advance(uow, game_id, version)
-            assert uow.session is not None
-            uow.rollback()
-            uow.commit()
-        assert _version(engine, game_id) == version
-    finally:
-        engine.dispose()
+    engine = any_engine
+    uow, game_id, version = _game(engine)
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        assert uow.session is not None
+        uow.rollback()
+        uow.commit()
+    assert _version(engine, game_id) == version
 
 
 # -- SQLite only: the driver's transaction, the write lock, the inline writer's connection --
