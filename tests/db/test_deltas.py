@@ -209,7 +209,7 @@ def test_a_chain_applied_to_a_model_changes_neither_the_model_nor_the_deltas() -
     (a chain's documents are read again: ``StoredChain.document``, the cache's weight)."""
     snapshot = _initial(3)
     before = snapshot.model_dump_json()
-    chain = [
+    chain: list[dict[str, Any]] = [
         {"items": {"units": [[0, {"id": "u0", "hex": "x0", "steps": 2}]]}},
         {"keys": {"start": {"put": {"u0": "x0"}, "del": ["u2"]}}},
         {"set": {"markers": ["m1"], "weather": {"north": "rain"}}},
@@ -225,4 +225,5 @@ def test_a_chain_applied_to_a_model_changes_neither_the_model_nor_the_deltas() -
     for delta in chain:
         document = deltas.apply_delta(document, delta)
     assert made.model_dump_json() == State.model_validate(document).model_dump_json()
+    assert isinstance(made, State)
     assert made.markers == ["m2"] and made.weather == {"north": "rain", "south": "snow"}
