@@ -181,20 +181,33 @@ def apply_delta(doc: Mapping[str, Any], delta: Mapping[str, Any]) -> dict[str, A
     """The state document ``delta`` makes of ``doc`` (a new document; ``doc`` is unchanged,
     and shares with the result the entries the delta does not touch)."""
     out = dict(doc)
+    _apply(out, delta, set())
+    return out
+
+
+def _apply(out: dict[str, Any], delta: Mapping[str, Any], owned: set[str]) -> None:
+    """Apply ``delta`` to ``out`` in place: an entry whose items or keys change is copied
+    first unless it is in ``owned`` (copied for ``out`` already, by an earlier delta of the
+    same chain), then counts as owned; an entry the delta sets is the delta's own document
+    (never changed: copied again before a later change)."""
     for name, value in (delta.get("set") or {}).items():
         out[name] = value
+        owned.discard(name)
     for name, changes in (delta.get("items") or {}).items():
-        items = list(out[name])
+        if name not in owned:
+            out[name] = list(out[name])
+            owned.add(name)
+        items = out[name]
         for index, value in changes:
             items[index] = value
-        out[name] = items
     for name, change in (delta.get("keys") or {}).items():
-        entry = dict(out[name])
+        if name not in owned:
+            out[name] = dict(out[name])
+            owned.add(name)
+        entry = out[name]
         for key in change.get("del") or ():
             entry.pop(key, None)
         entry.update(change.get("put") or {})
-        out[name] = entry
-    return out
 
 
 @dataclass(frozen=True)
@@ -233,29 +246,9 @@ def apply_to_model(model: BaseModel, chain: Iterable[Mapping[str, Any]]) -> Base
     if not _plain(cls) or cls.model_config.get("extra") == "allow" or model.__pydantic_extra__:
         return None
     values = dict(model.__dict__)  # as a document's: the field values are its top-level entries
-    owned: set[str] = set()
-    """The entries copied here already (changed in place by the deltas after): a chain of
-    moves copies a 500-unit list once, not once a delta. An entry a delta sets is the
-    delta's own (the chain's documents are never changed): copied before it is changed."""
-    for delta in chain:  # as apply_delta applies each, the copies made once
-        for name, value in (delta.get("set") or {}).items():
-            values[name] = value
-            owned.discard(name)
-        for name, changes in (delta.get("items") or {}).items():
-            if name not in owned:
-                values[name] = list(values[name])
-                owned.add(name)
-            items = values[name]
-            for index, value in changes:
-                items[index] = value
-        for name, change in (delta.get("keys") or {}).items():
-            if name not in owned:
-                values[name] = dict(values[name])
-                owned.add(name)
-            entry = values[name]
-            for key in change.get("del") or ():
-                entry.pop(key, None)
-            entry.update(change.get("put") or {})
+    owned: set[str] = set()  # each entry copied once for the whole chain, not once a delta
+    for delta in chain:
+        _apply(values, delta, owned)
     return cls.model_validate(values)
 
 
