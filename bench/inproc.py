@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import cProfile
 import gc
 import io
+import itertools
 import json
 import os
 import pstats
@@ -140,6 +142,30 @@ async def measure(call: Call, n: int, batches: int, watch: bool = False) -> tupl
                 await call()
             out.append((time.process_time() - start) * 1000 / n)
     return statistics.median(out), gcw.report(n * batches) if watch else ""
+
+
+async def instructions(call: Call, n: int) -> str:
+    """``n`` requests, each run inside one C call (``itertools.starmap``'s ``next``), for
+    ``valgrind --tool=callgrind --collect-atstart=no --toggle-collect=starmap_next``: the
+    instructions of the requests alone, the same on every run (a request that would wait
+    for anything -- a worker thread, the network -- is refused: run on SQLite)."""
+    for _ in range(20):
+        await call()
+
+    def drive() -> None:
+        coro = call()
+        try:
+            coro.send(None)
+        except StopIteration as done:
+            status = done.value[0]
+            if status >= 300:
+                raise RuntimeError(f"{status}: {done.value[1][:300]!r}") from None
+            return
+        coro.close()
+        raise RuntimeError("the request waited: it cannot be counted inside one call")
+
+    collections.deque(itertools.starmap(drive, itertools.repeat((), n)), maxlen=0)
+    return f"{n} requests run inside starmap_next"
 
 
 async def profile(call: Call, n: int, top: int) -> str:
@@ -376,6 +402,9 @@ async def run(url: str, args: argparse.Namespace) -> None:
             if args.profile and args.profile in name:
                 print(await profile(call, args.requests, args.top))
                 continue
+            if args.instructions:
+                print(await instructions(call, args.requests), flush=True)
+                continue
             ms, gcs = await measure(call, args.requests, args.batches, args.gc)
             print(f"{name:32s} {ms:.3f} ms CPU/request {gcs}", flush=True)
 
@@ -394,6 +423,11 @@ def main() -> int:
     parser.add_argument("--gc", action="store_true", help="count the collector's passes")
     parser.add_argument(
         "--no-gc-tuning", action="store_true", help="CPython's collector as it comes"
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="run each row's requests for callgrind (--toggle-collect=starmap_next)",
     )
     parser.add_argument("--write-rows", action="store_true", help="also time submissions")
     parser.add_argument("--root", help="the checkout whose app to measure (default: this one)")
