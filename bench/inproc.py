@@ -36,9 +36,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -153,7 +153,7 @@ async def instructions(call: Call, n: int) -> str:
         await call()
 
     def drive() -> None:
-        coro = call()
+        coro = cast(Coroutine[Any, Any, tuple[int, bytes]], call())
         try:
             coro.send(None)
         except StopIteration as done:
