@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -48,6 +47,7 @@ from app.rules import registry
 from app.rules.base import RulesError, Ruleset
 from app.rules.phases import allows
 from app.rules.ruling import Ruling
+from app.runtime import env
 from app.service import match as mt
 from app.service import notify
 from app.service.boards import BoardCache, StateKey, json_size
@@ -649,7 +649,7 @@ def view_from_text(ruleset: AnyRuleset, state: Any) -> bool:
 def checking_writes() -> bool:
     """``REFEREE_CHECK_KEPT_STATE`` (the test suite sets it): every write checks that what it
     keeps and answers by the short way is what the long way gives."""
-    return bool(os.environ.get("REFEREE_CHECK_KEPT_STATE"))
+    return bool(env("REFEREE_CHECK_KEPT_STATE"))
 
 
 def action_result_text(
@@ -989,7 +989,8 @@ class Write:
     seat: str
     if_match: IfMatch
     idempotency_key: str | None
-    request_digest: str
+    request_digest: str | None
+    """What the Idempotency-Key is bound to (None without a key: nothing can replay it)."""
     now: float
     minimal: bool = False
     """The client prefers the answer without the new state (see :func:`record_event`)."""
@@ -1065,9 +1066,13 @@ def run_write(
             )
             if not settled and mt.newly_expired(game.row, at):
                 raise _ClockRanOut
-            digest_ = request_digest(seat)
-            prior = _prior(uow, game.row.id, seat, req.idempotency_key)
+            # the digest binds an Idempotency-Key to its request: a write without a key is
+            # never replayed, so it stores none (as it stores no answer)
+            key = req.idempotency_key
+            digest_ = request_digest(seat) if key is not None else None
+            prior = _prior(uow, game.row.id, seat, key)
             if prior is not None:
+                assert digest_ is not None  # a prior event is found by its key
                 return replay(prior, digest_)
             if game.row.status == "active":
                 # 412 before judging: never rule on a position the client has not seen (a
