@@ -663,12 +663,14 @@ def action_result_text(
     """``ActionResult(...).model_dump_json()`` with the state's JSON text put in as it is
     (a large state is not decoded into Python objects to be encoded again); ``state_text``
     None: ``ActionChange(...).model_dump_json()``, the answer without the state. ``ruling``
-    may be given as its JSON text."""
+    and ``position`` may be given as their JSON text."""
     ruling_text = ruling if isinstance(ruling, str) else ruling.model_dump_json()
     state = "" if state_text is None else f'"state":{state_text},'
+    if not isinstance(position, str):
+        position = "null" if position is None else position.model_dump_json()
     return (
         f'{{"event":{seq},"version":{version},"ruling":{ruling_text},{state}'
-        f'"position":{"null" if position is None else position.model_dump_json()},'
+        f'"position":{position},'
         f'"clock":{"null" if clock is None else clock.model_dump_json()}}}'
     )
 
@@ -721,7 +723,7 @@ def record_event(
     change: list[str] = []
 
     def answer(seq: int, version: int, state_text: Callable[[], str]) -> str:
-        position = mt.position_view(turn)
+        position = mt.position_text(turn)
         clock = mt.clock_view(game.row, now, columns.get("clock", game.row.clock))
         ruling_text = ruling.model_dump_json()
         change.append(action_result_text(seq, version, ruling_text, None, position, clock))
@@ -733,23 +735,24 @@ def record_event(
                 version=version,
                 ruling=ruling,
                 state=state_view(game, new_state, seat),
-                position=position,
+                position=mt.position_view(turn),
                 clock=clock,
             ).model_dump_json()
         text = action_result_text(seq, version, ruling_text, state_text(), position, clock)
-        if checking_writes():
+        if checking_writes():  # the position made afresh: its kept text checked too
+            slow_position = mt.position_view(turn)
             slow = ActionResult(
                 event=seq,
                 version=version,
                 ruling=ruling,
                 state=json.loads(state_text()),
-                position=position,
+                position=slow_position,
                 clock=clock,
             ).model_dump_json()
             if slow != text:
                 raise AssertionError(f"the answer put together differs:\n{text}\n{slow}")
             slow_change = ActionChange(
-                event=seq, version=version, ruling=ruling, position=position, clock=clock
+                event=seq, version=version, ruling=ruling, position=slow_position, clock=clock
             ).model_dump_json()
             if slow_change != change[-1]:
                 raise AssertionError(
