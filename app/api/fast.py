@@ -75,6 +75,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.api.etags import parse_etags
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware, tag_headers, unversioned
+from app.api.routes._outcome import appended, prefers_minimal
+from app.api.routes.actions import ruling_answer
+from app.api.routes.games import game_answer
 from app.db.repository import DirectReads, WouldWait
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.runtime import env
@@ -463,8 +466,6 @@ class FastRoutes:
         return True
 
     async def _game(self, scope: Scope, out: _Out, game_id: str, plain: _Plain) -> None:
-        from app.api.routes.games import game_answer
-
         state = self.owner.state
         try:
             view = await self._read(
@@ -502,8 +503,6 @@ class FastRoutes:
     async def _dry_run(
         self, scope: Scope, out: _Out, game_id: str, action: dict[str, Any], plain: _Plain
     ) -> None:
-        from app.api.routes.actions import ruling_answer
-
         state = self.owner.state
         try:
             result = await self._read(
@@ -540,8 +539,6 @@ class FastRoutes:
         writer, a board or state to read -- it raises
         :class:`app.db.repository.WouldWait` before anything is written, and is run again
         in a worker thread, as every submission went before."""
-        from app.api.routes._outcome import appended, prefers_minimal
-
         state = self.owner.state
         boards, now = state.boards, float(state.clock())
         minimal = prefers_minimal(plain.prefer)

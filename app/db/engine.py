@@ -31,8 +31,10 @@ def JSON_SERIALIZER(value: Any) -> str:
     """Every JSON column is written with this: ``NaN``/``Infinity`` raise instead of being
     stored (PostgreSQL would refuse them, SQLite would keep text no JSON reader accepts).
     Inside :func:`json_reuse`, a document written twice is encoded once."""
+    if value is None:  # json.dumps' own texts, without its encoder: four columns of every
+        return "null"  # submission's event are null, and its dice list is mostly empty
     if type(value) is list and not value:
-        return "[]"  # json.dumps' own text: a write's empty dice list, every submission
+        return "[]"
     texts: dict[int, tuple[Any, str]] | None = getattr(_reuse, "texts", None)
     if texts is None:
         return _dumps(value)

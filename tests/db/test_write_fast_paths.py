@@ -141,6 +141,14 @@ def test_deep_or_long_documents_go_to_the_walk(keys: list[str]) -> None:
     assert checked_text(long) is None and unsafe_values(long)[0].location == "/k/0"
 
 
+@pytest.mark.parametrize("value", [None, [], {}, [None], 0, "", {"a": None}, [[]]])
+def test_the_json_columns_write_what_json_dumps_writes(value: Any) -> None:
+    """The engine's serializer's short ways (null, an empty list) give json.dumps' text."""
+    assert JSON_SERIALIZER(value) == json.dumps(value, allow_nan=False)
+    with json_reuse():
+        assert JSON_SERIALIZER(value) == json.dumps(value, allow_nan=False)
+
+
 def _nests_within(brackets: bytes, depth: int) -> bool:
     """The text check's reading of brackets, made the slow way: pairs taken out one level a
     pass (one substitution of every adjacent pair), ``depth`` passes at most."""
