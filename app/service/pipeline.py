@@ -359,17 +359,18 @@ def append_event(
     idempotency_key: str | None = None,
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
-    response: Callable[[int, int, Callable[[], str]], str] | None = None,
+    response: Callable[[int, int, Callable[[], str], str | None], str] | None = None,
 ) -> NewEvent:
     """Move the game from version ``expected`` to the next and append the event that did it,
     in the open write transaction (one conditional UPDATE; 412 if another write came first;
     on PostgreSQL the UPDATE, the event's INSERT and its ``pg_notify`` are one statement,
     ``GameRepository.advance_with_event``).
     Every write appends through here, so each bumps the version by exactly one
-    (seq = version - 1). ``response(seq, version, state_text)`` gives the answer stored
-    for replays; ``state_text()`` is the new state's JSON text, encoded once when first asked
-    for. The event records the version of the ruleset that judged it (the one this process
-    runs).
+    (seq = version - 1). ``response(seq, version, state_text, ruling_text)`` gives the
+    answer stored for replays; ``state_text()`` is the new state's JSON text, encoded once
+    when first asked for; ``ruling_text`` the ruling's as stored (its ``model_dump_json()``;
+    None when the quick check was wary of it). The event records the version of the ruleset
+    that judged it (the one this process runs).
 
     What is stored: an event whose state is a delta (:func:`_state_delta`) stores that delta,
     and the game row keeps the state it holds (``games.state_seq``, migration 0013) -- so a
@@ -401,7 +402,9 @@ def append_event(
         # the answer is put together before the write (it is stored with the event, which
         # PostgreSQL writes in the statement that moves the game on); a write that loses the
         # race to another discards it with the rest
-        answer = response(seq, expected + 1, made.text) if response is not None else None
+        answer = (
+            response(seq, expected + 1, made.text, ruling_text) if response is not None else None
+        )
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
         event = NewEvent(
@@ -722,10 +725,14 @@ def record_event(
     columns = dict(extra or {})
     change: list[str] = []
 
-    def answer(seq: int, version: int, state_text: Callable[[], str]) -> str:
+    def answer(seq: int, version: int, state_text: Callable[[], str], stored: str | None) -> str:
         position = mt.position_text(turn)
         clock = mt.clock_view(game.row, now, columns.get("clock", game.row.clock))
-        ruling_text = ruling.model_dump_json()
+        # the ruling's text as the event stores it is its model_dump_json() (pydantic-core's
+        # encoding of its JSON dump; the quick check passed no NaN or Infinity)
+        ruling_text = ruling.model_dump_json() if stored is None else stored
+        if checking_writes() and ruling_text != ruling.model_dump_json():
+            raise AssertionError(f"the stored ruling's text differs:\n{ruling_text}")
         change.append(action_result_text(seq, version, ruling_text, None, position, clock))
         if minimal and idempotency_key is None and not checking_writes():
             return change[-1]
