@@ -6,7 +6,6 @@ import json
 import logging
 import operator
 import sqlite3
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -35,7 +34,7 @@ from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql.elements import BindParameter
 
 from app.db import deltas, notify
-from app.db.engine import LoopConnections
+from app.db.engine import EngineTable, LoopConnections
 from app.db.models import (
     INITIAL_VERSION,
     AccessTokenRow,
@@ -590,7 +589,7 @@ def _picker(order: tuple[str, ...] | None) -> Callable[[Mapping[str, Any]], tupl
     return operator.itemgetter(*order)
 
 
-_WRITES: weakref.WeakKeyDictionary[Engine, dict[Any, _Write]] = weakref.WeakKeyDictionary()
+_WRITES: EngineTable[dict[Any, _Write]] = EngineTable()
 
 
 def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> _Write:
@@ -604,7 +603,7 @@ def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> 
 
 
 _SQL_LOG = logging.getLogger("sqlalchemy.engine.Engine")
-_PLANS: weakref.WeakKeyDictionary[Engine, dict[str, _Plan]] = weakref.WeakKeyDictionary()
+_PLANS: EngineTable[dict[str, _Plan]] = EngineTable()
 
 
 def _plans(engine: Engine) -> dict[str, _Plan]:
@@ -623,7 +622,7 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
         plans["read_locked"] = _Plan(_READ_LOCKED, dialect, _WHEN)
         plans["read_as_locked"] = _Plan(_READ_AS_LOCKED, dialect, _WHEN)
         # published whole: a request in another thread never sees a part of it
-        _PLANS[engine] = plans
+        plans = _PLANS.setdefault(engine, plans)
     return plans
 
 
