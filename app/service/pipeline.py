@@ -125,19 +125,34 @@ def aware_utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-@contextmanager
-def guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
-    """Turn a ruleset's complaint about client input into a typed client error."""
-    try:
-        yield
-    except ValidationError as exc:
-        raise InvalidInput(f"invalid {stage}", field_errors(exc, prefix)) from exc
-    except RulesError as exc:
-        raise RulesRejected(str(exc) or exc.code, code=exc.code) from exc
-    except (ValueError, LookupError) as exc:
-        raise RulesRejected(
-            f"the ruleset could not judge this {stage}: {exc}", code="rules.unjudgeable"
-        ) from exc
+class guard:
+    """Turn a ruleset's complaint about client input into a typed client error: a
+    ``ValidationError`` into :class:`InvalidInput` (the fields under ``prefix``), a
+    :class:`RulesError` into :class:`RulesRejected` with its code, a ``ValueError`` or
+    ``LookupError`` into ``rules.unjudgeable``; anything else passes. (A class, not a
+    generator: a write enters three.)"""
+
+    __slots__ = ("prefix", "stage")
+
+    def __init__(self, stage: str, prefix: Sequence[Any] = ()) -> None:
+        self.stage = stage
+        self.prefix = prefix
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            return
+        if isinstance(exc, ValidationError):
+            raise InvalidInput(f"invalid {self.stage}", field_errors(exc, self.prefix)) from exc
+        if isinstance(exc, RulesError):
+            raise RulesRejected(str(exc) or exc.code, code=exc.code) from exc
+        if isinstance(exc, (ValueError, LookupError)):
+            raise RulesRejected(
+                f"the ruleset could not judge this {self.stage}: {exc}",
+                code="rules.unjudgeable",
+            ) from exc
 
 
 _CANONICAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
