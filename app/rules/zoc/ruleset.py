@@ -11,10 +11,9 @@ from typing import Any
 
 from app.rules.base import Position, Ruleset, SequenceOfPlay
 from app.rules.dispatch import Kind, NoOutcome
-from app.rules.memo import ByIdentity
 from app.rules.zoc import movement, retreat, supply, umpire
 from app.rules.zoc.available import available_actions
-from app.rules.zoc.catalog import CATALOG, RULESET_ID, TEXT
+from app.rules.zoc.catalog import RULESET_ID, TEXT
 from app.rules.zoc.context import Context, illegal
 from app.rules.zoc.models import (
     Action,
@@ -32,7 +31,7 @@ from app.rules.zoc.models import (
     ZocOptions,
 )
 from app.rules.zoc.queries import QUERIES
-from app.rules.zoc.sequence import PHASE_RULE, PHASES
+from app.rules.zoc.sequence import PHASE_RULE, sequence_of_play
 from app.rules.zoc.setup import advance, build, generated_hexes
 
 KINDS: dict[str, Kind[Context, Board, State, Any, Any]] = {
@@ -105,7 +104,7 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
     def sequence_of_play(self, board: Board) -> SequenceOfPlay:
         """Phases of a player turn (project default; the source text gives no sequence): made
         once per board (it depends on the board's sides alone; asked twice a write)."""
-        return _SEQUENCE_OF(board)
+        return sequence_of_play(board)
 
     def position(self, board: Board, state: State) -> Position:
         return Position(turn=state.turn, phase=state.phase, phasing_side=state.phasing_side)
@@ -119,11 +118,3 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
 
 
 __all__ = ["Action", "ZocRuleset"]
-
-
-def _sequence_of(board: Board) -> SequenceOfPlay:
-    return SequenceOfPlay(PHASES, CATALOG.cite("basic.phase"), tuple(s.id for s in board.sides))
-
-
-_SEQUENCE_OF: ByIdentity[SequenceOfPlay] = ByIdentity(_sequence_of)
-"""Board -> its sequence of play (a frozen value; boards are never changed once made)."""

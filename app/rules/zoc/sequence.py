@@ -3,9 +3,12 @@ action kinds each allows (the one place that says which phase a kind belongs to)
 
 from __future__ import annotations
 
-from app.rules.base import PhaseSpec
+from app.rules.base import PhaseSpec, SequenceOfPlay
 from app.rules.judgement import Problem
+from app.rules.memo import ByIdentity
 from app.rules.phases import PhaseRule, allows, out_of_phase
+from app.rules.zoc.catalog import CATALOG
+from app.rules.zoc.models import Board
 
 UMPIRE_KINDS = ("set_phase", "place_unit", "place_marker", "remove_marker")
 """The umpire's commands (basic.umpire)."""
@@ -54,3 +57,13 @@ def move_refusal(phase: str, unit: str) -> Problem | None:
     if phase in MOVE_PHASES:  # asked at every ``reachable``: the phases looked up once
         return None
     return out_of_phase(PHASE_RULE, PHASES, phase, "move", unit=unit)
+
+
+def _sequence_of(board: Board) -> SequenceOfPlay:
+    return SequenceOfPlay(PHASES, CATALOG.cite("basic.phase"), tuple(s.id for s in board.sides))
+
+
+sequence_of_play: ByIdentity[SequenceOfPlay] = ByIdentity(_sequence_of)
+"""Board -> its sequence of play (project default; the source text gives no sequence): made
+once per board -- it depends on the board's sides alone, and a write asks for it twice (a
+frozen value; boards are never changed once made)."""
