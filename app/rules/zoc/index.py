@@ -71,16 +71,30 @@ class StateIndex:
         occupants: dict[str, list[Unit]] = {}
         at: dict[str, list[tuple[int, Unit]]] = {}
         on_map = board.hexes
-        for i, unit in enumerate(state.units):  # one pass: by id, by hex, on the map
+        # one pass: by id, by hex, on the map (a hex's list made with its first unit: the
+        # compiled build's setdefault raises and clears a KeyError for every new key)
+        for i, unit in enumerate(state.units):
             units[unit.id] = unit
             hex_id = unit.hex
             if hex_id is not None:
-                occupants.setdefault(hex_id, []).append(unit)
+                here = occupants.get(hex_id)
+                if here is None:
+                    occupants[hex_id] = [unit]
+                else:
+                    here.append(unit)
                 if hex_id in on_map:
-                    at.setdefault(hex_id, []).append((i, unit))
+                    pairs = at.get(hex_id)
+                    if pairs is None:
+                        at[hex_id] = [(i, unit)]
+                    else:
+                        pairs.append((i, unit))
         markers_at: dict[str, list[Marker]] = {}
         for marker in state.markers:
-            markers_at.setdefault(marker.hex, []).append(marker)
+            placed = markers_at.get(marker.hex)
+            if placed is None:
+                markers_at[marker.hex] = [marker]
+            else:
+                placed.append(marker)
         zones = Zones(board, topo, (), state.markers, at)
         return cls(board, units, occupants, zones, frozenset(state.moved), markers_at)
 

@@ -100,6 +100,7 @@ class BoardGraph:
         self._step_keys: dict[int, frozenset[tuple[int, int, bool]]] = {}
         self._around: dict[int, tuple[int, ...]] = {}
         self._nodes: dict[int, tuple[Any, Any, tuple[str]]] = {}
+        self._near: dict[int, frozenset[str]] = {}
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -125,6 +126,13 @@ class BoardGraph:
         if found is None:
             node: Any = i * 2  # boxed once: the one object every step into the hex holds
             found = self._nodes[i] = (self.hexes[i], node, (self.ids[i],))
+        return found
+
+    def near(self, i: int) -> frozenset[str]:
+        """The ids of the hexes next to hex ``i`` (the topology's own set, found once per hex)."""
+        found = self._near.get(i)
+        if found is None:
+            found = self._near[i] = self.topo.near(self.ids[i])
         return found
 
     def neighbours(self, i: int) -> list[int]:
@@ -223,6 +231,11 @@ class SideFacts:
         state (:meth:`verdicts_for` finds the others)."""
         self.options_key: OptionsKey | None = None
         """The options last searched with, as they key :attr:`verdicts` (:meth:`key_of`)."""
+        self.occupied: AbstractSet[str] | None = None
+        """The state's on-map hexes holding units (its zones' ``occupied``), for facts made
+        afresh for a state whose zones have them (None for facts handed on): a hex with no
+        unit next to it is in no EZOC and has no no-ZOC note (nothing projects into it), found
+        here in one test in C instead of through the zones (:meth:`alone`)."""
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
@@ -255,19 +268,32 @@ class SideFacts:
     # through its own `get`: typed a Mapping where it is read, so that the compiled build
     # (app/native.py) does not use the plain dict's look-up, which finds nothing below.
 
+    def alone(self, i: int) -> bool:
+        """Whether no unit stands next to hex ``i``, when these facts know the occupied
+        hexes (:attr:`occupied`): then nothing projects a ZOC into it (the zones answer no
+        EZOC and no notes there, by the same test)."""
+        occupied = self.occupied
+        return occupied is not None and occupied.isdisjoint(self.graph.near(i))
+
     def in_ezoc(self, ctx: Context, i: int) -> bool:
         kept: Mapping[int, bool] = self.ezoc
         found = kept.get(i)
         if found is None:
-            found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
+            if self.alone(i):
+                found = self.ezoc[i] = False
+            else:
+                found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
         return found
 
     def no_zoc_sections(self, ctx: Context, i: int) -> tuple[str, ...]:
         kept: Mapping[int, tuple[str, ...]] = self.no_zoc
         found = kept.get(i)
         if found is None:
-            notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
-            found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
+            if self.alone(i):
+                found = self.no_zoc[i] = ()
+            else:
+                notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
+                found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
         return found
 
     def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
@@ -442,6 +468,7 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     if isinstance(found, SideFacts) and found.graph.board is ctx.board:
         return found  # (its graph is the board's: a graph is a function of its board)
     found = kept[side] = SideFacts(_GRAPH_OF(ctx.board), side)
+    found.occupied = ctx.zones.occupied  # (this state's: facts handed on have none)
     return found
 
 

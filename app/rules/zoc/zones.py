@@ -146,10 +146,11 @@ class Zones:
                 if hex_id is not None and hex_id in board.hexes:
                     at.setdefault(hex_id, []).append((i, unit))
         self._at = at
-        self._occupied = at.keys() if type(at) is dict else None
+        self.occupied = at.keys() if type(at) is dict else None
         """The on-map hexes holding units, when ``at`` is a plain table (one handed on is
         layered: its keys are not all of them): whether a hex has a unit next to it is then
-        one test in C (most hexes have none, and nothing projects into them)."""
+        one test in C (most hexes have none, and nothing projects into them; the search asks
+        it itself, ``app.rules.zoc.search.SideFacts``)."""
         self._blocks = _BLOCKS_OF(board) if not self.beachheads else None
         """Per board (no Beachhead marker in this state): each hex's projection clauses."""
         self._silence: dict[str, Silent | None] = {}
@@ -170,7 +171,7 @@ class Zones:
         found = self._into.get(target)
         if found is not None:
             return found
-        occupied = self._occupied
+        occupied = self.occupied
         if occupied is not None and occupied.isdisjoint(self.topo.near(target)):
             found = self._into[target] = ([], [])  # no unit next to it: nothing projects
             return found
@@ -300,7 +301,7 @@ class Zones:
             table = self._no_zoc.setdefault(side, {})
         found = table.get(hex_id)
         if found is None:
-            occupied = self._occupied
+            occupied = self.occupied
             if occupied is not None and occupied.isdisjoint(self.topo.near(hex_id)):
                 found = table[hex_id] = ()  # no unit next to it: no projection, no silent unit
                 return found
@@ -350,7 +351,7 @@ class Zones:
         new = Zones.__new__(Zones)
         new.__dict__.update(self.__dict__)  # what is shared; the tables below replaced
         new._at = at
-        new._occupied = at.keys() if type(at) is dict else None
+        new.occupied = at.keys() if type(at) is dict else None
         new._silence = layered(self._silence, frozenset((unit_id,)))
         new._into = layered(self._into, near)
         new._ezoc = {

@@ -486,7 +486,7 @@ def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
     game_data: tuple[dict[str, Any], dict[str, Any]],
 ) -> None:
     """Hex by hex, the zones of a freshly parsed state (where a hex with no unit next to it
-    is answered by one test, ``Zones._occupied``) say what section 8 applied to every unit at
+    is answered by one test, ``Zones.occupied``) say what section 8 applied to every unit at
     once says (:func:`compute_zones`): the units projecting into the hex, the projections
     stopped, each side's EZOC and no-ZOC notes (blocked projections, then adjacent units that
     project nothing)."""
@@ -499,7 +499,7 @@ def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
     topo = topology(board)
     whole = compute_zones(board, topo, state.units, state.markers)
     lazy = Zones(board, topo, [(u, u.hex) for u in state.units], state.markers)
-    assert lazy._occupied is not None  # a plain table: the shortcut is taken
+    assert lazy.occupied is not None  # a plain table: the shortcut is taken
     for h in board.hexes:
         assert lazy.into(h) == whole.into.get(h, [])
         assert lazy.blocked_into(h) == whole.blocked_into.get(h, [])
