@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, final
 
 from app.rules import layers
@@ -179,22 +178,38 @@ class BoardGraph:
 _GRAPH_OF = ByIdentity(BoardGraph)
 
 
-@dataclass(frozen=True)
+@final
 class StepVerdict:
     """8.2's verdict on one step, and what judging it cited and relied on (in order); for a
     step that ends the move, the stop's sections and the ``zoc.must_stop`` reason the search
-    notes for the hexes next to the stop (written once per verdict, not once per search)."""
+    notes for the hexes next to the stop (written once per verdict, not once per search).
 
-    problem: Problem | None
-    stop: Any  # movement.Stop | None (not imported: movement imports this module)
-    events: tuple[Event, ...]
-    stop_sections: tuple[str, ...] = ()
-    ending: Written | None = None
-    """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.", the
-    stop's sections as citing them gives them), or None without a stop."""
-    around: tuple[int, ...] = ()
-    """The hexes next to the stop hex (:meth:`BoardGraph.around`), where the search notes
-    :attr:`ending`; empty without a stop."""
+    (A plain class, never changed once made, not a frozen dataclass: the compiled build made
+    a frozen dataclass through its Python-level ``__init__``, once per judged step -- some
+    25 for a search on a state parsed afresh; nothing compares two verdicts but by identity.)"""
+
+    __slots__ = ("around", "ending", "events", "problem", "stop", "stop_sections")
+
+    def __init__(
+        self,
+        problem: Problem | None,
+        stop: Any,
+        events: tuple[Event, ...],
+        stop_sections: tuple[str, ...] = (),
+        ending: Written | None = None,
+        around: tuple[int, ...] = (),
+    ) -> None:
+        self.problem = problem
+        self.stop = stop
+        """movement.Stop | None (not imported: movement imports this module)"""
+        self.events = events
+        self.stop_sections = stop_sections
+        self.ending = ending
+        """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.",
+        the stop's sections as citing them gives them), or None without a stop."""
+        self.around = around
+        """The hexes next to the stop hex (:meth:`BoardGraph.around`), where the search
+        notes :attr:`ending`; empty without a stop."""
 
 
 SEARCHES_KEPT = 4
@@ -306,8 +321,13 @@ class SideFacts:
             return found
         ids, side = self.graph.ids, self.side
         beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
-        occupants = ctx.occupants.get  # ctx.enemy_ground_units, in_ezoc's kept answers: inlined
-        ezoc_kept = self.ezoc.get
+        # ctx.enemy_ground_units and in_ezoc's kept answers, inlined: a plain table (a state's
+        # own, made afresh) read by the dict's own look-up, a Layered one (handed on) through
+        # its `get`
+        occupants: Mapping[str, list[Unit]] = ctx.occupants
+        occupants_plain = ctx.occupants if type(occupants) is dict else None
+        ezoc_kept: Mapping[Any, bool] = self.ezoc
+        ezoc_plain = self.ezoc if type(ezoc_kept) is dict else None
         graph = self.graph
         out: list[Step] = []
         for at, cost, why, sea in graph.row(i):
@@ -319,14 +339,19 @@ class SideFacts:
                 continue
             if cost < 0:  # the board's costs are validated: the search pops by cost
                 raise ValueError(f"negative entry cost from {ids[i]} into {ids[at]}")
-            here = occupants(ids[at])
+            hex_id = ids[at]
+            if occupants_plain is not None:
+                here = occupants_plain.get(hex_id)
+            else:
+                here = occupants.get(hex_id)
             if here is not None:
                 enemies = [u for u in here if u.side != side and u.ground]
                 if enemies:
-                    message = f"{ids[at]} holds enemy units ({names(enemies)})."
+                    message = f"{hex_id} holds enemy units ({names(enemies)})."
                     out.append(Step(nbr, node, cost, ENEMY, message))
                     continue
-            ezoc = ezoc_kept(at)
+            # the hex's own int as the key (Any: as for Step)
+            ezoc = ezoc_plain.get(nbr) if ezoc_plain is not None else ezoc_kept.get(nbr)
             if ezoc is None:
                 ezoc = self.in_ezoc(ctx, at)
             if ezoc:
