@@ -324,7 +324,7 @@ class SideFacts:
         # ctx.enemy_ground_units and in_ezoc's kept answers, inlined: a plain table (a state's
         # own, made afresh) read by the dict's own look-up, a Layered one (handed on) through
         # its `get`
-        occupants: Mapping[str, list[Unit]] = ctx.occupants
+        occupants: Mapping[str, list[tuple[int, Unit]]] = ctx.occupants
         occupants_plain = ctx.occupants if type(occupants) is dict else None
         ezoc_kept: Mapping[Any, bool] = self.ezoc
         ezoc_plain = self.ezoc if type(ezoc_kept) is dict else None
@@ -345,7 +345,7 @@ class SideFacts:
             else:
                 here = occupants.get(hex_id)
             if here is not None:
-                enemies = [u for u in here if u.side != side and u.ground]
+                enemies = [u for _, u in here if u.side != side and u.ground]
                 if enemies:
                     message = f"{hex_id} holds enemy units ({names(enemies)})."
                     out.append(Step(nbr, node, cost, ENEMY, message))

@@ -135,7 +135,10 @@ class Zones:
         markers: Iterable[Marker],
         at: dict[str, list[tuple[int, Unit]]] | None = None,
     ) -> None:
-        """``at``: the on-map hexes -> (position in the unit list, unit), if already made."""
+        """``at``: the hexes -> (position in the unit list, unit), if already made (the
+        state's index's table, :attr:`app.rules.zoc.index.StateIndex.occupants`, holds the
+        hexes off the map too: nothing here looks one up -- a hex's neighbours are hexes of
+        the map, and a hex off the map has none)."""
         self.board = board
         self.topo = topo
         self.beachheads = beachhead_hexsides(board, markers)
@@ -147,7 +150,7 @@ class Zones:
                     at.setdefault(hex_id, []).append((i, unit))
         self._at = at
         self.occupied = at.keys() if type(at) is dict else None
-        """The on-map hexes holding units, when ``at`` is a plain table (one handed on is
+        """The hexes holding units, when ``at`` is a plain table (one handed on is
         layered: its keys are not all of them): whether a hex has a unit next to it is then
         one test in C (most hexes have none, and nothing projects into them; the search asks
         it itself, ``app.rules.zoc.search.SideFacts``)."""
@@ -370,12 +373,12 @@ class Zones:
         return new
 
     def positions_table(self) -> dict[str, list[tuple[int, Unit]]]:
-        """The on-map hexes -> (position in the unit list, unit) these zones were found from
+        """The hexes -> (position in the unit list, unit) these zones were found from
         (the table itself: to be read, not changed)."""
         return self._at
 
     def positions(self) -> dict[str, list[tuple[int, Unit]]]:
-        """The on-map hexes -> (position in the unit list, unit) these zones were found from
+        """The hexes -> (position in the unit list, unit) these zones were found from
         (a copy: :meth:`handed_on` takes the next state's)."""
         return self._at.copy()
 

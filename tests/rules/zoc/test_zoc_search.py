@@ -519,6 +519,42 @@ def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
             assert lazy.no_zoc(h, side) == tuple(notes)
 
 
+def test_the_index_s_zones_of_a_state_with_units_off_the_map_are_the_whole_maps() -> None:
+    """The state's index keeps one table of the units by hex, the hexes off the map too
+    (``StateIndex.occupants``, the zones' table): the zones still say, hex by hex, what
+    section 8 applied to every unit at once says (units off the map project nothing), and
+    the rulings' look-ups find the units off the map where they stand."""
+    from app.rules.zoc.zones import compute_zones
+
+    scenario = _base(
+        {
+            "units": [
+                {"id": "a", "side": "axis", "movement_allowance": 4, "hex": "0303"},
+                {"id": "s1", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+                {"id": "s2", "side": "soviet", "movement_allowance": 2, "hex": "0304"},
+            ]
+        }
+    )
+    opts = RS.parse_options({})
+    board, made = RS.setup(RS.parse_scenario(scenario), opts)
+    doc = made.model_dump(mode="json")
+    doc["units"][1]["hex"] = "0909"  # off the map, next to no hex of it
+    doc["units"].append({"id": "s3", "side": "soviet", "movement_allowance": 2, "hex": "0909"})
+    state = RS.load_state(doc)
+    assert "0909" not in board.hexes
+    ctx = RS.context(board, state, opts, ())
+    assert [u.id for _, u in ctx.occupants["0909"]] == ["s1", "s3"]
+    assert [u.id for u in ctx.enemy_ground_units("0909", "axis")] == ["s1", "s3"]
+    topo = topology(board)
+    whole = compute_zones(board, topo, state.units, state.markers)
+    for h in [*board.hexes, "0909"]:
+        assert ctx.zones.into(h) == whole.into.get(h, []), h
+        for side in ("axis", "soviet"):
+            assert ctx.zones.ezoc(h, side) == whole.ezoc(h, side), h
+            assert not [n for n in ctx.zones.no_zoc(h, side) if n[0] in ("s1", "s3")], h
+    assert [u.id for u in ctx.zones.ezoc("0303", "axis")] == ["s2"]
+
+
 def test_ezoc_map_of_an_area_on_the_coast_scenario() -> None:
     """Coast and weather: projections blocked by a mountain, sea, strait, a Beachhead and
     Policy Affected Hungary, units that project nothing; each area says what the whole map
