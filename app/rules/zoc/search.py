@@ -99,7 +99,7 @@ class BoardGraph:
         self._step_keys: dict[int, frozenset[tuple[int, int, bool]]] = {}
         self._around: dict[int, tuple[int, ...]] = {}
         self._nodes: dict[int, tuple[Any, Any, tuple[str]]] = {}
-        self._near: dict[int, frozenset[str]] = {}
+        self._near: list[tuple[str, ...] | None] = [None] * len(self.ids)
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -127,11 +127,12 @@ class BoardGraph:
             found = self._nodes[i] = (self.hexes[i], node, (self.ids[i],))
         return found
 
-    def near(self, i: int) -> frozenset[str]:
-        """The ids of the hexes next to hex ``i`` (the topology's own set, found once per hex)."""
-        found = self._near.get(i)
+    def near(self, i: int) -> tuple[str, ...]:
+        """The ids of the hexes next to hex ``i``, in direction order (made once per hex; a
+        list by hex number: found without boxing ``i``)."""
+        found = self._near[i]
         if found is None:
-            found = self._near[i] = self.topo.near(self.ids[i])
+            found = self._near[i] = tuple([n for n, _side in self.topo.neighbors[self.ids[i]]])
         return found
 
     def neighbours(self, i: int) -> list[int]:
@@ -246,11 +247,12 @@ class SideFacts:
         state (:meth:`verdicts_for` finds the others)."""
         self.options_key: OptionsKey | None = None
         """The options last searched with, as they key :attr:`verdicts` (:meth:`key_of`)."""
-        self.occupied: AbstractSet[str] | None = None
-        """The state's on-map hexes holding units (its zones' ``occupied``), for facts made
-        afresh for a state whose zones have them (None for facts handed on): a hex with no
-        unit next to it is in no EZOC and has no no-ZOC note (nothing projects into it), found
-        here in one test in C instead of through the zones (:meth:`alone`)."""
+        self.occupied: dict[str, Any] | None = None
+        """The state's units by hex (the zones' table, ``Zones.positions_table``), for facts
+        made afresh for a state whose table is a plain one (None for facts handed on, whose
+        table is layered: as ``Zones.occupied``): a hex with no unit next to it is in no EZOC
+        and has no no-ZOC note (nothing projects into it), found here by six look-ups in C
+        instead of through the zones (:meth:`alone`)."""
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
@@ -288,35 +290,42 @@ class SideFacts:
         hexes (:attr:`occupied`): then nothing projects a ZOC into it (the zones answer no
         EZOC and no notes there, by the same test)."""
         occupied = self.occupied
-        return occupied is not None and occupied.isdisjoint(self.graph.near(i))
+        if occupied is None:
+            return False
+        return all(hex_id not in occupied for hex_id in self.graph.near(i))
+
+    # in_ezoc and no_zoc_sections key their tables by the hex's own int object
+    # (BoardGraph.hexes: Any, as for Step), as the search looks them up
 
     def in_ezoc(self, ctx: Context, i: int) -> bool:
-        kept: Mapping[int, bool] = self.ezoc
-        found = kept.get(i)
+        key: Any = self.graph.hexes[i]
+        kept: Mapping[Any, bool] = self.ezoc
+        found = kept.get(key)
         if found is None:
-            if self.alone(i):
-                found = self.ezoc[i] = False
-            else:
-                found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
+            found = False if self.alone(i) else bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
+            self.ezoc[key] = found
         return found
 
     def no_zoc_sections(self, ctx: Context, i: int) -> tuple[str, ...]:
-        kept: Mapping[int, tuple[str, ...]] = self.no_zoc
-        found = kept.get(i)
+        key: Any = self.graph.hexes[i]
+        kept: Mapping[Any, tuple[str, ...]] = self.no_zoc
+        found = kept.get(key)
         if found is None:
             if self.alone(i):
-                found = self.no_zoc[i] = ()
+                found = ()
             else:
                 notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
-                found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
+                found = tuple(section for _u, _r, section in notes)
+            self.no_zoc[key] = found
         return found
 
     def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
         """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
         the first test of :meth:`Mover.zoc_step` would find them): an :class:`EzocSteps`
         when the hex is in EZOC."""
-        kept: Mapping[int, tuple[Step, ...]] = self.steps
-        found = kept.get(i)
+        key: Any = self.graph.hexes[i]  # the hex's own int (as in_ezoc's)
+        kept: Mapping[Any, tuple[Step, ...]] = self.steps
+        found = kept.get(key)
         if found is not None:
             return found
         ids, side = self.graph.ids, self.side
@@ -359,7 +368,7 @@ class SideFacts:
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, at) else PLAIN
                 out.append(Step(nbr, node, cost, kind, last))
-        found = self.steps[i] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
+        found = self.steps[key] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
         return found
 
     def handed_on(
@@ -493,7 +502,8 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     if isinstance(found, SideFacts) and found.graph.board is ctx.board:
         return found  # (its graph is the board's: a graph is a function of its board)
     found = kept[side] = SideFacts(_GRAPH_OF(ctx.board), side)
-    found.occupied = ctx.zones.occupied  # (this state's: facts handed on have none)
+    table = ctx.zones.positions_table()  # (this state's: facts handed on have none)
+    found.occupied = table if type(table) is dict else None
     return found
 
 
