@@ -247,12 +247,12 @@ class SideFacts:
         state (:meth:`verdicts_for` finds the others)."""
         self.options_key: OptionsKey | None = None
         """The options last searched with, as they key :attr:`verdicts` (:meth:`key_of`)."""
-        self.occupied: dict[str, Any] | None = None
+        self.occupied: dict[str, list[tuple[int, Unit]]] | None = None
         """The state's units by hex (the zones' table, ``Zones.positions_table``), for facts
         made afresh for a state whose table is a plain one (None for facts handed on, whose
-        table is layered: as ``Zones.occupied``): a hex with no unit next to it is in no EZOC
-        and has no no-ZOC note (nothing projects into it), found here by six look-ups in C
-        instead of through the zones (:meth:`alone`)."""
+        table is layered: as ``Zones.occupied``): a hex with no enemy unit next to it is in
+        no EZOC and has no no-ZOC note for this side, found here by six look-ups in C instead
+        of through the zones (:meth:`alone`)."""
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
@@ -286,13 +286,22 @@ class SideFacts:
     # (app/native.py) does not use the plain dict's look-up, which finds nothing below.
 
     def alone(self, i: int) -> bool:
-        """Whether no unit stands next to hex ``i``, when these facts know the occupied
-        hexes (:attr:`occupied`): then nothing projects a ZOC into it (the zones answer no
-        EZOC and no notes there, by the same test)."""
+        """Whether no unit of another side than this one stands next to hex ``i``, when
+        these facts know the state's units by hex (:attr:`occupied`): then no enemy unit
+        projects a ZOC into it, blocked or not, and none next to it projects nothing, so the
+        zones answer no EZOC and no no-ZOC note there for this side (8.1: both are of the
+        other sides' units)."""
         occupied = self.occupied
         if occupied is None:
             return False
-        return all(hex_id not in occupied for hex_id in self.graph.near(i))
+        side = self.side
+        for hex_id in self.graph.near(i):
+            here: list[tuple[int, Unit]] | None = occupied.get(hex_id)
+            if here is not None:
+                for _, unit in here:
+                    if unit.side != side:
+                        return False
+        return True
 
     # in_ezoc and no_zoc_sections key their tables by the hex's own int object
     # (BoardGraph.hexes: Any, as for Step), as the search looks them up
