@@ -61,6 +61,7 @@ from fastapi import FastAPI
 from fastapi._body_limit import AppBodyLimitMiddleware
 from fastapi.middleware.asyncexitstack import AsyncExitStackMiddleware
 from fastapi.telemetry._asgi import ExceptionTelemetryMiddleware
+from opentelemetry import _logs, metrics, trace
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
@@ -74,8 +75,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app.api.etags import parse_etags
 from app.api.middleware import BodySizeLimitMiddleware
 from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware, tag_headers, unversioned
+from app.api.routes._outcome import appended, prefers_minimal
+from app.api.routes.actions import ruling_answer
+from app.api.routes.games import game_answer
 from app.db.repository import DirectReads, WouldWait
 from app.db.uow import SqlAlchemyUnitOfWork
+from app.runtime import env
 from app.service import actions as actions_uc
 from app.service import games as games_uc
 from app.service.match import parse_entered_dice
@@ -130,6 +135,42 @@ class _Plain:
         self.prefer: str | None = None
         self.content_length: str | None = None
         self.transfer_encoding: str | None = None
+
+
+_OTEL: tuple[tuple[str, str, Any, str, str], ...] = (
+    ("tracing", "tracer_provider", trace, "_TRACER_PROVIDER", "OTEL_PYTHON_TRACER_PROVIDER"),
+    (
+        "metrics",
+        "meter_provider",
+        metrics._internal,
+        "_METER_PROVIDER",
+        "OTEL_PYTHON_METER_PROVIDER",
+    ),
+    ("logs", "logger_provider", _logs._internal, "_LOGGER_PROVIDER", "OTEL_PYTHON_LOGGER_PROVIDER"),
+)
+"""Per signal FastAPI's telemetry acts on: its config flag, the provider the app may be given,
+where OpenTelemetry keeps the provider set globally, and the variable that names one."""
+_UNKNOWN: Any = object()
+
+
+def telemetry_quiet(config: Any) -> bool:
+    """FastAPI's native telemetry certainly does not act (its ``enabled()`` is False): for each
+    of tracing, metrics and logs, the app's config turns it off, or the app was given no
+    provider, none is set globally and no environment variable names one -- what
+    ``enabled()`` finds out through OpenTelemetry's ``get_*_provider``, each of which reads
+    ``os.environ`` for a name not set (two exceptions raised and caught, three times a
+    request; docs/PERFORMANCE.md, issue 28, session 17). False when unsure (a provider
+    somewhere, or OpenTelemetry keeping it elsewhere): then ``enabled()`` is asked."""
+    for flag, given, module, name, variable in _OTEL:
+        if not config[flag]:
+            continue
+        if (
+            config[given] is not None
+            or getattr(module, name, _UNKNOWN) is not None
+            or env(variable) is not None
+        ):
+            return False
+    return True
 
 
 def _plain_headers(scope: Scope, max_bytes: int) -> _Plain | None:
@@ -295,7 +336,7 @@ class FastRoutes:
             or scope.get("root_path")
             or not (self._on if self.owner.middleware_stack is self._stack else self._survey())
             or MAX_BODY_SIZE_SCOPE_KEY in scope
-            or self.owner._native_telemetry.enabled()
+            or (not telemetry_quiet(self.owner._native_telemetry.config) and self._telemetry())
         ):
             await self.app(scope, receive, send)
             return
@@ -320,6 +361,10 @@ class FastRoutes:
                         await self._serve(scope, receive, send, versioned, match, plain, action)
                         return
         await self.app(scope, receive, send)
+
+    def _telemetry(self) -> bool:
+        """FastAPI's native telemetry acts (an OpenTelemetry provider is configured)."""
+        return bool(self.owner._native_telemetry.enabled())
 
     async def _serve(
         self,
@@ -421,8 +466,6 @@ class FastRoutes:
         return True
 
     async def _game(self, scope: Scope, out: _Out, game_id: str, plain: _Plain) -> None:
-        from app.api.routes.games import game_answer
-
         state = self.owner.state
         try:
             view = await self._read(
@@ -460,8 +503,6 @@ class FastRoutes:
     async def _dry_run(
         self, scope: Scope, out: _Out, game_id: str, action: dict[str, Any], plain: _Plain
     ) -> None:
-        from app.api.routes.actions import ruling_answer
-
         state = self.owner.state
         try:
             result = await self._read(
@@ -498,8 +539,6 @@ class FastRoutes:
         writer, a board or state to read -- it raises
         :class:`app.db.repository.WouldWait` before anything is written, and is run again
         in a worker thread, as every submission went before."""
-        from app.api.routes._outcome import appended, prefers_minimal
-
         state = self.owner.state
         boards, now = state.boards, float(state.clock())
         minimal = prefers_minimal(plain.prefer)

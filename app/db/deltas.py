@@ -31,7 +31,6 @@ others compared by value, and only the changed parts dumped. Nothing here knows 
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import compress
@@ -40,6 +39,8 @@ from typing import Any
 
 import pydantic_core
 from pydantic import BaseModel
+
+from app.runtime import env
 
 SNAPSHOT_EVERY_DEFAULT = 32
 """The default of ``REFEREE_SNAPSHOT_EVERY``: a snapshot every 32 events, so reading one old
@@ -54,7 +55,7 @@ def snapshot_every() -> int:
     """``REFEREE_SNAPSHOT_EVERY`` (events between snapshots; 1 = every event stores its whole
     state, as before migration 0012). Read on every write, so a change needs no restart of
     the database, only of the setting's process."""
-    raw = os.environ.get("REFEREE_SNAPSHOT_EVERY")
+    raw = env("REFEREE_SNAPSHOT_EVERY")
     if not raw:
         return SNAPSHOT_EVERY_DEFAULT
     try:

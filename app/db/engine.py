@@ -14,7 +14,7 @@ import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy import exc as sa_exc
@@ -23,6 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
 log = logging.getLogger("referee.db")
+V = TypeVar("V")
 _dumps = functools.partial(json.dumps, allow_nan=False)
 _reuse = threading.local()
 
@@ -31,6 +32,10 @@ def JSON_SERIALIZER(value: Any) -> str:
     """Every JSON column is written with this: ``NaN``/``Infinity`` raise instead of being
     stored (PostgreSQL would refuse them, SQLite would keep text no JSON reader accepts).
     Inside :func:`json_reuse`, a document written twice is encoded once."""
+    if value is None:  # json.dumps' own texts, without its encoder: four columns of every
+        return "null"  # submission's event are null, and its dice list is mostly empty
+    if type(value) is list and not value:
+        return "[]"
     texts: dict[int, tuple[Any, str]] | None = getattr(_reuse, "texts", None)
     if texts is None:
         return _dumps(value)
@@ -252,10 +257,39 @@ class WriterLock:
         self._lock.release()
 
 
+class EngineTable(Generic[V]):
+    """A value per engine, held weakly by the engine (a ``WeakKeyDictionary``), with the
+    engine last asked for and its value kept aside: a process has one engine, and every
+    look-up in the dictionary makes a weak reference to the key (four a write).
+    Thread-safe: the last pair is replaced whole."""
+
+    def __init__(self) -> None:
+        self._table: weakref.WeakKeyDictionary[Engine, V] = weakref.WeakKeyDictionary()
+        self._last: tuple[weakref.ref[Engine], V] | None = None
+
+    def get(self, engine: Engine) -> V | None:
+        last = self._last
+        if last is not None and last[0]() is engine:
+            return last[1]
+        value = self._table.get(engine)
+        if value is not None:
+            self._last = (weakref.ref(engine), value)
+        return value
+
+    def setdefault(self, engine: Engine, value: V) -> V:
+        found = self._table.setdefault(engine, value)
+        self._last = (weakref.ref(engine), found)
+        return found
+
+    def __contains__(self, engine: Engine) -> bool:
+        return self.get(engine) is not None
+
+
 _WRITERS: weakref.WeakKeyDictionary[Engine, WriterLock] = weakref.WeakKeyDictionary()
 _WRITERS_GUARD = threading.Lock()
-_NO_WRITERS: weakref.WeakSet[Engine] = weakref.WeakSet()
-"""The engines whose writers take no lock of the process (PostgreSQL, SQLite in memory)."""
+_LOCKS: EngineTable[tuple[WriterLock | None]] = EngineTable()
+"""Each engine's writer lock as :func:`writer_lock` found it: ``(None,)`` for an engine whose
+writers take no lock of the process (PostgreSQL, SQLite in memory)."""
 
 
 def writer_lock(engine: Engine) -> WriterLock | None:
@@ -269,17 +303,16 @@ def writer_lock(engine: Engine) -> WriterLock | None:
     3 ms and a p99 of 100-140 ms (issue 28). Queued on a lock of the process instead, a
     waiting writer is woken when the lock is released. The busy timeout still covers writers
     of other processes (``referee`` commands)."""
-    lock = _WRITERS.get(engine)  # asked by every write: the URL is looked at once an engine
-    if lock is not None or engine in _NO_WRITERS:
-        return lock
+    found = _LOCKS.get(engine)  # asked by every write: the URL is looked at once an engine
+    if found is not None:
+        return found[0]
     if sqlite_file(engine.url) is None:
-        _NO_WRITERS.add(engine)
-        return None
+        return _LOCKS.setdefault(engine, (None,))[0]
     with _WRITERS_GUARD:
         lock = _WRITERS.get(engine)
         if lock is None:
             lock = _WRITERS[engine] = WriterLock()
-        return lock
+        return _LOCKS.setdefault(engine, (lock,))[0]
 
 
 WAL_BACKSTOP_PAGES = 20_000

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import sqlite3
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,7 +34,7 @@ from sqlalchemy.pool import PoolProxiedConnection
 from sqlalchemy.sql.elements import BindParameter
 
 from app.db import deltas, notify
-from app.db.engine import LoopConnections
+from app.db.engine import EngineTable, LoopConnections
 from app.db.models import (
     INITIAL_VERSION,
     AccessTokenRow,
@@ -499,7 +499,7 @@ class _Plan:
     column's type: SQLite's JSON text and timestamps, booleans; none on psycopg, which
     converts)."""
 
-    __slots__ = ("convert", "defaults", "later", "order", "plain", "processors", "sql")
+    __slots__ = ("convert", "defaults", "later", "order", "pick", "plain", "processors", "sql")
 
     def __init__(self, stmt: Any, dialect: Dialect, later: tuple[str, ...] = ()) -> None:
         """``later``: the columns (of one type) whose values are left as the driver gives
@@ -510,6 +510,7 @@ class _Plan:
             tuple(compiled.positiontup) if compiled.positional else None
         )
         self.defaults = dict(compiled.params)
+        self.pick = _picker(self.order)
         processors = [
             column.type.dialect_impl(dialect).result_processor(dialect, None)
             for column in stmt.selected_columns
@@ -525,9 +526,9 @@ class _Plan:
 
     def args(self, params: Mapping[str, Any]) -> Any:
         merged = {**self.defaults, **params}
-        if self.order is None:
+        if self.pick is None:
             return merged
-        return tuple(merged[name] for name in self.order)
+        return self.pick(merged)
 
     def row(self, raw: Sequence[Any]) -> tuple[Any, ...]:
         if self.plain:
@@ -550,7 +551,7 @@ class _Write:
     every submission runs two (docs/PERFORMANCE.md, issue 28, session 10). A statement whose
     columns have Python-side defaults not given is refused (none of these has one)."""
 
-    __slots__ = ("order", "processors", "sql")
+    __slots__ = ("order", "pick", "processors", "sql")
 
     def __init__(self, stmt: Any, dialect: Dialect, keys: Sequence[str] | None = None) -> None:
         compiled = stmt.compile(dialect=dialect, column_keys=keys)
@@ -562,18 +563,33 @@ class _Write:
             tuple(compiled.positiontup) if compiled.positional else None
         )
         self.processors = tuple(compiled._bind_processors.items())
+        self.pick = _picker(self.order)
 
     def args(self, params: Mapping[str, Any]) -> Any:
         values = dict(params)
         for name, process in self.processors:  # None too, as SQLAlchemy calls them
             if name in values:
                 values[name] = process(values[name])
-        if self.order is None:
+        if self.pick is None:
             return values
-        return tuple(values[name] for name in self.order)
+        return self.pick(values)
 
 
-_WRITES: weakref.WeakKeyDictionary[Engine, dict[Any, _Write]] = weakref.WeakKeyDictionary()
+def _picker(order: tuple[str, ...] | None) -> Callable[[Mapping[str, Any]], tuple[Any, ...]] | None:
+    """What takes a positional statement's parameters, in ``order``, out of their mapping as a
+    tuple (one C call; a KeyError for one missing, as the look-up one by one); None for a
+    statement whose parameters are named."""
+    if order is None:
+        return None
+    if len(order) == 1:  # itemgetter of one name answers the value, not a tuple
+        name = order[0]
+        return lambda values: (values[name],)
+    if not order:
+        return lambda values: ()
+    return operator.itemgetter(*order)
+
+
+_WRITES: EngineTable[dict[Any, _Write]] = EngineTable()
 
 
 def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> _Write:
@@ -587,7 +603,7 @@ def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> 
 
 
 _SQL_LOG = logging.getLogger("sqlalchemy.engine.Engine")
-_PLANS: weakref.WeakKeyDictionary[Engine, dict[str, _Plan]] = weakref.WeakKeyDictionary()
+_PLANS: EngineTable[dict[str, _Plan]] = EngineTable()
 
 
 def _plans(engine: Engine) -> dict[str, _Plan]:
@@ -606,7 +622,7 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
         plans["read_locked"] = _Plan(_READ_LOCKED, dialect, _WHEN)
         plans["read_as_locked"] = _Plan(_READ_AS_LOCKED, dialect, _WHEN)
         # published whole: a request in another thread never sees a part of it
-        _PLANS[engine] = plans
+        plans = _PLANS.setdefault(engine, plans)
     return plans
 
 

@@ -87,12 +87,23 @@ class WeighedLru:
             if old is not None:
                 self.bytes -= old[1]
             if size > self.max_bytes:
+                if old is not None:
+                    self._gone(key)
                 return
             self._items[key] = (value, size)
             self.bytes += size
+            if old is None:
+                self._kept(key)
             while len(self._items) > self.maxsize or self.bytes > self.max_bytes:
-                _, (_, dropped) = self._items.popitem(last=False)
+                evicted, (_, dropped) = self._items.popitem(last=False)
                 self.bytes -= dropped
+                self._gone(evicted)
+
+    def _kept(self, key: Any) -> None:
+        """``key`` is now kept (the lock held): for a subclass's index of the keys."""
+
+    def _gone(self, key: Any) -> None:
+        """``key`` is no longer kept (the lock held): for a subclass's index of the keys."""
 
     def size_of(self, key: Any) -> int | None:
         """The weight ``key``'s value was kept with (None: not kept)."""
@@ -105,14 +116,56 @@ class WeighedLru:
         with self._lock:
             for key in [k for k in self._items if which(k)]:
                 self.bytes -= self._items.pop(key)[1]
+                self._gone(key)
 
     def __len__(self) -> int:
         return len(self._items)
 
     def clear(self) -> None:
         with self._lock:
-            self._items.clear()
-            self.bytes = 0
+            self._clear_locked()
+
+    def _clear_locked(self) -> None:
+        self._items.clear()
+        self.bytes = 0
+
+
+class StateLru(WeighedLru):
+    """:class:`WeighedLru` of parsed states, keyed by :data:`StateKey`, with the keys kept
+    per game: a game's other versions are dropped by its own keys (:meth:`drop_versions`),
+    not by a look at every key kept -- a write and every cache miss drop them, and with a
+    thousand games kept the look at every key cost more than the rest of a small write
+    (docs/PERFORMANCE.md, issue 28, session 17)."""
+
+    def __init__(self, maxsize: int, max_bytes: int) -> None:
+        super().__init__(maxsize, max_bytes)
+        self._games: dict[Any, set[Any]] = {}
+
+    def _kept(self, key: Any) -> None:
+        self._games.setdefault(key[0], set()).add(key)
+
+    def _gone(self, key: Any) -> None:
+        keys = self._games.get(key[0])
+        if keys is not None:
+            keys.discard(key)
+            if not keys:
+                del self._games[key[0]]
+
+    def drop_versions(self, key: StateKey) -> None:
+        """Forget the game of ``key``'s entries other than ``key``'s own (as
+        ``drop(lambda k: k[0] == key[0] and k != key)``)."""
+        with self._lock:
+            keys = self._games.get(key[0])
+            if not keys or (len(keys) == 1 and key in keys):
+                return
+            for other in [k for k in keys if k != key]:
+                self.bytes -= self._items.pop(other)[1]
+                self._gone(other)
+
+    def clear(self) -> None:
+        with self._lock:
+            super()._clear_locked()
+            self._games.clear()
 
 
 class BoardCache(WeighedLru):
@@ -123,7 +176,7 @@ class BoardCache(WeighedLru):
 
     def __init__(self, maxsize: int = 128, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         super().__init__(maxsize, max_bytes)
-        self.states = WeighedLru(4 * maxsize, max_bytes)
+        self.states = StateLru(4 * maxsize, max_bytes)
         self.views = WeighedLru(4 * maxsize, max_bytes)
         """Serialised game views per (game, version, seat): bytes (``games.read_game``)."""
 
@@ -138,8 +191,7 @@ class BoardCache(WeighedLru):
         by."""
 
         def parse() -> tuple[Any, int]:
-            game = key[0]
-            self.states.drop(lambda k: k[0] == game and k != key)
+            self.states.drop_versions(key)
             stored = raw()
             if isinstance(stored, str):
                 size = len(stored)
@@ -161,8 +213,7 @@ class BoardCache(WeighedLru):
         one, so once a write has moved a game on, its older states are never asked for again
         (a rollback writes a new version); kept, they would weigh on memory and on the
         garbage collector (a 500-unit state is some 5,000 objects)."""
-        game = key[0]
-        self.states.drop(lambda k: k[0] == game and k != key)
+        self.states.drop_versions(key)
         self.states.put(key, state, size)
 
     def clear(self) -> None:

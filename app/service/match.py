@@ -121,6 +121,42 @@ def position_view(turn: Turn | None) -> PositionView | None:
     )
 
 
+_POSITION_TEXTS: dict[tuple[Any, ...], tuple[tuple[Any, ...], str]] = {}
+"""What :func:`position_text` made, by what it depends on (a few dozen entries a game: one per
+turn and phase; cleared past :data:`_POSITION_TEXTS_KEPT`)."""
+_POSITION_TEXTS_KEPT = 512
+
+
+def position_text(turn: Turn | None) -> str:
+    """``position_view(turn)``'s JSON text (``null`` for None), made once for each position of
+    a sequence of play: every answer to a submission carries it, and the model and its six
+    sub-models cost more to make than to find (docs/PERFORMANCE.md, issue 28, session 17).
+    Keyed by the position, the phase's title and who acts, the sides and the sequence's
+    phases (by identity, the tuple held in the entry: rulesets hand the same one on)."""
+    if turn is None:
+        return "null"
+    position, phase, phases = turn.position, turn.phase, turn.sequence.phases
+    key = (
+        position.turn,
+        position.phase,
+        position.phasing_side,
+        phase.title,
+        phase.acts,
+        turn.sides,
+        id(phases),
+    )
+    found = _POSITION_TEXTS.get(key)
+    if found is not None and found[0] is phases:
+        return found[1]
+    view = position_view(turn)
+    assert view is not None
+    text = view.model_dump_json()
+    if len(_POSITION_TEXTS) >= _POSITION_TEXTS_KEPT:
+        _POSITION_TEXTS.clear()
+    _POSITION_TEXTS[key] = (phases, text)
+    return text
+
+
 def position_json(turn: Turn | None) -> dict[str, Any] | None:
     if turn is None:
         return None

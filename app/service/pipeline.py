@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import re
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -48,6 +47,7 @@ from app.rules import registry
 from app.rules.base import RulesError, Ruleset
 from app.rules.phases import allows
 from app.rules.ruling import Ruling
+from app.runtime import env
 from app.service import match as mt
 from app.service import notify
 from app.service.boards import BoardCache, StateKey, json_size
@@ -125,19 +125,34 @@ def aware_utc(value: datetime) -> datetime:
     return value if value.tzinfo is not None else value.replace(tzinfo=UTC)
 
 
-@contextmanager
-def guard(stage: str, prefix: Sequence[Any] = ()) -> Iterator[None]:
-    """Turn a ruleset's complaint about client input into a typed client error."""
-    try:
-        yield
-    except ValidationError as exc:
-        raise InvalidInput(f"invalid {stage}", field_errors(exc, prefix)) from exc
-    except RulesError as exc:
-        raise RulesRejected(str(exc) or exc.code, code=exc.code) from exc
-    except (ValueError, LookupError) as exc:
-        raise RulesRejected(
-            f"the ruleset could not judge this {stage}: {exc}", code="rules.unjudgeable"
-        ) from exc
+class guard:
+    """Turn a ruleset's complaint about client input into a typed client error: a
+    ``ValidationError`` into :class:`InvalidInput` (the fields under ``prefix``), a
+    :class:`RulesError` into :class:`RulesRejected` with its code, a ``ValueError`` or
+    ``LookupError`` into ``rules.unjudgeable``; anything else passes. (A class, not a
+    generator: a write enters three.)"""
+
+    __slots__ = ("prefix", "stage")
+
+    def __init__(self, stage: str, prefix: Sequence[Any] = ()) -> None:
+        self.stage = stage
+        self.prefix = prefix
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> None:
+        if exc is None:
+            return
+        if isinstance(exc, ValidationError):
+            raise InvalidInput(f"invalid {self.stage}", field_errors(exc, self.prefix)) from exc
+        if isinstance(exc, RulesError):
+            raise RulesRejected(str(exc) or exc.code, code=exc.code) from exc
+        if isinstance(exc, (ValueError, LookupError)):
+            raise RulesRejected(
+                f"the ruleset could not judge this {self.stage}: {exc}",
+                code="rules.unjudgeable",
+            ) from exc
 
 
 _CANONICAL_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
@@ -359,17 +374,18 @@ def append_event(
     idempotency_key: str | None = None,
     request_digest: str | None = None,
     visible_to: list[str] | None = None,
-    response: Callable[[int, int, Callable[[], str]], str] | None = None,
+    response: Callable[[int, int, Callable[[], str], str | None], str] | None = None,
 ) -> NewEvent:
     """Move the game from version ``expected`` to the next and append the event that did it,
     in the open write transaction (one conditional UPDATE; 412 if another write came first;
     on PostgreSQL the UPDATE, the event's INSERT and its ``pg_notify`` are one statement,
     ``GameRepository.advance_with_event``).
     Every write appends through here, so each bumps the version by exactly one
-    (seq = version - 1). ``response(seq, version, state_text)`` gives the answer stored
-    for replays; ``state_text()`` is the new state's JSON text, encoded once when first asked
-    for. The event records the version of the ruleset that judged it (the one this process
-    runs).
+    (seq = version - 1). ``response(seq, version, state_text, ruling_text)`` gives the
+    answer stored for replays; ``state_text()`` is the new state's JSON text, encoded once
+    when first asked for; ``ruling_text`` the ruling's as stored (its ``model_dump_json()``;
+    None when the quick check was wary of it). The event records the version of the ruleset
+    that judged it (the one this process runs).
 
     What is stored: an event whose state is a delta (:func:`_state_delta`) stores that delta,
     and the game row keeps the state it holds (``games.state_seq``, migration 0013) -- so a
@@ -401,7 +417,9 @@ def append_event(
         # the answer is put together before the write (it is stored with the event, which
         # PostgreSQL writes in the statement that moves the game on); a write that loses the
         # race to another discards it with the rest
-        answer = response(seq, expected + 1, made.text) if response is not None else None
+        answer = (
+            response(seq, expected + 1, made.text, ruling_text) if response is not None else None
+        )
         # the answer is stored for a retry with the same Idempotency-Key to replay; a
         # request without one can never be replayed, so its (state-sized) answer is not kept
         event = NewEvent(
@@ -649,7 +667,7 @@ def view_from_text(ruleset: AnyRuleset, state: Any) -> bool:
 def checking_writes() -> bool:
     """``REFEREE_CHECK_KEPT_STATE`` (the test suite sets it): every write checks that what it
     keeps and answers by the short way is what the long way gives."""
-    return bool(os.environ.get("REFEREE_CHECK_KEPT_STATE"))
+    return bool(env("REFEREE_CHECK_KEPT_STATE"))
 
 
 def action_result_text(
@@ -663,12 +681,14 @@ def action_result_text(
     """``ActionResult(...).model_dump_json()`` with the state's JSON text put in as it is
     (a large state is not decoded into Python objects to be encoded again); ``state_text``
     None: ``ActionChange(...).model_dump_json()``, the answer without the state. ``ruling``
-    may be given as its JSON text."""
+    and ``position`` may be given as their JSON text."""
     ruling_text = ruling if isinstance(ruling, str) else ruling.model_dump_json()
     state = "" if state_text is None else f'"state":{state_text},'
+    if not isinstance(position, str):
+        position = "null" if position is None else position.model_dump_json()
     return (
         f'{{"event":{seq},"version":{version},"ruling":{ruling_text},{state}'
-        f'"position":{"null" if position is None else position.model_dump_json()},'
+        f'"position":{position},'
         f'"clock":{"null" if clock is None else clock.model_dump_json()}}}'
     )
 
@@ -720,10 +740,14 @@ def record_event(
     columns = dict(extra or {})
     change: list[str] = []
 
-    def answer(seq: int, version: int, state_text: Callable[[], str]) -> str:
-        position = mt.position_view(turn)
+    def answer(seq: int, version: int, state_text: Callable[[], str], stored: str | None) -> str:
+        position = mt.position_text(turn)
         clock = mt.clock_view(game.row, now, columns.get("clock", game.row.clock))
-        ruling_text = ruling.model_dump_json()
+        # the ruling's text as the event stores it is its model_dump_json() (pydantic-core's
+        # encoding of its JSON dump; the quick check passed no NaN or Infinity)
+        ruling_text = ruling.model_dump_json() if stored is None else stored
+        if checking_writes() and ruling_text != ruling.model_dump_json():
+            raise AssertionError(f"the stored ruling's text differs:\n{ruling_text}")
         change.append(action_result_text(seq, version, ruling_text, None, position, clock))
         if minimal and idempotency_key is None and not checking_writes():
             return change[-1]
@@ -733,23 +757,24 @@ def record_event(
                 version=version,
                 ruling=ruling,
                 state=state_view(game, new_state, seat),
-                position=position,
+                position=mt.position_view(turn),
                 clock=clock,
             ).model_dump_json()
         text = action_result_text(seq, version, ruling_text, state_text(), position, clock)
-        if checking_writes():
+        if checking_writes():  # the position made afresh: its kept text checked too
+            slow_position = mt.position_view(turn)
             slow = ActionResult(
                 event=seq,
                 version=version,
                 ruling=ruling,
                 state=json.loads(state_text()),
-                position=position,
+                position=slow_position,
                 clock=clock,
             ).model_dump_json()
             if slow != text:
                 raise AssertionError(f"the answer put together differs:\n{text}\n{slow}")
             slow_change = ActionChange(
-                event=seq, version=version, ruling=ruling, position=position, clock=clock
+                event=seq, version=version, ruling=ruling, position=slow_position, clock=clock
             ).model_dump_json()
             if slow_change != change[-1]:
                 raise AssertionError(
@@ -989,7 +1014,8 @@ class Write:
     seat: str
     if_match: IfMatch
     idempotency_key: str | None
-    request_digest: str
+    request_digest: str | None
+    """What the Idempotency-Key is bound to (None without a key: nothing can replay it)."""
     now: float
     minimal: bool = False
     """The client prefers the answer without the new state (see :func:`record_event`)."""
@@ -1065,9 +1091,13 @@ def run_write(
             )
             if not settled and mt.newly_expired(game.row, at):
                 raise _ClockRanOut
-            digest_ = request_digest(seat)
-            prior = _prior(uow, game.row.id, seat, req.idempotency_key)
+            # the digest binds an Idempotency-Key to its request: a write without a key is
+            # never replayed, so it stores none (as it stores no answer)
+            key = req.idempotency_key
+            digest_ = request_digest(seat) if key is not None else None
+            prior = _prior(uow, game.row.id, seat, key)
             if prior is not None:
+                assert digest_ is not None  # a prior event is found by its key
                 return replay(prior, digest_)
             if game.row.status == "active":
                 # 412 before judging: never rule on a position the client has not seen (a

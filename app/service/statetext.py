@@ -142,14 +142,27 @@ def _list_item(annotation: Any) -> type[BaseModel] | None:
     return item if issubclass(item, BaseModel) else None
 
 
+WHOLE_BELOW = 16
+"""A state with fewer items than this in its model lists is encoded whole: that costs less than
+putting its text together (the seed example's 5 units, 1 KB: about 5 us
+against 10-20 us; the two meet at about 20 items, docs/PERFORMANCE.md, issue 28, session
+17)."""
+
+
+def _items(state: Any, fields: tuple[tuple[str, type[BaseModel], bytes], ...]) -> int:
+    """How many items ``state``'s model lists hold."""
+    return sum(len(getattr(state, name)) for name, _model, _key in fields)
+
+
 def state_text(state: Any, before: Any = None) -> bytes:
-    """:func:`app.service.jsonsafe.encode_state` of ``state``, the items' texts of
+    """:func:`app.service.jsonsafe.encode_state` of ``state`` (a small one: encoded whole,
+    :data:`WHOLE_BELOW`), the items' texts of
     ``before`` (the state it was made from, or None) reused where ``state`` shares the item
     with it, and the text of its other fields too where it shares all of their values; what
     the text was put together from is then kept for ``state``. Raises as ``encode_state``
     does (a value that is not JSON)."""
     fields = _fields(type(state))
-    if not fields:
+    if not fields or _items(state, fields) < WHOLE_BELOW:
         return encode_state(state)
     own = _KEPT.peek(state)
     if own is not None:  # put together before (the write that made it, an earlier view)

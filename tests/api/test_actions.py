@@ -167,6 +167,29 @@ async def test_idempotent_retry_returns_the_stored_response(
     assert body["errors"][0]["in"] == "header"
 
 
+async def test_only_a_keyed_request_stores_its_digest(
+    client: httpx.AsyncClient, game: Game, app: FastAPI
+) -> None:
+    """The request digest binds an Idempotency-Key to its request; a write without a key is
+    never replayed, so its event stores neither digest nor answer."""
+    plain = await client.post(f"/games/{game.id}/actions", json=STEP, headers=game.act("red", 1))
+    keyed = await client.post(
+        f"/games/{game.id}/actions",
+        json=STEP,
+        headers=game.act("red", 2, **{"Idempotency-Key": "move-2"}),
+    )
+    assert plain.status_code == keyed.status_code == 201
+    with app.state.engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT seq, request_digest, response FROM events WHERE game_id = :id"),
+            {"id": game.id},
+        ).all()
+    stored = {seq: (digest, response) for seq, digest, response in rows}
+    assert stored[1] == (None, None)
+    digest, response = stored[2]
+    assert digest is not None and len(digest) == 64 and response == keyed.text
+
+
 async def test_seats_own_their_actions(client: httpx.AsyncClient, game: Game, app: FastAPI) -> None:
     url = f"/games/{game.id}/actions"
     r = await client.post(url, json=STEP, headers={"If-Match": 'W/"1"'})

@@ -8,6 +8,7 @@ equals a state parsed afresh, and every answer on it is the answer on that state
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,17 @@ from app.service.boards import BoardCache
 from app.service.pipeline import IfMatch, WriteRequest
 
 zoc_index = native.selected("app.rules.zoc.index")  # the build in use
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _small_states_handed_on() -> Iterator[None]:
+    """These tests hand the index on in states of any size: small ones are otherwise indexed
+    afresh (``HAND_ON_FROM``; tests/rules/zoc/test_small_states.py)."""
+    kept = zoc_index.HAND_ON_FROM
+    setattr(zoc_index, "HAND_ON_FROM", 0)  # noqa: B010 -- a module (mypy: no such attribute)
+    yield
+    setattr(zoc_index, "HAND_ON_FROM", kept)  # noqa: B010
+
 
 SEED = Path(__file__).resolve().parents[2] / "scenarios/zoc/seed-example.json"
 MOVE = {"kind": "move", "unit": "de-inf-2", "path": ["e3207", "e3307"]}

@@ -7,6 +7,7 @@ changes to a 526-unit state, and where the short way must not be taken. (The tes
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,6 +23,16 @@ from app.service.statetext import state_text
 from bench.scenarios import zoc_scenario
 from tests.db.test_kept_state import RULESETS, _made
 from tests.rules.rule_cases import _setup, load_cases
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _small_states_put_together() -> Iterator[None]:
+    """These tests put the texts of states of any size together: small ones are otherwise
+    encoded whole (``statetext.WHOLE_BELOW``; the last tests here)."""
+    kept = statetext.WHOLE_BELOW
+    statetext.WHOLE_BELOW = 0
+    yield
+    statetext.WHOLE_BELOW = kept
 
 
 @pytest.mark.parametrize("ruleset_id", RULESETS)
@@ -219,3 +230,29 @@ def test_no_ruleset_state_is_aliased(ruleset_id: str) -> None:
     case = next(c for c in load_cases(ruleset_id) if "invalid_scenario" not in c.data)
     _rs, _options, _board, state = _setup(case)
     assert not statetext.aliased(type(state))
+
+
+def _units_state(units: int) -> tuple[Any, Any]:
+    """A ``zoc`` state of ``units`` units (no markers) and the state after its first unit moved."""
+    rs = registry.get("zoc")
+    _board, state = rs.setup(rs.parse_scenario(zoc_scenario(20, units - 2)), rs.parse_options({}))
+    assert len(state.units) == units and not state.markers
+    first = state.units[0]
+    new = replaced(state, {"units": [replaced(first, {"hex": None}), *state.units[1:]]})
+    return state, new
+
+
+def test_a_small_state_is_encoded_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(statetext, "WHOLE_BELOW", 16)
+    state, new = _units_state(15)
+    assert state_text(state) == encode_state(state)
+    assert state_text(new, state) == encode_state(new)
+    assert statetext._KEPT.peek(state) is None and statetext._KEPT.peek(new) is None
+
+
+def test_a_state_of_whole_below_items_is_put_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(statetext, "WHOLE_BELOW", 16)
+    state, new = _units_state(16)
+    assert state_text(state) == encode_state(state)
+    assert state_text(new, state) == encode_state(new)
+    assert statetext._KEPT.peek(new) is not None

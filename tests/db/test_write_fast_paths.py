@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,7 +28,7 @@ from app.db.engine import JSON_SERIALIZER, json_reuse, make_engine, make_session
 from app.db.models import EventRow, GameRow, NewEvent
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import registry
-from app.service import actions, games
+from app.service import actions, games, jsonsafe
 from app.service.boards import BoardCache
 from app.service.errors import PreconditionFailed
 from app.service.jsonsafe import MAX_INT, _fine, _walk, checked_text, fine_text, unsafe_values
@@ -138,6 +139,39 @@ def test_deep_or_long_documents_go_to_the_walk(keys: list[str]) -> None:
     assert fine_text(JSON_SERIALIZER(deep)) == shallow and (_walk(deep, ()) == []) == shallow
     long = {"k": ["y" * 10_001]}
     assert checked_text(long) is None and unsafe_values(long)[0].location == "/k/0"
+
+
+@pytest.mark.parametrize("value", [None, [], {}, [None], 0, "", {"a": None}, [[]]])
+def test_the_json_columns_write_what_json_dumps_writes(value: Any) -> None:
+    """The engine's serializer's short ways (null, an empty list) give json.dumps' text."""
+    assert JSON_SERIALIZER(value) == json.dumps(value, allow_nan=False)
+    with json_reuse():
+        assert JSON_SERIALIZER(value) == json.dumps(value, allow_nan=False)
+
+
+def _nests_within(brackets: bytes, depth: int) -> bool:
+    """The text check's reading of brackets, made the slow way: pairs taken out one level a
+    pass (one substitution of every adjacent pair), ``depth`` passes at most."""
+    for _ in range(depth):
+        if not brackets:
+            return True
+        brackets = re.sub(rb"\[\]|\{\}", b"", brackets)
+    return not brackets
+
+
+brackets = st.text("[]{}", max_size=200).map(str.encode)
+
+
+@given(brackets | st.builds(lambda n, kind: kind[:1] * n + kind[1:] * n, st.integers(60, 70),
+                            st.sampled_from([b"[]", b"{}"])))  # fmt: skip
+@example(b"[" * 64 + b"]" * 64)  # 64 levels, 128 brackets: passed
+@example(b"[" * 65 + b"]" * 65)  # 65 levels: refused
+@example(b"{[]}" * 3 + b"[{]}")  # paired by count, not by kind
+def test_the_text_check_reads_brackets_as_the_passes_do(text: bytes) -> None:
+    """Few brackets are only checked to pair up (two replaces a round): the same answer as
+    the passes one level at a time, at every length, the deepest passed 64 levels."""
+    assert jsonsafe._balanced(text) == _nests_within(text, len(text))
+    assert fine_text(b'{"a":' + text + b"}") == _nests_within(b"{" + text + b"}", 64)
 
 
 def _units(n: int) -> dict[str, Any]:

@@ -224,3 +224,18 @@ def test_a_second_event_with_the_same_key_leaves_nothing_written(db_url: str) ->
         assert [e["seq"] for e in _events(factory, game)] == [1]
     finally:
         engine.dispose()
+
+
+@pytest.mark.parametrize("order", [(), ("a",), ("b", "a"), ("a", "b", "a")])
+def test_positional_parameters_are_picked_in_order(order: tuple[str, ...]) -> None:
+    """A positional statement's parameters, taken out of their mapping in the statement's
+    order, as a tuple whatever their number; one missing is a KeyError, as one by one."""
+    from app.db.repository import _picker
+
+    pick = _picker(order)
+    assert pick is not None
+    assert pick({"a": 1, "b": 2, "c": 3}) == tuple({"a": 1, "b": 2}[n] for n in order)
+    if order:
+        with pytest.raises(KeyError):
+            pick({})
+    assert _picker(None) is None

@@ -11,6 +11,7 @@ from typing import Any
 
 from app.rules.base import Position, Ruleset, SequenceOfPlay
 from app.rules.dispatch import Kind, NoOutcome
+from app.rules.memo import ByIdentity
 from app.rules.zoc import movement, retreat, supply, umpire
 from app.rules.zoc.available import available_actions
 from app.rules.zoc.catalog import CATALOG, RULESET_ID, TEXT
@@ -102,8 +103,9 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
         return Context(board, state, options)
 
     def sequence_of_play(self, board: Board) -> SequenceOfPlay:
-        """Phases of a player turn (project default; the source text gives no sequence)."""
-        return SequenceOfPlay(PHASES, CATALOG.cite("basic.phase"), tuple(s.id for s in board.sides))
+        """Phases of a player turn (project default; the source text gives no sequence): made
+        once per board (it depends on the board's sides alone; asked twice a write)."""
+        return _SEQUENCE_OF(board)
 
     def position(self, board: Board, state: State) -> Position:
         return Position(turn=state.turn, phase=state.phase, phasing_side=state.phasing_side)
@@ -117,3 +119,11 @@ class ZocRuleset(Ruleset[Board, State, Action, ZocOptions]):
 
 
 __all__ = ["Action", "ZocRuleset"]
+
+
+def _sequence_of(board: Board) -> SequenceOfPlay:
+    return SequenceOfPlay(PHASES, CATALOG.cite("basic.phase"), tuple(s.id for s in board.sides))
+
+
+_SEQUENCE_OF: ByIdentity[SequenceOfPlay] = ByIdentity(_sequence_of)
+"""Board -> its sequence of play (a frozen value; boards are never changed once made)."""

@@ -12,6 +12,7 @@ from app.rules.base import shipped_scenario
 from app.rules.zoc.ruleset import ZocRuleset
 
 zoc_search = native.selected("app.rules.zoc.search")  # the build in use
+zoc_index = native.selected("app.rules.zoc.index")
 
 RS = registry.get("zoc")
 QUERY = RS.queries()["reachable"]
@@ -192,9 +193,10 @@ def test_fresh_facts_find_the_hexes_with_no_unit_next_to_them_as_the_zones_do() 
         assert 0 < alone < len(board.hexes)  # both ways taken
 
 
-def test_facts_handed_on_after_a_move_find_the_moved_unit_s_zone() -> None:
+def test_facts_handed_on_after_a_move_find_the_moved_unit_s_zone(monkeypatch: Any) -> None:
     # facts handed on to the state after a move know no occupied hexes (the state before's
     # are not this one's): the hexes next to where the unit moved are in its zone
+    monkeypatch.setattr(zoc_index, "HAND_ON_FROM", 0)  # a small state's index handed on too
     scenario = {
         "areas": [{"cols": [1, 7], "rows": [1, 7]}],
         "sides": [{"id": "axis"}, {"id": "soviet"}],
