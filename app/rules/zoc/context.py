@@ -162,7 +162,7 @@ class Context(GameJudgement[Board, State, ZocOptions]):
         here = self.occupants.get(hex_id)
         if here is None:
             return []
-        return [u for u in here if u.side != side and u.ground]
+        return [u for _, u in here if u.side != side and u.ground]
 
     def entry_cost(self, src: str, dst: str) -> tuple[int | None, str]:
         """Movement points to enter ``dst`` from ``src``; None (and why) if impassable."""
@@ -181,7 +181,7 @@ class Context(GameJudgement[Board, State, ZocOptions]):
         """What negates EZOC in ``hex_id`` for ``side`` (8.1), apart from unit ``exclude``."""
         out: list[Negator] = []
         moved = self._moved
-        for unit in self.occupants.get(hex_id, ()):
+        for _, unit in self.occupants.get(hex_id, ()):
             if unit.side != side or unit.id == exclude:
                 continue
             if not unit.ground:

@@ -35,7 +35,7 @@ class StateIndex:
         self,
         board: Board,
         units: dict[str, Unit],
-        occupants: dict[str, list[Unit]],
+        occupants: dict[str, list[tuple[int, Unit]]],
         zones: Zones,
         moved: frozenset[str],
         markers_at: dict[str, list[Marker]],
@@ -47,7 +47,9 @@ class StateIndex:
         self.board = weakref.ref(board)
         self.units = units
         self.occupants = occupants
-        """Hex -> the units in it, in the state's unit order (off-map hexes too)."""
+        """Hex -> (place in the unit list, unit) of each unit in it, in the state's unit
+        order (off-map hexes too): the zones' table (:meth:`Zones.positions_table`), which
+        holds the off-map hexes as well -- the zones only ever look up hexes of the map."""
         self.zones = zones
         self.beachhead_sides = (
             frozenset(zones.all_beachhead_sides) if beachhead_sides is None else beachhead_sides
@@ -69,21 +71,28 @@ class StateIndex:
     def of(cls, board: Board, topo: Topology, state: State) -> StateIndex:
         """The index of ``state`` built afresh."""
         units: dict[str, Unit] = {}
-        occupants: dict[str, list[Unit]] = {}
         at: dict[str, list[tuple[int, Unit]]] = {}
-        on_map = board.hexes
-        for i, unit in enumerate(state.units):  # one pass: by id, by hex, on the map
+        # one pass: by id and by hex -- one table for the rulings and the zones, the hexes
+        # off the map too (the zones never look them up); a hex's list made with its first
+        # unit (the compiled build's setdefault raises and clears a KeyError for every new key)
+        for i, unit in enumerate(state.units):
             units[unit.id] = unit
             hex_id = unit.hex
             if hex_id is not None:
-                occupants.setdefault(hex_id, []).append(unit)
-                if hex_id in on_map:
-                    at.setdefault(hex_id, []).append((i, unit))
+                pairs = at.get(hex_id)
+                if pairs is None:
+                    at[hex_id] = [(i, unit)]
+                else:
+                    pairs.append((i, unit))
         markers_at: dict[str, list[Marker]] = {}
         for marker in state.markers:
-            markers_at.setdefault(marker.hex, []).append(marker)
+            placed = markers_at.get(marker.hex)
+            if placed is None:
+                markers_at[marker.hex] = [marker]
+            else:
+                placed.append(marker)
         zones = Zones(board, topo, (), state.markers, at)
-        return cls(board, units, occupants, zones, frozenset(state.moved), markers_at)
+        return cls(board, units, at, zones, frozenset(state.moved), markers_at)
 
     def position(self, units: list[Unit], unit_id: str) -> int | None:
         """The place of the first unit ``unit_id`` in ``units`` (this index's state's unit
@@ -116,7 +125,7 @@ class StateIndex:
         if (old_hex is not None and old_hex not in on_map) or (
             new_hex is not None and new_hex not in on_map
         ):
-            return None  # units by hex off the map are not in the zones' table: build afresh
+            return None  # a hex off the map: build afresh
         unit = state.units[i]
         # the tables handed on are Layered (app.rules.layers): read through their own `get`
         # (a Mapping here, so that the compiled build does too, not the plain dict's look-up)
@@ -146,12 +155,10 @@ class StateIndex:
         # layered over the old tables (app.rules.layers): the two hexes' lists replaced, the
         # moved unit's entry replaced; nothing else copied (made flat, in C, every
         # layers.LAYERS_KEPT moves)
-        at = layered(table, changed)
-        occupants = layered(self.occupants, changed)
+        at = layered(table, changed)  # (the units by hex: one table, StateIndex.occupants)
         for hex_id, listed in lists.items():
             if listed:
                 at[hex_id] = listed
-                occupants[hex_id] = [u for _, u in listed]
         units = layered(self.units, frozenset((unit_id,)))
         units[unit_id] = unit
         cells = [h for h in (old_hex, new_hex) if h is not None]
@@ -166,7 +173,7 @@ class StateIndex:
         new = StateIndex(
             board,
             units,
-            occupants,
+            at,
             zones,
             moved,
             self.markers_at,  # a move changes no marker

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple, final
 
 from app.rules import layers
@@ -100,6 +99,7 @@ class BoardGraph:
         self._step_keys: dict[int, frozenset[tuple[int, int, bool]]] = {}
         self._around: dict[int, tuple[int, ...]] = {}
         self._nodes: dict[int, tuple[Any, Any, tuple[str]]] = {}
+        self._near: list[tuple[str, ...] | None] = [None] * len(self.ids)
 
     def distance(self, a: int, b: int) -> int:
         """Hex distance between two hexes of the same map prefix."""
@@ -125,6 +125,14 @@ class BoardGraph:
         if found is None:
             node: Any = i * 2  # boxed once: the one object every step into the hex holds
             found = self._nodes[i] = (self.hexes[i], node, (self.ids[i],))
+        return found
+
+    def near(self, i: int) -> tuple[str, ...]:
+        """The ids of the hexes next to hex ``i``, in direction order (made once per hex; a
+        list by hex number: found without boxing ``i``)."""
+        found = self._near[i]
+        if found is None:
+            found = self._near[i] = tuple([n for n, _side in self.topo.neighbors[self.ids[i]]])
         return found
 
     def neighbours(self, i: int) -> list[int]:
@@ -171,22 +179,38 @@ class BoardGraph:
 _GRAPH_OF = ByIdentity(BoardGraph)
 
 
-@dataclass(frozen=True)
+@final
 class StepVerdict:
     """8.2's verdict on one step, and what judging it cited and relied on (in order); for a
     step that ends the move, the stop's sections and the ``zoc.must_stop`` reason the search
-    notes for the hexes next to the stop (written once per verdict, not once per search)."""
+    notes for the hexes next to the stop (written once per verdict, not once per search).
 
-    problem: Problem | None
-    stop: Any  # movement.Stop | None (not imported: movement imports this module)
-    events: tuple[Event, ...]
-    stop_sections: tuple[str, ...] = ()
-    ending: Written | None = None
-    """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.", the
-    stop's sections as citing them gives them), or None without a stop."""
-    around: tuple[int, ...] = ()
-    """The hexes next to the stop hex (:meth:`BoardGraph.around`), where the search notes
-    :attr:`ending`; empty without a stop."""
+    (A plain class, never changed once made, not a frozen dataclass: the compiled build made
+    a frozen dataclass through its Python-level ``__init__``, once per judged step -- some
+    25 for a search on a state parsed afresh; nothing compares two verdicts but by identity.)"""
+
+    __slots__ = ("around", "ending", "events", "problem", "stop", "stop_sections")
+
+    def __init__(
+        self,
+        problem: Problem | None,
+        stop: Any,
+        events: tuple[Event, ...],
+        stop_sections: tuple[str, ...] = (),
+        ending: Written | None = None,
+        around: tuple[int, ...] = (),
+    ) -> None:
+        self.problem = problem
+        self.stop = stop
+        """movement.Stop | None (not imported: movement imports this module)"""
+        self.events = events
+        self.stop_sections = stop_sections
+        self.ending = ending
+        """(``zoc.must_stop``, "Paths through <stop hex> end there: <the stop's message>.",
+        the stop's sections as citing them gives them), or None without a stop."""
+        self.around = around
+        """The hexes next to the stop hex (:meth:`BoardGraph.around`), where the search
+        notes :attr:`ending`; empty without a stop."""
 
 
 SEARCHES_KEPT = 4
@@ -223,6 +247,12 @@ class SideFacts:
         state (:meth:`verdicts_for` finds the others)."""
         self.options_key: OptionsKey | None = None
         """The options last searched with, as they key :attr:`verdicts` (:meth:`key_of`)."""
+        self.occupied: dict[str, list[tuple[int, Unit]]] | None = None
+        """The state's units by hex (the zones' table, ``Zones.positions_table``), for facts
+        made afresh for a state whose table is a plain one (None for facts handed on, whose
+        table is layered: as ``Zones.occupied``): a hex with no enemy unit next to it is in
+        no EZOC and has no no-ZOC note for this side, found here by six look-ups in C instead
+        of through the zones (:meth:`alone`)."""
         self.below: VerdictsBelow | None = None
         """Where the verdicts of the state before a move are, when these facts were handed on
         (:meth:`handed_on`): a table is made from that state's when first asked for."""
@@ -255,33 +285,67 @@ class SideFacts:
     # through its own `get`: typed a Mapping where it is read, so that the compiled build
     # (app/native.py) does not use the plain dict's look-up, which finds nothing below.
 
+    def alone(self, i: int) -> bool:
+        """Whether no unit of another side than this one stands next to hex ``i``, when
+        these facts know the state's units by hex (:attr:`occupied`): then no enemy unit
+        projects a ZOC into it, blocked or not, and none next to it projects nothing, so the
+        zones answer no EZOC and no no-ZOC note there for this side (8.1: both are of the
+        other sides' units)."""
+        occupied = self.occupied
+        if occupied is None:
+            return False
+        side = self.side
+        for hex_id in self.graph.near(i):
+            here: list[tuple[int, Unit]] | None = occupied.get(hex_id)
+            if here is not None:
+                for _, unit in here:
+                    if unit.side != side:
+                        return False
+        return True
+
+    # in_ezoc and no_zoc_sections key their tables by the hex's own int object
+    # (BoardGraph.hexes: Any, as for Step), as the search looks them up
+
     def in_ezoc(self, ctx: Context, i: int) -> bool:
-        kept: Mapping[int, bool] = self.ezoc
-        found = kept.get(i)
+        key: Any = self.graph.hexes[i]
+        kept: Mapping[Any, bool] = self.ezoc
+        found = kept.get(key)
         if found is None:
-            found = self.ezoc[i] = bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
+            found = False if self.alone(i) else bool(ctx.zones.ezoc(self.graph.ids[i], self.side))
+            self.ezoc[key] = found
         return found
 
     def no_zoc_sections(self, ctx: Context, i: int) -> tuple[str, ...]:
-        kept: Mapping[int, tuple[str, ...]] = self.no_zoc
-        found = kept.get(i)
+        key: Any = self.graph.hexes[i]
+        kept: Mapping[Any, tuple[str, ...]] = self.no_zoc
+        found = kept.get(key)
         if found is None:
-            notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
-            found = self.no_zoc[i] = tuple(section for _u, _r, section in notes)
+            if self.alone(i):
+                found = ()
+            else:
+                notes = ctx.zones.no_zoc(self.graph.ids[i], self.side)
+                found = tuple(section for _u, _r, section in notes)
+            self.no_zoc[key] = found
         return found
 
     def steps_from(self, ctx: Context, i: int) -> tuple[Step, ...]:
         """The steps out of hex ``i``, in direction order (as :meth:`Mover.basic_step` and
         the first test of :meth:`Mover.zoc_step` would find them): an :class:`EzocSteps`
         when the hex is in EZOC."""
-        kept: Mapping[int, tuple[Step, ...]] = self.steps
-        found = kept.get(i)
+        key: Any = self.graph.hexes[i]  # the hex's own int (as in_ezoc's)
+        kept: Mapping[Any, tuple[Step, ...]] = self.steps
+        found = kept.get(key)
         if found is not None:
             return found
         ids, side = self.graph.ids, self.side
         beachheads = bool(ctx.beachheads)  # a Beachhead marker may lift an All-Sea hexside
-        occupants = ctx.occupants.get  # ctx.enemy_ground_units, in_ezoc's kept answers: inlined
-        ezoc_kept = self.ezoc.get
+        # ctx.enemy_ground_units and in_ezoc's kept answers, inlined: a plain table (a state's
+        # own, made afresh) read by the dict's own look-up, a Layered one (handed on) through
+        # its `get`
+        occupants: Mapping[str, list[tuple[int, Unit]]] = ctx.occupants
+        occupants_plain = ctx.occupants if type(occupants) is dict else None
+        ezoc_kept: Mapping[Any, bool] = self.ezoc
+        ezoc_plain = self.ezoc if type(ezoc_kept) is dict else None
         graph = self.graph
         out: list[Step] = []
         for at, cost, why, sea in graph.row(i):
@@ -293,14 +357,19 @@ class SideFacts:
                 continue
             if cost < 0:  # the board's costs are validated: the search pops by cost
                 raise ValueError(f"negative entry cost from {ids[i]} into {ids[at]}")
-            here = occupants(ids[at])
+            hex_id = ids[at]
+            if occupants_plain is not None:
+                here = occupants_plain.get(hex_id)
+            else:
+                here = occupants.get(hex_id)
             if here is not None:
-                enemies = [u for u in here if u.side != side and u.ground]
+                enemies = [u for _, u in here if u.side != side and u.ground]
                 if enemies:
-                    message = f"{ids[at]} holds enemy units ({names(enemies)})."
+                    message = f"{hex_id} holds enemy units ({names(enemies)})."
                     out.append(Step(nbr, node, cost, ENEMY, message))
                     continue
-            ezoc = ezoc_kept(at)
+            # the hex's own int as the key (Any: as for Step)
+            ezoc = ezoc_plain.get(nbr) if ezoc_plain is not None else ezoc_kept.get(nbr)
             if ezoc is None:
                 ezoc = self.in_ezoc(ctx, at)
             if ezoc:
@@ -308,7 +377,7 @@ class SideFacts:
             else:
                 kind = NOTES if self.no_zoc_sections(ctx, at) else PLAIN
                 out.append(Step(nbr, node, cost, kind, last))
-        found = self.steps[i] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
+        found = self.steps[key] = EzocSteps(out) if self.in_ezoc(ctx, i) else tuple(out)
         return found
 
     def handed_on(
@@ -442,6 +511,8 @@ def side_facts(ctx: Context, side: str) -> SideFacts:
     if isinstance(found, SideFacts) and found.graph.board is ctx.board:
         return found  # (its graph is the board's: a graph is a function of its board)
     found = kept[side] = SideFacts(_GRAPH_OF(ctx.board), side)
+    table = ctx.zones.positions_table()  # (this state's: facts handed on have none)
+    found.occupied = table if type(table) is dict else None
     return found
 
 

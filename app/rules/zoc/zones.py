@@ -135,7 +135,10 @@ class Zones:
         markers: Iterable[Marker],
         at: dict[str, list[tuple[int, Unit]]] | None = None,
     ) -> None:
-        """``at``: the on-map hexes -> (position in the unit list, unit), if already made."""
+        """``at``: the hexes -> (position in the unit list, unit), if already made (the
+        state's index's table, :attr:`app.rules.zoc.index.StateIndex.occupants`, holds the
+        hexes off the map too: nothing here looks one up -- a hex's neighbours are hexes of
+        the map, and a hex off the map has none)."""
         self.board = board
         self.topo = topo
         self.beachheads = beachhead_hexsides(board, markers)
@@ -146,10 +149,11 @@ class Zones:
                 if hex_id is not None and hex_id in board.hexes:
                     at.setdefault(hex_id, []).append((i, unit))
         self._at = at
-        self._occupied = at.keys() if type(at) is dict else None
-        """The on-map hexes holding units, when ``at`` is a plain table (one handed on is
+        self.occupied = at.keys() if type(at) is dict else None
+        """The hexes holding units, when ``at`` is a plain table (one handed on is
         layered: its keys are not all of them): whether a hex has a unit next to it is then
-        one test in C (most hexes have none, and nothing projects into them)."""
+        one test in C (most hexes have none, and nothing projects into them; the search asks
+        it itself, ``app.rules.zoc.search.SideFacts``)."""
         self._blocks = _BLOCKS_OF(board) if not self.beachheads else None
         """Per board (no Beachhead marker in this state): each hex's projection clauses."""
         self._silence: dict[str, Silent | None] = {}
@@ -170,7 +174,7 @@ class Zones:
         found = self._into.get(target)
         if found is not None:
             return found
-        occupied = self._occupied
+        occupied = self.occupied
         if occupied is not None and occupied.isdisjoint(self.topo.near(target)):
             found = self._into[target] = ([], [])  # no unit next to it: nothing projects
             return found
@@ -300,7 +304,7 @@ class Zones:
             table = self._no_zoc.setdefault(side, {})
         found = table.get(hex_id)
         if found is None:
-            occupied = self._occupied
+            occupied = self.occupied
             if occupied is not None and occupied.isdisjoint(self.topo.near(hex_id)):
                 found = table[hex_id] = ()  # no unit next to it: no projection, no silent unit
                 return found
@@ -350,7 +354,7 @@ class Zones:
         new = Zones.__new__(Zones)
         new.__dict__.update(self.__dict__)  # what is shared; the tables below replaced
         new._at = at
-        new._occupied = at.keys() if type(at) is dict else None
+        new.occupied = at.keys() if type(at) is dict else None
         new._silence = layered(self._silence, frozenset((unit_id,)))
         new._into = layered(self._into, near)
         new._ezoc = {
@@ -369,12 +373,12 @@ class Zones:
         return new
 
     def positions_table(self) -> dict[str, list[tuple[int, Unit]]]:
-        """The on-map hexes -> (position in the unit list, unit) these zones were found from
+        """The hexes -> (position in the unit list, unit) these zones were found from
         (the table itself: to be read, not changed)."""
         return self._at
 
     def positions(self) -> dict[str, list[tuple[int, Unit]]]:
-        """The on-map hexes -> (position in the unit list, unit) these zones were found from
+        """The hexes -> (position in the unit list, unit) these zones were found from
         (a copy: :meth:`handed_on` takes the next state's)."""
         return self._at.copy()
 

@@ -12,6 +12,7 @@ from app.rules.base import shipped_scenario
 from app.rules.zoc.ruleset import ZocRuleset
 
 zoc_search = native.selected("app.rules.zoc.search")  # the build in use
+zoc_index = native.selected("app.rules.zoc.index")
 
 RS = registry.get("zoc")
 QUERY = RS.queries()["reachable"]
@@ -163,3 +164,59 @@ def test_an_answer_s_rows_are_its_own() -> None:
                     row[key] = "x"
                 row["more"] = "x"
     assert json.dumps([zoc_search.PLAIN_ROW, zoc_search.STOP_ROW]) == templates
+
+
+def _facts_answer_as_the_zones(board: Any, state: Any, opts: Any, side: str) -> int:
+    """Every hex's EZOC and no-ZOC sections as ``side``'s search facts of ``state`` find them
+    are what the state's zones say; returns how many hexes the facts found alone (no unit
+    next to them: answered without the zones)."""
+    ctx = RS.context(board, state, opts, ())
+    facts = zoc_search.side_facts(ctx, side)
+    alone = 0
+    for h, i in facts.graph.index.items():
+        alone += facts.alone(i)
+        assert facts.in_ezoc(ctx, i) == bool(ctx.zones.ezoc(h, side)), h
+        sections = tuple(section for _u, _r, section in ctx.zones.no_zoc(h, side))
+        assert facts.no_zoc_sections(ctx, i) == sections, h
+    return alone
+
+
+def test_fresh_facts_find_the_hexes_with_no_unit_next_to_them_as_the_zones_do() -> None:
+    # a state's search facts made afresh know its occupied hexes (SideFacts.occupied): a hex
+    # with no unit next to it is answered there (no EZOC, no notes), the others by the zones
+    data = shipped_scenario(ZocRuleset.__module__, "seed-example.json")
+    opts = RS.parse_options({})
+    board, made = RS.setup(RS.parse_scenario(data), opts)
+    state = RS.load_state(made.model_dump_json())
+    for side in (s.id for s in board.sides):
+        alone = _facts_answer_as_the_zones(board, state, opts, side)
+        assert 0 < alone < len(board.hexes)  # both ways taken
+
+
+def test_facts_handed_on_after_a_move_find_the_moved_unit_s_zone(monkeypatch: Any) -> None:
+    # facts handed on to the state after a move know no occupied hexes (the state before's
+    # are not this one's): the hexes next to where the unit moved are in its zone
+    monkeypatch.setattr(zoc_index, "HAND_ON_FROM", 0)  # a small state's index handed on too
+    scenario = {
+        "areas": [{"cols": [1, 7], "rows": [1, 7]}],
+        "sides": [{"id": "axis"}, {"id": "soviet"}],
+        "phasing_side": "soviet",
+        "units": [
+            {"id": "a", "side": "axis", "movement_allowance": 6, "hex": "0101"},
+            {"id": "s", "side": "soviet", "movement_allowance": 4, "hex": "0707"},
+        ],
+    }
+    opts = RS.parse_options({})
+    board, state = RS.setup(RS.parse_scenario(scenario), opts)
+    for unit in ("a", "s"):
+        _ask(board, state, opts, unit, "all")  # both sides' facts made, asked
+    assert _facts_answer_as_the_zones(board, state, opts, "axis") > 0
+    action = RS.parse_action({"kind": "move", "unit": "s", "path": ["0706", "0705"]})
+    ruling = RS.adjudicate(board, state, action, opts)
+    assert ruling.legal, ruling.summary
+    moved = RS.apply(board, state, action, ruling)
+    facts = zoc_search.side_facts(RS.context(board, moved, opts, ()), "axis")
+    assert facts.below is not None  # handed on, not made afresh
+    _facts_answer_as_the_zones(board, moved, opts, "axis")
+    ctx = RS.context(board, moved, opts, ())
+    assert facts.in_ezoc(ctx, facts.graph.index["0704"])  # next to 0705, where s stands

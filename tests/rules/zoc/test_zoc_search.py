@@ -486,7 +486,7 @@ def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
     game_data: tuple[dict[str, Any], dict[str, Any]],
 ) -> None:
     """Hex by hex, the zones of a freshly parsed state (where a hex with no unit next to it
-    is answered by one test, ``Zones._occupied``) say what section 8 applied to every unit at
+    is answered by one test, ``Zones.occupied``) say what section 8 applied to every unit at
     once says (:func:`compute_zones`): the units projecting into the hex, the projections
     stopped, each side's EZOC and no-ZOC notes (blocked projections, then adjacent units that
     project nothing)."""
@@ -499,7 +499,7 @@ def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
     topo = topology(board)
     whole = compute_zones(board, topo, state.units, state.markers)
     lazy = Zones(board, topo, [(u, u.hex) for u in state.units], state.markers)
-    assert lazy._occupied is not None  # a plain table: the shortcut is taken
+    assert lazy.occupied is not None  # a plain table: the shortcut is taken
     for h in board.hexes:
         assert lazy.into(h) == whole.into.get(h, [])
         assert lazy.blocked_into(h) == whole.blocked_into.get(h, [])
@@ -517,6 +517,42 @@ def test_lazy_zones_of_a_fresh_state_are_the_whole_maps(
                     if q.side != side
                 ]
             assert lazy.no_zoc(h, side) == tuple(notes)
+
+
+def test_the_index_s_zones_of_a_state_with_units_off_the_map_are_the_whole_maps() -> None:
+    """The state's index keeps one table of the units by hex, the hexes off the map too
+    (``StateIndex.occupants``, the zones' table): the zones still say, hex by hex, what
+    section 8 applied to every unit at once says (units off the map project nothing), and
+    the rulings' look-ups find the units off the map where they stand."""
+    from app.rules.zoc.zones import compute_zones
+
+    scenario = _base(
+        {
+            "units": [
+                {"id": "a", "side": "axis", "movement_allowance": 4, "hex": "0303"},
+                {"id": "s1", "side": "soviet", "movement_allowance": 2, "hex": "0404"},
+                {"id": "s2", "side": "soviet", "movement_allowance": 2, "hex": "0304"},
+            ]
+        }
+    )
+    opts = RS.parse_options({})
+    board, made = RS.setup(RS.parse_scenario(scenario), opts)
+    doc = made.model_dump(mode="json")
+    doc["units"][1]["hex"] = "0909"  # off the map, next to no hex of it
+    doc["units"].append({"id": "s3", "side": "soviet", "movement_allowance": 2, "hex": "0909"})
+    state = RS.load_state(doc)
+    assert "0909" not in board.hexes
+    ctx = RS.context(board, state, opts, ())
+    assert [u.id for _, u in ctx.occupants["0909"]] == ["s1", "s3"]
+    assert [u.id for u in ctx.enemy_ground_units("0909", "axis")] == ["s1", "s3"]
+    topo = topology(board)
+    whole = compute_zones(board, topo, state.units, state.markers)
+    for h in [*board.hexes, "0909"]:
+        assert ctx.zones.into(h) == whole.into.get(h, []), h
+        for side in ("axis", "soviet"):
+            assert ctx.zones.ezoc(h, side) == whole.ezoc(h, side), h
+            assert not [n for n in ctx.zones.no_zoc(h, side) if n[0] in ("s1", "s3")], h
+    assert [u.id for u in ctx.zones.ezoc("0303", "axis")] == ["s2"]
 
 
 def test_ezoc_map_of_an_area_on_the_coast_scenario() -> None:
