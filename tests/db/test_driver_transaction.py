@@ -18,9 +18,11 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
 from sqlalchemy import Engine, event, select, text
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection
 
 from app.db.engine import LoopWriter, make_engine, make_session_factory, sqlite_file
 from app.db.models import GameRow
@@ -302,6 +304,12 @@ def pg_engine(db_url: str) -> Iterator[Engine]:
     made.dispose()
 
 
+def _backend_pid(conn: Connection) -> int:
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, psycopg.Connection)
+    return int(raw.info.backend_pid)
+
+
 def _row_free(engine: Engine, game_id: str) -> bool:
     """Another connection gets the game row's lock at once (no write holds it)."""
     with engine.connect() as conn:
@@ -350,6 +358,7 @@ def test_postgres_a_commit_the_database_refuses_writes_nothing(pg_engine: Engine
     with pytest.raises(sa_exc.IntegrityError), uow.begin(write=True):
         _advance(uow, game_id, version)
         raw = uow.games._connection().connection.driver_connection
+        assert isinstance(raw, psycopg.Connection)
         raw.execute("INSERT INTO t_child (pid) VALUES (999)")
         uow.commit()
     assert _version(pg_engine, game_id) == version
@@ -369,7 +378,7 @@ def test_postgres_a_connection_lost_at_commit_is_invalidated(pg_engine: Engine) 
     with uow.begin(write=True):
         _advance(uow, game_id, version)
         conn = uow.games._connection()
-        pid = conn.connection.driver_connection.info.backend_pid
+        pid = _backend_pid(conn)
         with pg_engine.connect() as other:
             other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
             other.commit()
@@ -407,7 +416,7 @@ def test_postgres_statements_run_on_a_cursor_kept_with_its_connection(pg_engine:
         assert uow.games.get(game_id) is not None
     assert len(seen) == 5 and len({id(c) for c in seen}) == 1
     with uow.begin(write=True):
-        pid = uow.games._connection().connection.driver_connection.info.backend_pid
+        pid = _backend_pid(uow.games._connection())
         with pg_engine.connect() as other:
             other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
             other.commit()
