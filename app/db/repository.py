@@ -593,11 +593,11 @@ _KEPT_CURSOR = "referee_cursor"
 
 def _kept_cursor(pooled: PoolProxiedConnection) -> Any:
     """The cursor a pooled psycopg connection's statements run on, made once and kept with
-    the connection: making a psycopg cursor (its adapters map, its transformer) cost about
-    7 us of CPU a statement (docs/PERFORMANCE.md, issue 28, session 17). The pool forgets it
-    with the connection: the pool record's ``info`` is cleared whenever the record connects
-    anew (after an invalidation, a recycle). It keeps the last statement's result until the
-    next one runs."""
+    the connection: making and closing a psycopg cursor (its adapters map, its transformer)
+    cost about 18 us of CPU a statement (docs/PERFORMANCE.md, issue 28, session 17). The
+    pool forgets it with the connection: the pool record's ``info`` is cleared whenever the
+    record connects anew (after an invalidation, a recycle). It keeps the last statement's
+    result until the next one runs."""
     info = pooled.info
     cursor = info.get(_KEPT_CURSOR)
     if cursor is None:
