@@ -84,9 +84,16 @@ class WorkerThreads:
                 self._threads += 1
                 start = True
             # else: every thread is busy; the first to finish takes the oldest call waiting
+        if start:  # started before the call is queued: a thread that cannot start (the
+            # process's limit) fails this request alone, and nothing is left queued for
+            # a thread that is not there, to run unseen later
+            try:
+                threading.Thread(target=self._work, name="referee-worker", daemon=True).start()
+            except BaseException:
+                with self._guard:
+                    self._threads -= 1
+                raise
         self._queue.put((loop, outcome, call, contextvars.copy_context()))
-        if start:
-            threading.Thread(target=self._work, name="referee-worker", daemon=True).start()
         return await outcome  # type: ignore[no-any-return]
 
     def _work(self) -> None:

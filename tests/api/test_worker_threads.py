@@ -115,3 +115,24 @@ async def test_a_cancelled_caller_waits_for_its_call_to_end() -> None:
         await asyncio.wait_for(task, timeout=WAIT)
     assert ended == ["written"]
     assert await pool.run(lambda: "next") == "next"  # the thread serves on
+
+
+async def test_a_thread_that_cannot_start_fails_its_call_alone(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Starting a thread fails (the process's limit): that call is refused and never run
+    later, and the pool still counts only the threads it has (the next call starts one)."""
+    pool = WorkerThreads(size=1)
+    ran: list[str] = []
+
+    class Refused(threading.Thread):
+        def start(self) -> None:
+            raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading, "Thread", Refused)  # (undone before anything awaits)
+    with pytest.raises(RuntimeError, match="can't start"):
+        await pool.run(ran.append, "refused")
+    monkeypatch.undo()
+    assert pool.threads == 0  # (counted as started, the next call would wait for it forever)
+    assert await pool.run(lambda: "served") == "served"
+    assert ran == [] and pool.threads == 1
