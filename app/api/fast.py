@@ -13,8 +13,9 @@ own middleware stack). For a request whose every part is plain -- the exact path
 same under ``/v1``) with a canonical game id, no query string, at most one ``Authorization``
 (a well-formed bearer token) and ``If-None-Match``, a well-formed ``Content-Length`` within
 the body limit, for a dry run exactly ``Content-Type: application/json`` and a body that is a
-JSON object -- it calls the same service function the route calls, in the same worker thread
-pool, and answers with the route's own answer builder (:func:`app.api.routes.games.game_answer`,
+JSON object -- it calls the same service function the route calls, in a worker thread
+(:mod:`app.api.workers`; the route's runs in one of anyio's), and answers with the route's
+own answer builder (:func:`app.api.routes.games.game_answer`,
 :func:`app.api.routes.actions.ruling_answer`). Anything else is handed to the full
 application unchanged (the request body replayed) *before any work is done*, so the
 middlewares and routes answer every request that is not plain. Once a request is taken here
@@ -62,7 +63,6 @@ from fastapi._body_limit import AppBodyLimitMiddleware
 from fastapi.middleware.asyncexitstack import AsyncExitStackMiddleware
 from fastapi.telemetry._asgi import ExceptionTelemetryMiddleware
 from opentelemetry import _logs, metrics, trace
-from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import MAX_BODY_SIZE_SCOPE_KEY
 from starlette.middleware.cors import CORSMiddleware
@@ -78,6 +78,7 @@ from app.api.policy import ApiVersionMiddleware, RateLimitMiddleware, tag_header
 from app.api.routes._outcome import appended, prefers_minimal
 from app.api.routes.actions import ruling_answer
 from app.api.routes.games import game_answer
+from app.api.workers import run_in_worker
 from app.db.repository import DirectReads, WouldWait
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.runtime import env
@@ -442,7 +443,7 @@ class FastRoutes:
                 self.inline += 1
                 return done
         uow = SqlAlchemyUnitOfWork(state.session_factory)
-        return await run_in_threadpool(functools.partial(read, uow, game_id, *args, **kw))
+        return await run_in_worker(functools.partial(read, uow, game_id, *args, **kw))
 
     async def _health(self, scope: Scope, send: Send, versioned: bool) -> bool:
         def ping() -> None:  # the route's SELECT 1, straight on the driver
@@ -456,7 +457,7 @@ class FastRoutes:
             return False  # (a body over the limit: 413 from its middleware)
         cors = self._cors
         try:
-            await run_in_threadpool(ping)
+            await run_in_worker(ping)
         except Exception:  # the route answers (and logs) it: 503
             return False
         self.served += 1
@@ -573,7 +574,7 @@ class FastRoutes:
                     raise
             if outcome is None:
                 uow = SqlAlchemyUnitOfWork(state.session_factory)
-                outcome = await run_in_threadpool(submit, uow)
+                outcome = await run_in_worker(submit, uow)
         except Exception as exc:
             await self._refuse(scope, receive, out, exc)
             return

@@ -603,6 +603,24 @@ def _write_plan(engine: Engine, key: Any, make: Callable[[Dialect], _Write]) -> 
 
 
 _SQL_LOG = logging.getLogger("sqlalchemy.engine.Engine")
+_KEPT_CURSOR = "referee_cursor"
+"""Key of a pooled psycopg connection's ``info``: the cursor its statements run on."""
+
+
+def _kept_cursor(pooled: PoolProxiedConnection) -> Any:
+    """The cursor a pooled psycopg connection's statements run on, made once and kept with
+    the connection: making and closing a psycopg cursor (its adapters map, its transformer)
+    cost about 18 us of CPU a statement (docs/PERFORMANCE.md, issue 28, session 17). The
+    pool forgets it with the connection: the pool record's ``info`` is cleared whenever the
+    record connects anew (after an invalidation, a recycle). It keeps the last statement's
+    result until the next one runs."""
+    info = pooled.info
+    cursor = info.get(_KEPT_CURSOR)
+    if cursor is None:
+        cursor = info[_KEPT_CURSOR] = pooled.cursor()
+    return cursor
+
+
 _PLANS: EngineTable[dict[str, _Plan]] = EngineTable()
 
 
@@ -652,6 +670,8 @@ class DirectReads:
         self._plans = _plans(engine)
         self._closed = False
         self._autocommit = False
+        self._keep = engine.dialect.driver == "psycopg"
+        """Statements run on the connection's kept cursor (:func:`_kept_cursor`)."""
 
     def one(self, name: str, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
         """The first row of statement ``name`` (processed), or None."""
@@ -668,7 +688,8 @@ class DirectReads:
         """Run ``plan`` on the read's connection: its first row (or None), or every row."""
         conn = self._connection()
         try:
-            cursor = conn.cursor()
+            keep = self._keep
+            cursor = _kept_cursor(conn) if keep else conn.cursor()
             try:
                 args = plan.args(params)
                 if self.engine.dispatch.before_cursor_execute:  # a statement observer
@@ -680,7 +701,8 @@ class DirectReads:
                 cursor.execute(plan.sql, args)
                 return cursor.fetchall() if all_rows else cursor.fetchone()
             finally:
-                cursor.close()
+                if not keep:
+                    cursor.close()
         except self.engine.dialect.loaded_dbapi.Error as exc:
             raise self._wrapped(exc, plan.sql, params) from exc
 
@@ -921,7 +943,8 @@ class GameRepository:
         dbapi = conn.connection
         dialect = engine.dialect
         try:
-            cursor = dbapi.cursor()
+            keep = dialect.driver == "psycopg"
+            cursor = _kept_cursor(dbapi) if keep else dbapi.cursor()
             try:
                 if engine.dispatch.before_cursor_execute:
                     engine.dispatch.before_cursor_execute(conn, cursor, sql, args, None, False)
@@ -930,7 +953,8 @@ class GameRepository:
                 cursor.execute(sql, args)
                 return cursor.fetchone() if fetch else int(cursor.rowcount)
             finally:
-                cursor.close()
+                if not keep:
+                    cursor.close()
         except dialect.loaded_dbapi.Error as exc:
             lost = dialect.is_disconnect(exc, dbapi.dbapi_connection, None)
             if lost:

@@ -6,7 +6,7 @@ import abc
 import sqlite3
 from collections.abc import Callable
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 
 from sqlalchemy import Connection, Engine
 from sqlalchemy import exc as sa_exc
@@ -117,9 +117,10 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._held: WriterLock | None = None
         self._after_commit: list[Callable[[], None]] = []
         self._staged: list[tuple[str, int]] = []
-        self._raw: sqlite3.Connection | None = None
-        """SQLite: the driver's connection of a write transaction begun on it directly
-        (:func:`_begin_write`), until it commits or rolls back."""
+        self._raw: Any = None
+        """The driver's connection of a write transaction begun on it (SQLite's
+        ``sqlite3.Connection``, PostgreSQL's ``psycopg.Connection``: :func:`_begin_write`),
+        until it commits or rolls back."""
 
     @property
     def session(self) -> Session:
@@ -164,8 +165,9 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
             conn: Connection | None = None
             try:
                 conn = bind.connect()
-                # Marks the connection so SQLite begins with BEGIN IMMEDIATE (see engine.py).
-                conn.execution_options(**{WRITE_OPTION: True})
+                if conn.dialect.name == "sqlite":
+                    # SQLite's BEGIN IMMEDIATE for what SQLAlchemy begins (see engine.py)
+                    conn.execution_options(**{WRITE_OPTION: True})
                 self._raw = _begin_write(conn)
             except BaseException:
                 if conn is not None:
@@ -295,12 +297,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         if raw is not None:  # begun on the driver: committed there unless taken over (done)
             assert conn is not None
             _require_connected(conn)
-            try:
-                _end_on_driver(conn, raw, "COMMIT")
-            except sqlite3.Error as exc:  # raised as SQLAlchemy raises the driver's errors
-                raise sa_exc.DBAPIError.instance(
-                    "COMMIT", None, exc, sqlite3.Error, dialect=conn.dialect
-                ) from exc
+            _end_on_driver(conn, raw, "COMMIT")
             self._raw = None
             self.games.in_driver_transaction = False
         self._committed = True
@@ -333,17 +330,23 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
         self._staged = []
 
 
-def _begin_write(conn: Connection) -> sqlite3.Connection | None:
-    """Begin a write transaction on ``conn``: on SQLite ``BEGIN IMMEDIATE`` straight on the
-    driver, returning its connection -- SQLAlchemy's ``Connection.begin`` and ``commit``
-    (their transaction objects, events and logging) cost more CPU than the statements
-    themselves, 0.02-0.03 ms of a submission's (docs/PERFORMANCE.md, issue 28, session 16).
-    The repository's statements run on the driver within it; anything that goes through
-    SQLAlchemy (a Core statement, the ORM session) makes SQLAlchemy begin, and the engine's
-    begin hook then takes this transaction over instead of beginning one
-    (``app.db.engine``); :meth:`SqlAlchemyUnitOfWork.commit` commits it either way.
-    Elsewhere (PostgreSQL) SQLAlchemy begins it, and None is returned."""
-    if conn.dialect.driver != "pysqlite":
+def _begin_write(conn: Connection) -> Any:
+    """Begin a write transaction on ``conn`` on the driver, returning the driver's connection
+    -- SQLAlchemy's ``Connection.begin`` and ``commit`` (their transaction objects, events and
+    logging) cost more CPU than the statements themselves, 0.02-0.03 ms of a submission's
+    (docs/PERFORMANCE.md, issue 28, sessions 16 and 17). SQLite: ``BEGIN IMMEDIATE`` straight
+    on ``sqlite3``. PostgreSQL (psycopg): nothing to send -- psycopg begins the transaction
+    itself with its first statement, as it does under SQLAlchemy's ``begin``, whose ``BEGIN``
+    is psycopg's too. The repository's statements run on the driver within it; anything that
+    goes through SQLAlchemy (a Core statement, the ORM session) makes SQLAlchemy begin, which
+    takes this transaction over (SQLite: the engine's begin hook, ``app.db.engine``;
+    PostgreSQL: SQLAlchemy's begin sends nothing, so its commit or rollback is the driver's
+    transaction's); :meth:`SqlAlchemyUnitOfWork.commit` commits it either way. Another driver:
+    SQLAlchemy begins it, and None is returned."""
+    driver = conn.dialect.driver
+    if driver == "psycopg":
+        return conn.connection.driver_connection
+    if driver != "pysqlite":
         conn.begin()
         return None
     raw = conn.connection.driver_connection
@@ -353,15 +356,45 @@ def _begin_write(conn: Connection) -> sqlite3.Connection | None:
     return raw
 
 
-def _end_on_driver(conn: Connection, raw: sqlite3.Connection | None, statement: str) -> None:
+def _end_on_driver(conn: Connection, raw: Any, statement: str) -> None:
     """``COMMIT`` or ``ROLLBACK`` a transaction begun on the driver, if still open there. A
     connection found lost (SQLAlchemy invalidated it: the driver's is closed) has none left:
-    SQLite rolled it back."""
+    the database rolled it back. A ``COMMIT`` the driver refuses is raised as SQLAlchemy
+    raises the driver's errors (its ``DBAPIError`` subclass: one refused for a deferred
+    constraint is an ``IntegrityError``); so is a PostgreSQL ``ROLLBACK``'s, and a connection
+    lost on the way there is invalidated, as SQLAlchemy does."""
     if raw is None or conn.invalidated or conn.closed:
         return
-    conn.info.pop(DRIVER_TRANSACTION, None)
-    if raw.in_transaction:
-        raw.execute(statement)
+    if isinstance(raw, sqlite3.Connection):
+        conn.info.pop(DRIVER_TRANSACTION, None)
+        if raw.in_transaction:
+            try:
+                raw.execute(statement)
+            except sqlite3.Error as exc:
+                if statement != "COMMIT":
+                    raise
+                raise sa_exc.DBAPIError.instance(
+                    "COMMIT", None, exc, sqlite3.Error, dialect=conn.dialect
+                ) from exc
+        return
+    dialect = conn.dialect
+    try:  # psycopg: nothing is sent when no transaction is open
+        if statement == "COMMIT":
+            raw.commit()
+        else:
+            raw.rollback()
+    except dialect.loaded_dbapi.Error as exc:
+        lost = dialect.is_disconnect(exc, raw, None)
+        if lost:
+            conn.invalidate(exc)
+        raise sa_exc.DBAPIError.instance(
+            statement,
+            None,
+            exc,
+            dialect.loaded_dbapi.Error,
+            connection_invalidated=lost,
+            dialect=dialect,
+        ) from exc
 
 
 def _require_connected(conn: Connection) -> None:

@@ -1,12 +1,15 @@
-"""Issue 28, session 16: a write transaction on SQLite is begun and ended on the driver.
+"""Issue 28, sessions 16 and 17: a write transaction is begun and ended on the driver.
 
-``app.db.uow`` begins a write with ``BEGIN IMMEDIATE`` straight on the driver's connection,
-not through SQLAlchemy's ``Connection.begin``; the repository's statements run in it, and
+``app.db.uow`` begins a write on SQLite with ``BEGIN IMMEDIATE`` straight on the driver's
+connection, not through SQLAlchemy's ``Connection.begin``; on PostgreSQL (since session 17)
+psycopg begins it with the first statement, as it did under SQLAlchemy's ``begin``; either way
+it is committed or rolled back on the driver. The repository's statements run in it, and
 whatever goes through SQLAlchemy (a Core statement, the ORM session) makes SQLAlchemy take
-the open transaction over (the engine's begin hook). These tests hold the unit of work to
-what a transaction must do whichever way it went: committed only by ``commit``, wholly; rolled
-back otherwise; nothing left open on the connection after it; and on PostgreSQL unchanged
-(SQLAlchemy begins it). Each runs a real database."""
+the open transaction over (SQLite: the engine's begin hook; PostgreSQL: SQLAlchemy's begin
+sends nothing). These tests hold the unit of work to what a transaction must do whichever
+way it went: committed only by ``commit``, wholly; rolled back otherwise; nothing left open
+on the connection after it; a driver's refusal raised as SQLAlchemy raises it. Each runs a
+real database."""
 
 from __future__ import annotations
 
@@ -15,9 +18,11 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
-from sqlalchemy import Engine, select, text
+from sqlalchemy import Engine, event, select, text
 from sqlalchemy import exc as sa_exc
+from sqlalchemy.engine import Connection
 
 from app.db.engine import LoopWriter, make_engine, make_session_factory, sqlite_file
 from app.db.models import GameRow
@@ -285,3 +290,144 @@ def test_only_a_transaction_the_unit_of_work_began_is_taken_over(engine: Engine)
         with pytest.raises(refused, match="within a transaction"):
             conn.execute(text("SELECT 1"))
         raw.execute("ROLLBACK")
+
+
+# -- PostgreSQL: the driver's transaction ended on psycopg ----------------------------------
+
+
+@pytest.fixture
+def pg_engine(db_url: str) -> Iterator[Engine]:
+    if not db_url.startswith("postgresql"):
+        pytest.skip("PostgreSQL's row lock and backends")
+    made = make_engine(db_url)
+    yield made
+    made.dispose()
+
+
+def _backend_pid(conn: Connection) -> int:
+    raw = conn.connection.driver_connection
+    assert isinstance(raw, psycopg.Connection)
+    return int(raw.info.backend_pid)
+
+
+def _row_free(engine: Engine, game_id: str) -> bool:
+    """Another connection gets the game row's lock at once (no write holds it)."""
+    with engine.connect() as conn:
+        try:
+            conn.execute(
+                text("SELECT id FROM games WHERE id = :id FOR UPDATE NOWAIT"), {"id": game_id}
+            ).one()
+        except sa_exc.OperationalError:
+            return False
+        finally:
+            conn.rollback()
+        return True
+
+
+def test_postgres_a_rollback_ends_the_transaction_inside_the_block(pg_engine: Engine) -> None:
+    """``rollback`` gives the row lock back there and then (not at the pool's reset), with or
+    without a session that took the transaction over; nothing is written."""
+    _, game_id, version = _game(pg_engine)
+    uow = SqlAlchemyUnitOfWork(make_session_factory(pg_engine))
+    for take_over in (False, True):
+        with uow.begin(write=True):
+            assert uow.games.get(game_id, lock=True) is not None  # the locked read
+            _advance(uow, game_id, version)
+            if take_over:
+                uow.session.execute(select(GameRow.version).where(GameRow.id == game_id)).one()
+            assert not _row_free(pg_engine, game_id)
+            uow.rollback()
+            assert _row_free(pg_engine, game_id)
+        assert _version(pg_engine, game_id) == version
+
+
+def test_postgres_a_commit_the_database_refuses_writes_nothing(pg_engine: Engine) -> None:
+    """COMMIT failing (a deferred foreign key broken) is raised as SQLAlchemy raises the
+    driver's errors; nothing is written, the row lock is given back and the next write on
+    the pool goes as usual."""
+    _, game_id, version = _game(pg_engine)
+    with pg_engine.begin() as conn:
+        conn.execute(text("CREATE TABLE t_parent (id INTEGER PRIMARY KEY)"))
+        conn.execute(
+            text(
+                "CREATE TABLE t_child (pid INTEGER REFERENCES t_parent(id) "
+                "DEFERRABLE INITIALLY DEFERRED)"
+            )
+        )
+    uow = SqlAlchemyUnitOfWork(make_session_factory(pg_engine))
+    with pytest.raises(sa_exc.IntegrityError), uow.begin(write=True):
+        _advance(uow, game_id, version)
+        raw = uow.games._connection().connection.driver_connection
+        assert isinstance(raw, psycopg.Connection)
+        raw.execute("INSERT INTO t_child (pid) VALUES (999)")
+        uow.commit()
+    assert _version(pg_engine, game_id) == version
+    assert _row_free(pg_engine, game_id)
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        uow.commit()
+    assert _version(pg_engine, game_id) == version + 1
+
+
+def test_postgres_a_connection_lost_at_commit_is_invalidated(pg_engine: Engine) -> None:
+    """The write's backend gone before its COMMIT: SQLAlchemy's error for a lost connection
+    (``connection_invalidated``), nothing written, and the connection is not handed out
+    again (the next write gets a working one)."""
+    _, game_id, version = _game(pg_engine)
+    uow = SqlAlchemyUnitOfWork(make_session_factory(pg_engine))
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        conn = uow.games._connection()
+        pid = _backend_pid(conn)
+        with pg_engine.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            other.commit()
+        with pytest.raises(sa_exc.OperationalError) as raised:
+            uow.commit()
+        assert raised.value.connection_invalidated
+        assert conn.invalidated  # (the pool replaces it)
+    assert _version(pg_engine, game_id) == version
+    with uow.begin(write=True):
+        _advance(uow, game_id, version)
+        uow.commit()
+    assert _version(pg_engine, game_id) == version + 1
+
+
+def test_postgres_statements_run_on_a_cursor_kept_with_its_connection(pg_engine: Engine) -> None:
+    """A write's statements and a direct read's run on one cursor a pooled connection keeps;
+    once the connection is lost (its backend gone, the pool invalidating it), the pool's new
+    connection gets a cursor of its own: the next write and read go as usual."""
+    _, game_id, version = _game(pg_engine)
+    pg_engine.pool.dispose()  # (so the one connection below is the pool's first)
+    uow = SqlAlchemyUnitOfWork(make_session_factory(pg_engine))
+    seen: list[object] = []
+
+    @event.listens_for(pg_engine, "before_cursor_execute")
+    def _watch(conn: object, cursor: object, sql: str, *rest: object) -> None:
+        if "pg_terminate_backend" not in sql and not sql.startswith("SELECT version"):
+            seen.append(cursor)  # the unit of work's statements
+
+    for n in range(2):
+        with uow.begin(write=True):
+            assert uow.games.get(game_id, lock=True) is not None
+            _advance(uow, game_id, version + n)
+            uow.commit()
+    with uow.begin(direct=True):
+        assert uow.games.get(game_id) is not None
+    assert len(seen) == 5 and len({id(c) for c in seen}) == 1
+    with uow.begin(write=True):
+        pid = _backend_pid(uow.games._connection())
+        with pg_engine.connect() as other:
+            other.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            other.commit()
+        with pytest.raises(sa_exc.OperationalError):
+            _advance(uow, game_id, version + 2)
+    seen.clear()
+    with uow.begin(write=True):
+        assert uow.games.get(game_id, lock=True) is not None
+        _advance(uow, game_id, version + 2)
+        uow.commit()
+    assert _version(pg_engine, game_id) == version + 3
+    with uow.begin(direct=True):
+        assert uow.games.get(game_id) is not None
+    assert len(seen) == 3 and len({id(c) for c in seen}) == 1
