@@ -150,8 +150,15 @@ against 10-20 us; the two meet at about 20 items, docs/PERFORMANCE.md, issue 28,
 
 
 def _items(state: Any, fields: tuple[tuple[str, type[BaseModel], bytes], ...]) -> int:
-    """How many items ``state``'s model lists hold."""
-    return sum(len(getattr(state, name)) for name, _model, _key in fields)
+    """How many items ``state``'s model lists hold (:data:`WHOLE_BELOW` when one is not a
+    list: the text is then put together the long way, which encodes it whole)."""
+    count = 0
+    for name, _model, _key in fields:
+        items = getattr(state, name)
+        if type(items) is not list:
+            return WHOLE_BELOW
+        count += len(items)
+    return count
 
 
 def state_text(state: Any, before: Any = None) -> bytes:

@@ -10,7 +10,8 @@ or query on that new state derives its index from the old one (:meth:`StateIndex
 dropping only what the move invalidates -- each table's own ``handed_on`` says what that is
 (:meth:`app.rules.zoc.zones.Zones.handed_on`, :meth:`app.rules.zoc.search.SideFacts.handed_on`).
 Anything else (another board, a hex off the map, any mismatch) builds afresh, and so does a
-state of fewer than :data:`HAND_ON_FROM` units, whose index costs less to build than to hand on.
+state of fewer than :data:`HAND_ON_FROM` units on which no search was made, whose index costs
+less to build than to hand on.
 """
 
 from __future__ import annotations
@@ -214,9 +215,12 @@ _HANDED_ON: ByIdentity[Moved] = ByIdentity(maxsize=128)
 
 HAND_ON_FROM = 32
 """The fewest units a state must hold for :func:`moved_to` to record the move, so that the new
-state's index is handed on from the old one: below it the index is built afresh, which costs
-less (the seed example's 5 units: 3 us built, 12 us handed on; the two meet at about 50 units,
-docs/PERFORMANCE.md, issue 28, session 17). The tests set it to 0 to hand small states on."""
+state's index is handed on from the old one, unless the old index holds a search's facts:
+below it, with no search made on the state, the index is built afresh, which costs less (the
+seed example's 5 units: 3 us built, 12 us handed on; the two meet at about 50 units). A
+search's facts are always handed on: the first ``reachable`` after a move would otherwise
+search a large map afresh (docs/PERFORMANCE.md, issue 28, session 17). The tests set it to 0
+to hand small states on."""
 
 
 def state_index(board: Board, topo: Topology, state: State) -> StateIndex:
@@ -246,7 +250,9 @@ def moved_to(state: State, unit_id: str, hex_id: str | None, *, moved: bool = Fa
     apply that edits in place works on a deep copy of its own), so sharing is safe and a
     move costs one unit, not the whole game."""
     units = list(state.units)
-    old = _INDEX_OF.peek(state) if len(units) >= HAND_ON_FROM else None
+    old = _INDEX_OF.peek(state)
+    if old is not None and len(units) < HAND_ON_FROM and not old.search:
+        old = None  # small, and no search to hand on: the new state's index is built afresh
     i = None if old is None else old.position(units, unit_id)  # the scan below, kept
     if i is None or units[i].id != unit_id:
         i = next((k for k, u in enumerate(units) if u.id == unit_id), None)
