@@ -9,10 +9,8 @@ citations and readings included."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -21,20 +19,11 @@ from app.rules import layers, registry
 from app.rules.zoc.topology import topology
 from bench.scenarios import zoc_scenario
 from tests.rules.zoc.test_zoc_search import HEXES, games
+from tests.support.handoff import small_states_handed_on  # noqa: F401 -- autouse fixture
 from tests.support.props import examples
 
 zoc_index = native.selected("app.rules.zoc.index")  # the build in use
 zoc_search = native.selected("app.rules.zoc.search")  # the build in use
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _small_states_handed_on() -> Iterator[None]:
-    """These tests hand the index on in states of any size: small ones are otherwise indexed
-    afresh (``HAND_ON_FROM``; tests/rules/zoc/test_small_states.py)."""
-    kept = zoc_index.HAND_ON_FROM
-    setattr(zoc_index, "HAND_ON_FROM", 0)  # noqa: B010 -- a module (mypy: no such attribute)
-    yield
-    setattr(zoc_index, "HAND_ON_FROM", kept)  # noqa: B010
 
 
 RS = registry.get("zoc")
