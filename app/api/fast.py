@@ -337,7 +337,10 @@ class FastRoutes:
             or scope.get("root_path")
             or not (self._on if self.owner.middleware_stack is self._stack else self._survey())
             or MAX_BODY_SIZE_SCOPE_KEY in scope
-            or (not telemetry_quiet(self.owner._native_telemetry.config) and self._telemetry())
+            or (
+                not telemetry_quiet(self.owner._native_telemetry.config)
+                and self.owner._native_telemetry.enabled()
+            )
         ):
             await self.app(scope, receive, send)
             return
@@ -362,10 +365,6 @@ class FastRoutes:
                         await self._serve(scope, receive, send, versioned, match, plain, action)
                         return
         await self.app(scope, receive, send)
-
-    def _telemetry(self) -> bool:
-        """FastAPI's native telemetry acts (an OpenTelemetry provider is configured)."""
-        return bool(self.owner._native_telemetry.enabled())
 
     async def _serve(
         self,

@@ -285,7 +285,6 @@ class EngineTable(Generic[V]):
         return self.get(engine) is not None
 
 
-_WRITERS: weakref.WeakKeyDictionary[Engine, WriterLock] = weakref.WeakKeyDictionary()
 _WRITERS_GUARD = threading.Lock()
 _LOCKS: EngineTable[tuple[WriterLock | None]] = EngineTable()
 """Each engine's writer lock as :func:`writer_lock` found it: ``(None,)`` for an engine whose
@@ -308,11 +307,9 @@ def writer_lock(engine: Engine) -> WriterLock | None:
         return found[0]
     if sqlite_file(engine.url) is None:
         return _LOCKS.setdefault(engine, (None,))[0]
-    with _WRITERS_GUARD:
-        lock = _WRITERS.get(engine)
-        if lock is None:
-            lock = _WRITERS[engine] = WriterLock()
-        return _LOCKS.setdefault(engine, (lock,))[0]
+    with _WRITERS_GUARD:  # one lock per engine, whichever thread asks first
+        found = _LOCKS.get(engine)
+        return (found if found is not None else _LOCKS.setdefault(engine, (WriterLock(),)))[0]
 
 
 WAL_BACKSTOP_PAGES = 20_000

@@ -164,7 +164,7 @@ class StateLru(WeighedLru):
 
     def clear(self) -> None:
         with self._lock:
-            super()._clear_locked()
+            self._clear_locked()
             self._games.clear()
 
 
