@@ -170,9 +170,18 @@ def test_an_objective_zones_assault_by_pointing_only(
     assert builder.locator(".seal-submit").is_disabled()
     assert "At least 1 infantry unit in every sector" in builder.inner_text()
     assert "24 castings" in builder.locator(".alloc-row[data-unit=us-1]").inner_text()
-    _seal(union, decision, {"us-1": "1", "us-2": "2", "us-bty": "2"})
     # the defender's builder starts from the garrison's sectors; its guns go to sector 1
     _seal(confed, decision, {"cs-22va": "1", "cs-36va": "2", "cs-bty": "1"})
+    # the defender's seal is a new version on the attacker's page: the builder it is using is
+    # kept (same element, its menus and limits), not built again blank while it asks the server
+    kept = builder.element_handle()
+    union.wait_for_selector(f"[data-decision='{decision}'] .receipts li[data-side=confederate]")
+    assert union.evaluate(
+        "([b, d]) => b === document.querySelector(`[data-builder='${d}']`)", [kept, decision]
+    )
+    assert "At least 1 infantry unit in every sector" in builder.inner_text()
+    assert builder.locator("select[data-unit=us-1]").input_value() == "1"
+    _seal(union, decision, {"us-1": "1", "us-2": "2", "us-bty": "2"})
 
     reveal = next(e for e in _events(base, game) if e["kind"] == "sealed_revealed")
     sectors = reveal["ruling"]["details"]["sectors"]

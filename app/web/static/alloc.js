@@ -33,9 +33,10 @@ export function allocationBuilder(d, ctx, drafts) {
   let checkSeq = 0;
   let checked = null;
 
-  const byId = Object.fromEntries(zoneUnits(S).map((u) => [u.id, u]));
+  // read from the position shown now (the card outlives versions: see renderSealed)
+  const unitOf = (id) => zoneUnits(S).find((u) => u.id === id) || { id };
   const describe = (id) => {
-    const u = byId[id] || { id };
+    const u = unitOf(id);
     const bits = [u.grade && u.type !== "artillery" ? u.grade : null, u.type, u.type === "artillery" ? `${u.sections} section${u.sections === 1 ? "" : "s"}` : null, `${u.men} casting${u.men === 1 ? "" : "s"}`].filter(Boolean);
     return `${id} · ${bits.join(" · ")}`;
   };
@@ -55,7 +56,7 @@ export function allocationBuilder(d, ctx, drafts) {
     const attacker = opts && opts.role === "attacker";
     for (const n of sectors) {
       const ids = o[n] || [];
-      const units = ids.map((id) => byId[id] || { id });
+      const units = ids.map(unitOf);
       const inf = units.filter((u) => u.type === "infantry").length;
       const guns = units.filter((u) => u.type === "artillery").length;
       const men = units.reduce((t, u) => t + (u.type === "artillery" ? 0 : u.men || 0), 0);
@@ -157,6 +158,8 @@ export function allocationBuilder(d, ctx, drafts) {
   });
   area.addEventListener("change", () => { send.disabled = !area.value.trim() && !(checked && checked.legal); });
 
+  // the sealed panel keeps this card across versions and asks it to check again
+  card.recheck = () => { if (opts) runCheck(); };
   card.append(
     h("h5", {}, `Your allocation (${S.seat})`),
     limits,

@@ -8,6 +8,10 @@ const drafts = {};
 export async function renderSealed(box, ctx) {
   const { S, h, api, submit, notify, problemText } = ctx;
   const data = (await api.get(`/games/${S.gameId}/sealed`)).body;
+  // an allocation builder still wanted is kept, not built again: a new version (the other
+  // side's seal, a late event) must not blank the limits, menus and check the player is using
+  // while the builder's own query runs again; the kept one re-runs its check on the new state
+  const kept = new Map([...box.querySelectorAll("[data-builder]")].map((b) => [b.dataset.builder, b]));
   box.innerHTML = "";
   if (!data.open.length && !data.revealed.length) {
     box.append(h("p", { class: "hint" }, "No sealed decision is open. The rules open one when the game reaches it (e.g. an assault's troop allocation)."));
@@ -20,7 +24,13 @@ export async function renderSealed(box, ctx) {
       h("ul", { class: "receipts" }, ...d.received.map((r) => h("li", { "data-side": r.side }, `${r.side}: sealed, commitment `, h("code", {}, r.commitment)))));
     if (d.own) card.append(h("p", { class: "own-order" }, "Your order (only you can read it until the reveal): ", h("code", {}, JSON.stringify(d.own.order || d.own))));
     const builder = ((S.meta && S.meta.queries) || []).some((q) => q.name === "allocation-options") && d.id.startsWith("allocation:");
-    if (mine && !d.own && builder) card.append(allocationBuilder(d, ctx, drafts));
+    if (mine && !d.own && builder) {
+      const old = kept.get(d.id);
+      if (old && old.recheck) {
+        card.append(old);
+        old.recheck();
+      } else card.append(allocationBuilder(d, ctx, drafts));
+    }
     if (mine && !d.own && !builder) {
       const area = h("textarea", { rows: 4, id: `order-${d.id}`, "aria-label": `Your sealed order for ${d.title || d.id} (JSON)`, placeholder: JSON.stringify(example(d.order_schema)) });
       area.value = drafts[d.id] || "";
