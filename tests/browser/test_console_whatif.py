@@ -23,7 +23,12 @@ CASE = next(c for c in all_cases() if c.id == "zoc:negation-non-ground-friendly-
 
 
 def _move_by_clicking(page: Any, unit: str = "de-a") -> None:
+    """Pick the unit in the list, then click two hexes once the page shows it picked (the
+    board is drawn again with its reach after the pick: a hex clicked before lands where
+    the board was)."""
+    page.wait_for_selector("body[data-ready=true][data-stream=live]")
     page.click(f"#unit-list [data-unit={unit}]")
+    page.wait_for_selector(f"#unit-list [data-unit={unit}][aria-selected=true]")
     page.click("polygon.hex[data-hex=e3207]", force=True)
     page.wait_for_function(
         "document.body.dataset.rulingFor && JSON.parse(document.body.dataset.rulingFor)"
