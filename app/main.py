@@ -43,6 +43,7 @@ from app.api.routes import (
     whatif,
 )
 from app.config import Settings, get_settings
+from app.db.access import loop_outbox_probe, outbox_probe
 from app.db.engine import (
     WalCheckpointer,
     loop_connections,
@@ -155,7 +156,10 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.loop_writer = loop_writer(engine, settings.inline_writes)
     app.state.clock = clock or time.time
     app.state.webhook_worker = DeliveryWorker(
-        lambda: SqlAlchemyUnitOfWork(app.state.session_factory), worker_config(settings)
+        lambda: SqlAlchemyUnitOfWork(app.state.session_factory),
+        worker_config(settings),
+        probe=outbox_probe(engine),
+        loop_probe=loop_outbox_probe(engine, app.state.inline_reads),
     )
 
     problems.install(app)

@@ -1,16 +1,20 @@
 """Queries on tokens, webhooks and email subscriptions (tables ``seats``, ``access_tokens``,
 ``webhooks``, ``email_subscriptions``, ``webhook_deliveries``: the outbox of every channel),
-through the unit of work's session."""
+through the unit of work's session; and the delivery worker's idle checks of the outbox,
+which run past it (:func:`outbox_probe`, :func:`loop_outbox_probe`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import sqlite3
+from collections.abc import Callable, Collection
 from datetime import datetime
+from typing import cast
 
-from sqlalchemy import CursorResult, delete, func, or_, select, update
+from sqlalchemy import CursorResult, Engine, Table, bindparam, delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from app.db import notify
+from app.db.engine import LoopConnections
 from app.db.models import (
     AccessTokenRow,
     EmailSubscriptionRow,
@@ -303,6 +307,77 @@ class AccessRepository:
         )
         result = self.session.execute(stmt)
         assert isinstance(result, CursorResult)
+
+
+_ANY_DUE = (
+    select(WebhookDeliveryRow.id)
+    .where(
+        WebhookDeliveryRow.status == "pending",
+        WebhookDeliveryRow.next_attempt_at <= bindparam("now"),
+        or_(
+            WebhookDeliveryRow.locked_until.is_(None),
+            WebhookDeliveryRow.locked_until <= bindparam("now"),
+        ),
+    )
+    .limit(1)
+)
+"""Whether :meth:`AccessRepository.due` would find anything, without locking it."""
+
+
+def outbox_probe(engine: Engine) -> Callable[[datetime], bool]:
+    """The delivery worker's idle check, answered on one pooled connection by one Core
+    statement (:data:`_ANY_DUE`) instead of a unit of work and the ORM.
+
+    The worker asks it every ``poll`` seconds and finds nothing nearly every time. Through
+    the ORM that took 0.46 ms of CPU in the worker's thread in half a dozen pieces between
+    the database's calls, each a hand-over of the interpreter lock with the event loop's
+    thread: on a busy SQLite server a request stalled 5-9 ms once a second, a third of the
+    submissions' p99 (docs/PERFORMANCE.md, issue 28, session 18)."""
+
+    def probe(now: datetime) -> bool:
+        with engine.connect() as conn:
+            return conn.execute(_ANY_DUE, {"now": now}).first() is not None
+
+    return probe
+
+
+def loop_outbox_probe(
+    engine: Engine, connections: LoopConnections | None
+) -> Callable[[datetime], bool] | None:
+    """The idle check run on the event loop itself (SQLite with inline reads; else None):
+    :data:`_ANY_DUE` on the loop's own read connection (:class:`LoopConnections`), one
+    statement in SQLite's autocommit, microseconds of a local file.
+
+    From the worker's thread even the cheap :func:`outbox_probe` cost the loop: while a
+    submission ran on the loop, the thread's statement and the loop's passed the
+    interpreter lock to and fro, and a submission stalled 5-7 ms on it once every ``poll``
+    seconds (docs/PERFORMANCE.md, issue 28, session 18). Run on the loop, nothing is
+    handed over; the worker's thread wakes only when something may be due. A database
+    error is raised (the connection dropped): the caller wakes the thread, which looks
+    itself."""
+    if connections is None or engine.dialect.name != "sqlite":
+        return None
+    compiled = _ANY_DUE.compile(dialect=engine.dialect)
+    sql = str(compiled)
+    names = list(compiled.positiontup or ())
+    fixed = compiled.construct_params({"now": None})  # the status, the limit: as bound
+    column = cast(Table, WebhookDeliveryRow.__table__).c.next_attempt_at
+    process = column.type.bind_processor(engine.dialect)
+    source = connections
+
+    def probe(now: datetime) -> bool:
+        value = process(now) if process is not None else now
+        if not source.available():
+            raise sqlite3.OperationalError("the loop's read connection failed a moment ago")
+        raw = source.get()
+        try:
+            row = raw.execute(sql, [value if n == "now" else fixed[n] for n in names]).fetchone()
+        except sqlite3.Error:
+            source.drop()
+            raise
+        return row is not None
+
+    return probe
 
 
 def access(uow: AbstractUnitOfWork) -> AccessRepository:

@@ -973,6 +973,16 @@ class GameRepository:
         plan = _write_plan(conn.engine, key, make)
         return int(self._execute(conn, plan.sql, plan.args(params), params))
 
+    def detach(self) -> None:
+        """Forget the unit of work's ``session_of`` and ``stage`` once its transaction has
+        ended. Both refer back to the unit of work, which refers to this repository: left
+        in place, every write left one such cycle behind, which only the garbage collector
+        could free -- tens of thousands of objects freed at once in a young collection,
+        20-40 ms every few thousand writes, the submissions' p99 (docs/PERFORMANCE.md,
+        issue 28, session 18). Freed by reference counting instead, with the request."""
+        self._session_of = None
+        self._stage = None
+
     @property
     def session(self) -> Session:
         if self._session is None and self._session_of is not None:

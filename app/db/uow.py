@@ -260,6 +260,7 @@ class SqlAlchemyUnitOfWork(AbstractUnitOfWork):
                 self._write = False
                 self._after_commit = []
                 self._staged = []
+                self.games.detach()  # no cycle left through its callbacks (see detach)
             if kept and not self._committed and _broken(exc):
                 # an inline write that failed on the database (busy at its commit, a file
                 # not in WAL mode; or anything else of the loop's connection) wrote nothing:

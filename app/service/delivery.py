@@ -33,6 +33,7 @@ once the lease runs out.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
@@ -220,6 +221,11 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:500]
 
 
+BACKSTOP_SECONDS = 60.0
+"""The worker thread's own idle look while the event loop's task looks every ``poll``
+seconds (see :class:`DeliveryWorker`)."""
+
+
 class DeliveryWorker:
     """Sends due webhook deliveries in a background thread (start/stop with the app)."""
 
@@ -229,10 +235,22 @@ class DeliveryWorker:
         config: WorkerConfig,
         *,
         clock: Callable[[], float] = time.time,
+        probe: Callable[[datetime], bool] | None = None,
+        loop_probe: Callable[[datetime], bool] | None = None,
     ) -> None:
+        """``probe(now)``: whether anything may be due, asked in the worker's thread before
+        the claim's write transaction (``app.db.access.outbox_probe``; None: a unit of
+        work's read). ``loop_probe(now)``: the same asked on the event loop
+        (``app.db.access.loop_outbox_probe``, SQLite): when given and :meth:`start` runs on
+        a loop, a task there asks it every ``poll`` seconds and wakes the thread only when
+        something may be due, and the thread's own look comes every
+        :data:`BACKSTOP_SECONDS` only."""
         self.uow_factory = uow_factory
         self.config = config
         self.clock = clock
+        self.probe = probe
+        self.loop_probe = loop_probe
+        self._watch: asyncio.Task[None] | None = None
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -249,16 +267,50 @@ class DeliveryWorker:
             return
         self._stop.clear()
         db_notify.add_outbox_listener(self._on_commit)
+        if self.loop_probe is not None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:  # started outside a loop: the thread polls, as without one
+                loop = None
+            if loop is not None:
+                self._watch = loop.create_task(self._watch_outbox(), name="outbox-watch")
         self._thread = threading.Thread(target=self._run, name="referee-webhooks", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 10.0) -> None:
         db_notify.remove_outbox_listener(self._on_commit)
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            watch.cancel()
         self._stop.set()
         self._wake.set()
         thread, self._thread = self._thread, None
         if thread is not None:
             thread.join(timeout)
+
+    async def _watch_outbox(self) -> None:
+        """Every ``poll`` seconds, the idle check on the loop (``loop_probe``): the thread is
+        woken when something may be due, or when the check failed (it then looks itself)."""
+        probe = self.loop_probe
+        assert probe is not None
+        while True:
+            await asyncio.sleep(self.config.poll)
+            try:
+                due = probe(self._now())
+            except Exception:  # the thread's own look, through the pool, decides
+                log.debug("the outbox's idle check on the loop failed", exc_info=True)
+                due = True
+            if due:
+                self._wake.set()
+
+    @property
+    def idle_seconds(self) -> float:
+        """How long the thread sleeps when nothing is due: ``poll``, or, while the loop's
+        task looks every ``poll`` seconds, :data:`BACKSTOP_SECONDS` (should it have died)."""
+        watch = self._watch
+        if watch is None or watch.done():
+            return self.config.poll
+        return max(self.config.poll, BACKSTOP_SECONDS)
 
     def _run(self) -> None:
         senders = ThreadPoolExecutor(
@@ -285,7 +337,7 @@ class DeliveryWorker:
                     future.add_done_callback(lambda _: self._wake.set())
                     in_flight[delivery_id] = future
                 if len(claimed) < free or free == 0:  # nothing more due, or every sender busy
-                    self._wake.wait(self.config.poll)
+                    self._wake.wait(self.idle_seconds)
         finally:
             senders.shutdown(wait=True, cancel_futures=True)
             pool.close()
@@ -298,9 +350,14 @@ class DeliveryWorker:
     def _claim(self, limit: int) -> list[str]:
         now = self._now()
         uow = self.uow_factory()
-        with uow.begin():  # cheap read first: most rounds find nothing
-            if not access(uow).due(now, limit=1):
+        # cheap read first: most rounds find nothing
+        if self.probe is not None:
+            if not self.probe(now):
                 return []
+        else:
+            with uow.begin():
+                if not access(uow).due(now, limit=1):
+                    return []
         with uow.begin(write=True):
             repo = access(uow)
             ids = [d.id for d in repo.due(now, limit=limit)]
