@@ -362,7 +362,8 @@ def loop_outbox_probe(
     names = list(compiled.positiontup or ())
     fixed = compiled.construct_params({"now": None})  # the status, the limit: as bound
     column = cast(Table, WebhookDeliveryRow.__table__).c.next_attempt_at
-    process = column.type.bind_processor(engine.dialect)
+    # the dialect's own type (SQLite's DateTime: its stored text form), as SQLAlchemy binds it
+    process = column.type.dialect_impl(engine.dialect).bind_processor(engine.dialect)
     source = connections
 
     def probe(now: datetime) -> bool:

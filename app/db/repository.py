@@ -879,6 +879,8 @@ class GameRepository:
         self._conn = connection
         self._session_of = session_of
         self._stage = stage
+        self._detached = False
+        """Its transaction has ended (:meth:`detach`)."""
         self._inline = inline
         self.in_driver_transaction = False
         """The unit of work began the write transaction on the driver (SQLite; see
@@ -974,20 +976,24 @@ class GameRepository:
         return int(self._execute(conn, plan.sql, plan.args(params), params))
 
     def detach(self) -> None:
-        """Forget the unit of work's ``session_of`` and ``stage`` once its transaction has
-        ended. Both refer back to the unit of work, which refers to this repository: left
+        """Forget the unit of work's ``session_of`` and ``stage`` (and the write's session)
+        once its transaction has ended. Both refer back to the unit of work, which refers to this repository: left
         in place, every write left one such cycle behind, which only the garbage collector
         could free -- tens of thousands of objects freed at once in a young collection,
         20-40 ms every few thousand writes, the submissions' p99 (docs/PERFORMANCE.md,
         issue 28, session 18). Freed by reference counting instead, with the request."""
         self._session_of = None
         self._stage = None
+        self._session = None  # the write's, closed with it
+        self._detached = True
 
     @property
     def session(self) -> Session:
         if self._session is None and self._session_of is not None:
             self._session = self._session_of()
         if self._session is None:
+            if self._detached:
+                raise RuntimeError("unit of work used outside its `with` block")
             raise RuntimeError(
                 "this read transaction reads its game only (uow.begin(direct=True)): "
                 "it has no session"

@@ -19,7 +19,7 @@ import httpx
 import pytest
 
 from tests.support.chromium import click_yards as _click_yards
-from tests.support.chromium import seat_link
+from tests.support.chromium import oz_assault, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -575,3 +575,31 @@ def test_the_focus_stays_with_the_work_when_an_order_is_dropped(
     assert union.evaluate("document.activeElement.closest('#unit-list') !== null")
     assert union.errors == []
     union.context.close()
+
+
+def test_a_page_switched_to_another_seat_builds_that_seats_allocation(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """The sealed panel keeps a builder across versions, never across seats: the same tab
+    opened on the other side's link (as an umpire checking both) shows that side's own
+    builder, its units and its heading, not the first side's picks."""
+    base = console_server.url
+    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
+    game = httpx.post(
+        f"{base}/games", json={"ruleset": "objective-zones", "scenario": scenario}
+    ).json()
+    oz_assault(base, game, seal=False)
+    page = _open(browser, base, game, "union", "desktop")
+    decision = "allocation:mill:t1"
+    page.click("#tab-sealed")
+    builder = page.locator(f"[data-builder='{decision}']")
+    builder.locator("select[data-unit=us-1]").select_option("1")
+    page.wait_for_selector(f"[data-builder='{decision}'][data-checking=false]")
+    assert "Your allocation (union)" in builder.inner_text()
+    page.goto(seat_link(base, game["id"], "confederate", game["seats"]["confederate"]))
+    page.wait_for_selector("body[data-seat=confederate]")
+    page.click("#tab-sealed")
+    page.wait_for_selector(f"[data-builder='{decision}'] select[data-unit=cs-22va]")
+    assert "Your allocation (confederate)" in builder.inner_text()
+    assert builder.locator("select[data-unit=us-1]").count() == 0
+    assert page.errors == []

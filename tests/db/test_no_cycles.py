@@ -87,3 +87,17 @@ def test_submissions_leave_no_cyclic_garbage(db_url: str, path: str) -> None:
         if writer is not None:
             writer.drop(failed=False)
         engine.dispose()
+
+
+def test_a_write_repository_used_after_its_block_says_so(db_url: str) -> None:
+    """Detached at the end of the transaction, the repository still names the mistake of
+    using it afterwards (not the message of a read-only transaction)."""
+    engine = make_engine(db_url)
+    try:
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+        with uow.begin(write=True):
+            assert uow.games.session is not None
+        with pytest.raises(RuntimeError, match="outside its `with` block"):
+            _ = uow.games.session
+    finally:
+        engine.dispose()

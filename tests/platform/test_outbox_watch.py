@@ -45,6 +45,8 @@ def _delivery(**kw: object) -> WebhookDeliveryRow:
 
 CASES: dict[str, dict[str, object]] = {
     "due now": {},
+    "due at a whole second": {"next_attempt_at": T0.replace(microsecond=0)},
+    "lease ends at a whole second": {"locked_until": T0.replace(microsecond=0)},
     "due in a microsecond": {"next_attempt_at": T0 + timedelta(microseconds=1)},
     "due tomorrow": {"next_attempt_at": T0 + timedelta(days=1)},
     "claimed, lease running": {"locked_until": T0 + timedelta(seconds=30)},
@@ -66,7 +68,8 @@ def test_the_idle_checks_agree_with_the_claims_query(db_url: str, case: str) -> 
         path = sqlite_file(engine.url)
         loop_probe = loop_outbox_probe(engine, LoopConnections(Path(path)) if path else None)
         assert (loop_probe is None) == (engine.dialect.name != "sqlite")
-        for now in (T0 - timedelta(seconds=1), T0, T0 + timedelta(microseconds=1)):
+        whole = T0.replace(microsecond=0)
+        for now in (T0 - timedelta(seconds=1), whole, T0, T0 + timedelta(microseconds=1)):
             with Session(engine) as session:
                 claimable = bool(AccessRepository(session).due(now, limit=1))
             assert thread_probe(now) is claimable, (case, now)

@@ -106,7 +106,9 @@ export function allocationBuilder(d, ctx, drafts) {
     return h("div", { class: "alloc-row", "data-unit": uid }, h("label", { for: sel.id }, describe(uid), note ? h("span", { class: "hint" }, ` ${note}`) : ""), " ", sel);
   };
 
-  api.query(S.gameId, "allocation-options", { zone: zid, side: S.seat }).then((res) => {
+  let loading = false;
+  const load = () => { loading = true; return api.query(S.gameId, "allocation-options", { zone: zid, side: S.seat }).then((res) => {
+    loading = false;
     opts = res.body.result;
     sectors = opts.sectors.map(String);
     limits.innerHTML = "";
@@ -133,8 +135,11 @@ export function allocationBuilder(d, ctx, drafts) {
     for (const sel of rows.querySelectorAll("select")) sel.value = picks[sel.dataset.unit] || "";
     runCheck();
   }).catch((err) => {
+    loading = false;
+    limits.innerHTML = "";
     limits.append(h("li", { class: "verdict illegal" }, problemText(err)));
-  });
+  }); };
+  load();
 
   // the rare order the builder cannot express can still be typed (the check judges it too)
   const area = h("textarea", { rows: 3, id: `order-${d.id}`, "aria-label": `Your sealed order for ${d.title || d.id} as JSON (instead of the builder)`, placeholder: '{"sectors": {"1": ["unit"]}}' });
@@ -159,7 +164,8 @@ export function allocationBuilder(d, ctx, drafts) {
   area.addEventListener("change", () => { send.disabled = !area.value.trim() && !(checked && checked.legal); });
 
   // the sealed panel keeps this card across versions and asks it to check again
-  card.recheck = () => { if (opts) runCheck(); };
+  // (its options not loaded yet: asked again, unless still being asked)
+  card.recheck = () => { if (opts) runCheck(); else if (!loading) load(); };
   card.append(
     h("h5", {}, `Your allocation (${S.seat})`),
     limits,

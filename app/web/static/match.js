@@ -11,7 +11,10 @@ export async function renderSealed(box, ctx) {
   // an allocation builder still wanted is kept, not built again: a new version (the other
   // side's seal, a late event) must not blank the limits, menus and check the player is using
   // while the builder's own query runs again; the kept one re-runs its check on the new state
-  const kept = new Map([...box.querySelectorAll("[data-builder]")].map((b) => [b.dataset.builder, b]));
+  // (kept for this very decision only: the same game, seat and instance of it -- a page
+  // switched to another seat or game, or the decision opened again, builds a new one)
+  const keyOf = (id, instance) => JSON.stringify([S.gameId, S.seat, id, instance]);
+  const kept = new Map([...box.querySelectorAll("[data-builder]")].map((b) => [b.dataset.keptFor, b]));
   box.innerHTML = "";
   if (!data.open.length && !data.revealed.length) {
     box.append(h("p", { class: "hint" }, "No sealed decision is open. The rules open one when the game reaches it (e.g. an assault's troop allocation)."));
@@ -25,11 +28,16 @@ export async function renderSealed(box, ctx) {
     if (d.own) card.append(h("p", { class: "own-order" }, "Your order (only you can read it until the reveal): ", h("code", {}, JSON.stringify(d.own.order || d.own))));
     const builder = ((S.meta && S.meta.queries) || []).some((q) => q.name === "allocation-options") && d.id.startsWith("allocation:");
     if (mine && !d.own && builder) {
-      const old = kept.get(d.id);
+      const key = keyOf(d.id, d.instance);
+      const old = kept.get(key);
       if (old && old.recheck) {
         card.append(old);
         old.recheck();
-      } else card.append(allocationBuilder(d, ctx, drafts));
+      } else {
+        const made = allocationBuilder(d, ctx, drafts);
+        made.dataset.keptFor = key;
+        card.append(made);
+      }
     }
     if (mine && !d.own && !builder) {
       const area = h("textarea", { rows: 4, id: `order-${d.id}`, "aria-label": `Your sealed order for ${d.title || d.id} (JSON)`, placeholder: JSON.stringify(example(d.order_schema)) });
