@@ -977,11 +977,12 @@ class GameRepository:
 
     def detach(self) -> None:
         """Forget the unit of work's ``session_of`` and ``stage`` (and the write's session)
-        once its transaction has ended. Both refer back to the unit of work, which refers to this repository: left
-        in place, every write left one such cycle behind, which only the garbage collector
-        could free -- tens of thousands of objects freed at once in a young collection,
-        20-40 ms every few thousand writes, the submissions' p99 (docs/PERFORMANCE.md,
-        issue 28, session 18). Freed by reference counting instead, with the request."""
+        once its transaction has ended. Both refer back to the unit of work, which refers to
+        this repository: left in place, every write left one such cycle behind, which only
+        the garbage collector could free -- tens of thousands of objects freed at once in a
+        young collection, 20-40 ms every few thousand writes, the submissions' p99
+        (docs/PERFORMANCE.md, issue 28, session 18). Freed by reference counting instead,
+        with the request."""
         self._session_of = None
         self._stage = None
         self._session = None  # the write's, closed with it
