@@ -8,9 +8,20 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Collection
 from datetime import datetime
-from typing import cast
+from typing import Any, cast
 
-from sqlalchemy import CursorResult, Engine, Table, bindparam, delete, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    CursorResult,
+    Engine,
+    Table,
+    bindparam,
+    delete,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 
 from app.db import notify
@@ -28,6 +39,20 @@ from app.db.uow import AbstractUnitOfWork
 
 SKIPPED = ("skipped", "cancelled")
 """Outbox statuses of deliveries that were never sent (not counted by the per-address cap)."""
+
+
+def _due_at(now: Any) -> tuple[ColumnElement[bool], ...]:
+    """What makes a delivery due at ``now`` (a time, or a bound parameter): pending, its
+    time come, and no worker's claim on it still running -- one condition for the claim
+    (:meth:`AccessRepository.due`) and the idle checks (:data:`_ANY_DUE`)."""
+    return (
+        WebhookDeliveryRow.status == "pending",
+        WebhookDeliveryRow.next_attempt_at <= now,
+        or_(
+            WebhookDeliveryRow.locked_until.is_(None),
+            WebhookDeliveryRow.locked_until <= now,
+        ),
+    )
 
 
 class AccessRepository:
@@ -284,14 +309,7 @@ class AccessRepository:
         (locked with SKIP LOCKED on PostgreSQL so processes share the outbox)."""
         stmt = (
             select(WebhookDeliveryRow)
-            .where(
-                WebhookDeliveryRow.status == "pending",
-                WebhookDeliveryRow.next_attempt_at <= now,
-                or_(
-                    WebhookDeliveryRow.locked_until.is_(None),
-                    WebhookDeliveryRow.locked_until <= now,
-                ),
-            )
+            .where(*_due_at(now))
             .order_by(WebhookDeliveryRow.next_attempt_at, WebhookDeliveryRow.id)
             .limit(limit)
             .with_for_update(skip_locked=True)
@@ -309,18 +327,7 @@ class AccessRepository:
         assert isinstance(result, CursorResult)
 
 
-_ANY_DUE = (
-    select(WebhookDeliveryRow.id)
-    .where(
-        WebhookDeliveryRow.status == "pending",
-        WebhookDeliveryRow.next_attempt_at <= bindparam("now"),
-        or_(
-            WebhookDeliveryRow.locked_until.is_(None),
-            WebhookDeliveryRow.locked_until <= bindparam("now"),
-        ),
-    )
-    .limit(1)
-)
+_ANY_DUE = select(WebhookDeliveryRow.id).where(*_due_at(bindparam("now"))).limit(1)
 """Whether :meth:`AccessRepository.due` would find anything, without locking it."""
 
 

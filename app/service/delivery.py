@@ -347,17 +347,20 @@ class DeliveryWorker:
     def _now(self) -> datetime:
         return datetime.fromtimestamp(self.clock(), UTC)
 
+    def _may_be_due(self, now: datetime) -> bool:
+        """The cheap look before the claim's write transaction (most rounds find nothing):
+        ``probe``, else a unit of work's read."""
+        if self.probe is not None:
+            return self.probe(now)
+        uow = self.uow_factory()
+        with uow.begin():
+            return bool(access(uow).due(now, limit=1))
+
     def _claim(self, limit: int) -> list[str]:
         now = self._now()
+        if not self._may_be_due(now):
+            return []
         uow = self.uow_factory()
-        # cheap read first: most rounds find nothing
-        if self.probe is not None:
-            if not self.probe(now):
-                return []
-        else:
-            with uow.begin():
-                if not access(uow).due(now, limit=1):
-                    return []
         with uow.begin(write=True):
             repo = access(uow)
             ids = [d.id for d in repo.due(now, limit=limit)]
