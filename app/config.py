@@ -124,6 +124,13 @@ class Settings(BaseSettings):
         "when the writer lock is free and the game's board and state are kept; anything more "
         "goes to a worker thread.",
     )
+    loop_calls: bool = Field(
+        default=True,
+        description="PostgreSQL: run a plain GET game, dry run, submission or /healthz on the "
+        "event loop itself, in a greenlet whose database waits are the loop's (app/db/pgloop.py), "
+        "instead of in a worker thread; one that would wait for a connection goes to a worker "
+        "thread.",
+    )
     max_body_bytes: int = Field(default=1024 * 1024, ge=1, description="Request body limit.")
     board_cache_size: int = Field(default=128, ge=1, description="Parsed boards kept (LRU).")
     board_cache_bytes: int = Field(

@@ -46,6 +46,7 @@ from app.config import Settings, get_settings
 from app.db.access import loop_outbox_probe, outbox_probe
 from app.db.engine import (
     WalCheckpointer,
+    loop_calls,
     loop_connections,
     loop_writer,
     make_engine,
@@ -154,6 +155,7 @@ def create_app(settings: Settings | None = None, *, clock: TimeSource | None = N
     app.state.boards = BoardCache(settings.board_cache_size, settings.board_cache_bytes)
     app.state.inline_reads = loop_connections(engine, settings.inline_reads)
     app.state.loop_writer = loop_writer(engine, settings.inline_writes)
+    app.state.loop_calls = loop_calls(engine, settings.loop_calls)
     app.state.clock = clock or time.time
     app.state.webhook_worker = DeliveryWorker(
         lambda: SqlAlchemyUnitOfWork(app.state.session_factory),

@@ -79,6 +79,7 @@ from app.api.routes._outcome import appended, prefers_minimal
 from app.api.routes.actions import ruling_answer
 from app.api.routes.games import game_answer
 from app.api.workers import run_in_worker
+from app.db.pgloop import run_on_loop
 from app.db.repository import DirectReads, WouldWait
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.runtime import env
@@ -293,6 +294,11 @@ class FastRoutes:
         self.handed_off_writes = 0
         """Inline submissions that could not go on without waiting, or met a cache miss, and
         went to a worker thread."""
+        self.loop_calls = 0
+        """PostgreSQL: service calls run on the event loop (:meth:`_blocking`)."""
+        self.handed_off_calls = 0
+        """PostgreSQL: loop calls that would have waited for a connection and went to a
+        worker thread."""
         self._stack: Any = None
         """The middleware stack surveyed (rebuilt: surveyed again)."""
         self._on = False
@@ -441,8 +447,29 @@ class FastRoutes:
             else:
                 self.inline += 1
                 return done
-        uow = SqlAlchemyUnitOfWork(state.session_factory)
-        return await run_in_worker(functools.partial(read, uow, game_id, *args, **kw))
+        return await self._blocking(
+            inline_ok,
+            lambda: read(SqlAlchemyUnitOfWork(state.session_factory), game_id, *args, **kw),
+        )
+
+    async def _blocking(self, loop_ok: bool, call: Callable[[], _T]) -> _T:
+        """``call()``, which waits for the database: on PostgreSQL on the event loop itself
+        where it can be (a *loop call*: ``loop_ok`` -- work bounded by a small request --,
+        :mod:`app.db.pgloop`, its waits the loop's), else -- and when it would wait for a
+        connection: :class:`app.db.repository.WouldWait`, nothing written -- in a worker
+        thread. ``call`` makes its own unit of work, so it can be run again."""
+        if loop_ok and getattr(self.owner.state, "loop_calls", False):
+            try:
+                done = await run_on_loop(call)
+            except WouldWait:
+                self.handed_off_calls += 1
+            except Exception:  # a refusal (404, 401, 412, 422 ...) found on the loop
+                self.loop_calls += 1
+                raise
+            else:
+                self.loop_calls += 1
+                return done
+        return await run_in_worker(call)
 
     async def _health(self, scope: Scope, send: Send, versioned: bool) -> bool:
         def ping() -> None:  # the route's SELECT 1, straight on the driver
@@ -456,7 +483,7 @@ class FastRoutes:
             return False  # (a body over the limit: 413 from its middleware)
         cors = self._cors
         try:
-            await run_in_worker(ping)
+            await self._blocking(True, ping)
         except Exception:  # the route answers (and logs) it: 503
             return False
         self.served += 1
@@ -538,7 +565,8 @@ class FastRoutes:
         :class:`app.db.engine.LoopWriter`): when it cannot go on without waiting -- another
         writer, a board or state to read -- it raises
         :class:`app.db.repository.WouldWait` before anything is written, and is run again
-        in a worker thread, as every submission went before."""
+        in a worker thread, as every submission went before. On PostgreSQL a small one is a
+        loop call (:meth:`_blocking`)."""
         state = self.owner.state
         boards, now = state.boards, float(state.clock())
         minimal = prefers_minimal(plain.prefer)
@@ -572,8 +600,9 @@ class FastRoutes:
                     self.inline_writes += 1
                     raise
             if outcome is None:
-                uow = SqlAlchemyUnitOfWork(state.session_factory)
-                outcome = await run_in_worker(submit, uow)
+                outcome = await self._blocking(
+                    _small(plain), lambda: submit(SqlAlchemyUnitOfWork(state.session_factory))
+                )
         except Exception as exc:
             await self._refuse(scope, receive, out, exc)
             return

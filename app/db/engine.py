@@ -22,6 +22,8 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.pool import NullPool
 
+from app.db.pgloop import LoopQueuePool, refuse_connect_on_loop
+
 log = logging.getLogger("referee.db")
 V = TypeVar("V")
 _dumps = functools.partial(json.dumps, allow_nan=False)
@@ -106,8 +108,11 @@ def make_engine(url: str | URL, *, echo: bool = False, pool_size: int = POOL_SIZ
     fails half-way on a stale snapshot. PostgreSQL: psycopg 3, a connection the server dropped
     -- a restart -- replaced at checkout (:func:`_ping_if_not_quiet`: pinged only when its
     socket is not quiet), and a 5 s connect timeout (unless the URL sets
-    ``connect_timeout``). Both keep ``pool_size`` connections and open no more
-    (a request finding them all busy waits for one, as it did at SQLAlchemy's 5 + 10).
+    ``connect_timeout``), its connections :class:`app.db.pgloop.LoopConnection` (psycopg's,
+    whose waits in a loop call are the event loop's) and never opened or waited for in a
+    loop call. Both keep ``pool_size`` connections and open no more (a request finding them
+    all busy waits for one, as it did at SQLAlchemy's 5 + 10; a loop call goes to a worker
+    thread instead).
     """
     parsed = normalize_url(url)
     if parsed.drivername.startswith("sqlite"):
@@ -118,11 +123,14 @@ def make_engine(url: str | URL, *, echo: bool = False, pool_size: int = POOL_SIZ
     engine = create_engine(
         parsed,
         echo=echo,
+        poolclass=LoopQueuePool,  # never waited on by a loop call (app/db/pgloop.py)
         pool_size=pool_size,
         max_overflow=0,
         connect_args=connect_args,
         json_serializer=JSON_SERIALIZER,
     )
+    if parsed.get_driver_name() == "psycopg":  # psycopg's connections, loop calls' waits
+        event.listen(engine, "do_connect", refuse_connect_on_loop)
     event.listen(engine, "checkout", _ping_if_not_quiet)
     return engine
 
@@ -568,6 +576,13 @@ class LoopWriter:
         if conn is not None:
             with contextlib.suppress(Exception):
                 conn.close()
+
+
+def loop_calls(engine: Engine, enabled: bool) -> bool:
+    """Whether the fast routes run their service calls on the event loop (*loop calls*,
+    :mod:`app.db.pgloop`): turned on, and a PostgreSQL engine on psycopg (SQLite has its
+    inline reads and writes instead)."""
+    return enabled and engine.dialect.name == "postgresql" and engine.dialect.driver == "psycopg"
 
 
 def loop_writer(engine: Engine, enabled: bool) -> LoopWriter | None:

@@ -68,7 +68,9 @@ class Statements:
 @pytest.fixture
 async def apps(db_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.AsyncClient, FastAPI]]:
     inline = create_app(Settings(database_url=db_url), clock=lambda: NOW)
-    off = create_app(Settings(database_url=db_url, inline_reads=False), clock=lambda: NOW)
+    off = create_app(
+        Settings(database_url=db_url, inline_reads=False, loop_calls=False), clock=lambda: NOW
+    )
     async with (
         httpx.AsyncClient(transport=httpx.ASGITransport(app=inline), base_url=BASE) as i,
         httpx.AsyncClient(transport=httpx.ASGITransport(app=off), base_url=BASE) as o,
@@ -127,7 +129,7 @@ async def test_warm_reads_are_answered_on_the_loop_as_in_a_worker(
     for method, path, headers, body in asks:  # the first of each warms the inline app's cache
         await inline.request(method, path, headers=headers, json=body)
     watch = Statements(app)
-    before = (front.inline, front.handed_off)
+    before = (front.inline, front.handed_off, front.loop_calls)
     for method, path, headers, body in asks:
         got = await inline.request(method, path, headers=headers, json=body)
         want = await off.request(method, path, headers=headers, json=body)
@@ -139,11 +141,13 @@ async def test_warm_reads_are_answered_on_the_loop_as_in_a_worker(
         assert (front.inline - before[0], front.handed_off - before[1]) == (len(asks), 0)
         seen = watch.take()
         assert seen and all(t == here for t in seen)
-    else:  # PostgreSQL: every statement is a round trip on the network; never inline
+    else:  # PostgreSQL: never inline; a loop call each (app/db/pgloop.py), its statements
+        # in this thread too, its waits the loop's
         assert app.state.inline_reads is None
         assert (front.inline, front.handed_off) == (0, 0)
+        assert (front.loop_calls - before[2], front.handed_off_calls) == (len(asks), 0)
         seen = watch.take()
-        assert seen and all(t != here for t in seen)
+        assert seen and all(t == here for t in seen)
 
 
 @pytest.mark.parametrize("db_kind", ["sqlite"], indirect=True)

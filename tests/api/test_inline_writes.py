@@ -4,7 +4,7 @@ the process's writer lock is free (and no worker thread queued for it), ``BEGIN 
 gets the file's lock at once and the game's board and state are kept; otherwise -- or the
 moment it would need more -- it runs again in a worker thread, nothing written by the first
 try. Either way the answer and what is stored are the same as with inline writes off; on
-PostgreSQL there are none.
+PostgreSQL there are none, and a submission is a loop call instead (app/db/pgloop.py).
 
 The requests go through ``httpx.ASGITransport``, which runs the application in the test's own
 event loop: a statement run inline runs in the test's thread, one run in a worker thread in
@@ -87,7 +87,9 @@ async def apps(db_url: str) -> AsyncIterator[tuple[httpx.AsyncClient, httpx.Asyn
     """The application with inline writes (and its client), and one without, on one
     database."""
     inline = create_app(Settings(database_url=db_url), clock=lambda: NOW)
-    off = create_app(Settings(database_url=db_url, inline_writes=False), clock=lambda: NOW)
+    off = create_app(
+        Settings(database_url=db_url, inline_writes=False, loop_calls=False), clock=lambda: NOW
+    )
     async with (
         httpx.AsyncClient(transport=httpx.ASGITransport(app=inline), base_url=BASE) as i,
         httpx.AsyncClient(transport=httpx.ASGITransport(app=off), base_url=BASE) as o,
@@ -234,10 +236,12 @@ async def test_submissions_are_run_on_the_loop_as_in_a_worker(
         assert _counts(front) == (len(got), 0)
         assert ("insert", True) in seen and all(here for _, here in seen)
         assert sum(1 for what, _ in seen if what == "insert") == 4
-    else:  # PostgreSQL: never inline
+    else:  # PostgreSQL: never inline; a loop call each (app/db/pgloop.py), its statements
+        # in this thread too, its waits the loop's
         assert app.state.loop_writer is None
         assert _counts(front) == (0, 0)
-        assert seen and not any(here for _, here in seen)
+        assert (front.loop_calls, front.handed_off_calls) == (len(got) + 1, 0)  # (+ the read)
+        assert ("read", True) in seen and all(here for _, here in seen)
 
 
 def _forget(app: FastAPI) -> None:
