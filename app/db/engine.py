@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import json
 import logging
@@ -27,7 +28,12 @@ from app.db.pgloop import LoopQueuePool, refuse_connect_on_loop
 log = logging.getLogger("referee.db")
 V = TypeVar("V")
 _dumps = functools.partial(json.dumps, allow_nan=False)
-_reuse = threading.local()
+_REUSE: contextvars.ContextVar[dict[int, tuple[Any, str]] | None] = contextvars.ContextVar(
+    "json_reuse", default=None
+)
+"""The documents :func:`json_reuse` knows, per context: a worker thread's call and a loop
+call (:mod:`app.db.pgloop`) each run in a context of their own -- several loop calls share
+the loop's thread, and park inside their blocks, so a thread-local would be shared."""
 
 
 def JSON_SERIALIZER(value: Any) -> str:
@@ -38,7 +44,7 @@ def JSON_SERIALIZER(value: Any) -> str:
         return "null"  # submission's event are null, and its dice list is mostly empty
     if type(value) is list and not value:
         return "[]"
-    texts: dict[int, tuple[Any, str]] | None = getattr(_reuse, "texts", None)
+    texts = _REUSE.get()
     if texts is None:
         return _dumps(value)
     known = texts.get(id(value))
@@ -51,18 +57,19 @@ def JSON_SERIALIZER(value: Any) -> str:
 
 @contextmanager
 def json_reuse(*known: tuple[Any, str]) -> Iterator[None]:
-    """Within the block (this thread), the same document object written to several JSON
-    columns is encoded once: a write stores the new state in the game row and as its event's
-    snapshot. ``known`` are (document, its JSON text) pairs already encoded.
-    The documents must not change inside the block."""
-    outer = getattr(_reuse, "texts", None)
-    _reuse.texts = {} if outer is None else outer
+    """Within the block (this context: a thread's, or a loop call's), the same document
+    object written to several JSON columns is encoded once: a write stores the new state in
+    the game row and as its event's snapshot. ``known`` are (document, its JSON text) pairs
+    already encoded. The documents must not change inside the block."""
+    outer = _REUSE.get()
+    texts = {} if outer is None else outer
     for value, text in known:
-        _reuse.texts[id(value)] = (value, text)
+        texts[id(value)] = (value, text)
+    token = _REUSE.set(texts)
     try:
         yield
     finally:
-        _reuse.texts = outer
+        _REUSE.reset(token)
 
 
 POOL_SIZE = 15

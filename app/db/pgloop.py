@@ -28,16 +28,26 @@ would block is what every other call needs to go on:
   server): :func:`refuse_connect_on_loop` raises ``WouldWait`` (a connection is opened in a
   worker thread, where its TCP and authentication waits block only that thread).
 
-``WouldWait`` reaches the fast route with nothing written (it is raised before a write's
-transaction begins, or rolls it back), which runs the call again in a worker thread, as
-every call went before. The call's locks (the board cache's, the commit listeners') are
-never held across a statement."""
+- a state document or a board to read and parse (a cache miss: megabytes of JSON on a large
+  map), as SQLite's inline reads and writes do not (:class:`app.db.repository.GameRepository`
+  raises ``WouldWait``);
+- a connection a worker thread is asking for (:class:`LoopQueuePool`).
+
+``WouldWait`` reaches the fast route with the call's transaction rolled back (it is raised
+before a write's statements, or ends its transaction), which runs the call again in a worker
+thread, as every call went before. What the call committed before -- a clock that ran out,
+recorded in a write of its own -- is not recorded twice: the call run again finds it
+recorded. The call's locks (the board cache's, the commit listeners') are never held across
+a statement, and what it keeps per thread is kept per context instead
+(:func:`app.db.engine.json_reuse`): loop calls share the loop's thread."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import selectors
+import threading
 from collections.abc import Callable, Generator
 from typing import Any, NamedTuple, TypeVar
 
@@ -116,11 +126,29 @@ def refuse_connect_on_loop(
 
 class LoopQueuePool(QueuePool):
     """SQLAlchemy's ``QueuePool``, which a loop call never waits on: with no idle
-    connection it raises ``WouldWait`` (module docstring). Elsewhere, the pool as it was."""
+    connection it raises ``WouldWait`` (module docstring). Nor does it take a connection
+    ahead of a thread asking for one: a thread woken by a connection given back must first
+    have the interpreter lock back from the loop, whose next call would otherwise take that
+    connection every time, and the thread's wait could end in the pool's timeout. Elsewhere,
+    the pool as it was."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._asking = 0
+        """Threads in a checkout now (waiting for a connection, or about to have one)."""
+        self._asking_guard = threading.Lock()
 
     def _do_get(self) -> ConnectionPoolEntry:
         if not on_loop():
-            return super()._do_get()
+            with self._asking_guard:
+                self._asking += 1
+            try:
+                return super()._do_get()
+            finally:
+                with self._asking_guard:
+                    self._asking -= 1
+        if self._asking:
+            raise _would_wait("a worker thread is asking for a connection")
         try:
             return self._pool.get(False)
         except sa_queue.Empty:
@@ -157,10 +185,17 @@ async def run_on_loop(call: Callable[[], _T]) -> _T:
     while not child.dead:
         park: _Park = value
         ready = _Ready(loop=loop)
-        if park.events & _READ:
-            loop.add_reader(park.fileno, ready.wake, _READ)
-        if park.events & _WRITE:
-            loop.add_writer(park.fileno, ready.wake, _WRITE)
+        try:
+            if park.events & _READ:
+                loop.add_reader(park.fileno, ready.wake, _READ)
+            if park.events & _WRITE:
+                loop.add_writer(park.fileno, ready.wake, _WRITE)
+        except BaseException as exc:  # (a socket the loop cannot watch): the call is ended
+            with contextlib.suppress(Exception):
+                loop.remove_reader(park.fileno)
+                loop.remove_writer(park.fileno)
+            child.throw(exc)  # its connection closed, its transaction rolled back
+            raise
         try:
             while not ready.done():
                 try:

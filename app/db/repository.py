@@ -48,6 +48,7 @@ from app.db.models import (
     WebhookRow,
     utcnow,
 )
+from app.db.pgloop import on_loop
 
 # The statements of every request, built once (building loader options per call costs more
 # than running the query). The (large) state documents are not among the columns read: they
@@ -1003,8 +1004,9 @@ class GameRepository:
 
     def _document(self, game_id: str, name: str, version: int) -> Any:
         """A state document of the game read in this transaction (see :class:`GameRecord`;
-        the state as it was at ``version``)."""
-        if self._inline:
+        the state as it was at ``version``). Never read inline or in a loop call: reading
+        and parsing it is a worker thread's."""
+        if self._inline or on_loop():
             raise WouldWait(f"document {name!r}")
         if self.direct is not None:
             return self.direct.document(game_id, name, version)
@@ -1099,8 +1101,9 @@ class GameRepository:
         return None if row is None else TokenMatch(row[1], row[2], row[3])
 
     def board_json(self, scenario_id: str) -> dict[str, Any]:
-        """The stored board document of a scenario (read on a board-cache miss only)."""
-        if self._inline:
+        """The stored board document of a scenario (read on a board-cache miss only; never
+        inline or in a loop call: reading and parsing it is a worker thread's)."""
+        if self._inline or on_loop():
             raise WouldWait("a board")
         if self.direct is not None:
             row = self.direct.one("board", {"sid": scenario_id})

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from sqlalchemy import Engine, text
 
-from app.db.engine import loop_calls, make_engine
+from app.db.engine import JSON_SERIALIZER, json_reuse, loop_calls, make_engine
 from app.db.pgloop import LoopConnection, on_loop, run_on_loop
 from app.db.repository import WouldWait
 
@@ -71,7 +71,7 @@ async def test_a_call_runs_on_the_loops_thread_and_waits_on_the_loop(engine: Eng
     stop.set()
     await ticker
     assert (value, ident, inside, kind) == (7, here, True, LoopConnection)
-    assert len(ticks) > before  # the loop went on while the statement waited
+    assert len(ticks) - before >= 3  # the loop went on while the statement waited
     assert not on_loop()
 
 
@@ -124,7 +124,7 @@ async def test_a_cancelled_caller_waits_for_its_call_to_end(engine: Engine) -> N
         with engine.begin() as conn:
             conn.execute(text("INSERT INTO written VALUES (1)"))
             asyncio.get_running_loop().call_soon(started.set)
-            conn.execute(text("SELECT pg_sleep(0.3)"))
+            conn.execute(text("SELECT pg_sleep(1.0)"))
             conn.execute(text("INSERT INTO written VALUES (2)"))
         return "written"
 
@@ -148,6 +148,69 @@ async def test_a_call_never_waits_for_a_pooled_connection(engine: Engine) -> Non
     # one idle again: the call takes it
     assert await run_on_loop(lambda: _scalar(engine, "SELECT 3")) == 3
     held.pop().close()
+
+
+async def test_a_call_never_takes_a_connection_a_thread_is_asking_for(engine: Engine) -> None:
+    """A thread waiting for the pool is woken by a connection given back, but must have
+    the interpreter lock back first: a loop call asking meanwhile leaves it to the thread."""
+    held = [engine.connect(), engine.connect()]
+    out: list[Any] = []
+    thread = threading.Thread(target=lambda: out.append(_scalar(engine, "SELECT 7")))
+    thread.start()
+    for _ in range(500):  # the thread is in its checkout, waiting
+        if engine.pool._asking:  # type: ignore[attr-defined]
+            break
+        await asyncio.sleep(0.01)
+    held.pop().close()  # one given back; the loop asks at once, before the thread can run
+    with pytest.raises(WouldWait):
+        await run_on_loop(lambda: _scalar(engine, "SELECT 1"))
+    thread.join(WAIT)
+    assert out == [7]
+    held.pop().close()
+    assert await run_on_loop(lambda: _scalar(engine, "SELECT 8")) == 8  # nobody asking
+
+
+async def test_a_call_never_reconnects(engine: Engine) -> None:
+    """A pooled connection found gone (invalidated: a server restarted) is replaced in a
+    worker thread, never in a loop call."""
+    with engine.connect(), engine.connect():
+        pass
+    for _ in range(2):
+        conn = engine.connect()
+        conn.invalidate()  # (its record now opens a new connection at its next checkout)
+        conn.close()
+    with pytest.raises(WouldWait):
+        await run_on_loop(lambda: _scalar(engine, "SELECT 1"))
+    assert engine.pool.checkedout() == 0  # type: ignore[attr-defined]  # (none held)
+    assert _scalar(engine, "SELECT 9") == 9  # replaced here, outside a loop call
+
+
+async def test_json_reuse_is_each_calls_own(engine: Engine) -> None:
+    """Two loop calls' ``json_reuse`` blocks interleave on the loop's one thread (each parks
+    on a statement inside its block): neither leaves its documents to the calls after it,
+    which would give an old text for a document changed since."""
+    with engine.connect(), engine.connect():
+        pass
+
+    def write(seconds: float) -> None:
+        doc = {"written": seconds}
+        with json_reuse():
+            JSON_SERIALIZER(doc)  # known in this block
+            _scalar(engine, f"SELECT pg_sleep({seconds})")  # parked inside the block
+
+    first = asyncio.ensure_future(run_on_loop(lambda: write(0.2)))
+    await asyncio.sleep(0.05)  # inside its block
+    second = asyncio.ensure_future(run_on_loop(lambda: write(0.5)))
+    await asyncio.wait_for(asyncio.gather(first, second), WAIT)  # the first ends first
+
+    def fresh() -> tuple[str, str]:
+        doc = {"n": 1}
+        before = JSON_SERIALIZER(doc)
+        doc["n"] = 2
+        return before, JSON_SERIALIZER(doc)
+
+    assert await run_on_loop(fresh) == ('{"n": 1}', '{"n": 2}')
+    assert fresh() == ('{"n": 1}', '{"n": 2}')
 
 
 async def test_a_call_never_opens_a_connection(pg_url: str) -> None:
