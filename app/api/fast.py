@@ -457,18 +457,24 @@ class FastRoutes:
         where it can be (a *loop call*: ``loop_ok`` -- work bounded by a small request --,
         :mod:`app.db.pgloop`, its waits the loop's), else -- and when it would wait for a
         connection: :class:`app.db.repository.WouldWait`, nothing written -- in a worker
-        thread. ``call`` makes its own unit of work, so it can be run again."""
-        if loop_ok and getattr(self.owner.state, "loop_calls", False):
-            try:
-                done = await run_on_loop(call)
-            except WouldWait:
-                self.handed_off_calls += 1
-            except Exception:  # a refusal (404, 401, 412, 422 ...) found on the loop
-                self.loop_calls += 1
-                raise
-            else:
-                self.loop_calls += 1
-                return done
+        thread. ``call`` makes its own unit of work, so it can be run again. With no
+        connection idle (a busy pool), it goes to a worker thread straight away."""
+        state = self.owner.state
+        if not (loop_ok and getattr(state, "loop_calls", False)):
+            return await run_in_worker(call)
+        if not state.engine.pool.has_idle():
+            self.handed_off_calls += 1
+            return await run_in_worker(call)
+        try:
+            done = await run_on_loop(call)
+        except WouldWait:
+            self.handed_off_calls += 1
+        except Exception:  # a refusal (404, 401, 412, 422 ...) found on the loop
+            self.loop_calls += 1
+            raise
+        else:
+            self.loop_calls += 1
+            return done
         return await run_in_worker(call)
 
     async def _health(self, scope: Scope, send: Send, versioned: bool) -> bool:

@@ -138,6 +138,11 @@ class LoopQueuePool(QueuePool):
         """Threads in a checkout now (waiting for a connection, or about to have one)."""
         self._asking_guard = threading.Lock()
 
+    def has_idle(self) -> bool:
+        """Whether a loop call starting now would find a connection (a look, no promise):
+        one idle, and no thread asking. Without one, starting it would be work thrown away."""
+        return not self._asking and not self._pool.empty()
+
     def _do_get(self) -> ConnectionPoolEntry:
         if not on_loop():
             with self._asking_guard:

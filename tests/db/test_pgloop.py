@@ -170,6 +170,26 @@ async def test_a_call_never_takes_a_connection_a_thread_is_asking_for(engine: En
     assert await run_on_loop(lambda: _scalar(engine, "SELECT 8")) == 8  # nobody asking
 
 
+def test_has_idle_says_whether_a_loop_call_would_find_a_connection(engine: Engine) -> None:
+    """The fast routes' look before starting a loop call (a busy pool: straight to a worker
+    thread, no call started and thrown away): a connection idle and no thread asking."""
+    pool: Any = engine.pool
+    assert not pool.has_idle()  # none opened yet (a loop call would have to open one)
+    with engine.connect():
+        assert not pool.has_idle()  # the one opened is in use
+    assert pool.has_idle()
+    held = [engine.connect(), engine.connect()]
+    assert not pool.has_idle()  # both in use
+    held.pop().close()
+    assert pool.has_idle()
+    pool._asking += 1  # a worker thread in its checkout
+    try:
+        assert not pool.has_idle()
+    finally:
+        pool._asking -= 1
+    held.pop().close()
+
+
 async def test_a_call_never_reconnects(engine: Engine) -> None:
     """A pooled connection found gone (invalidated: a server restarted) is replaced in a
     worker thread, never in a loop call."""
