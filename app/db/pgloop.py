@@ -15,23 +15,21 @@ the same synchronous service code that runs in a thread; its connections are
 what the socket must be ready for; where psycopg's own ``wait`` would block in ``poll``, a
 :class:`LoopConnection` in a loop greenlet switches back to the loop with that wish. The
 loop watches the socket (``add_reader`` / ``add_writer``), serves other requests meanwhile,
-and switches back in when it is ready. Anywhere else -- a worker thread, a migration, the
-notification listener -- a :class:`LoopConnection` is psycopg's connection, unchanged.
+and switches back in when it is ready. Anywhere else -- a worker thread, a migration -- a
+:class:`LoopConnection` is psycopg's connection, unchanged.
 
 What a loop call never does is wait for anything but its own socket, since the loop it
 would block is what every other call needs to go on:
 
-- a pooled connection: none idle, the pool (:class:`LoopQueuePool`) raises
-  :class:`app.db.repository.WouldWait` instead of waiting for one (another loop call may
-  hold it, and could not give it back while the loop waits);
+- a pooled connection: none idle, or a worker thread asking for one, the pool
+  (:class:`LoopQueuePool`) raises :class:`app.db.repository.WouldWait` instead of waiting
+  (another loop call may hold it, and could not give it back while the loop waits);
 - a new connection (the pool growing, or a connection replaced after a restart of the
   server): :func:`refuse_connect_on_loop` raises ``WouldWait`` (a connection is opened in a
-  worker thread, where its TCP and authentication waits block only that thread).
-
+  worker thread, where its TCP and authentication waits block only that thread);
 - a state document or a board to read and parse (a cache miss: megabytes of JSON on a large
-  map), as SQLite's inline reads and writes do not (:class:`app.db.repository.GameRepository`
-  raises ``WouldWait``);
-- a connection a worker thread is asking for (:class:`LoopQueuePool`).
+  map), which SQLite's inline reads and writes do not either
+  (:class:`app.db.repository.GameRepository` raises ``WouldWait``).
 
 ``WouldWait`` reaches the fast route with the call's transaction rolled back (it is raised
 before a write's statements, or ends its transaction), which runs the call again in a worker

@@ -8,10 +8,8 @@ every game moved on exactly once per accepted submission."""
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -22,12 +20,9 @@ from sqlalchemy import event
 from app.api.fast import FastRoutes
 from app.config import Settings
 from app.main import create_app
+from tests.api.test_inline_writes import BASE, NOW, Game
 from tests.support.server import running_server
 
-SEED = Path(__file__).resolve().parents[2] / "scenarios" / "zoc" / "seed-example.json"
-NOW = 1_800_000_000.0
-BASE = "http://referee.test"
-UNIT, HEXES = "de-inf-2", ("e3307", "e3207")
 WAIT = 30.0
 pytestmark = [pytest.mark.anyio, pytest.mark.pg]
 
@@ -43,28 +38,12 @@ def _front(app: FastAPI) -> FastRoutes:
     return front
 
 
-class Game:
-    def __init__(self, body: dict[str, Any]) -> None:
-        self.id: str = body["id"]
-        self.version: int = body["version"]
-        self.umpire = {"Authorization": f"Bearer {body['seats']['umpire']}"}
-        self.n = 0
-
-    @classmethod
-    async def new(cls, client: httpx.AsyncClient) -> Game:
-        scenario = json.loads(SEED.read_text())
-        r = await client.post("/games", json={"ruleset": "zoc", "scenario": scenario})
-        assert r.status_code == 201, r.text
-        return cls(r.json())
-
-    async def place(self, client: httpx.AsyncClient) -> httpx.Response:
-        self.n += 1
-        action = {"kind": "place_unit", "unit": UNIT, "hex": HEXES[self.n % 2]}
-        headers = {**self.umpire, "If-Match": f'W/"{self.version}"'}
-        r = await client.post(f"/games/{self.id}/actions", json=action, headers=headers)
-        if r.status_code == 201:
-            self.version = r.json()["version"]
-        return r
+async def _place(client: httpx.AsyncClient, game: Game) -> httpx.Response:
+    """The game's next umpire ``place_unit``, its version followed when accepted."""
+    r = await client.post(f"/games/{game.id}/actions", json=game.place(), headers=game.headers())
+    if r.status_code == 201:
+        game.version = r.json()["version"]
+    return r
 
 
 @pytest.fixture
@@ -103,7 +82,7 @@ async def test_no_idle_connection_hands_the_submission_to_a_worker(
     start = game.version
     held = [engine.connect(), engine.connect()]  # the pool's two, held by this test
     try:
-        submission = asyncio.ensure_future(game.place(client))
+        submission = asyncio.ensure_future(_place(client, game))
         for _ in range(200):
             await asyncio.sleep(0.01)
             if front.handed_off_calls == 2:
@@ -124,7 +103,7 @@ async def test_no_idle_connection_hands_the_submission_to_a_worker(
     events = (await client.get(f"/games/{game.id}/events", headers=game.umpire)).json()
     assert [e["kind"] for e in events["items"]] == ["place_unit"]
     # and the next one is a loop call again
-    assert (await game.place(client)).status_code == 201
+    assert (await _place(client, game)).status_code == 201
     assert (front.loop_calls, front.handed_off_calls) == (2, 2)
 
 
@@ -140,7 +119,7 @@ async def test_without_loop_calls_the_same_submissions_run_in_a_worker(pg_url: s
                 game = await Game.new(client)
                 assert (await client.get(f"/games/{game.id}")).status_code == 200  # (kept)
                 seen = _statement_threads(app)
-                got = [await game.place(client) for _ in range(3)]
+                got = [await _place(client, game) for _ in range(3)]
                 got.append(await client.get(f"/games/{game.id}"))
                 answers[name] = [(r.status_code, r.json().get("version")) for r in got]
                 assert seen
@@ -166,7 +145,7 @@ def test_many_clients_on_a_small_pool_are_all_answered(pg_url: str) -> None:
             starts = [g.version for g in games]
 
             async def one(game: Game) -> list[int]:
-                return [(await game.place(client)).status_code for _ in range(rounds)]
+                return [(await _place(client, game)).status_code for _ in range(rounds)]
 
             statuses = await asyncio.gather(*(one(g) for g in games))
             assert all(s == [201] * rounds for s in statuses), statuses
