@@ -267,7 +267,9 @@ class NewEvent:
     seat: str
     kind: str
     action: dict[str, Any]
-    ruling: dict[str, Any]
+    ruling: Any
+    """The ruling's document, or (a submission's) the :class:`app.service.jsonsafe.StoredText`
+    of its JSON text, encoded from the model and written as it is."""
     dice: list[Any]
     version: int
     idempotency_key: str | None

@@ -393,9 +393,20 @@ def append_event(
     something asks for its text (an answer with the state, a replay's stored answer,
     PostgreSQL's kept state); every ``REFEREE_SNAPSHOT_EVERY``-th event, and any whose delta
     cannot be made, stores its state whole, in the event and in the game row."""
-    ruling_json = ruling.model_dump(mode="json")
-    ruling_text = checked_text(ruling_json)  # checked on its text (C speed), written as it is
-    made = _NewState(new_state, ruling_json, ruling_text, game.state)
+    # the ruling's text encoded from the model itself (no document made first) and checked
+    # on its text (C speed): the column is written as it is; a text the check is wary of
+    # (or none) makes the document, walked with the state and what cannot be stored named
+    ruling_text = checked_state_text(ruling)
+    if (
+        checking_writes()
+        and ruling_text is not None
+        and ruling_text != checked_text(ruling.model_dump(mode="json"))
+    ):
+        raise AssertionError(f"the ruling's text differs from its document's:\n{ruling_text}")
+    ruling_doc: Any = (
+        StoredText(ruling_text) if ruling_text is not None else ruling.model_dump(mode="json")
+    )
+    made = _NewState(new_state, ruling, ruling_text, game.state)
     if ruling_text is None:
         made.stored()  # the ruling is walked with the state, and what cannot be stored named
     seq = expected - INITIAL_VERSION + 1
@@ -410,7 +421,7 @@ def append_event(
     # events; the events between store their delta, and the game row keeps its state
     known: list[tuple[Any, str]] = [made.encoded] if made.encoded is not None else []
     if ruling_text is not None:
-        known.append((ruling_json, ruling_text))
+        known.append((ruling_doc, ruling_text))
     if delta is not None:
         known.append(delta)
     with json_reuse(*known):
@@ -428,7 +439,7 @@ def append_event(
             seat=seat,
             kind=kind,
             action=dict(action or {}),
-            ruling=ruling_json,
+            ruling=ruling_doc,
             dice=mt.rolls_json(rolls),
             version=expected + 1,
             idempotency_key=idempotency_key,
@@ -472,12 +483,12 @@ def append_event(
 class _NewState:
     """A write's new state: its stored form and JSON text, encoded on first use only."""
 
-    __slots__ = ("before", "encoded", "ruling_json", "ruling_text", "state", "storable")
+    __slots__ = ("before", "encoded", "ruling", "ruling_text", "state", "storable")
 
     def __init__(
         self,
         state: Any,
-        ruling_json: dict[str, Any],
+        ruling: Ruling,
         ruling_text: str | None,
         before: Any = None,
     ) -> None:
@@ -485,7 +496,8 @@ class _NewState:
         self.before = before
         """The state this one was made from: the text of each item it shares with it is
         reused (:mod:`app.service.statetext`)."""
-        self.ruling_json = ruling_json
+        self.ruling = ruling
+        """The write's ruling: its document is made only to walk it (``ruling_text`` None)."""
         self.ruling_text = ruling_text
         self.encoded: tuple[Any, str] | None = None
         """(the state as a JSON column writes it, its JSON text), once made."""
@@ -507,19 +519,17 @@ class _NewState:
                 pass
             else:
                 if checking_writes():  # what the check would have said
-                    checked = _stored_state(self.state, self.ruling_json, self.ruling_text)
+                    checked = _stored_state(self.state, self.ruling, self.ruling_text)
                     if checked[1] != text:
                         raise AssertionError("a delta write's state text differs when checked")
                 return StoredText(text), text
-        return _stored_state(self.state, self.ruling_json, self.ruling_text)
+        return _stored_state(self.state, self.ruling, self.ruling_text)
 
     def text(self) -> str:
         return self.stored()[1]
 
 
-def _stored_state(
-    new_state: Any, ruling_json: dict[str, Any], ruling_text: str | None
-) -> tuple[Any, str]:
+def _stored_state(new_state: Any, ruling: Ruling, ruling_text: str | None) -> tuple[Any, str]:
     """The new state as a JSON column writes it (its :class:`StoredText`, encoded from the
     model, or its dump) and its JSON text; 422 ``result.unstorable`` naming every value of
     the state or the ruling that cannot be stored."""
@@ -527,6 +537,7 @@ def _stored_state(
         state_text = checked_state_text(new_state)
     if state_text is not None and ruling_text is not None:  # the common case
         return StoredText(state_text), state_text
+    ruling_json = ruling.model_dump(mode="json")  # walked with the state below
     state_json: Any
     if state_text is not None:
         state_json = StoredText(state_text)

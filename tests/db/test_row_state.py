@@ -24,6 +24,7 @@ from app.db.migrate import alembic_config
 from app.db.repository import DirectReads, GameRecord
 from app.db.uow import SqlAlchemyUnitOfWork
 from app.rules import registry
+from app.rules.ruling import Ruling
 from app.service import actions, games
 from app.service.boards import BoardCache
 from app.service.errors import InvalidInput
@@ -242,6 +243,67 @@ def test_a_state_the_ruleset_made_unstorable_is_refused_and_nothing_written(
         assert n == 0
     finally:
         registry.unregister("tiny-long-notes")
+        engine.dispose()
+
+
+class _LongRuling(TinyRuleset):
+    """A ruleset with a bug: a note's ruling repeats the note 60 times in its summary (past
+    the longest text a document may hold)."""
+
+    id = "tiny-long-ruling"
+
+    def adjudicate(
+        self, board: Any, state: Any, action: Any, options: Any, dice: Any = ()
+    ) -> Ruling:
+        if isinstance(action, Note):
+            return Ruling(legal=True, summary=action.text * 60)
+        return super().adjudicate(board, state, action, options, dice)
+
+
+@pytest.mark.parametrize("every", ["1", str(EVERY)])
+def test_a_ruling_the_ruleset_made_unstorable_is_refused_and_nothing_written(
+    db_url: str, as_served: None, monkeypatch: pytest.MonkeyPatch, every: str
+) -> None:
+    """The ruling is encoded from its model and checked on its text; one the check is wary
+    of is walked as a document, its unstorable value named (422 ``result.unstorable``), and
+    nothing is written."""
+    monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", every)
+    registry.register(_LongRuling())
+    engine = make_engine(db_url)
+    try:
+        boards = BoardCache()
+        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+        scenario = {"length": 10, "pawns": [{"id": "r1", "side": "red", "at": 1}]}
+        created = games.create_game(
+            uow, ruleset_id="tiny-long-ruling", scenario=scenario, boards=boards
+        )
+        before = _row(engine, created.id)
+        req = WriteRequest(
+            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
+        )
+        with pytest.raises(InvalidInput) as refused:
+            actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": "x" * 200}))
+        assert refused.value.code == "result.unstorable"
+        assert [e.location for e in refused.value.errors] == ["/ruling/summary"]
+        assert _row(engine, created.id) == before
+        with engine.connect() as conn:
+            n = conn.execute(
+                text("SELECT count(*) FROM events WHERE game_id = :id"), {"id": created.id}
+            ).scalar_one()
+        assert n == 0
+        # a note whose ruling can be stored is: the event holds the ruling's document
+        req = WriteRequest(
+            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
+        )
+        actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": "short"}))
+        with engine.connect() as conn:
+            stored = conn.execute(
+                text("SELECT ruling FROM events WHERE game_id = :id"), {"id": created.id}
+            ).scalar_one()
+        doc = json.loads(stored) if isinstance(stored, str) else stored
+        assert doc == Ruling(legal=True, summary="short" * 60).model_dump(mode="json")
+    finally:
+        registry.unregister("tiny-long-ruling")
         engine.dispose()
 
 
