@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from sqlalchemy import (
     Engine,
@@ -95,6 +95,22 @@ RECORD_FIELDS = (
 _FIELDS = len(RECORD_FIELDS)
 _WHEN = ("created_at", "updated_at")
 """The record's timestamps: read straight on the driver, converted on first access."""
+_TEXTS = ("options", "match")
+"""The record's option documents: read straight on the driver as their JSON text (SQLite),
+decoded on first access -- a write looks them up by their text
+(:func:`app.service.pipeline.game_from_row`, :func:`app.service.match.options_of`), where
+the same options give the same validated model, so most requests never decode them."""
+
+
+class Later(NamedTuple):
+    """What converts a read's values left as the driver gave them: ``when`` its timestamps
+    (:data:`_WHEN`), ``parse`` its option documents' texts (:data:`_TEXTS`); either None
+    where the driver's values are the row's own."""
+
+    when: Callable[[Any], Any] | None
+    parse: Callable[[Any], Any] | None
+
+
 """The columns of ``games`` a :class:`GameRecord` is read with: every one but the two state
 documents (read on first access, through the same transaction)."""
 DOCUMENTS = ("state", "initial_state")
@@ -380,10 +396,13 @@ class GameRecord:
     it is open (after it, as for a detached entity, an error)."""
 
     __slots__ = (
-        *(name for name in RECORD_FIELDS if name not in _WHEN),
+        *(name for name in RECORD_FIELDS if name not in _WHEN and name not in _TEXTS),
         "_created_at",
         "_updated_at",
         "_when",
+        "_options",
+        "_match",
+        "_parse",
         "_documents",
         "_state",
         "_initial_state",
@@ -393,7 +412,6 @@ class GameRecord:
     ruleset_id: str
     ruleset_version: str
     scenario_id: str
-    options: dict[str, Any]
     version: int
     status: str
     public: bool
@@ -401,7 +419,6 @@ class GameRecord:
     dice_commitment: str | None
     dice_counter: int
     seed_revealed: bool
-    match: dict[str, Any] | None
     clock: dict[str, Any] | None
     winner: str | None
     access_epoch: int
@@ -411,20 +428,20 @@ class GameRecord:
         self,
         values: Sequence[Any],
         documents: Callable[[str, str, int], Any],
-        when: Callable[[Any], Any] | None = None,
+        later: Later | None = None,
     ) -> None:
         """``values``: a row of :data:`_READ` or :data:`_READ_AS` (its first columns);
         ``documents(game id, column, version)`` reads one of the state documents (the
-        state: as it was at ``version``, :func:`_state_at`); ``when``: the
-        timestamps are as the driver gave them, and this makes them datetimes (SQLite's
-        text, parsed on first access only: a game's view, which shows them, is made once
-        per version)."""
+        state: as it was at ``version``, :func:`_state_at`); ``later``: what converts the
+        values left as the driver gave them, on first access only -- the timestamps
+        (SQLite's text: a game's view, which shows them, is made once per version) and the
+        option documents (their JSON text: :attr:`options_text`)."""
         (
             self.id,
             self.ruleset_id,
             self.ruleset_version,
             self.scenario_id,
-            self.options,
+            self._options,
             self.version,
             self.status,
             self.public,
@@ -434,13 +451,14 @@ class GameRecord:
             self.dice_commitment,
             self.dice_counter,
             self.seed_revealed,
-            self.match,
+            self._match,
             self.clock,
             self.winner,
             self.access_epoch,
             self.created_version,
         ) = values[:_FIELDS]
-        self._when = when
+        self._when = None if later is None else later.when
+        self._parse = None if later is None else later.parse
         self._documents = documents
         self._state: Any = _UNREAD
         self._initial_state: Any = _UNREAD
@@ -456,6 +474,34 @@ class GameRecord:
         if self._when is not None:
             self._convert()
         return cast(datetime, self._updated_at)
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The game's ruleset options (decoded from their text on first access)."""
+        value = self._options
+        if self._parse is not None and type(value) is str:
+            value = self._options = self._parse(value)
+        return cast(dict[str, Any], value)
+
+    @property
+    def match(self) -> dict[str, Any] | None:
+        """The game's match options (decoded from their text on first access)."""
+        value = self._match
+        if self._parse is not None and type(value) is str:
+            value = self._match = self._parse(value)
+        return cast(dict[str, Any] | None, value)
+
+    @property
+    def options_text(self) -> str | None:
+        """The ruleset options' JSON text as stored, while not decoded (else None)."""
+        value = self._options
+        return value if self._parse is not None and type(value) is str else None
+
+    @property
+    def match_text(self) -> str | None:
+        """The match options' JSON text as stored, while not decoded (else None)."""
+        value = self._match
+        return value if self._parse is not None and type(value) is str else None
 
     def _convert(self) -> None:
         when, self._when = self._when, None
@@ -502,9 +548,16 @@ class _Plan:
 
     __slots__ = ("convert", "defaults", "later", "order", "pick", "plain", "processors", "sql")
 
-    def __init__(self, stmt: Any, dialect: Dialect, later: tuple[str, ...] = ()) -> None:
-        """``later``: the columns (of one type) whose values are left as the driver gives
-        them; :attr:`later` converts them."""
+    def __init__(
+        self,
+        stmt: Any,
+        dialect: Dialect,
+        when: tuple[str, ...] = (),
+        texts: tuple[str, ...] = (),
+    ) -> None:
+        """``when`` (of one type: timestamps) and ``texts`` (JSON documents): columns of
+        ``games`` whose values are left as the driver gives them; :attr:`later` converts
+        them."""
         compiled = stmt.compile(dialect=dialect)
         self.sql = compiled.string
         self.order: tuple[str, ...] | None = (
@@ -516,10 +569,18 @@ class _Plan:
             column.type.dialect_impl(dialect).result_processor(dialect, None)
             for column in stmt.selected_columns
         ]
-        self.later: Callable[[Any], Any] | None = None
+        convert: Callable[[Any], Any] | None = None
+        parse: Callable[[Any], Any] | None = None
         for i, column in enumerate(stmt.selected_columns):
-            if column.key in later and column.table is _GAMES:
-                self.later, processors[i] = processors[i], None
+            if getattr(column, "table", None) is not _GAMES:
+                continue
+            if column.key in when:
+                convert, processors[i] = processors[i], None
+            elif column.key in texts:
+                parse, processors[i] = processors[i], None
+        self.later: Later | None = (
+            Later(convert, parse) if convert is not None or parse is not None else None
+        )
         self.processors = tuple(processors)
         self.plain = not any(self.processors)
         self.convert = tuple((i, p) for i, p in enumerate(processors) if p is not None)
@@ -636,10 +697,13 @@ def _plans(engine: Engine) -> dict[str, _Plan]:
             **_CHAINS,
         }
         plans = {k: _Plan(v, dialect) for k, v in statements.items()}
-        plans["read"] = _Plan(_READ, dialect, _WHEN)
-        plans["read_as"] = _Plan(_READ_AS, dialect, _WHEN)
-        plans["read_locked"] = _Plan(_READ_LOCKED, dialect, _WHEN)
-        plans["read_as_locked"] = _Plan(_READ_AS_LOCKED, dialect, _WHEN)
+        for name, stmt in (
+            ("read", _READ),
+            ("read_as", _READ_AS),
+            ("read_locked", _READ_LOCKED),
+            ("read_as_locked", _READ_AS_LOCKED),
+        ):
+            plans[name] = _Plan(stmt, dialect, _WHEN, _TEXTS)
         # published whole: a request in another thread never sees a part of it
         plans = _PLANS.setdefault(engine, plans)
     return plans
@@ -707,7 +771,7 @@ class DirectReads:
         except self.engine.dialect.loaded_dbapi.Error as exc:
             raise self._wrapped(exc, plan.sql, params) from exc
 
-    def later(self, name: str) -> Callable[[Any], Any] | None:
+    def later(self, name: str) -> Later | None:
         """What converts the values statement ``name`` left as the driver gave them."""
         return self._plans[name].later
 
@@ -905,11 +969,11 @@ class GameRepository:
 
     def _read(
         self, name: str, params: Mapping[str, Any], lock: bool
-    ) -> tuple[Sequence[Any] | None, Callable[[Any], Any] | None]:
+    ) -> tuple[Sequence[Any] | None, Later | None]:
         """The game row of read ``name`` (``read`` or ``read_as``, :func:`_plans`) and what
-        converts its timestamps: a write's locked read (``lock``), the direct read on the
-        driver where the engine has one, else the Core statement on the session's connection
-        (no converter: the row's own types)."""
+        converts its timestamps and option texts (:class:`Later`): a write's locked read
+        (``lock``), the direct read on the driver where the engine has one, else the Core
+        statement on the session's connection (no converter: the row's own types)."""
         if lock:
             return self._locked(f"{name}_locked", params)
         if self.direct is not None:
@@ -918,10 +982,10 @@ class GameRepository:
 
     def _locked(
         self, name: str, params: Mapping[str, Any]
-    ) -> tuple[tuple[Any, ...] | None, Callable[[Any], Any] | None]:
+    ) -> tuple[tuple[Any, ...] | None, Later | None]:
         """A write's locked read of its game (statement ``name`` of :func:`_plans`) on the
         driver, in the session's transaction: the row (processed as :class:`DirectReads`
-        does) and what converts its timestamps."""
+        does) and what converts its timestamps and option texts."""
         conn = self._connection()
         plan = _plans(conn.engine)[name]
         raw = self._execute(conn, plan.sql, plan.args(params), params, fetch=True)
@@ -1066,10 +1130,10 @@ class GameRepository:
         with Core statements too (:meth:`advance`), never through an ORM entity, and the
         ORM's entity loading was a sixth of a small submission's CPU (docs/PERFORMANCE.md,
         issue 28, session 10)."""
-        found, when = self._read("read", {"game_id": game_id}, lock)
+        found, later = self._read("read", {"game_id": game_id}, lock)
         if found is None:
             return None
-        return GameRecord(found, self._document, when), found[_FIELDS]
+        return GameRecord(found, self._document, later), found[_FIELDS]
 
     def get_as(
         self, game_id: str, token_hash: str, *, lock: bool = False
@@ -1083,12 +1147,12 @@ class GameRepository:
         every request: a rotated or revoked token is refused from the commit that changed it
         on, in every process."""
         params = {"game_id": game_id, "token_hash": token_hash}
-        found, when = self._read("read_as", params, lock)  # locked: a write's (see :meth:`get`)
+        found, later = self._read("read_as", params, lock)  # locked: a write's (see :meth:`get`)
         if found is None:
             return None
         n = _FIELDS
         return (
-            GameRecord(found, self._document, when),
+            GameRecord(found, self._document, later),
             found[n],
             TokenMatch(found[n + 1], found[n + 2], found[n + 3]),
             bool(found[n + 4]),

@@ -83,19 +83,36 @@ class MatchOptions(BaseModel):
 
 
 _kept_options: tuple[Any, MatchOptions] | None = None
-"""The match document last validated and its options: a write asks for the options of its
-game row seven times (the dice, the clock, the sequence), each the same document object."""
+"""The match document (or its text) last validated and its options: a write asks for the
+options of its game row seven times (the dice, the clock, the sequence), each the same
+document object."""
+_BY_TEXT: dict[str, MatchOptions] = {}
+"""Match options by their stored JSON text (a game row read straight on the driver hands it
+on undecoded: :attr:`app.db.repository.GameRecord.match_text`): the same text validates to
+the same options, so a request neither decodes nor validates them again."""
+_BY_TEXT_MOST = 256
 
 
 def options_of(row: GameFields) -> MatchOptions:
-    """The game's match options (frozen: one validation per row's document, shared)."""
+    """The game's match options (frozen: one validation per row's document, or per text,
+    shared)."""
     global _kept_options
-    data = row.match
+    text: str | None = getattr(row, "match_text", None)
+    key = text if text is not None else row.match
     kept = _kept_options
-    if kept is not None and kept[0] is data:
+    if kept is not None and kept[0] is key:
         return kept[1]
-    options = MatchOptions.model_validate(data or {})
-    _kept_options = (data, options)  # the document held: its id is not reused meanwhile
+    if text is None:
+        options = MatchOptions.model_validate(key or {})
+    else:
+        found = _BY_TEXT.get(text)
+        if found is None:
+            found = MatchOptions.model_validate(row.match or {})
+            if len(_BY_TEXT) >= _BY_TEXT_MOST:
+                _BY_TEXT.clear()
+            _BY_TEXT[text] = found
+        options = found
+    _kept_options = (key, options)  # the document held: its id is not reused meanwhile
     return options
 
 

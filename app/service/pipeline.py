@@ -241,9 +241,32 @@ def game_from_row(
             lambda: load_stored_state(ruleset, stored()),
             stored,
         ),
-        options=ruleset.parse_options(row.options),
+        options=game_options(ruleset, row),
         cache=boards,
     )
+
+
+_OPTIONS: dict[tuple[AnyRuleset, str], Any] = {}
+"""Ruleset options by ruleset and stored JSON text (see :func:`game_options`)."""
+_OPTIONS_MOST = 256
+
+
+def game_options(ruleset: AnyRuleset, row: GameFields) -> Any:
+    """The game's ruleset options, validated. A row read straight on the driver hands their
+    stored text on undecoded (:attr:`app.db.repository.GameRecord.options_text`): the same
+    text validates to the same options (a ruleset's options are values: nothing changes
+    them), kept by it, so a request neither decodes nor validates them again."""
+    text: str | None = getattr(row, "options_text", None)
+    if text is None:
+        return ruleset.parse_options(row.options)
+    key = (ruleset, text)
+    found = _OPTIONS.get(key)
+    if found is None:
+        found = ruleset.parse_options(row.options)
+        if len(_OPTIONS) >= _OPTIONS_MOST:
+            _OPTIONS.clear()
+        _OPTIONS[key] = found
+    return found
 
 
 def load_stored_state(
