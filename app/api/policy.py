@@ -18,7 +18,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import heapq
 import json
 import math
@@ -34,6 +33,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.problems import PROBLEM_MEDIA_TYPE, problem_body
 from app.service.holdings import too_many_tokens
+from app.service.tokens import hash_token
 
 API_VERSION = "1"
 PREFIX = "/v1"
@@ -285,7 +285,7 @@ class RateLimitMiddleware:
                 if len(tokens) > self.max_tokens:
                     return 0.0, TOO_MANY_TOKENS
                 for token in tokens:
-                    key = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+                    key = hash_token(token)
                     wait, which = self.by_token.take(key), "token"
                     if wait > 0:
                         break

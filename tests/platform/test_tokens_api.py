@@ -3,11 +3,14 @@ rotation, the umpire's reissue and revocation (old tokens refused with 401)."""
 
 from __future__ import annotations
 
+import hashlib
+import sys
+
 import httpx
 
 from app.db.engine import make_engine, make_session_factory
 from app.db.models import AccessTokenRow, SeatRow
-from app.service.tokens import hash_token
+from app.service.tokens import SHA256_SOURCE, hash_token, new_token
 from tests.platform.conftest import new_game
 
 
@@ -139,3 +142,16 @@ def test_a_token_of_another_game_is_refused(http: httpx.Client) -> None:
         "auth.invalid_token",
     )
     problem(http.get(f"/games/{other.id}", headers=one.auth("red")), 401, "auth.invalid_token")
+
+
+def test_a_token_hashes_to_its_sha256_whichever_implementation() -> None:
+    """Tokens are hashed with CPython's own SHA-256 where there is one (not OpenSSL's, whose
+    way to a digest cost a request about 15 us: docs/PERFORMANCE.md): the same digest as
+    hashlib's, so every stored hash still matches (lone surrogates passed through as
+    before)."""
+    tokens = ["", "abc", "\u00e9t\u00e9 \U0001f3b2", "\udc80 lone", "x" * 1000]
+    for token in [*tokens, *(new_token() for _ in range(50))]:
+        expected = hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+        assert hash_token(token) == expected
+    if sys.implementation.name == "cpython":
+        assert SHA256_SOURCE in ("_sha2", "_sha256")
