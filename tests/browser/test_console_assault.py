@@ -311,6 +311,14 @@ def test_the_shipped_battlefield_battle_by_pointing_to_the_captured_village(
     umpire.click("#tab-sealed")
     _settled(umpire, base, game)  # the umpire's page has seen both receipts (its ETag is current)
     umpire.click(f"[data-decision='{decision}'] button:has-text('Open now')")
+    # the umpire sees the reveal in the log, or the console's refusal (named, not a timeout)
+    umpire.click("#tab-log")
+    umpire.wait_for_function(
+        "!!document.querySelector('#log li[data-kind=sealed_revealed]')"
+        " || !!document.querySelector('#notice.error:not([hidden])')"
+    )
+    refused = umpire.locator("#notice.error:not([hidden])")
+    assert refused.count() == 0, f"Open now was refused: {refused.inner_text()}"
 
     for page in (union, confed, umpire):
         page.click("#tab-log")
