@@ -402,6 +402,8 @@ class GameRecord:
         "_when",
         "_options",
         "_match",
+        "_options_text",
+        "_match_text",
         "_parse",
         "_documents",
         "_state",
@@ -458,7 +460,16 @@ class GameRecord:
             self.created_version,
         ) = values[:_FIELDS]
         self._when = None if later is None else later.when
-        self._parse = None if later is None else later.parse
+        self._parse = parse = None if later is None else later.parse
+        # the option documents left as their text by the driver: decoded on first access (a
+        # value of another type is the driver's own decoding: kept as it is)
+        self._options_text: str | None = None
+        self._match_text: str | None = None
+        if parse is not None:
+            if type(self._options) is str:
+                self._options_text, self._options = self._options, _UNREAD
+            if type(self._match) is str:
+                self._match_text, self._match = self._match, _UNREAD
         self._documents = documents
         self._state: Any = _UNREAD
         self._initial_state: Any = _UNREAD
@@ -479,29 +490,32 @@ class GameRecord:
     def options(self) -> dict[str, Any]:
         """The game's ruleset options (decoded from their text on first access)."""
         value = self._options
-        if self._parse is not None and type(value) is str:
-            value = self._options = self._parse(value)
+        if value is _UNREAD:
+            value = self._options = self._decode(self._options_text)
         return cast(dict[str, Any], value)
 
     @property
     def match(self) -> dict[str, Any] | None:
         """The game's match options (decoded from their text on first access)."""
         value = self._match
-        if self._parse is not None and type(value) is str:
-            value = self._match = self._parse(value)
+        if value is _UNREAD:
+            value = self._match = self._decode(self._match_text)
         return cast(dict[str, Any] | None, value)
 
     @property
     def options_text(self) -> str | None:
-        """The ruleset options' JSON text as stored, while not decoded (else None)."""
-        value = self._options
-        return value if self._parse is not None and type(value) is str else None
+        """The ruleset options' JSON text as stored, where the driver handed it on as text
+        (SQLite's direct reads; None where it decodes the document itself)."""
+        return self._options_text
 
     @property
     def match_text(self) -> str | None:
-        """The match options' JSON text as stored, while not decoded (else None)."""
-        value = self._match
-        return value if self._parse is not None and type(value) is str else None
+        """The match options' JSON text as stored (as :attr:`options_text`)."""
+        return self._match_text
+
+    def _decode(self, text: str | None) -> Any:
+        assert self._parse is not None and text is not None
+        return self._parse(text)
 
     def _convert(self) -> None:
         when, self._when = self._when, None

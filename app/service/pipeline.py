@@ -254,10 +254,11 @@ _OPTIONS_MOST = 256
 def game_options(ruleset: AnyRuleset, row: GameFields) -> Any:
     """The game's ruleset options, validated. A row read straight on the driver hands their
     stored text on undecoded (:attr:`app.db.repository.GameRecord.options_text`): the same
-    text validates to the same options (a ruleset's options are values: nothing changes
-    them), kept by it, so a request neither decodes nor validates them again."""
+    text validates to the same options, kept by it where the ruleset's options model is
+    frozen (an instance shared by every game with that text cannot be changed in place), so
+    a request neither decodes nor validates them again."""
     text: str | None = getattr(row, "options_text", None)
-    if text is None:
+    if text is None or not ruleset.options_model.model_config.get("frozen"):
         return ruleset.parse_options(row.options)
     key = (ruleset, text)
     found = _OPTIONS.get(key)

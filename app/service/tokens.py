@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import importlib
 import secrets
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +23,8 @@ def _small_sha256() -> tuple[Callable[[bytes], Any], str]:
     and copied, engine and init checks) cost about 15 us of CPU a request in the server's
     flow -- a cold walk through OpenSSL on every request -- against 0.4 us in a tight loop
     (docs/PERFORMANCE.md, issue 28, session 20)."""
+    if sys.implementation.name != "cpython":  # (PyPy's builtin is pure Python)
+        return hashlib.sha256, "hashlib"
     for name in ("_sha2", "_sha256"):
         try:
             found: Callable[[bytes], Any] = importlib.import_module(name).sha256
