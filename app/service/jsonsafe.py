@@ -150,9 +150,12 @@ UNENCODABLE = (ValueError, TypeError, RecursionError, pydantic_core.PydanticSeri
 
 def encode_state(data: Any) -> bytes:
     """The compact UTF-8 JSON of a (large) document, encoded by pydantic-core's serializer
-    (several times faster than ``json.dumps``). Non-finite numbers come out as the ``NaN`` /
-    ``Infinity`` tokens, which :func:`fine_text` refuses, so they are never stored; a lone
-    surrogate or a value that is not JSON raises."""
+    (several times faster than ``json.dumps``). Non-finite numbers in plain values (dicts,
+    lists) come out as the ``NaN`` / ``Infinity`` tokens, which :func:`fine_text` refuses, so
+    they are never stored; inside a pydantic model they come out as the model's serializer
+    writes them (pydantic's default: ``null``, as ``model_dump_json()`` and
+    ``model_dump(mode="json")`` give them for values typed ``Any``). A lone surrogate or a
+    value that is not JSON raises."""
     return pydantic_core.to_json(data, inf_nan_mode="constants")
 
 
@@ -175,9 +178,9 @@ def checked_text(data: Any) -> str | None:
 
 
 def checked_state_text(state: Any) -> str | None:
-    """The JSON text of a (pydantic) state, encoded from the model itself -- what
-    ``state.model_dump_json()`` gives, with non-finite numbers as tokens :func:`fine_text`
-    refuses -- when :func:`fine_text` passes it; None otherwise (then dump and walk it)."""
+    """The JSON text of a (pydantic) state or ruling, encoded from the model itself -- what
+    ``model_dump_json()`` gives (non-finite numbers as :func:`encode_state` says) -- when
+    :func:`fine_text` passes it; None otherwise (then dump and walk it)."""
     return _checked(state) if isinstance(state, BaseModel) else None
 
 
