@@ -210,6 +210,35 @@ class _LongNotes(TinyRuleset):
         return super().apply(board, state, action, ruling)
 
 
+def _refused_note(engine: Engine, ruleset_id: str, location: str) -> tuple[str, Any]:
+    """A note the buggy ruleset ``ruleset_id`` makes unstorable: refused (422
+    ``result.unstorable``) naming ``location``, with nothing written. Returns the game's id
+    and a function that submits another note (its text) at the game's next version."""
+    boards = BoardCache()
+    uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
+    scenario = {"length": 10, "pawns": [{"id": "r1", "side": "red", "at": 1}]}
+    created = games.create_game(uow, ruleset_id=ruleset_id, scenario=scenario, boards=boards)
+    before = _row(engine, created.id)
+
+    def note(note_text: str) -> Any:
+        req = WriteRequest(
+            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
+        )
+        return actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": note_text}))
+
+    with pytest.raises(InvalidInput) as refused:
+        note("x" * 200)
+    assert refused.value.code == "result.unstorable"
+    assert [e.location for e in refused.value.errors] == [location]
+    assert _row(engine, created.id) == before
+    with engine.connect() as conn:
+        n = conn.execute(
+            text("SELECT count(*) FROM events WHERE game_id = :id"), {"id": created.id}
+        ).scalar_one()
+    assert n == 0
+    return created.id, note
+
+
 @pytest.mark.parametrize("every", ["1", str(EVERY)])
 def test_a_state_the_ruleset_made_unstorable_is_refused_and_nothing_written(
     db_url: str, as_served: None, monkeypatch: pytest.MonkeyPatch, every: str
@@ -221,26 +250,7 @@ def test_a_state_the_ruleset_made_unstorable_is_refused_and_nothing_written(
     registry.register(_LongNotes())
     engine = make_engine(db_url)
     try:
-        boards = BoardCache()
-        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
-        scenario = {"length": 10, "pawns": [{"id": "r1", "side": "red", "at": 1}]}
-        created = games.create_game(
-            uow, ruleset_id="tiny-long-notes", scenario=scenario, boards=boards
-        )
-        before = _row(engine, created.id)
-        req = WriteRequest(
-            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
-        )
-        with pytest.raises(InvalidInput) as refused:
-            actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": "x" * 200}))
-        assert refused.value.code == "result.unstorable"
-        assert [e.location for e in refused.value.errors] == ["/state/notes/0"]
-        assert _row(engine, created.id) == before
-        with engine.connect() as conn:
-            n = conn.execute(
-                text("SELECT count(*) FROM events WHERE game_id = :id"), {"id": created.id}
-            ).scalar_one()
-        assert n == 0
+        _refused_note(engine, "tiny-long-notes", "/state/notes/0")
     finally:
         registry.unregister("tiny-long-notes")
         engine.dispose()
@@ -271,34 +281,12 @@ def test_a_ruling_the_ruleset_made_unstorable_is_refused_and_nothing_written(
     registry.register(_LongRuling())
     engine = make_engine(db_url)
     try:
-        boards = BoardCache()
-        uow = SqlAlchemyUnitOfWork(make_session_factory(engine))
-        scenario = {"length": 10, "pawns": [{"id": "r1", "side": "red", "at": 1}]}
-        created = games.create_game(
-            uow, ruleset_id="tiny-long-ruling", scenario=scenario, boards=boards
-        )
-        before = _row(engine, created.id)
-        req = WriteRequest(
-            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
-        )
-        with pytest.raises(InvalidInput) as refused:
-            actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": "x" * 200}))
-        assert refused.value.code == "result.unstorable"
-        assert [e.location for e in refused.value.errors] == ["/ruling/summary"]
-        assert _row(engine, created.id) == before
-        with engine.connect() as conn:
-            n = conn.execute(
-                text("SELECT count(*) FROM events WHERE game_id = :id"), {"id": created.id}
-            ).scalar_one()
-        assert n == 0
+        game_id, note = _refused_note(engine, "tiny-long-ruling", "/ruling/summary")
         # a note whose ruling can be stored is: the event holds the ruling's document
-        req = WriteRequest(
-            uow, created.id, created.seats["red"], IfMatch(frozenset({1})), None, boards, None
-        )
-        actions.submit_action(req, actions.SubmitAction({"kind": "note", "text": "short"}))
+        note("short")
         with engine.connect() as conn:
             stored = conn.execute(
-                text("SELECT ruling FROM events WHERE game_id = :id"), {"id": created.id}
+                text("SELECT ruling FROM events WHERE game_id = :id"), {"id": game_id}
             ).scalar_one()
         doc = json.loads(stored) if isinstance(stored, str) else stored
         assert doc == Ruling(legal=True, summary="short" * 60).model_dump(mode="json")
