@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.support.chromium import oz_assault, seat_link
+from tests.support.chromium import OZ_ORDERS, oz_assault, seat_link
 from tests.support.process import ServerProcess
 
 pytestmark = pytest.mark.slow
@@ -344,6 +344,42 @@ def test_the_umpire_enters_physical_dice_to_open_a_sealed_assault(
     umpire.wait_for_selector("#dice .rolls li")
     rolls = umpire.eval_on_selector_all("#dice .rolls li", "ns => ns.map(n => n.textContent)")
     assert len(rolls) == 12 and all("d10 = 7 (entered by the umpire)" in r for r in rolls)
+    assert umpire.errors == []
+
+
+def test_the_umpire_keeps_typing_the_dice_while_the_sides_seal(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    """The umpire types the physical dice while the sides' sealed orders come in: each one
+    redraws the umpire's tools live, and the dice field keeps the focus and what is typed
+    (a redrawn field took the rest of the keys away: the open then went without dice)."""
+    base = console_server.url
+    scenario = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
+    body = {"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}}
+    game = httpx.post(f"{base}/games", json=body).json()
+    oz_assault(base, game, seal=False)
+    umpire = new_page()
+    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    umpire.click("#tab-umpire")
+    umpire.click("#physical-dice")
+    umpire.keyboard.type("7,7,7,7,7,7")
+    for side, order in OZ_ORDERS.items():  # each side seals as the umpire types on
+        before = int(umpire.inner_text("#position").rsplit("v", 1)[1])
+        headers = {"Authorization": f"Bearer {game['seats'][side]}", "If-Match": "*"}
+        url = f"{base}/games/{game['id']}/sealed/allocation:mill:t1"
+        httpx.post(url, json=order, headers=headers).raise_for_status()
+        umpire.wait_for_function(
+            f"document.getElementById('position').textContent.endsWith('v{before + 1}')"
+        )
+        umpire.keyboard.type(",7,7,7" if side == next(iter(OZ_ORDERS)) else ",7,7,7,")
+    umpire.keyboard.press("Backspace")  # the stray comma, as a person mends it
+    assert umpire.input_value("#physical-dice") == ",".join(["7"] * 12)
+    umpire.click("#tab-sealed")
+    umpire.click("[data-decision='allocation:mill:t1'] button:has-text('Open now')")
+    umpire.click("#tab-log")
+    umpire.wait_for_selector("#log li[data-kind=sealed_revealed] .check.ok")
+    used = umpire.inner_text("#log li[data-kind=sealed_revealed] .dice-used")
+    assert used == "dice: " + " ".join(["d10=7"] * 12)
     assert umpire.errors == []
 
 

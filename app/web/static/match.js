@@ -148,8 +148,15 @@ export async function renderDice(box, ctx) {
     `${digest === d.commitment ? "✔ the seed matches the commitment" : "✘ the seed does not match the commitment"}; ${checked - bad} of ${checked} rolls re-derived in this browser${bad ? `, ${bad} differ` : ""}.`));
 }
 
+// The physical dice field is one element kept across renders: a live event re-renders the
+// umpire's tools, and a new field would take the focus (and the keys still being typed) away
+// from the umpire in the middle of entering the dice.
+let diceField = null;
+
 export function renderUmpire(box, ctx) {
   const { S, h, api, submit, notify, problemText } = ctx;
+  const typing = diceField !== null && document.activeElement === diceField;
+  const caret = typing ? [diceField.selectionStart, diceField.selectionEnd] : null;
   box.innerHTML = "";
   if (S.seat !== "umpire") {
     box.append(h("p", { class: "hint" }, "These tools need the umpire's seat."));
@@ -159,8 +166,13 @@ export function renderUmpire(box, ctx) {
   // a game at its first version has nothing to roll back to (the server would say 422)
   const nothingYet = S.view.version <= 1;
   const winner = h("select", { id: "finish-winner", "aria-label": "Winner" }, new Option("no winner", ""), ...((S.view.sides || []).map((s) => new Option(s.name || s.id || s, s.name || s.id || s))));
-  const dice = h("input", { id: "physical-dice", "aria-label": "Physical dice for the next action, comma separated", placeholder: "e.g. 4,2", value: S.physicalDice });
-  dice.addEventListener("input", () => { S.physicalDice = dice.value.trim(); });
+  if (diceField === null) {
+    diceField = h("input", { id: "physical-dice", "aria-label": "Physical dice for the next action, comma separated", placeholder: "e.g. 4,2", value: S.physicalDice });
+    diceField.addEventListener("input", () => { S.physicalDice = diceField.value.trim(); });
+  } else if (!typing && diceField.value.trim() !== S.physicalDice) {
+    diceField.value = S.physicalDice;
+  }
+  const dice = diceField;
   const audit = h("div", { class: "audit", "aria-live": "polite" });
   // (DOM append writes null as the text "null": absent tools are filtered out)
   box.append(...[
@@ -181,6 +193,10 @@ export function renderUmpire(box, ctx) {
     h("div", {}, h("label", { for: "finish-winner" }, "Finish the game: "), winner, h("button", { type: "button", onclick: () => submit(`/games/${S.gameId}/finish`, { winner: winner.value || null }) }, "Finish")),
     reissueSection(ctx),
   ].filter(Boolean));
+  if (typing && dice.isConnected) {
+    dice.focus();
+    dice.setSelectionRange(caret[0], caret[1]);
+  }
 }
 
 // A player lost their invitation link (or it leaked): the umpire issues a new token for the
