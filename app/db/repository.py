@@ -92,6 +92,8 @@ RECORD_FIELDS = (
     "access_epoch",
     "created_version",
 )
+"""The columns of ``games`` a :class:`GameRecord` is read with: every one but the two state
+documents (read on first access, through the same transaction)."""
 _FIELDS = len(RECORD_FIELDS)
 _WHEN = ("created_at", "updated_at")
 """The record's timestamps: read straight on the driver, converted on first access."""
@@ -111,8 +113,6 @@ class Later(NamedTuple):
     parse: Callable[[Any], Any] | None
 
 
-"""The columns of ``games`` a :class:`GameRecord` is read with: every one but the two state
-documents (read on first access, through the same transaction)."""
 DOCUMENTS = ("state", "initial_state")
 _READ = (
     select(*(_GAMES.c[name] for name in RECORD_FIELDS), _SCENARIOS.c.digest)

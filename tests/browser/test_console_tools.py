@@ -319,16 +319,22 @@ def test_what_a_seat_may_do_now_and_a_spectator_link_to_a_private_game(
     assert axis.errors == [] and watcher.errors == []
 
 
-def test_the_umpire_enters_physical_dice_to_open_a_sealed_assault(
-    new_page: Any, console_server: ServerProcess
-) -> None:
-    base = console_server.url
+def _umpire_at_an_assault(new_page: Any, base: str, *, seal: bool) -> tuple[Any, Any]:
+    """An objective-zones game with physical dice at its assault on the mill
+    (``oz_assault``), and the umpire's page on it."""
     scenario = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
     body = {"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}}
     game = httpx.post(f"{base}/games", json=body).json()
-    oz_assault(base, game, seal=True)
+    oz_assault(base, game, seal=seal)
     umpire = new_page()
     _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    return game, umpire
+
+
+def test_the_umpire_enters_physical_dice_to_open_a_sealed_assault(
+    new_page: Any, console_server: ServerProcess
+) -> None:
+    _, umpire = _umpire_at_an_assault(new_page, console_server.url, seal=True)
     umpire.click("#tab-sealed")
     decision = "[data-decision='allocation:mill:t1']"
     assert "awaiting the umpire's dice" in umpire.inner_text(decision)
@@ -354,12 +360,7 @@ def test_the_umpire_keeps_typing_the_dice_while_the_sides_seal(
     redraws the umpire's tools live, and the dice field keeps the focus and what is typed
     (a redrawn field took the rest of the keys away: the open then went without dice)."""
     base = console_server.url
-    scenario = json.loads((ROOT / "scenarios" / "objective-zones" / "example.json").read_text())
-    body = {"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}}
-    game = httpx.post(f"{base}/games", json=body).json()
-    oz_assault(base, game, seal=False)
-    umpire = new_page()
-    _ready(umpire, seat_link(base, game["id"], "umpire", game["seats"]["umpire"]))
+    game, umpire = _umpire_at_an_assault(new_page, base, seal=False)
     umpire.click("#tab-umpire")
     umpire.click("#physical-dice")
     umpire.keyboard.type("7,7,7,7,7,7")
@@ -371,8 +372,7 @@ def test_the_umpire_keeps_typing_the_dice_while_the_sides_seal(
         umpire.wait_for_function(
             f"document.getElementById('position').textContent.endsWith('v{before + 1}')"
         )
-        umpire.keyboard.type(",7,7,7" if side == next(iter(OZ_ORDERS)) else ",7,7,7,")
-    umpire.keyboard.press("Backspace")  # the stray comma, as a person mends it
+        umpire.keyboard.type(",7,7,7")
     assert umpire.input_value("#physical-dice") == ",".join(["7"] * 12)
     umpire.click("#tab-sealed")
     umpire.click("[data-decision='allocation:mill:t1'] button:has-text('Open now')")
