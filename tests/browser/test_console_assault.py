@@ -393,6 +393,17 @@ def test_an_assault_declared_and_allocated_with_the_keyboard_alone(
         union.keyboard.press("ArrowRight")  # Act -> Log -> Sealed
     union.wait_for_selector("#pane-sealed:not([hidden]) [data-builder] select[data-unit=us-1]")
     union.focus("[data-builder] select[data-unit=us-1]")
+    # the defender seals meanwhile: the panel is drawn again for the new version and the menu
+    # being used keeps the focus (the next key goes to it, not to the page)
+    decision = "allocation:mill:t1"
+    r = httpx.post(
+        f"{base}/games/{game['id']}/sealed/{decision}",
+        json={"sectors": {"1": ["cs-22va", "cs-bty"], "2": ["cs-36va"]}},
+        headers={"Authorization": f"Bearer {game['seats']['confederate']}", "If-Match": "*"},
+    )
+    assert r.status_code in (200, 201), r.text
+    union.wait_for_selector(f"[data-decision='{decision}'] .receipts li[data-side=confederate]")
+    assert union.evaluate("document.activeElement.dataset.unit") == "us-1"
     union.keyboard.press("ArrowDown")  # sector 1
     _tab_to(union, "[data-builder] select[data-unit=us-2]")
     union.keyboard.press("ArrowDown")
@@ -468,6 +479,43 @@ def test_a_melee_going_on_and_a_morale_test_by_pointing(
         page.context.close()
 
 
+def _mill_scenario() -> dict[str, Any]:
+    """The objective-zones example in its combat phase with a melee going on at the mill (us-1
+    in the garrison, cs-22va engaged)."""
+    scenario: dict[str, Any] = json.loads(
+        (SCENARIOS / "objective-zones" / "example.json").read_text()
+    )
+    scenario.update(phase="objective_combat", melees={"mill": "union"})
+    for unit in scenario["units"]:
+        if unit["id"] == "cs-22va":
+            unit["engaged"] = True
+        if unit["id"] == "us-1":
+            unit.update(zone="mill", at="garrison", sector=1, engaged=True, entered_turn=1)
+    return scenario
+
+
+def _melee_at_the_mill(base: str) -> dict[str, Any]:
+    """A game of ``_mill_scenario``, the umpire rolling physical dice."""
+    game: dict[str, Any] = httpx.post(
+        f"{base}/games",
+        json={
+            "ruleset": "objective-zones",
+            "scenario": _mill_scenario(),
+            "match": {"physical_dice": True},
+        },
+    ).json()
+    return game
+
+
+def _loss_marks(page: Any) -> dict[str, str]:
+    """The castings-lost marks on the zone cards' counters: unit -> the number marked."""
+    pairs = page.eval_on_selector_all(
+        ".zone-card .chip .loss",
+        "ns => ns.map(n => [n.closest('.chip').dataset.unit, n.dataset.loss])",
+    )
+    return dict(pairs)
+
+
 def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
     browser: Any, console_server: ServerProcess
 ) -> None:
@@ -475,17 +523,7 @@ def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
     back (from the log's "undo from here") takes its castings lost off the counters again,
     though the log keeps the event. The umpire's physical dice make the losses certain."""
     base = console_server.url
-    scenario = json.loads((SCENARIOS / "objective-zones" / "example.json").read_text())
-    scenario.update(phase="objective_combat", melees={"mill": "union"})
-    for unit in scenario["units"]:
-        if unit["id"] == "cs-22va":
-            unit["engaged"] = True
-        if unit["id"] == "us-1":
-            unit.update(zone="mill", at="garrison", sector=1, engaged=True, entered_turn=1)
-    game = httpx.post(
-        f"{base}/games",
-        json={"ruleset": "objective-zones", "scenario": scenario, "match": {"physical_dice": True}},
-    ).json()
+    game = _melee_at_the_mill(base)
     umpire = _open(browser, base, game, "umpire", "desktop")
     umpire.click("#tab-umpire")
     umpire.fill("#physical-dice", ",".join(["1"] * 8))  # every die reads 1: a hit for each level
@@ -496,13 +534,9 @@ def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
     melee = next(e for e in _events(base, game) if e["kind"] == "continue_melee")
     losses = melee["ruling"]["details"]["losses"]
     assert losses and all(n > 0 for n in losses.values()), melee["ruling"]
-    marks = dict(
-        umpire.eval_on_selector_all(
-            ".zone-card .chip .loss",
-            "ns => ns.map(n => [n.closest('.chip').dataset.unit, n.dataset.loss])",
-        )
-    )
-    assert marks == {u: str(n) for u, n in losses.items()}
+    # the marks are drawn once the melee's event has come (the write's own redraw may come first)
+    umpire.wait_for_selector(".zone-card .chip .loss")
+    assert _loss_marks(umpire) == {u: str(n) for u, n in losses.items()}
     # the umpire undoes the melee from the log: the marks go, the castings come back
     umpire.click("#tab-log")
     umpire.click(f"#ev-{melee['seq']} .rollback-here")
@@ -510,10 +544,55 @@ def test_castings_lost_leave_the_counters_when_the_melee_is_rolled_back(
     umpire.click("#tab-act")
     umpire.wait_for_function("!document.querySelector('.zone-card .chip .loss')")
     chip = umpire.inner_text(".zone-card[data-zone=mill] .chip[data-unit=us-1]")
-    men = next(u["men"] for u in scenario["units"] if u["id"] == "us-1")
+    men = next(u["men"] for u in _mill_scenario()["units"] if u["id"] == "us-1")
     assert chip.startswith(f"us-1 ({men}"), chip
     assert umpire.errors == []
     umpire.context.close()
+
+
+def test_a_console_opened_after_a_melee_marks_its_castings_lost_on_the_counters(
+    browser: Any, console_server: ServerProcess
+) -> None:
+    """The loss marks are read from the log, which the console hears after it has drawn the
+    board: a seat opened on a game whose melee has already been fought still shows that melee's
+    castings lost on the counters (the board is drawn again as the log comes in), and a second
+    seat opened after the melee was rolled back shows none."""
+    base = console_server.url
+    game = _melee_at_the_mill(base)
+    headers = {"Authorization": f"Bearer {game['seats']['umpire']}"}
+    r = httpx.post(
+        f"{base}/games/{game['id']}/actions",
+        json={"kind": "continue_melee", "zone": "mill"},
+        headers={
+            **headers,
+            "If-Match": f'W/"{game["version"]}"',
+            "Referee-Dice": "1,1,1,1,1,1,1,1",
+        },
+    )
+    assert r.status_code == 201, r.text
+    losses = r.json()["ruling"]["details"]["losses"]
+    assert losses and all(n > 0 for n in losses.values()), r.text
+
+    union = _open(browser, base, game, "union", "desktop")
+    union.wait_for_selector(".zone-card .chip .loss")
+    assert _loss_marks(union) == {u: str(n) for u, n in losses.items()}
+    assert union.errors == []
+    union.context.close()
+
+    r = httpx.post(
+        f"{base}/games/{game['id']}/rollback",
+        json={"to_version": game["version"]},
+        headers={**headers, "If-Match": "*"},
+    )
+    assert r.status_code == 201, r.text
+    confederate = _open(browser, base, game, "confederate", "desktop")
+    _settled(confederate, base, game)
+    confederate.wait_for_selector(
+        f"#ev-{r.json()['event']}", state="attached"
+    )  # the whole log has come
+    assert _loss_marks(confederate) == {}
+    assert confederate.errors == []
+    confederate.context.close()
 
 
 def test_an_order_just_begun_says_what_it_waits_for_not_an_error(

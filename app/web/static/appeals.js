@@ -28,17 +28,28 @@ export function appealButton(li, ev, ctx) {
 }
 
 // The umpire's queue of open appeals (and the decided ones, for the record).
+// Drawn again at every new version: the notes being typed on open appeals are carried over
+// (by appeal, with the focus and caret of the one being typed in), so a move arriving while
+// the umpire writes takes nothing they typed.
+const typedNotes = new Map(); // appeal id -> the note typed so far (this page's game)
+
 export async function renderAppeals(box, ctx) {
   const { S, h, api, submit, notify, problemText } = ctx;
-  box.innerHTML = "";
-  if (S.seat !== "umpire") return;
+  if (S.seat !== "umpire") {
+    box.innerHTML = "";
+    return;
+  }
   let items = [];
   try {
     items = (await api.get(`/games/${S.gameId}/appeals`)).body.items || [];
   } catch (err) {
+    box.innerHTML = "";
     notify(problemText(err), "error");
     return;
   }
+  const active = document.activeElement;
+  const typing = box.contains(active) && active.classList.contains("decision-note") ? [active.dataset.key, active.selectionStart, active.selectionEnd] : null;
+  box.innerHTML = "";
   const open = items.filter((a) => a.status === "open");
   box.append(h("h4", {}, `Appeals (${open.length} open)`));
   if (!items.length) {
@@ -51,7 +62,11 @@ export async function renderAppeals(box, ctx) {
       h("strong", {}, `#${a.appeal}`), ` ${a.appellant} appeals event #${a.event} (${a.event_kind}): `,
       h("q", {}, a.note));
     if (a.status === "open") {
-      const note = h("input", { class: "decision-note", maxlength: NOTE_MAX, size: 24, "aria-label": `Your note on appeal ${a.appeal}`, placeholder: "note (optional)" });
+      const key = JSON.stringify([S.gameId, a.appeal]);
+      const note = h("input", { class: "decision-note", "data-key": key, maxlength: NOTE_MAX, size: 24, "aria-label": `Your note on appeal ${a.appeal}`, placeholder: "note (optional)" });
+      note.value = typedNotes.get(key) || "";
+      note.addEventListener("input", () => typedNotes.set(key, note.value));
+      if (typing && typing[0] === key) queueMicrotask(() => { note.focus({ preventScroll: true }); note.setSelectionRange(typing[1], typing[2]); });
       const decide = (body) => submit(`/games/${S.gameId}/appeals/${a.appeal}/decision`, { note: note.value.trim(), ...body });
       li.append(" ", note,
         h("button", { type: "button", class: "appeal-uphold", onclick: () => decide({ outcome: "upheld" }) }, "Uphold"),

@@ -15,6 +15,10 @@ export async function renderSealed(box, ctx) {
   // switched to another seat or game, or the decision opened again, builds a new one)
   const keyOf = (id, instance) => JSON.stringify([S.gameId, S.seat, id, instance]);
   const kept = new Map([...box.querySelectorAll("[data-builder]")].map((b) => [b.dataset.keptFor, b]));
+  // taking a kept builder out of the page takes the focus from the menu being used in it:
+  // given back once the builder is in again (a key pressed meanwhile goes to that menu)
+  const active = box.contains(document.activeElement) ? document.activeElement : null;
+  const caret = active && typeof active.selectionStart === "number" ? [active.selectionStart, active.selectionEnd] : null;
   box.innerHTML = "";
   if (!data.open.length && !data.revealed.length) {
     box.append(h("p", { class: "hint" }, "No sealed decision is open. The rules open one when the game reaches it (e.g. an assault's troop allocation)."));
@@ -88,6 +92,10 @@ export async function renderSealed(box, ctx) {
         narrate(r.ruling),
         h("ul", {}, ...Object.entries(orders).map(([side, o]) => h("li", {}, `${side}: `, h("code", {}, JSON.stringify(o.order !== undefined ? o.order : o)))))));
     }
+  }
+  if (active && active.isConnected && document.activeElement !== active) {
+    active.focus({ preventScroll: true });
+    if (caret) active.setSelectionRange(caret[0], caret[1]);
   }
 }
 
