@@ -53,9 +53,18 @@ from bench.report import Row
 from bench.scenarios import zoc_scenario, zoi_scenario
 
 ASKED = 20
-CHAIN = 16
-"""Deltas after the snapshot in the "rebuilt from deltas" row: a miss half-way between two
-snapshots (``REFEREE_SNAPSHOT_EVERY`` is 32) -- 8 moves, then each undone."""
+CYCLE = 16
+"""The "rebuilt from deltas" row's chain is made of cycles of 8 moves, then each undone."""
+
+
+def chain_cycles(state_size: int, delta_size: int) -> int:
+    """How many cycles make the chain of a miss about half-way between two snapshots under the
+    default cadence (``deltas.snapshot_gap``: 32 events on a small state, 256 on the 100x100
+    board with 501 units): an odd number, so that half the chain ends mid-cycle, on a state
+    that differs from the snapshot's."""
+    half = deltas.snapshot_gap(state_size, delta_size) // 2
+    cycles = max(1, round(half / CYCLE))
+    return cycles if cycles % 2 else cycles + 1
 
 
 def _cases(
@@ -98,27 +107,29 @@ def _cases(
     stored = state.model_dump_json()  # the compact text a write stores
     assert rs.load_state(stored) == state
     # a miss between snapshots: the row's state (this one) and the deltas of the events
-    # after it, as stored -- CHAIN of them: half the moves above made one after the other,
-    # then each undone, so that the state they make is this one again (the same searches
-    # as the parsed state's: the rows differ only in how the state is made)
+    # after it, as stored -- about half a snapshot gap of them (chain_cycles): cycles of half
+    # the moves above made one after the other, then each undone, so that the state they
+    # make is this one again (the same searches as the parsed state's: the rows differ only
+    # in how the state is made)
     made = [state]
     for _u, action, _ruling in moves:
         ruling = rs.adjudicate(board, made[-1], action, opts)
-        if len(made) <= CHAIN // 2 and ruling.legal:
+        if len(made) <= CYCLE // 2 and ruling.legal:
             made.append(rs.apply(board, made[-1], action, ruling))
-    assert len(made) == CHAIN // 2 + 1, len(made)
-    path = [*made, *reversed(made[:-1])]
-    chain = []
-    for before, after in itertools.pairwise(path):
+    assert len(made) == CYCLE // 2 + 1, len(made)
+    cycle = []
+    for before, after in itertools.pairwise([*made, *reversed(made[:-1])]):
         delta = deltas.make_delta(before, after)
         assert delta, "a move made no delta"
-        chain.append(json.loads(json.dumps(delta)))  # as the database hands it back
-    assert len(chain) == CHAIN
+        cycle.append(json.loads(json.dumps(delta)))  # as the database hands it back
+    assert len(cycle) == CYCLE
+    cycles = chain_cycles(len(stored), max(len(json.dumps(d)) for d in cycle))
+    chain = cycle * cycles
     kept = deltas.StoredChain(stored, tuple(chain))
     rebuilt = load_stored_state(rs, kept)
     assert rebuilt == state and rebuilt.model_dump_json() == stored
     assert kept.document() == json.loads(stored)
-    half = deltas.StoredChain(stored, tuple(chain[: CHAIN // 2])).document()
+    half = deltas.StoredChain(stored, tuple(chain[: len(chain) // 2])).document()
     assert half == json.loads(made[-1].model_dump_json()) != json.loads(stored)
 
     def hover() -> None:
@@ -150,8 +161,9 @@ class Timed:
     """the deltas after it, as stored"""
 
 
-Made = tuple[tuple[Callable[[], Any], ...], tuple[Callable[[], Any], ...]]
-"""(the floors: plain, from the stored text, from the text and the deltas; the cases)"""
+Made = tuple[tuple[Callable[[], Any], ...], tuple[Callable[[], Any], ...], int]
+"""(the floors: plain, from the stored text, from the text and the deltas; the cases; the
+number of deltas in the chain)"""
 
 
 def _zoc() -> Made:
@@ -184,7 +196,7 @@ def _zoc() -> Made:
             from_text(grid, text, uid, "movement_allowance", foe, chain=chain)
 
     _same_reach(grid, text, chain, ids, "movement_allowance", foe, enemy, None)
-    return (floor, floor_text, floor_chain), timed.calls
+    return (floor, floor_text, floor_chain), timed.calls, len(chain)
 
 
 def _zoi() -> Made:
@@ -222,7 +234,7 @@ def _zoi() -> Made:
             from_text(grid, text, uid, "ma", foe, by_axial, chain=chain)
 
     _same_reach(grid, text, chain, ids, "ma", foe, enemy, zone, by_axial)
-    return (floor, floor_text, floor_chain), timed.calls
+    return (floor, floor_text, floor_chain), timed.calls, len(chain)
 
 
 def _same_reach(
@@ -283,7 +295,7 @@ def server_gc() -> Iterator[None]:
 def rows(rounds: int = 1) -> list[Row]:
     out: list[Row] = []
     for name, make in (("zoc", _zoc), ("zoi", _zoi)):
-        floors, cases = make()
+        floors, cases, links = make()
         parsed_at = CASES.index("parsed state")
         timed = (*cases, cases[parsed_at])  # the parsed state again, with the default settings
         n = len(floors)
@@ -307,7 +319,8 @@ def rows(rounds: int = 1) -> list[Row]:
                     _per_ask(med[base]),
                     FLOORS[base],
                     TARGETS[k],
-                    _note(samples[k + n], samples[base], rounds),
+                    (f"{links} deltas after the snapshot; " if "deltas" in case else "")
+                    + _note(samples[k + n], samples[base], rounds),
                 )
             )
         parsed = parsed_at + n

@@ -3,9 +3,10 @@
 Each accepted event used to store the whole state it left (``events.state_after``). Since
 migration 0012 an event stores either
 
-* a **snapshot**: the whole state in ``state_after`` (every ``REFEREE_SNAPSHOT_EVERY``-th
-  event, ``seq % N == 0``; every event written before the migration; every imported event;
-  and any event whose delta could not be made or would not be small), or
+* a **snapshot**: the whole state in ``state_after`` (every N-th event, ``seq % N == 0``, N
+  ``REFEREE_SNAPSHOT_EVERY`` or by default by weight, :func:`snapshot_gap`; every event
+  written before the migration; every imported event; and any event whose delta could not
+  be made or would not be small), or
 * a **delta**: ``state_delta``, the change from the state of the event before it (for
   ``seq`` 1 the game's initial state) to its own, and ``state_after`` null,
 
@@ -42,32 +43,69 @@ from pydantic import BaseModel
 
 from app.runtime import env
 
-SNAPSHOT_EVERY_DEFAULT = 32
-"""The default of ``REFEREE_SNAPSHOT_EVERY``: a snapshot every 32 events, so reading one old
-position applies at most 31 deltas."""
+SNAPSHOT_EVERY_MIN = 32
+"""By weight (the default of ``REFEREE_SNAPSHOT_EVERY``): at least this many events between
+snapshots -- a small state is stored whole every 32 events, as with a fixed 32."""
+
+SNAPSHOT_EVERY_MAX = 512
+"""By weight: at most this many events between snapshots, so reading one old position
+applies at most 511 deltas whatever their size."""
 
 DELTA_SHARE = 0.5
 """A delta larger than this share of the state's JSON text is not kept: the event stores a
 snapshot instead (a set-up that moves every unit gains nothing from a delta)."""
 
 
-def snapshot_every() -> int:
-    """``REFEREE_SNAPSHOT_EVERY`` (events between snapshots; 1 = every event stores its whole
-    state, as before migration 0012). Read on every write, so a change needs no restart of
-    the database, only of the setting's process."""
+def snapshot_every() -> int | None:
+    """``REFEREE_SNAPSHOT_EVERY``: a number N stores the state whole every N-th event (1 =
+    every event, as before migration 0012); unset, ``auto`` or not a number: by weight
+    (:func:`snapshot_gap`). Read on every write, so a change needs no restart of the
+    database, only of the setting's process."""
     raw = env("REFEREE_SNAPSHOT_EVERY")
     if not raw:
-        return SNAPSHOT_EVERY_DEFAULT
+        return None
     try:
         value = int(raw)
     except ValueError:
-        return SNAPSHOT_EVERY_DEFAULT
+        return None
     return max(1, value)
 
 
+def snapshot_gap(state_size: int, delta_size: int) -> int:
+    """By weight: the events between two snapshots for a state whose JSON text is
+    ``state_size`` long and deltas ``delta_size`` long -- as many deltas as weigh no more than
+    the state itself, rounded down to a power of two, between :data:`SNAPSHOT_EVERY_MIN` and
+    :data:`SNAPSHOT_EVERY_MAX`.
+
+    A snapshot costs the whole state (encoded, and written in the event and the game row);
+    taken once the deltas since the last one weigh about as much, its cost per event is
+    about a delta's, whatever the state's size (a one-unit move on a 500-unit board stores a
+    snapshot every 256 events, where a small board's stays at 32), and rebuilding a state
+    from its snapshot reads at most about the state's weight again in deltas. Powers of two
+    dividing :data:`SNAPSHOT_EVERY_MAX`: whatever the sizes of the events in between, event
+    ``k * SNAPSHOT_EVERY_MAX`` is a snapshot, so no chain is longer than that."""
+    n = SNAPSHOT_EVERY_MIN
+    while n < SNAPSHOT_EVERY_MAX and 2 * n * max(delta_size, 1) <= state_size:
+        n *= 2
+    return n
+
+
 def wants_snapshot(seq: int, every: int | None = None) -> bool:
-    """True when event ``seq`` stores its whole state whatever its delta would be."""
+    """True when event ``seq`` stores its whole state whatever its delta would be, with a
+    snapshot every ``every`` events (default: ``REFEREE_SNAPSHOT_EVERY``; by weight, the
+    decision waits for the delta: :func:`snapshot_due`)."""
     n = snapshot_every() if every is None else every
+    if n is None:
+        return False
+    return n <= 1 or seq % n == 0
+
+
+def snapshot_due(seq: int, state_size: int, delta_size: int) -> bool:
+    """True when event ``seq``, whose delta is ``delta_size`` long on a state ``state_size``
+    long, stores its whole state instead: every N-th event, N ``REFEREE_SNAPSHOT_EVERY`` or
+    by weight (:func:`snapshot_gap`)."""
+    every = snapshot_every()
+    n = snapshot_gap(state_size, delta_size) if every is None else every
     return n <= 1 or seq % n == 0
 
 

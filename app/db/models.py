@@ -9,8 +9,8 @@
 * ``events`` -- append-only log of accepted actions with their ruling, dice, the version
   they produced and the ruleset version that judged them; the idempotency key (unique per
   game and seat) and the stored response make retries safe. The state each event left is a
-  snapshot every ``REFEREE_SNAPSHOT_EVERY`` events and a delta in between (migration 0012,
-  :mod:`app.db.deltas`).
+  snapshot every N events (``REFEREE_SNAPSHOT_EVERY``, by default by weight) and a delta in
+  between (migration 0012, :mod:`app.db.deltas`).
 * ``access_tokens`` -- read-only (spectator) tokens minted by a seat or the umpire; hashed.
 * ``webhooks`` / ``webhook_deliveries`` -- per-seat webhooks and their outbox: a delivery row
   is written in the same transaction as the event that caused it and sent after commit by

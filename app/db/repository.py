@@ -246,8 +246,9 @@ def _state_at(
 
     The game row holds the current state whole (``state_seq`` null), or the state event
     ``state_seq`` left, the events after it storing deltas (migration 0013): then the state
-    is rebuilt from the row's and those deltas -- at most ``REFEREE_SNAPSHOT_EVERY`` - 1 of
-    them, as a write stores a snapshot, and the row its whole state, every N events. Where the
+    is rebuilt from the row's and those deltas -- at most N - 1 of them, as a write stores a
+    snapshot, and the row its whole state, every N events (``REFEREE_SNAPSHOT_EVERY``, or by
+    weight: at most ``deltas.SNAPSHOT_EVERY_MAX``). Where the
     row has moved past ``version`` since the game was read (PostgreSQL's direct reads run each
     statement on its own snapshot) and its state is no longer one ``version``'s can be
     rebuilt from, the state is rebuilt from the events' log alone (the nearest snapshot at or
@@ -1225,7 +1226,7 @@ class GameRepository:
         """The state event ``seq`` left (``seq`` 0: ``initial``, the game's initial state),
         as the database hands a stored document back; None when it was not kept. Rebuilt
         from the nearest snapshot at or before ``seq`` and the deltas after it
-        (:mod:`app.db.deltas`): one query, at most ``REFEREE_SNAPSHOT_EVERY`` rows."""
+        (:mod:`app.db.deltas`): one query, at most N rows (a snapshot every N events)."""
         if seq <= 0:
             return dict(initial) if initial is not None else None
         # the chain starts at the last event without a delta: a snapshot, or an event that

@@ -415,7 +415,7 @@ def append_event(
     and the game row keeps the state it holds (``games.state_seq``, migration 0013) -- so a
     one-unit move on a 500-unit board neither encodes nor writes the whole state unless
     something asks for its text (an answer with the state, a replay's stored answer,
-    PostgreSQL's kept state); every ``REFEREE_SNAPSHOT_EVERY``-th event, and any whose delta
+    PostgreSQL's kept state); every N-th event (:func:`_state_delta`), and any whose delta
     cannot be made, stores its state whole, in the event and in the game row."""
     # the ruling's text encoded from the model itself (no document made first) and checked
     # on its text (C speed): the column is written as it is; a text the check is wary of
@@ -441,8 +441,8 @@ def append_event(
         else:
             made.stored()  # a change the ruleset made that cannot be stored: named (422)
     whole = None if delta is not None else made.stored()[0]
-    # the state is stored whole (in the game row and the event) every REFEREE_SNAPSHOT_EVERY
-    # events; the events between store their delta, and the game row keeps its state
+    # the state is stored whole (in the game row and the event) every N events (_state_delta);
+    # the events between store their delta, and the game row keeps its state
     known: list[tuple[Any, str]] = [made.encoded] if made.encoded is not None else []
     if ruling_text is not None:
         known.append((ruling_doc, ruling_text))
@@ -589,8 +589,9 @@ def _state_delta(
 ) -> tuple[dict[str, Any], str] | None:
     """The delta the event leaving version ``expected`` stores instead of its whole state,
     with its JSON text ("" when a value in it cannot be stored); None when it stores a
-    snapshot: every ``REFEREE_SNAPSHOT_EVERY``-th
-    event, and any whose delta cannot be made from the two states' models or is not small
+    snapshot: every N-th event (N ``REFEREE_SNAPSHOT_EVERY``, or by default by weight: as many
+    events as deltas of this size weigh as much as the state, :func:`deltas.snapshot_gap`),
+    and any whose delta cannot be made from the two states' models or is not small
     (:mod:`app.db.deltas`: larger than ``DELTA_SHARE`` of the state's JSON text -- the state
     before's, as the process keeps its size, so the new state need not be encoded for it).
 
@@ -599,8 +600,9 @@ def _state_delta(
     event of one write stores a snapshot) and the game is pinned to the ruleset version this
     process runs (the upgrade event, whose state the new version parsed from a document the
     old one wrote, stores a snapshot)."""
+    seq = expected - INITIAL_VERSION + 1
     if (
-        deltas.wants_snapshot(expected - INITIAL_VERSION + 1)
+        deltas.wants_snapshot(seq)  # a fixed REFEREE_SNAPSHOT_EVERY: known before the delta
         or expected != game.row.version
         or game.row.ruleset_version != game.ruleset.version
     ):
@@ -618,6 +620,8 @@ def _state_delta(
     if size is None:
         size = len(state_text())
     if len(text) > deltas.DELTA_SHARE * size:
+        return None
+    if deltas.snapshot_due(seq, size, len(text)):  # by weight: the delta's size against the state's
         return None
     if checking_writes():
         _check_delta(game, delta, state_text())

@@ -102,6 +102,23 @@ async def _audit(g: Game) -> dict[str, Any]:
     return report
 
 
+def _lengths(db_url: str, game_id: str, column: str) -> list[int | None]:
+    """The length of each stored event's ``column`` as JSON text (None where SQL NULL)."""
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    f"SELECT length(CAST({column} AS TEXT)) FROM events"
+                    " WHERE game_id = :g ORDER BY seq"
+                ),
+                {"g": game_id},
+            ).all()
+    finally:
+        engine.dispose()
+    return [r[0] for r in rows]
+
+
 def _stored(db_url: str, game_id: str) -> list[tuple[int, bool, bool]]:
     """(seq, has a snapshot, has a delta) of each stored event."""
     engine = make_engine(db_url)
@@ -356,3 +373,52 @@ async def test_the_repository_rebuilds_from_the_nearest_snapshot_and_stops_where
     fourth, again = got[4], whole[3]
     assert fourth is not None and again is not None
     assert list(fourth["positions"]) == order and list(again["positions"]) == order
+
+
+async def test_by_weight_a_larger_state_is_stored_whole_less_often_and_reads_the_same(
+    client: httpx.AsyncClient, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default snapshot cadence is by weight (``deltas.snapshot_gap``): on a board whose
+    state weighs more than 64 of its one-unit deltas, event 32 stores a delta and the first
+    snapshot comes at the gap the sizes give; every position between, the audit and a
+    rollback into the longer chain read as the same game stored whole at every event."""
+    from app.db import deltas
+    from bench.scenarios import hex_id, zoc_scenario
+
+    scenario = zoc_scenario(40, 80)
+    toggles = [hex_id(1, 1, 40), hex_id(1, 2, 40)]
+    script = [{"kind": "place_unit", "unit": "mover", "hex": toggles[n % 2]} for n in range(70)]
+    games = []
+    for every in ("1", None):
+        if every is None:
+            monkeypatch.delenv("REFEREE_SNAPSHOT_EVERY", raising=False)
+        else:
+            monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", every)
+        r = await client.post("/games", json={"ruleset": "zoc", "scenario": scenario})
+        assert r.status_code == 201, r.text
+        g = Game(client=client, id=r.json()["id"], seats=r.json()["seats"])
+        for action in script:
+            assert (await g.act("umpire", action)).status_code == 201
+        games.append(g)
+    whole, weighed = games
+
+    # the sizes the policy weighed: the state's text (every event of the N=1 game stores it)
+    # and the deltas' (a one-unit move back and forth: all alike)
+    state = max(n for n in _lengths(db_url, whole.id, "state_after") if n is not None)
+    delta_sizes = {n for n in _lengths(db_url, weighed.id, "state_delta") if n is not None}
+    stored = _stored(db_url, weighed.id)
+    assert all(snap != has_delta for _, snap, has_delta in stored)
+    gap = deltas.snapshot_gap(state, max(delta_sizes))
+    assert gap == 64, (state, delta_sizes)
+    assert [seq for seq, snap, _ in stored if snap] == [64]
+
+    assert await _positions(weighed, 71) == await _positions(whole, 71)
+    audit = await _audit(weighed)
+    assert audit == await _audit(whole) and audit["ok"] is True
+    for g in (whole, weighed):  # back into the middle of the long chain, and played on
+        r = await g.post("/rollback", "umpire", json={"to_version": 40})
+        assert r.status_code == 201, r.text
+        assert (await g.act("umpire", script[0])).status_code == 201
+    a, b = await whole.view(), await weighed.view()
+    assert a["state"] == b["state"] and a["version"] == b["version"]
+    assert await _audit(weighed) == await _audit(whole)
