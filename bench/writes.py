@@ -1,7 +1,8 @@
 """Submissions alone, for the write path (issue 28 item 3, session 9): what an event's state
 costs stored whole at every event (``REFEREE_SNAPSHOT_EVERY=1``, as before migration 0012)
-against a delta with a snapshot every 32 events, on SQLite and PostgreSQL, seed example and
-100x100 (501 units).
+against a delta with a snapshot every 32 events (the default before session 21) and by
+weight (``auto``, the default since: ``deltas.snapshot_gap``), on SQLite and PostgreSQL,
+seed example and 100x100 (501 units). ``--every`` picks the values.
 
 * ``inproc``: the service's submission (``actions.submit_action``, as ``app/api/fast.py``
   calls it) in this process and thread, no HTTP, one submission after another (umpire
@@ -37,7 +38,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-EVERY = ("1", "32")
+EVERY = ("1", "32", "auto")
 
 
 def _dry_action(unit: str, hexes: tuple[str, str]) -> dict[str, Any]:
@@ -186,7 +187,7 @@ def inproc(
                         url, scenario, unit, hexes, batches, size, profile, dry, minimal
                     )
                     print(
-                        f"{db:10} {label:20} N={every:>2}: {med:.3f} ms CPU a "
+                        f"{db:10} {label:20} N={every:>4}: {med:.3f} ms CPU a "
                         f"{'dry run' if dry else 'submission'}"
                         f"{', Prefer: return=minimal' if minimal else ''} "
                         f"({lo:.3f}-{hi:.3f})",
