@@ -59,10 +59,10 @@ CYCLE = 16
 
 def chain_cycles(state_size: int, delta_size: int) -> int:
     """How many cycles make the chain of a miss about half-way between two snapshots under the
-    default cadence (``deltas.snapshot_gap``: 32 events on a small state, 256 on the 100x100
+    default cadence (``deltas.steady_gap``: 32 events on a small state, 512 on the 100x100
     board with 501 units): an odd number, so that half the chain ends mid-cycle, on a state
     that differs from the snapshot's."""
-    half = deltas.snapshot_gap(state_size, delta_size) // 2
+    half = deltas.steady_gap(state_size, delta_size) // 2
     cycles = max(1, round(half / CYCLE))
     return cycles if cycles % 2 else cycles + 1
 
@@ -123,7 +123,8 @@ def _cases(
         assert delta, "a move made no delta"
         cycle.append(json.loads(json.dumps(delta)))  # as the database hands it back
     assert len(cycle) == CYCLE
-    cycles = chain_cycles(len(stored), max(len(json.dumps(d)) for d in cycle))
+    compact = (len(json.dumps(d, separators=(",", ":"))) for d in cycle)  # as stored
+    cycles = chain_cycles(len(stored), max(compact))
     chain = cycle * cycles
     kept = deltas.StoredChain(stored, tuple(chain))
     rebuilt = load_stored_state(rs, kept)

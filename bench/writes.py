@@ -1,7 +1,7 @@
 """Submissions alone, for the write path (issue 28 item 3, session 9): what an event's state
 costs stored whole at every event (``REFEREE_SNAPSHOT_EVERY=1``, as before migration 0012)
 against a delta with a snapshot every 32 events (the default before session 21) and by
-weight (``auto``, the default since: ``deltas.snapshot_gap``), on SQLite and PostgreSQL,
+weight (``auto``, the default since: ``deltas.snapshot_by_weight``), on SQLite and PostgreSQL,
 seed example and 100x100 (501 units). ``--every`` picks the values.
 
 * ``inproc``: the service's submission (``actions.submit_action``, as ``app/api/fast.py``

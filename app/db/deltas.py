@@ -4,7 +4,7 @@ Each accepted event used to store the whole state it left (``events.state_after`
 migration 0012 an event stores either
 
 * a **snapshot**: the whole state in ``state_after`` (every N-th event, ``seq % N == 0``, N
-  ``REFEREE_SNAPSHOT_EVERY`` or by default by weight, :func:`snapshot_gap`; every event
+  ``REFEREE_SNAPSHOT_EVERY`` or by default by weight, :func:`snapshot_by_weight`; every event
   written before the migration; every imported event; and any event whose delta could not
   be made or would not be small), or
 * a **delta**: ``state_delta``, the change from the state of the event before it (for
@@ -44,12 +44,18 @@ from pydantic import BaseModel
 from app.runtime import env
 
 SNAPSHOT_EVERY_MIN = 32
-"""By weight (the default of ``REFEREE_SNAPSHOT_EVERY``): at least this many events between
-snapshots -- a small state is stored whole every 32 events, as with a fixed 32."""
+"""By weight (the default of ``REFEREE_SNAPSHOT_EVERY``): the chain of deltas since the last
+snapshot is weighed at every 32nd event only (a *checkpoint*), so a snapshot is at least 32
+events after the one before -- a small state is stored whole every 32 events, as with a
+fixed 32."""
 
 SNAPSHOT_EVERY_MAX = 512
-"""By weight: at most this many events between snapshots, so reading one old position
-applies at most 511 deltas whatever their size."""
+"""By weight: event 512 and each multiple store a snapshot whatever the weights, so reading
+one old position applies at most 511 deltas."""
+
+SNAPSHOT_WEIGHT = 1.0
+"""By weight: a checkpoint stores a snapshot once the deltas since the last one, with its
+own, weigh at least this share of that snapshot's JSON text."""
 
 DELTA_SHARE = 0.5
 """A delta larger than this share of the state's JSON text is not kept: the event stores a
@@ -59,7 +65,7 @@ snapshot instead (a set-up that moves every unit gains nothing from a delta)."""
 def snapshot_every() -> int | None:
     """``REFEREE_SNAPSHOT_EVERY``: a number N stores the state whole every N-th event (1 =
     every event, as before migration 0012); unset, ``auto`` or not a number: by weight
-    (:func:`snapshot_gap`). Read on every write, so a change needs no restart of the
+    (:func:`snapshot_by_weight`). Read on every write, so a change needs no restart of the
     database, only of the setting's process."""
     raw = env("REFEREE_SNAPSHOT_EVERY")
     if not raw:
@@ -71,42 +77,46 @@ def snapshot_every() -> int | None:
     return max(1, value)
 
 
-def snapshot_gap(state_size: int, delta_size: int) -> int:
-    """By weight: the events between two snapshots for a state whose JSON text is
-    ``state_size`` long and deltas ``delta_size`` long -- as many deltas as weigh no more than
-    the state itself, rounded down to a power of two, between :data:`SNAPSHOT_EVERY_MIN` and
-    :data:`SNAPSHOT_EVERY_MAX`.
-
-    A snapshot costs the whole state (encoded, and written in the event and the game row);
-    taken once the deltas since the last one weigh about as much, its cost per event is
-    about a delta's, whatever the state's size (a one-unit move on a 500-unit board stores a
-    snapshot every 256 events, where a small board's stays at 32), and rebuilding a state
-    from its snapshot reads at most about the state's weight again in deltas. Powers of two
-    dividing :data:`SNAPSHOT_EVERY_MAX`: whatever the sizes of the events in between, event
-    ``k * SNAPSHOT_EVERY_MAX`` is a snapshot, so no chain is longer than that."""
-    n = SNAPSHOT_EVERY_MIN
-    while n < SNAPSHOT_EVERY_MAX and 2 * n * max(delta_size, 1) <= state_size:
-        n *= 2
-    return n
-
-
 def wants_snapshot(seq: int, every: int | None = None) -> bool:
     """True when event ``seq`` stores its whole state whatever its delta would be, with a
     snapshot every ``every`` events (default: ``REFEREE_SNAPSHOT_EVERY``; by weight, the
-    decision waits for the delta: :func:`snapshot_due`)."""
+    decision waits for the chain's weight: :func:`snapshot_by_weight`)."""
     n = snapshot_every() if every is None else every
     if n is None:
         return False
     return n <= 1 or seq % n == 0
 
 
-def snapshot_due(seq: int, state_size: int, delta_size: int) -> bool:
-    """True when event ``seq``, whose delta is ``delta_size`` long on a state ``state_size``
-    long, stores its whole state instead: every N-th event, N ``REFEREE_SNAPSHOT_EVERY`` or
-    by weight (:func:`snapshot_gap`)."""
-    every = snapshot_every()
-    n = snapshot_gap(state_size, delta_size) if every is None else every
-    return n <= 1 or seq % n == 0
+def weighed_at(seq: int) -> bool:
+    """By weight: whether event ``seq`` is a checkpoint, where the chain is weighed."""
+    return seq % SNAPSHOT_EVERY_MIN == 0
+
+
+def snapshot_by_weight(seq: int, chain: int, delta: int, snapshot: int) -> bool:
+    """By weight, at a checkpoint (:func:`weighed_at`): True when event ``seq`` stores its
+    whole state instead of its delta -- at every multiple of :data:`SNAPSHOT_EVERY_MAX`, and
+    once the deltas written since the last snapshot (``chain``: the sum of their JSON texts'
+    lengths) with this one (``delta``) weigh at least :data:`SNAPSHOT_WEIGHT` of that
+    snapshot's text (``snapshot``).
+
+    A snapshot costs the whole state (encoded, and written in the event and the game row);
+    taken once the deltas since the last one weigh about as much, its cost per event is
+    about a delta's whatever the state's size (a one-unit move on the 100x100 board with 501
+    units stores a snapshot every 512 events, where the seed example's stays at 32), and a
+    rebuild reads at most the state's weight again in deltas, plus the 31 events after a
+    checkpoint (each delta below :data:`DELTA_SHARE` of the state, as with a fixed 32)."""
+    return seq % SNAPSHOT_EVERY_MAX == 0 or chain + delta >= SNAPSHOT_WEIGHT * snapshot
+
+
+def steady_gap(snapshot: int, delta: int) -> int:
+    """By weight: the events from one snapshot to the next when every delta between weighs
+    ``delta`` and the snapshot ``snapshot`` (what :func:`snapshot_by_weight` decides at each
+    checkpoint in turn): 32 on the seed example (a 1 KB state, 183-byte deltas), 512 for a
+    one-unit move on the 100x100 board with 501 units (83 KB, 165 bytes)."""
+    seq = SNAPSHOT_EVERY_MIN
+    while not snapshot_by_weight(seq, (seq - 1) * delta, delta, snapshot):
+        seq += SNAPSHOT_EVERY_MIN
+    return seq
 
 
 # -- making a delta ---------------------------------------------------------------------------

@@ -189,6 +189,18 @@ _DOCUMENT = {
 :func:`_state_at`; the state as its stored JSON text, decoded only where a document is
 needed), ``initial_state`` alone."""
 _EVENTS = cast(Table, EventRow.__table__)
+_CHAIN_WEIGHT = select(
+    func.coalesce(
+        select(func.sum(func.length(cast_(_EVENTS.c.state_delta, Text))))
+        .where(_EVENTS.c.game_id == _GAMES.c.id, _EVENTS.c.seq > _GAMES.c.state_seq)
+        .scalar_subquery(),
+        0,
+    ),
+    func.length(cast_(_GAMES.c.state, Text)),
+).where(_GAMES.c.id == bindparam("game_id"))
+"""The weight of a game's chain (:func:`app.db.deltas.snapshot_by_weight`): the length of the
+deltas' JSON texts since the state the game row holds (none where the row holds the current
+state whole: ``state_seq`` null), and that state's."""
 _STORED = (_EVENTS.c.seq, _EVENTS.c.state_after, _EVENTS.c.state_delta)
 _CHAIN = (
     select(*_STORED)
@@ -1114,6 +1126,13 @@ class GameRepository:
             dict[str, Any] | str | deltas.StoredChain,
             self._document(game_id, "stored_state", version),
         )
+
+    def chain_weight(self, game_id: str) -> tuple[int, int]:
+        """The weight of ``game_id``'s chain in this transaction: the length of the deltas'
+        JSON texts written since the snapshot the game row holds, and that snapshot's text
+        (:func:`app.db.deltas.snapshot_by_weight`; read at a checkpoint, 1 write in 32)."""
+        found = self._connection().execute(_CHAIN_WEIGHT, {"game_id": game_id}).one()
+        return int(found[0] or 0), int(found[1] or 0)
 
     def _one(self, name: str, params: Mapping[str, Any]) -> Sequence[Any] | None:
         return self._connection().execute(_DOCUMENT[name], params).first()

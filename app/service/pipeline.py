@@ -434,7 +434,7 @@ def append_event(
     if ruling_text is None:
         made.stored()  # the ruling is walked with the state, and what cannot be stored named
     seq = expected - INITIAL_VERSION + 1
-    delta = _state_delta(game, expected, new_state, made.text)
+    delta = _state_delta(uow, game, expected, new_state, made.text)
     if delta is not None:
         if delta[1]:
             made.storable = True  # what changed is storable, and the rest was stored before
@@ -585,13 +585,19 @@ def _stored_state(new_state: Any, ruling: Ruling, ruling_text: str | None) -> tu
 
 
 def _state_delta(
-    game: Game, expected: int, new_state: Any, state_text: Callable[[], str]
+    uow: AbstractUnitOfWork,
+    game: Game,
+    expected: int,
+    new_state: Any,
+    state_text: Callable[[], str],
 ) -> tuple[dict[str, Any], str] | None:
     """The delta the event leaving version ``expected`` stores instead of its whole state,
     with its JSON text ("" when a value in it cannot be stored); None when it stores a
-    snapshot: every N-th event (N ``REFEREE_SNAPSHOT_EVERY``, or by default by weight: as many
-    events as deltas of this size weigh as much as the state, :func:`deltas.snapshot_gap`),
-    and any whose delta cannot be made from the two states' models or is not small
+    snapshot: every N-th event with ``REFEREE_SNAPSHOT_EVERY`` N; by default by weight, a
+    checkpoint (every 32nd event) once the deltas since the last snapshot weigh about as
+    much as it, and every 512th (:func:`deltas.snapshot_by_weight`, the chain weighed in the
+    database: ``GameRepository.chain_weight``); and any whose delta cannot be made from the
+    two states' models or is not small
     (:mod:`app.db.deltas`: larger than ``DELTA_SHARE`` of the state's JSON text -- the state
     before's, as the process keeps its size, so the new state need not be encoded for it).
 
@@ -601,8 +607,9 @@ def _state_delta(
     process runs (the upgrade event, whose state the new version parsed from a document the
     old one wrote, stores a snapshot)."""
     seq = expected - INITIAL_VERSION + 1
+    every = deltas.snapshot_every()
     if (
-        deltas.wants_snapshot(seq)  # a fixed REFEREE_SNAPSHOT_EVERY: known before the delta
+        (every is not None and deltas.wants_snapshot(seq, every))  # a fixed N: known already
         or expected != game.row.version
         or game.row.ruleset_version != game.ruleset.version
     ):
@@ -621,8 +628,10 @@ def _state_delta(
         size = len(state_text())
     if len(text) > deltas.DELTA_SHARE * size:
         return None
-    if deltas.snapshot_due(seq, size, len(text)):  # by weight: the delta's size against the state's
-        return None
+    if every is None and deltas.weighed_at(seq):  # by weight: the chain weighed (1 in 32)
+        chain, snapshot = uow.games.chain_weight(game.row.id)
+        if deltas.snapshot_by_weight(seq, chain, len(text), snapshot):
+            return None
     if checking_writes():
         _check_delta(game, delta, state_text())
     return delta, text

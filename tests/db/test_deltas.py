@@ -190,57 +190,59 @@ def test_rebuild_breaks_the_chain_where_no_state_was_kept() -> None:
     assert deltas.rebuild(None, [(None, d)]) == [None]
 
 
-@pytest.mark.parametrize(("raw", "every"), [("1", 1), ("7", 7), ("0", 1), ("64", 64)])
+@pytest.mark.parametrize(("raw", "every"), [("1", 1), ("7", 7), ("0", 1), ("-3", 1), ("64", 64)])
 def test_snapshot_every_setting(monkeypatch: pytest.MonkeyPatch, raw: str, every: int) -> None:
-    """A number: a snapshot every N-th event, whatever the sizes (known before the delta)."""
+    """A number: a snapshot every N-th event, whatever the weights (known before the delta)."""
     monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", raw)
     assert deltas.snapshot_every() == every
     assert deltas.wants_snapshot(every) and (every == 1 or not deltas.wants_snapshot(every + 1))
-    for seq in (every, every + 1, 2 * every):
-        sizes = [(100_000, 100), (1_000, 200), (1_000_000, 1)]
-        assert {deltas.snapshot_due(seq, s, d) for s, d in sizes} == {
-            every == 1 or seq % every == 0
-        }
 
 
 @pytest.mark.parametrize("raw", [None, "", "auto", "x"])
 def test_snapshots_by_weight_by_default(monkeypatch: pytest.MonkeyPatch, raw: str | None) -> None:
-    """Unset (or not a number): no event is a snapshot before its delta is known; then every
-    N-th, N the power of two of deltas that weigh no more than the state, from 32 to 512."""
+    """Unset (or not a number): no event is a snapshot before its chain is weighed, and the
+    chain is weighed at every 32nd event only."""
     if raw is None:
         monkeypatch.delenv("REFEREE_SNAPSHOT_EVERY", raising=False)
     else:
         monkeypatch.setenv("REFEREE_SNAPSHOT_EVERY", raw)
     assert deltas.snapshot_every() is None
     assert not any(deltas.wants_snapshot(seq) for seq in (1, 32, 512, 1024))
-    # the seed example: a 1 KB state, 183-byte deltas -> every 32 (as a fixed 32 did)
-    assert deltas.snapshot_gap(1_019, 183) == 32
-    # the 100x100 board with 501 units: 82 KB, 165-byte deltas -> 256 deltas weigh 42 KB
-    assert deltas.snapshot_gap(82_460, 165) == 256
-    assert deltas.snapshot_gap(10**9, 1) == deltas.SNAPSHOT_EVERY_MAX == 512
-    assert deltas.snapshot_gap(0, 0) == deltas.SNAPSHOT_EVERY_MIN == 32
-    for state, delta in ((82_460, 165), (1_019, 183), (64 * 100, 100), (64 * 100 - 1, 100)):
-        n = deltas.snapshot_gap(state, delta)
-        assert n == 32 or n * delta <= state  # the chain weighs no more than the state
-        assert n == 512 or 2 * n * delta > state  # and is as long as that allows
-        due = [seq for seq in range(1, 1025) if deltas.snapshot_due(seq, state, delta)]
-        assert due == list(range(n, 1025, n))
-    assert deltas.snapshot_gap(64 * 100, 100) == 64
-    assert deltas.snapshot_gap(64 * 100 - 1, 100) == 32
+    assert [s for s in range(1, 200) if deltas.weighed_at(s)] == [32, 64, 96, 128, 160, 192]
 
 
-def test_snapshots_by_weight_never_leave_a_chain_longer_than_the_maximum(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Whatever the sizes of the deltas in between, the gaps are powers of two dividing the
-    maximum: event 512 (and each multiple) is a snapshot, so no chain is longer."""
-    monkeypatch.delenv("REFEREE_SNAPSHOT_EVERY", raising=False)
+def test_a_checkpoint_stores_a_snapshot_once_the_chain_weighs_as_much_as_the_last() -> None:
+    # the deltas since the snapshot, with this one, against the snapshot's text
+    assert not deltas.snapshot_by_weight(32, 31 * 100, 100, 3_201)
+    assert deltas.snapshot_by_weight(32, 31 * 100, 100, 3_200)
+    assert deltas.snapshot_by_weight(64, 0, 10_000, 10_000)  # one large delta is enough
+    # every 512th event whatever the weights
+    assert deltas.snapshot_by_weight(512, 0, 1, 10**9)
+    assert deltas.snapshot_by_weight(1024, 0, 1, 10**9)
+    assert not deltas.snapshot_by_weight(544, 0, 1, 10**9)
+    # the steady gap for deltas alike: the seed example's as with a fixed 32, the big board's
+    # at the maximum
+    assert deltas.steady_gap(1_019, 183) == 32
+    assert deltas.steady_gap(82_460, 165) == 512
+    assert deltas.steady_gap(10_000, 100) == 128  # 100 deltas weigh it: the next checkpoint
+    assert deltas.steady_gap(12_800, 100) == 128
+    assert deltas.steady_gap(12_801, 100) == 160
+    assert deltas.steady_gap(0, 0) == 32
+
+
+def test_snapshots_by_weight_never_leave_a_chain_longer_than_the_maximum() -> None:
+    """Whatever the weights of the deltas between, event 512 (and each multiple) is a
+    snapshot, and no other event but a checkpoint is: a chain is 31 to 511 deltas long."""
     rng = random.Random(28)
-    last = 0
+    last, chain = 0, 0
     for seq in range(1, 5_000):
-        state, delta = rng.randint(0, 200_000), rng.randint(1, 2_000)
-        if deltas.snapshot_due(seq, state, delta):
-            last = seq
+        snapshot, delta = rng.randint(1_000, 200_000), rng.randint(1, 2_000)
+        due = deltas.weighed_at(seq) and deltas.snapshot_by_weight(seq, chain, delta, snapshot)
+        if due:
+            assert seq - last >= deltas.SNAPSHOT_EVERY_MIN
+            last, chain = seq, 0
+        else:
+            chain += delta
         assert seq - last < deltas.SNAPSHOT_EVERY_MAX
         if seq % deltas.SNAPSHOT_EVERY_MAX == 0:
             assert last == seq

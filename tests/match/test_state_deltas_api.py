@@ -378,16 +378,18 @@ async def test_the_repository_rebuilds_from_the_nearest_snapshot_and_stops_where
 async def test_by_weight_a_larger_state_is_stored_whole_less_often_and_reads_the_same(
     client: httpx.AsyncClient, db_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The default snapshot cadence is by weight (``deltas.snapshot_gap``): on a board whose
-    state weighs more than 64 of its one-unit deltas, event 32 stores a delta and the first
-    snapshot comes at the gap the sizes give; every position between, the audit and a
-    rollback into the longer chain read as the same game stored whole at every event."""
+    """The default snapshot cadence is by weight (``deltas.snapshot_by_weight``): on a board
+    whose state weighs more than 64 of its one-unit deltas, events 32 and 64 store deltas
+    and the first snapshot comes at the checkpoint where the chain weighs as much as the
+    state (the chain weighed in the database, so the same with ``Prefer: return=minimal``,
+    which never encodes the state); every position, the audit and a rollback into the longer
+    chain read as the same game stored whole at every event."""
     from app.db import deltas
     from bench.scenarios import hex_id, zoc_scenario
 
     scenario = zoc_scenario(40, 80)
     toggles = [hex_id(1, 1, 40), hex_id(1, 2, 40)]
-    script = [{"kind": "place_unit", "unit": "mover", "hex": toggles[n % 2]} for n in range(70)]
+    script = [{"kind": "place_unit", "unit": "mover", "hex": toggles[n % 2]} for n in range(100)]
     games = []
     for every in ("1", None):
         if every is None:
@@ -397,26 +399,28 @@ async def test_by_weight_a_larger_state_is_stored_whole_less_often_and_reads_the
         r = await client.post("/games", json={"ruleset": "zoc", "scenario": scenario})
         assert r.status_code == 201, r.text
         g = Game(client=client, id=r.json()["id"], seats=r.json()["seats"])
-        for action in script:
-            assert (await g.act("umpire", action)).status_code == 201
+        for n, action in enumerate(script):
+            prefer = {"Prefer": "return=minimal"} if n % 2 else {}
+            assert (await g.act("umpire", action, **prefer)).status_code == 201
         games.append(g)
     whole, weighed = games
 
-    # the sizes the policy weighed: the state's text (every event of the N=1 game stores it)
-    # and the deltas' (a one-unit move back and forth: all alike)
-    state = max(n for n in _lengths(db_url, whole.id, "state_after") if n is not None)
+    # the weights the policy met: the state's text (every event of the N=1 game stores it,
+    # the same length whichever hex the mover is on) and the deltas' (all alike)
+    states = {n for n in _lengths(db_url, whole.id, "state_after") if n is not None}
     delta_sizes = {n for n in _lengths(db_url, weighed.id, "state_delta") if n is not None}
+    assert len(states) == 1 and len(delta_sizes) == 1, (states, delta_sizes)
+    gap = deltas.steady_gap(states.pop(), delta_sizes.pop())
+    assert gap == 96
     stored = _stored(db_url, weighed.id)
     assert all(snap != has_delta for _, snap, has_delta in stored)
-    gap = deltas.snapshot_gap(state, max(delta_sizes))
-    assert gap == 64, (state, delta_sizes)
-    assert [seq for seq, snap, _ in stored if snap] == [64]
+    assert [seq for seq, snap, _ in stored if snap] == [96]
 
-    assert await _positions(weighed, 71) == await _positions(whole, 71)
+    assert await _positions(weighed, 101) == await _positions(whole, 101)
     audit = await _audit(weighed)
     assert audit == await _audit(whole) and audit["ok"] is True
     for g in (whole, weighed):  # back into the middle of the long chain, and played on
-        r = await g.post("/rollback", "umpire", json={"to_version": 40})
+        r = await g.post("/rollback", "umpire", json={"to_version": 80})
         assert r.status_code == 201, r.text
         assert (await g.act("umpire", script[0])).status_code == 201
     a, b = await whole.view(), await weighed.view()
