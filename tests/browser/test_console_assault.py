@@ -74,10 +74,21 @@ def _advance(umpire: Any, times: int, base: str, game: dict[str, Any]) -> None:
 def _wait_for(page: Any, what: str, condition: str) -> None:
     """Wait until the page has asked for the ruling of an action (``rulingFor``: the Path box's
     move, ``orderFor``: the order being built) for which ``condition`` (on ``o``) holds."""
-    page.wait_for_function(
-        f"(() => {{ const t = document.body.dataset.{what}; if (!t) return false;"
-        f" const o = JSON.parse(t); return {condition}; }})()"
-    )
+    try:
+        page.wait_for_function(
+            f"(() => {{ const t = document.body.dataset.{what}; if (!t) return false;"
+            f" const o = JSON.parse(t); return {condition}; }})()"
+        )
+    except PlaywrightTimeout as exc:  # say what the page shows instead
+        seen = page.evaluate(
+            f"""() => ({{ asked: document.body.dataset.{what} || null,
+            position: document.getElementById('position').textContent,
+            armed: [...document.querySelectorAll('.order-kind.armed')].map(b => b.dataset.kind),
+            selected: [...document.querySelectorAll('#unit-list [aria-selected=true]')]
+              .map(n => n.dataset.unit),
+            notice: document.getElementById('notice').textContent }})"""
+        )
+        raise AssertionError(f"{what} never met {condition}: the page shows {seen}") from exc
 
 
 def _legal_order(page: Any) -> None:
