@@ -18,7 +18,7 @@ import { setupChat } from "./chat.js";
 import { createOrders } from "./hexorders.js";
 import { narrative, boardMarks, yardsByFeature, measured } from "./hexnarrate.js";
 import { setupOrders } from "./orders.js";
-import { narrate, lossesOf } from "./narrate.js";
+import { narrate, lossesOf, bearsOnLosses } from "./narrate.js";
 
 const $ = (id) => document.getElementById(id);
 const perf = (window.refereePerf = { firstRender: null, rulings: [] });
@@ -1094,21 +1094,14 @@ function onEvent(ev) {
   if (S.replayApi) S.replayApi.onEvent(ev);
   if (fresh) onGameEvent(ev);
   if (fresh && ev.version && S.view && ev.version > S.view.version) scheduleRefresh();
-  else if (fresh && S.view && marksTheCounters(ev)) scheduleRedraw();
+  else if (fresh && S.view && bearsOnLosses(ev)) scheduleRedraw();
   if (S.kind === "zones" && ev.kind === "sealed_revealed") scheduleRefresh();
 }
 
-// An event the counters' loss marks are read from (lossesOf): castings lost or units removed, or
-// a rollback that takes earlier ones out of force. Such an event can arrive after the board was
-// drawn for its version (the log replayed on opening, or a write's own refresh winning the race
-// with the stream): the board is drawn again from the events then, with nothing to fetch.
-function marksTheCounters(ev) {
-  const d = (ev.ruling && ev.ruling.details) || {};
-  if (d.losses && Object.keys(d.losses).length) return true;
-  if (Array.isArray(d.removed) && d.removed.length) return true;
-  return Number.isInteger(ev.payload && ev.payload.to_version);
-}
-
+// An event the counters' loss marks are read from (narrate.js bearsOnLosses) can arrive after
+// the board was drawn for its version (the log replayed on opening, or a write's own refresh
+// winning the race with the stream): the board is drawn again from the events then, with
+// nothing to fetch.
 let redrawTimer = null;
 function scheduleRedraw() {
   clearTimeout(redrawTimer);

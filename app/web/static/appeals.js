@@ -31,7 +31,7 @@ export function appealButton(li, ev, ctx) {
 // Drawn again at every new version: the notes being typed on open appeals are carried over
 // (by appeal, with the focus and caret of the one being typed in), so a move arriving while
 // the umpire writes takes nothing they typed.
-const typedNotes = new Map(); // appeal id -> the note typed so far (this page's game)
+const typedNotes = new Map(); // [game, appeal] as JSON -> the note typed on it so far
 
 export async function renderAppeals(box, ctx) {
   const { S, h, api, submit, notify, problemText } = ctx;

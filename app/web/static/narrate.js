@@ -173,13 +173,18 @@ export function narrate(r, action) {
 // The events still in force: a rollback, a takeback or an appeal overridden by rollback restores
 // the state of the version its payload's to_version names, so the events after that version no
 // longer count (the log keeps them; the state does not).
+function restores(ev) {
+  const to = ev.payload && ev.payload.to_version;
+  return Number.isInteger(to) && (ev.kind === "rollback" || ev.kind === "takeback" || ev.kind === "appeal_decided") ? to : null;
+}
+
 export function inForce(events) {
   const sorted = [...events].sort((a, b) => a.seq - b.seq);
   const asOf = new Map(); // version -> the events in force once it was reached
   let now = [];
   for (const ev of sorted) {
-    const to = ev.payload && ev.payload.to_version;
-    if (Number.isInteger(to) && (ev.kind === "rollback" || ev.kind === "takeback" || ev.kind === "appeal_decided")) {
+    const to = restores(ev);
+    if (to !== null) {
       let base = asOf.get(to);
       if (!base) base = now.filter((e) => e.version <= to); // versions not seen: keep what came before
       now = [...base];
@@ -193,6 +198,15 @@ export function inForce(events) {
 
 // Castings lost and units removed by the rulings still in force (assaults, melees,
 // bombardments; none undone by a rollback or takeback), for the counters on the board.
+// Whether an event changes what lossesOf gives: castings lost or units removed, or a rollback
+// that takes earlier ones out of force.
+export function bearsOnLosses(ev) {
+  const d = (ev.ruling && ev.ruling.details) || {};
+  if (d.losses && Object.keys(d.losses).length) return true;
+  if (Array.isArray(d.removed) && d.removed.length) return true;
+  return restores(ev) !== null;
+}
+
 export function lossesOf(events) {
   const losses = {};
   const removed = new Set();
