@@ -120,6 +120,7 @@ class Stream:
         self._ctx = client.stream(
             "GET", path, headers=headers, timeout=httpx.Timeout(30, connect=10)
         )
+        self._response: httpx.Response | None = None
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
         assert self.opened.wait(15), f"no answer to GET {path}"
@@ -128,6 +129,7 @@ class Stream:
     def _run(self) -> None:
         try:
             with self._ctx as r:
+                self._response = r
                 self.status = r.status_code
                 self.version = r.http_version
                 self.opened.set()
@@ -163,7 +165,11 @@ class Stream:
             time.sleep(0.01)
 
     def close(self) -> None:
-        self._ctx.__exit__(None, None, None)
+        # the reader thread owns the stream's context: closing the response ends its read,
+        # and the thread leaves the context itself (exiting it from here raced the thread)
+        if self._response is not None:
+            self._response.close()
+        self._thread.join(10)
 
 
 def _new_game(http: httpx.Client) -> tuple[str, dict[str, str]]:
